@@ -1,0 +1,114 @@
+package tmux
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+)
+
+// DefaultTimeout bounds a tmux command whose context has no deadline.
+const DefaultTimeout = 5 * time.Second
+
+// Transport carries one tmux command to a server and returns its stdout.
+// args is the command without the tmux binary and socket flags, for example
+// {"display-message", "-p", "#{pid}"}. Output is what tmux prints: lines,
+// each ending in "\n". A failed command returns a *CommandError.
+type Transport interface {
+	Run(ctx context.Context, args ...string) ([]byte, error)
+	// Kind names the transport: "exec" or "control".
+	Kind() string
+	Close() error
+}
+
+// Exec is the subprocess transport: one tmux client process per command.
+// It is safe for concurrent use.
+type Exec struct {
+	Binary string // tmux binary; "tmux" when empty
+	Socket Socket
+	// Config is passed as -f when set (tests use /dev/null). It only
+	// matters for commands that start a server.
+	Config string
+	// Env is extra environment for the tmux process (KEY=VALUE).
+	Env []string
+}
+
+// Kind returns "exec".
+func (e *Exec) Kind() string { return "exec" }
+
+// Close does nothing: Exec holds no resources between commands.
+func (e *Exec) Close() error { return nil }
+
+// Command returns the full argv (binary first) that Run would execute.
+func (e *Exec) Command(args ...string) []string {
+	bin := e.Binary
+	if bin == "" {
+		bin = "tmux"
+	}
+	argv := append([]string{bin}, e.Socket.Args()...)
+	if e.Config != "" {
+		argv = append(argv, "-f", e.Config)
+	}
+	return append(argv, args...)
+}
+
+// Environ returns the environment for a tmux child: the current one without
+// TMUX and TMUX_PANE (so tmux never picks the caller's server), plus Env.
+func (e *Exec) Environ() []string {
+	env := os.Environ()
+	out := env[:0:0]
+	for _, kv := range env {
+		if strings.HasPrefix(kv, "TMUX=") || strings.HasPrefix(kv, "TMUX_PANE=") {
+			continue
+		}
+		out = append(out, kv)
+	}
+	return append(out, e.Env...)
+}
+
+// Run starts one tmux client, waits for it and returns its stdout. Without a
+// deadline on ctx, DefaultTimeout applies. On timeout the client is killed
+// with SIGKILL (a tmux client blocked in connect ignores SIGTERM) and the
+// error matches ErrTimeout.
+func (e *Exec) Run(ctx context.Context, args ...string) ([]byte, error) {
+	if err := e.Socket.Validate(); err != nil {
+		return nil, err
+	}
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, DefaultTimeout)
+		defer cancel()
+	}
+	argv := e.Command(args...)
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Env = e.Environ()
+	cmd.Stdin = nil
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	// A tmux client that starts a server forks it; the server closes its
+	// copies of our pipes, but bound the wait in case something does not.
+	cmd.WaitDelay = 500 * time.Millisecond
+	err := cmd.Run()
+	if err == nil {
+		return stdout.Bytes(), nil
+	}
+	cerr := &CommandError{Args: args, Stderr: stderr.String(), ExitCode: -1, Transport: "exec", cause: err}
+	var exitErr *exec.ExitError
+	switch {
+	case ctx.Err() != nil:
+		cerr.Class, cerr.cause = ErrTimeout, ctx.Err()
+		if errors.Is(ctx.Err(), context.Canceled) {
+			cerr.Class = ErrCommand
+		}
+	case errors.As(err, &exitErr):
+		cerr.ExitCode = exitErr.ExitCode()
+		cerr.Class = Classify(cerr.Stderr)
+		cerr.cause = nil
+	default:
+		cerr.Class = ErrCommand
+	}
+	return stdout.Bytes(), cerr
+}

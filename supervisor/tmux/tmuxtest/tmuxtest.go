@@ -1,0 +1,163 @@
+// Package tmuxtest gives tests an isolated tmux server: its own short socket
+// path, no config file (-f /dev/null), no TMUX or TMUX_PANE in the
+// environment, and a cleanup that kills the server it started. It never
+// touches the user's default server, and tests that use it pass when run
+// inside tmux.
+package tmuxtest
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// Server is one isolated tmux server for a test.
+type Server struct {
+	t      testing.TB
+	Dir    string // private directory holding the socket
+	Socket string // socket path, for tmux -S
+	pid    int    // last server PID seen
+}
+
+// New returns a Server with a fresh socket path. The server itself starts
+// with the first command that creates a session (see NewSession or Start).
+// Cleanup kills it: kill-server first, then SIGKILL to its PID if it is
+// still alive.
+func New(t testing.TB) *Server {
+	t.Helper()
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux not installed")
+	}
+	// t.TempDir paths can exceed the 108-byte unix socket limit; use a
+	// short directory of our own.
+	dir, err := os.MkdirTemp("", "tmt")
+	if err != nil {
+		t.Fatalf("tmuxtest: %v", err)
+	}
+	s := &Server{t: t, Dir: dir, Socket: filepath.Join(dir, "s")}
+	t.Cleanup(func() {
+		s.Kill()
+		os.RemoveAll(dir)
+	})
+	return s
+}
+
+// Env is the environment for tmux processes in tests: the current one
+// without TMUX and TMUX_PANE.
+func Env() []string {
+	var out []string
+	for _, kv := range os.Environ() {
+		if strings.HasPrefix(kv, "TMUX=") || strings.HasPrefix(kv, "TMUX_PANE=") {
+			continue
+		}
+		out = append(out, kv)
+	}
+	return out
+}
+
+// Tmux runs a tmux command against this server with a 5 s deadline and
+// returns its trimmed stdout and any error (stderr included in the error).
+func (s *Server) Tmux(args ...string) (string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	argv := append([]string{"-S", s.Socket, "-f", "/dev/null"}, args...)
+	cmd := exec.CommandContext(ctx, "tmux", argv...)
+	cmd.Env = Env()
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return strings.TrimRight(string(out), "\n"), &cmdError{args: args, stderr: stderr.String(), err: err}
+	}
+	return strings.TrimRight(string(out), "\n"), nil
+}
+
+// MustTmux is Tmux that fails the test on error.
+func (s *Server) MustTmux(args ...string) string {
+	s.t.Helper()
+	out, err := s.Tmux(args...)
+	if err != nil {
+		s.t.Fatalf("tmuxtest: %v", err)
+	}
+	return out
+}
+
+// Start creates the server with one detached session named name (120x40)
+// running the default shell, and returns the server's PID.
+func (s *Server) Start(name string) int {
+	s.t.Helper()
+	s.MustTmux("new-session", "-d", "-s", name, "-x", "120", "-y", "40")
+	return s.PID()
+}
+
+// PID returns the server's PID, or 0 when no server answers.
+func (s *Server) PID() int {
+	out, err := s.Tmux("display-message", "-p", "#{pid}")
+	if err != nil {
+		return 0
+	}
+	pid, _ := strconv.Atoi(out)
+	if pid > 0 {
+		s.pid = pid
+	}
+	return pid
+}
+
+// Kill ends the server: kill-server, then SIGKILL to the PID it had if that
+// process is still alive. Safe to call more than once.
+func (s *Server) Kill() {
+	pid := s.pid
+	if pid > 0 {
+		// A test may have stopped the server; let it run so it can exit.
+		syscall.Kill(pid, syscall.SIGCONT) //nolint:errcheck
+	}
+	if p := s.PID(); p > 0 {
+		pid = p
+	}
+	s.Tmux("kill-server") //nolint:errcheck // the server may be gone already
+	if pid <= 0 {
+		return
+	}
+	deadline := time.Now().Add(2 * time.Second)
+	for time.Now().Before(deadline) {
+		if syscall.Kill(pid, 0) != nil {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	syscall.Kill(pid, syscall.SIGKILL) //nolint:errcheck
+}
+
+// WaitFor polls cond every 10 ms until it returns true or timeout passes,
+// and fails the test on timeout. Use it instead of sleeping.
+func WaitFor(t testing.TB, timeout time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		if cond() {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %v waiting for %s", timeout, what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+type cmdError struct {
+	args   []string
+	stderr string
+	err    error
+}
+
+func (e *cmdError) Error() string {
+	return "tmux " + strings.Join(e.args, " ") + ": " + e.err.Error() + ": " + strings.TrimSpace(e.stderr)
+}
+
+func (e *cmdError) Unwrap() error { return e.err }
