@@ -1,0 +1,4 @@
+package supervisor
+
+// RestartPolicy: placeholder, being implemented.
+type RestartPolicy struct{}

@@ -1,0 +1,325 @@
+package tmux
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+)
+
+// ClientOptions configures a Client.
+type ClientOptions struct {
+	Binary string // tmux binary; "tmux" when empty
+	Socket Socket
+	Config string // -f for commands that may start a server; "" for tmux's default
+	// Control opens the persistent control-mode connection in Connect.
+	// Without it every command goes over exec.
+	Control bool
+	// OnNotify receives the command connection's notifications (window and
+	// session changes; no pane output, the connection is no-output). It runs
+	// on the reader goroutine and must not block.
+	OnNotify func(Notification)
+}
+
+// Client talks to one tmux server over control mode when that connection is
+// up and over exec otherwise. It is safe for concurrent use.
+type Client struct {
+	opts ClientOptions
+	exec *Exec
+
+	mu      sync.Mutex
+	ctrl    *Control
+	version Version // the server's, once known
+
+	bufSeq atomic.Uint64
+}
+
+// NewClient returns a Client for opts.Socket. It does not contact the server.
+func NewClient(opts ClientOptions) (*Client, error) {
+	if err := opts.Socket.Validate(); err != nil {
+		return nil, err
+	}
+	return &Client{opts: opts, exec: &Exec{Binary: opts.Binary, Socket: opts.Socket, Config: opts.Config}}, nil
+}
+
+// Socket returns the server this client talks to.
+func (c *Client) Socket() Socket { return c.opts.Socket }
+
+// Exec returns the exec transport, for commands that must not go over
+// control mode.
+func (c *Client) Exec() *Exec { return c.exec }
+
+// Connect learns the server's version and, when control mode is on, makes
+// sure the hidden session exists and attaches the command connection. It
+// never starts a server: with none running it returns ErrNoServer or
+// ErrSocketMissing. Calling it again after the connection was lost dials a
+// new one.
+func (c *Client) Connect(ctx context.Context) error {
+	v, err := c.ServerVersion(ctx)
+	if err != nil {
+		return err
+	}
+	if !c.opts.Control {
+		return nil
+	}
+	c.mu.Lock()
+	old := c.ctrl
+	c.mu.Unlock()
+	if old != nil && old.Err() == nil {
+		return nil
+	}
+	if err := c.ensureHidden(ctx); err != nil {
+		return err
+	}
+	flags := ""
+	if v.Capabilities().ClientFlags {
+		flags = "no-output,ignore-size"
+	}
+	ctrl, err := DialControl(ctx, ControlOptions{
+		Exec: c.exec, Target: "=" + HiddenSession, Flags: flags, OnNotify: c.opts.OnNotify,
+	})
+	if err != nil {
+		return fmt.Errorf("tmux: attach control client: %w", err)
+	}
+	c.mu.Lock()
+	c.ctrl = ctrl
+	c.mu.Unlock()
+	if old != nil {
+		old.Close() //nolint:errcheck // already dead
+	}
+	return nil
+}
+
+// ensureHidden creates the hidden session unless it exists. new-session could
+// start a server, so it first checks that one answers.
+func (c *Client) ensureHidden(ctx context.Context) error {
+	_, err := c.exec.Run(ctx, "has-session", "-t", "="+HiddenSession)
+	if err == nil {
+		return nil
+	}
+	if !errors.Is(err, ErrSessionNotFound) {
+		return err
+	}
+	_, err = c.exec.Run(ctx, "new-session", "-d", "-s", HiddenSession, "-x", "80", "-y", "24", "exec tail -f /dev/null")
+	if errors.Is(err, ErrDuplicateSession) {
+		return nil // another tmux-mcp made it first
+	}
+	return err
+}
+
+// Control returns the command connection, or nil when it is down or off.
+func (c *Client) Control() *Control {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.ctrl == nil || c.ctrl.Err() != nil {
+		return nil
+	}
+	return c.ctrl
+}
+
+// Transport returns the transport the next command would use.
+func (c *Client) Transport() Transport {
+	if ctrl := c.Control(); ctrl != nil {
+		return ctrl
+	}
+	return c.exec
+}
+
+// Run sends one command over control mode when it is up, else over exec. A
+// command whose control connection is lost while it is in flight is not
+// retried (it may have run); the error matches ErrConnectionLost.
+func (c *Client) Run(ctx context.Context, args ...string) ([]byte, error) {
+	return c.Transport().Run(ctx, args...)
+}
+
+// Close closes the control connection. The tmux server keeps running.
+func (c *Client) Close() error {
+	c.mu.Lock()
+	ctrl := c.ctrl
+	c.ctrl = nil
+	c.mu.Unlock()
+	if ctrl != nil {
+		return ctrl.Close()
+	}
+	return nil
+}
+
+// ClientVersion returns the version of the tmux binary (tmux -V).
+func (c *Client) ClientVersion(ctx context.Context) (Version, error) {
+	out, err := c.exec.Run(ctx, "-V")
+	if err != nil {
+		return Version{}, err
+	}
+	return ParseVersion(string(out))
+}
+
+// ServerVersion returns the running server's #{version}, cached after the
+// first answer.
+func (c *Client) ServerVersion(ctx context.Context) (Version, error) {
+	c.mu.Lock()
+	v := c.version
+	c.mu.Unlock()
+	if v.Raw != "" {
+		return v, nil
+	}
+	out, err := c.exec.Run(ctx, "display-message", "-p", "#{version}")
+	if err != nil {
+		return Version{}, err
+	}
+	if v, err = ParseVersion(string(out)); err != nil {
+		return Version{}, err
+	}
+	c.mu.Lock()
+	c.version = v
+	c.mu.Unlock()
+	return v, nil
+}
+
+// ForgetServer drops what the client knows about the running server (its
+// version), after the server was replaced.
+func (c *Client) ForgetServer() {
+	c.mu.Lock()
+	c.version = Version{}
+	c.mu.Unlock()
+}
+
+// Info returns the server's identity and session count (hidden session not
+// counted).
+func (c *Client) Info(ctx context.Context) (ServerInfo, error) {
+	out, err := c.Run(ctx, "display-message", "-p", "#{pid}"+fieldSep+"#{version}"+fieldSep+"#{socket_path}"+fieldSep+"#{start_time}")
+	if err != nil {
+		return ServerInfo{}, err
+	}
+	f := strings.Split(strings.TrimRight(string(out), "\n"), fieldSep)
+	if len(f) != 4 {
+		return ServerInfo{}, fmt.Errorf("tmux: parse server info: %d fields, want 4", len(f))
+	}
+	var info ServerInfo
+	info.PID, _ = strconv.Atoi(f[0])
+	info.Version, _ = ParseVersion(f[1])
+	info.SocketPath = f[2]
+	info.StartTime, _ = strconv.ParseInt(f[3], 10, 64)
+	sessions, err := c.ListSessions(ctx)
+	if err != nil {
+		return ServerInfo{}, err
+	}
+	info.Sessions = len(sessions)
+	return info, nil
+}
+
+// ListSessions returns every session but the hidden one.
+func (c *Client) ListSessions(ctx context.Context) ([]Session, error) {
+	out, err := c.Run(ctx, "list-sessions", "-F", sessionFormat)
+	if err != nil {
+		return nil, err
+	}
+	all, err := parse(sessionFields, out)
+	return withoutHidden(all, func(s Session) string { return s.Name }), err
+}
+
+// ListWindows returns every window of every session but the hidden one.
+func (c *Client) ListWindows(ctx context.Context) ([]Window, error) {
+	out, err := c.Run(ctx, "list-windows", "-a", "-F", windowFormat)
+	if err != nil {
+		return nil, err
+	}
+	all, err := parse(windowFields, out)
+	return withoutHidden(all, func(w Window) string { return w.SessionName }), err
+}
+
+// ListPanes returns every pane of every session but the hidden one.
+func (c *Client) ListPanes(ctx context.Context) ([]Pane, error) {
+	out, err := c.Run(ctx, "list-panes", "-a", "-F", paneFormat)
+	if err != nil {
+		return nil, err
+	}
+	all, err := parse(paneFields, out)
+	return withoutHidden(all, func(p Pane) string { return p.SessionName }), err
+}
+
+func withoutHidden[T any](all []T, session func(T) string) []T {
+	out := all[:0]
+	for _, t := range all {
+		if session(t) != HiddenSession {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// CaptureOptions selects what capture-pane returns.
+type CaptureOptions struct {
+	Target string // pane ID ("%3") or target
+	Start  string // -S: "" for the top of the visible screen, "-N" for N lines of history, "-" for all
+	End    string // -E: "" for the bottom of the visible screen
+	Join   bool   // -J: join wrapped lines
+	Escape bool   // -e: keep colour and attribute escapes
+}
+
+func (o CaptureOptions) args() []string {
+	var a []string
+	if o.Start != "" {
+		a = append(a, "-S", o.Start)
+	}
+	if o.End != "" {
+		a = append(a, "-E", o.End)
+	}
+	if o.Join {
+		a = append(a, "-J")
+	}
+	if o.Escape {
+		a = append(a, "-e")
+	}
+	return append(a, "-t", o.Target)
+}
+
+// Capture returns a pane's contents, one "\n"-terminated line per row. Over
+// control mode on tmux before 3.6, where capture-pane -p leaks the capture
+// inside the server, it captures into a uniquely named buffer, reads it
+// with show-buffer and deletes it.
+func (c *Client) Capture(ctx context.Context, o CaptureOptions) ([]byte, error) {
+	ctrl := c.Control()
+	if ctrl == nil {
+		return c.exec.Run(ctx, append([]string{"capture-pane", "-p"}, o.args()...)...)
+	}
+	v, err := c.ServerVersion(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if v.Capabilities().ControlCapture {
+		return ctrl.Run(ctx, append([]string{"capture-pane", "-p"}, o.args()...)...)
+	}
+	name := fmt.Sprintf("tmux-mcp-cap-%d-%d", os.Getpid(), c.bufSeq.Add(1))
+	if _, err := ctrl.Run(ctx, append([]string{"capture-pane", "-b", name}, o.args()...)...); err != nil {
+		return nil, err
+	}
+	out, err := ctrl.Run(ctx, "show-buffer", "-b", name)
+	// Named buffers are not bounded by buffer-limit: always delete, with a
+	// context of its own so a cancelled caller does not leak the buffer.
+	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), DefaultTimeout)
+	_, derr := ctrl.Run(dctx, "delete-buffer", "-b", name)
+	cancel()
+	if err != nil {
+		return nil, err
+	}
+	if derr != nil {
+		return nil, fmt.Errorf("tmux: delete capture buffer: %w", derr)
+	}
+	return captureFromBuffer(UnescapeBuffer(out)), nil
+}
+
+// captureFromBuffer turns show-buffer output into capture-pane -p output.
+// show-buffer prints the buffer and one "\n"; capture-pane -b stores rows
+// joined by "\n" with a final "\n".
+func captureFromBuffer(b []byte) []byte {
+	b = bytes.TrimSuffix(b, []byte("\n"))
+	if len(b) > 0 && b[len(b)-1] != '\n' {
+		b = append(b, '\n')
+	}
+	return b
+}

@@ -1,0 +1,110 @@
+package tmux
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// StartOptions configures a server that tmux-mcp starts itself.
+type StartOptions struct {
+	// FDLimit is the server's RLIMIT_NOFILE soft limit. 0 means the highest
+	// the process may set (its hard limit): a server inherits the limit of
+	// whichever client started it, and near the limit it livelocks.
+	FDLimit uint64
+}
+
+// StartedServer is a server process tmux-mcp started with tmux -D: it runs
+// in the foreground as our child, in its own process group, with exit-empty
+// off, so its exit status is known the moment it dies. It outlives tmux-mcp.
+type StartedServer struct {
+	PID  int
+	done chan struct{}
+	err  error // wait status, valid after done is closed
+}
+
+// Done is closed when the server process has exited.
+func (s *StartedServer) Done() <-chan struct{} { return s.done }
+
+// Err returns how the server exited (an *exec.ExitError carrying the exit
+// status or signal), valid once Done is closed.
+func (s *StartedServer) Err() error {
+	<-s.done
+	return s.err
+}
+
+// StartServer starts a new server on e.Socket with `tmux -D` and waits until
+// it answers. It refuses to start one while a live server holds the socket,
+// and before starting it makes sure the socket's directory exists with mode
+// 0700. It needs tmux 3.2 or later.
+func (e *Exec) StartServer(ctx context.Context, opts StartOptions) (*StartedServer, error) {
+	if _, err := e.Run(ctx, "list-sessions"); err == nil || !(errors.Is(err, ErrNoServer) || errors.Is(err, ErrSocketMissing)) {
+		if err == nil {
+			return nil, errors.New("tmux: start server: a server already answers on " + e.Socket.String())
+		}
+		return nil, fmt.Errorf("tmux: start server: %w", err)
+	}
+	if e.Socket.Path != "" {
+		if err := os.MkdirAll(filepath.Dir(e.Socket.Path), 0o700); err != nil {
+			return nil, fmt.Errorf("tmux: start server: %w", err)
+		}
+	}
+	argv := e.Command("-D")
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = e.Environ()
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("tmux: start server: %w", err)
+	}
+	s := &StartedServer{PID: cmd.Process.Pid, done: make(chan struct{})}
+	go func() {
+		s.err = cmd.Wait()
+		close(s.done)
+	}()
+	if err := setFDLimit(s.PID, opts.FDLimit); err != nil {
+		cmd.Process.Kill() //nolint:errcheck // our own child
+		return nil, err
+	}
+	// Wait until it answers (the socket appears a moment after start).
+	for {
+		_, err := e.Run(ctx, "list-sessions")
+		if err == nil || errors.Is(err, ErrCommand) && !IsServerDown(err) {
+			// "no sessions" style errors mean it answers.
+			return s, nil
+		}
+		select {
+		case <-s.done:
+			return nil, fmt.Errorf("tmux: start server: server exited at once: %v", s.err)
+		case <-ctx.Done():
+			cmd.Process.Kill() //nolint:errcheck // our own child
+			return nil, fmt.Errorf("tmux: start server: %w", ctx.Err())
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+}
+
+// setFDLimit sets pid's RLIMIT_NOFILE soft limit to limit, or to our hard
+// limit when limit is 0.
+func setFDLimit(pid int, limit uint64) error {
+	var cur unix.Rlimit
+	if err := unix.Prlimit(pid, unix.RLIMIT_NOFILE, nil, &cur); err != nil {
+		return fmt.Errorf("tmux: read server fd limit: %w", err)
+	}
+	want := cur
+	if limit == 0 {
+		want.Cur = cur.Max
+	} else {
+		want.Cur = min(limit, cur.Max)
+	}
+	if err := unix.Prlimit(pid, unix.RLIMIT_NOFILE, &want, nil); err != nil {
+		return fmt.Errorf("tmux: set server fd limit: %w", err)
+	}
+	return nil
+}
