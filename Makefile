@@ -1,0 +1,49 @@
+# tmux-mcp: build, test, lint, bench. `make ci` is what CI runs.
+GO        ?= go
+BIN       ?= bin/tmux-mcp
+PKGS      := ./...
+STATICCHECK_VERSION := v0.8.2
+STATICCHECK := $(shell $(GO) env GOPATH)/bin/staticcheck
+BENCHTIME ?= 2s
+
+.PHONY: all build run test race lint fmt-check vet staticcheck bench fuzz ci clean
+
+all: build
+
+build:
+	$(GO) build -trimpath -o $(BIN) ./cmd/tmux-mcp
+
+# Runs the MCP server over stdio on a dedicated `-L tmux-mcp` tmux server.
+run: build
+	./$(BIN) serve
+
+test:
+	$(GO) test -race -count=1 $(PKGS)
+
+fmt-check:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	if [ -n "$$out" ]; then echo "gofmt: not formatted:"; echo "$$out"; exit 1; fi
+
+vet:
+	$(GO) vet $(PKGS)
+
+$(STATICCHECK):
+	$(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+
+staticcheck: $(STATICCHECK)
+	$(STATICCHECK) $(PKGS)
+
+lint: fmt-check vet staticcheck
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchtime $(BENCHTIME) ./supervisor/... ./tools/...
+
+# Short fuzz runs of every fuzz target (the committed corpora run in `make test`).
+fuzz:
+	$(GO) test -run '^$$' -fuzz FuzzQuote -fuzztime 30s ./supervisor/tmux/
+	$(GO) test -run '^$$' -fuzz FuzzControlParse -fuzztime 30s ./supervisor/tmux/
+
+ci: lint test
+
+clean:
+	rm -rf bin
