@@ -126,12 +126,29 @@ func (s *Server) Kill() {
 	}
 	deadline := time.Now().Add(2 * time.Second)
 	for time.Now().Before(deadline) {
-		if syscall.Kill(pid, 0) != nil {
+		if !Alive(pid) {
 			return
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
 	syscall.Kill(pid, syscall.SIGKILL) //nolint:errcheck
+}
+
+// Alive reports whether pid is a running process. A zombie (exited, not yet
+// reaped: tmux servers are reparented and may stay unreaped for a while)
+// counts as dead, unlike with kill(pid, 0).
+func Alive(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	// The state follows the command name, which is in parentheses.
+	i := strings.LastIndexByte(string(b), ')')
+	if i < 0 || i+2 >= len(b) {
+		return false
+	}
+	st := b[i+2]
+	return st != 'Z' && st != 'X'
 }
 
 // WaitFor polls cond every 10 ms until it returns true or timeout passes,
@@ -161,3 +178,18 @@ func (e *cmdError) Error() string {
 }
 
 func (e *cmdError) Unwrap() error { return e.err }
+
+// PIDOf returns the last server PID s has seen, asking the server if it has
+// seen none. It works while the socket is missing, as long as the PID was
+// seen before.
+func PIDOf(t testing.TB, s *Server) int {
+	t.Helper()
+	if s.pid > 0 {
+		return s.pid
+	}
+	pid := s.PID()
+	if pid <= 0 {
+		t.Fatal("tmuxtest: no server PID known")
+	}
+	return pid
+}
