@@ -1,11 +1,18 @@
 package tmux
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
 )
-
-// STUB: the control-mode client is being implemented; this file pins its API.
 
 // ControlOptions configures a control-mode connection.
 type ControlOptions struct {
@@ -27,84 +34,551 @@ type ControlOptions struct {
 	// AutoContinue makes the connection answer %pause for a pane with
 	// refresh-client -A '%N:continue' (watchers with pause-after).
 	AutoContinue bool
+	// NoStartServer passes tmux -N (3.2+) so that attaching never starts a
+	// server: without it, attach-session against a stale socket starts a
+	// fresh server that prints "no sessions" and exits (and removes the
+	// stale socket file). Leave it false before tmux 3.2, which has no -N.
+	NoStartServer bool
 }
 
+// DefaultMaxInFlight is the MaxInFlight used when ControlOptions leaves it 0.
+const DefaultMaxInFlight = 64
+
+// closeGrace is how long Close waits for the client to leave after its stdin
+// closes before it sends SIGKILL, and how long the reader may keep draining
+// after the client process has exited.
+const closeGrace = time.Second
+
 // Control is one persistent control-mode client. It implements Transport.
-type Control struct{}
+//
+// Requests are written one command per line and matched FIFO to the flags=1
+// blocks tmux returns. A reader goroutine always drains the client's stdout
+// (a control client that stops reading stalls the panes of its session and
+// can block the server's exit). A request that misses its deadline kills the
+// client with SIGKILL: the server is hung or far behind, and the connection
+// is done.
+type Control struct {
+	opts   ControlOptions
+	cmd    *exec.Cmd
+	stdin  *os.File // write end of the client's stdin
+	stdout *os.File // read end of the client's stdout
+	stderr *lockedBuffer
+	sem    chan struct{}
+
+	wmu sync.Mutex // serialises enqueue+write so queue order is wire order
+
+	mu      sync.Mutex
+	pending []*ctlRequest
+	err     error // set once, when the connection ends
+	closing bool
+
+	done       chan struct{} // closed when err is set
+	ready      chan struct{} // closed after the attach block (or on death)
+	readyErr   error         // the attach block's %error, if any
+	readerDone chan struct{}
+	waitDone   chan struct{}
+	contDone   chan struct{}
+
+	contMu    sync.Mutex
+	contPanes []PaneID
+	contWake  chan struct{}
+
+	closeOnce sync.Once
+}
+
+type ctlRequest struct {
+	args []string
+	ch   chan ctlResult // buffered, 1
+}
+
+type ctlResult struct {
+	body  []byte
+	isErr bool
+	err   error
+}
 
 // DialControl starts `tmux <socket> -C attach-session -t <Target> [-f Flags]`
 // and returns once the attach block has been read.
 func DialControl(ctx context.Context, opts ControlOptions) (*Control, error) {
-	return nil, errors.New("tmux: control mode not implemented yet")
+	if opts.Exec == nil {
+		return nil, errors.New("tmux: dial control: no Exec in options")
+	}
+	if err := opts.Exec.Socket.Validate(); err != nil {
+		return nil, fmt.Errorf("tmux: dial control: %w", err)
+	}
+	if opts.Target == "" {
+		return nil, errors.New("tmux: dial control: no target session")
+	}
+	if opts.MaxInFlight <= 0 {
+		opts.MaxInFlight = DefaultMaxInFlight
+	}
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, DefaultTimeout)
+		defer cancel()
+	}
+	attach := []string{"attach-session", "-t", opts.Target}
+	if opts.Flags != "" {
+		attach = append(attach, "-f", opts.Flags)
+	}
+	// Never let attaching start a server on a missing socket: that would
+	// orphan a live server whose socket file was deleted.
+	if _, err := os.Stat(opts.Exec.Socket.ResolvedPath()); err != nil {
+		return nil, &CommandError{
+			Args: attach, Stderr: err.Error(), ExitCode: -1,
+			Class: ErrSocketMissing, Transport: "control", cause: err,
+		}
+	}
+	global := []string{"-C"}
+	if opts.NoStartServer {
+		global = []string{"-N", "-C"}
+	}
+	argv := opts.Exec.Command(append(global, attach...)...)
+
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("tmux: dial control: stdin pipe: %w", err)
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		return nil, fmt.Errorf("tmux: dial control: stdout pipe: %w", err)
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = opts.Exec.Environ()
+	cmd.Stdin, cmd.Stdout = inR, outW
+	stderr := &lockedBuffer{}
+	cmd.Stderr = stderr
+	// The client hands its stdin and stdout to the server, not its stderr,
+	// but bound the wait for the stderr copy anyway.
+	cmd.WaitDelay = closeGrace
+	if err := cmd.Start(); err != nil {
+		inR.Close()
+		inW.Close()
+		outR.Close()
+		outW.Close()
+		return nil, fmt.Errorf("tmux: dial control: %w", err)
+	}
+	// The child (and the server, which receives them) hold their own copies.
+	inR.Close()
+	outW.Close()
+
+	c := &Control{
+		opts:       opts,
+		cmd:        cmd,
+		stdin:      inW,
+		stdout:     outR,
+		stderr:     stderr,
+		sem:        make(chan struct{}, opts.MaxInFlight),
+		done:       make(chan struct{}),
+		ready:      make(chan struct{}),
+		readerDone: make(chan struct{}),
+		waitDone:   make(chan struct{}),
+		contDone:   make(chan struct{}),
+		contWake:   make(chan struct{}, 1),
+	}
+	go c.readLoop()
+	go c.waitLoop()
+	if opts.AutoContinue {
+		go c.continueLoop()
+	} else {
+		close(c.contDone)
+	}
+
+	select {
+	case <-c.ready:
+	case <-ctx.Done():
+		c.fail("attach timed out", true)
+		c.Close()
+		return nil, &CommandError{
+			Args: attach, ExitCode: -1, Class: ErrTimeout, Transport: "control", cause: ctx.Err(),
+		}
+	}
+	if c.readyErr != nil || c.Err() != nil {
+		c.Close()
+		if c.readyErr != nil {
+			return nil, c.readyErr
+		}
+		msg := strings.TrimSpace(c.stderr.String())
+		cerr := &CommandError{Args: attach, Stderr: msg, ExitCode: -1, Class: Classify(msg), Transport: "control", cause: c.Err()}
+		if msg == "" {
+			cerr.Class = ErrConnectionLost
+		}
+		if c.cmd.ProcessState != nil {
+			cerr.ExitCode = c.cmd.ProcessState.ExitCode()
+		}
+		return nil, cerr
+	}
+	return c, nil
 }
 
-// Run sends one command and returns its output block.
+// Run sends one command and returns its output block: the block's lines,
+// each followed by "\n" (the same shape as the exec transport's stdout).
+// Without a deadline on ctx, DefaultTimeout applies. A command that misses
+// its deadline returns an error matching ErrTimeout and ends the connection
+// (the client is killed; Done closes). A command tmux rejects returns a
+// *CommandError classified from the %error block's text. After the
+// connection has ended Run returns a *ConnLostError.
 func (c *Control) Run(ctx context.Context, args ...string) ([]byte, error) {
-	return nil, errors.New("tmux: control mode not implemented yet")
+	if len(args) == 0 {
+		return nil, errors.New("tmux: control run: no command")
+	}
+	if err := validCommandName(args[0]); err != nil {
+		return nil, err
+	}
+	for _, a := range args {
+		if err := ValidArg(a); err != nil {
+			return nil, fmt.Errorf("tmux %s: %w", args[0], err)
+		}
+	}
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, DefaultTimeout)
+		defer cancel()
+	}
+	if err := c.Err(); err != nil {
+		return nil, err
+	}
+
+	// Wait for room: nothing has been written yet, so running out of time
+	// here does not spoil the connection.
+	select {
+	case c.sem <- struct{}{}:
+	case <-ctx.Done():
+		return nil, c.ctxError(args, ctx.Err())
+	case <-c.done:
+		return nil, c.Err()
+	}
+
+	req := &ctlRequest{args: args, ch: make(chan ctlResult, 1)}
+	if err := c.send(ctx, req); err != nil {
+		return nil, err
+	}
+
+	select {
+	case res := <-req.ch:
+		return c.result(req, res)
+	case <-ctx.Done():
+	}
+	// The answer may have arrived at the same moment.
+	select {
+	case res := <-req.ch:
+		return c.result(req, res)
+	default:
+	}
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		// The server is hung or far behind. A late answer would be matched
+		// to the wrong request only if we dropped this one from the queue,
+		// which we do not; but a server that cannot answer in time is not
+		// one to keep talking to.
+		c.fail(fmt.Sprintf("%s timed out", args[0]), true)
+	}
+	// On cancellation the request stays queued; its answer is read and
+	// dropped when it comes.
+	return nil, c.ctxError(args, ctx.Err())
+}
+
+// send queues req and writes its line. The queue order is the write order.
+func (c *Control) send(ctx context.Context, req *ctlRequest) error {
+	line := Quote(req.args) + "\n"
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	c.mu.Lock()
+	if c.err != nil {
+		err := c.err
+		c.mu.Unlock()
+		<-c.sem
+		return err
+	}
+	c.pending = append(c.pending, req)
+	c.mu.Unlock()
+
+	if dl, ok := ctx.Deadline(); ok {
+		c.stdin.SetWriteDeadline(dl) //nolint:errcheck // pipes support deadlines
+	}
+	_, err := io.WriteString(c.stdin, line)
+	if err != nil {
+		// A partial line would corrupt whatever is written next.
+		reason := "write failed: " + err.Error()
+		timedOut := errors.Is(err, os.ErrDeadlineExceeded)
+		if timedOut {
+			reason = req.args[0] + " timed out writing the command"
+		}
+		c.fail(reason, true)
+		if timedOut {
+			return c.ctxError(req.args, context.DeadlineExceeded)
+		}
+		return c.Err()
+	}
+	return nil
+}
+
+func (c *Control) result(req *ctlRequest, res ctlResult) ([]byte, error) {
+	if res.err != nil {
+		return nil, res.err
+	}
+	if res.isErr {
+		msg := strings.TrimRight(string(res.body), "\n")
+		return res.body, &CommandError{
+			Args: req.args, Stderr: msg, ExitCode: 1, Class: Classify(msg), Transport: "control",
+		}
+	}
+	return res.body, nil
+}
+
+func (c *Control) ctxError(args []string, err error) error {
+	cerr := &CommandError{Args: args, ExitCode: -1, Class: ErrTimeout, Transport: "control", cause: err}
+	if errors.Is(err, context.Canceled) {
+		cerr.Class = ErrCommand
+	}
+	return cerr
 }
 
 // Kind returns "control".
 func (c *Control) Kind() string { return "control" }
 
-// Close ends the client process and waits for the reader goroutine.
-func (c *Control) Close() error { return nil }
-
-// Done is closed when the connection has ended for any reason.
-func (c *Control) Done() <-chan struct{} { return nil }
-
-// Err returns nil while the connection is up, then a *ConnLostError.
-func (c *Control) Err() error { return nil }
-
-// PID returns the control client's process ID.
-func (c *Control) PID() int { return 0 }
-
-// NotificationType names a control-mode notification.
-type NotificationType string
-
-// Notification is one control-mode notification line, parsed.
-type Notification struct {
-	Type    NotificationType
-	Pane    PaneID    // %output, %extended-output, %pause, %continue, %pane-mode-changed, %window-pane-changed
-	Window  WindowID  // %window-*, %layout-change, %window-pane-changed, %session-window-changed
-	Session SessionID // %session-*, %session-window-changed
-	Name    string    // new name for renames, session name for %session-changed
-	Data    []byte    // unescaped output bytes for %output and %extended-output
-	Args    []string  // remaining fields, e.g. layouts for %layout-change, reason for %exit
-	Raw     string    // the line as received (may be large for output)
+// Close ends the client process and waits for the reader goroutine. It closes
+// the client's stdin (the client leaves), sends SIGKILL if the client has not
+// exited within a second, and waits for the process and every goroutine the
+// connection started. It is safe to call more than once and concurrently.
+func (c *Control) Close() error {
+	c.closeOnce.Do(func() {
+		c.mu.Lock()
+		c.closing = true
+		c.mu.Unlock()
+		// Closing stdin ends the client (and unblocks a write stuck on a
+		// hung server).
+		c.stdin.Close()
+		select {
+		case <-c.waitDone:
+		case <-time.After(closeGrace):
+			c.kill()
+			<-c.waitDone
+		}
+		<-c.readerDone
+		c.fail("closed", false)
+		<-c.contDone
+	})
+	return nil
 }
 
-// Notification types.
-const (
-	NotifyOutput               NotificationType = "output"
-	NotifyExtendedOutput       NotificationType = "extended-output"
-	NotifyPause                NotificationType = "pause"
-	NotifyContinue             NotificationType = "continue"
-	NotifyWindowAdd            NotificationType = "window-add"
-	NotifyWindowClose          NotificationType = "window-close"
-	NotifyWindowRenamed        NotificationType = "window-renamed"
-	NotifyUnlinkedWindowAdd    NotificationType = "unlinked-window-add"
-	NotifyUnlinkedWindowClose  NotificationType = "unlinked-window-close"
-	NotifyUnlinkedWindowRename NotificationType = "unlinked-window-renamed"
-	NotifyWindowPaneChanged    NotificationType = "window-pane-changed"
-	NotifyLayoutChange         NotificationType = "layout-change"
-	NotifySessionChanged       NotificationType = "session-changed"
-	NotifyClientSessionChanged NotificationType = "client-session-changed"
-	NotifySessionRenamed       NotificationType = "session-renamed"
-	NotifySessionsChanged      NotificationType = "sessions-changed"
-	NotifySessionWindowChanged NotificationType = "session-window-changed"
-	NotifyPaneModeChanged      NotificationType = "pane-mode-changed"
-	NotifyClientDetached       NotificationType = "client-detached"
-	NotifySubscriptionChanged  NotificationType = "subscription-changed"
-	NotifyExit                 NotificationType = "exit"
-	NotifyOther                NotificationType = "other"
-)
+// Done is closed when the connection has ended for any reason.
+func (c *Control) Done() <-chan struct{} { return c.done }
 
-// Quote turns an argv into one control-mode command line (no trailing
-// newline) such that tmux's parser yields exactly these arguments and runs
-// exactly one command.
-func Quote(args []string) string { return "" }
+// Err returns nil while the connection is up, then a *ConnLostError.
+func (c *Control) Err() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.err
+}
 
-// UnescapeBuffer undoes the escaping show-buffer applies in control mode
-// (VIS_OCTAL|VIS_CSTYLE|VIS_TAB: "\\" for a backslash, "\t", C escapes,
-// "\ooo" octal).
-func UnescapeBuffer(b []byte) []byte { return b }
+// PID returns the control client's process ID.
+func (c *Control) PID() int {
+	if c.cmd.Process == nil {
+		return 0
+	}
+	return c.cmd.Process.Pid
+}
+
+// fail ends the connection once: it records why, closes Done, and fails every
+// pending request. With kill it also sends SIGKILL to the client.
+func (c *Control) fail(reason string, kill bool) {
+	c.mu.Lock()
+	if c.err != nil {
+		c.mu.Unlock()
+		if kill {
+			c.kill()
+		}
+		return
+	}
+	if c.closing {
+		reason = "closed"
+	}
+	c.err = &ConnLostError{Reason: reason}
+	pending := c.pending
+	c.pending = nil
+	close(c.done)
+	c.mu.Unlock()
+	for _, r := range pending {
+		r.ch <- ctlResult{err: c.err}
+		<-c.sem
+	}
+	if kill {
+		c.kill()
+	}
+}
+
+func (c *Control) kill() {
+	select {
+	case <-c.waitDone:
+		return
+	default:
+	}
+	c.cmd.Process.Signal(syscall.SIGKILL) //nolint:errcheck // it may have exited
+}
+
+// waitLoop reaps the client. Once it has exited, the reader gets a moment to
+// drain what is left (the server may still hold the pipe: a stopped server
+// never closes it), then its pipe is closed to release it.
+func (c *Control) waitLoop() {
+	c.cmd.Wait() //nolint:errcheck // the exit status is in ProcessState
+	close(c.waitDone)
+	select {
+	case <-c.readerDone:
+	case <-time.After(closeGrace):
+		c.stdout.Close()
+		<-c.readerDone
+	}
+	c.stdin.Close()
+}
+
+// readLoop is the reader goroutine: it always drains stdout, completes
+// requests and delivers notifications.
+func (c *Control) readLoop() {
+	defer close(c.readerDone)
+	p := newCtlParser(c.stdout)
+	readySent := false
+	markReady := func() {
+		if !readySent {
+			readySent = true
+			close(c.ready)
+		}
+	}
+	var exitReason *string
+	for {
+		ev, err := p.next()
+		if err != nil {
+			reason := "EOF"
+			if !errors.Is(err, io.EOF) {
+				reason = "read: " + err.Error()
+				if errors.Is(err, os.ErrClosed) {
+					reason = "client exited"
+				}
+			}
+			if exitReason != nil {
+				reason = *exitReason
+			}
+			c.fail(reason, false)
+			markReady()
+			c.stdout.Close()
+			return
+		}
+		switch ev.kind {
+		case evBlock:
+			if ev.flags != "1" {
+				// The attach block and hook output: not ours.
+				if !readySent && ev.isErr {
+					msg := strings.TrimRight(string(ev.body), "\n")
+					c.readyErr = &CommandError{
+						Args: []string{"attach-session", "-t", c.opts.Target}, Stderr: msg,
+						ExitCode: 1, Class: Classify(msg), Transport: "control",
+					}
+				}
+				markReady()
+				continue
+			}
+			markReady()
+			c.complete(ctlResult{body: ev.body, isErr: ev.isErr})
+		case evNotify:
+			n := ParseNotification(ev.line)
+			if n.Type == NotifyPause && c.opts.AutoContinue && n.Pane != "" {
+				c.queueContinue(n.Pane)
+			}
+			if c.opts.OnNotify != nil {
+				c.opts.OnNotify(n)
+			}
+		case evExit:
+			r := ev.reason
+			if r == "" {
+				r = "client exited"
+			}
+			exitReason = &r
+			if c.opts.OnNotify != nil {
+				c.opts.OnNotify(ParseNotification(ev.line))
+			}
+		}
+	}
+}
+
+// complete hands a flags=1 block to the oldest pending request.
+func (c *Control) complete(res ctlResult) {
+	c.mu.Lock()
+	if len(c.pending) == 0 {
+		// An answer nobody asked for: tmux printed a block for a line we
+		// did not send. Nothing to match it to.
+		c.mu.Unlock()
+		return
+	}
+	r := c.pending[0]
+	c.pending[0] = nil
+	c.pending = c.pending[1:]
+	c.mu.Unlock()
+	r.ch <- res
+	<-c.sem
+}
+
+// queueContinue asks the continue goroutine to resume pane. It never blocks.
+func (c *Control) queueContinue(pane PaneID) {
+	c.contMu.Lock()
+	for _, p := range c.contPanes {
+		if p == pane {
+			c.contMu.Unlock()
+			return
+		}
+	}
+	c.contPanes = append(c.contPanes, pane)
+	c.contMu.Unlock()
+	select {
+	case c.contWake <- struct{}{}:
+	default:
+	}
+}
+
+// continueLoop sends refresh-client -A '%N:continue' for paused panes. It
+// runs apart from the reader so that waiting for the answer never stops the
+// reader.
+func (c *Control) continueLoop() {
+	defer close(c.contDone)
+	for {
+		select {
+		case <-c.done:
+			return
+		case <-c.contWake:
+		}
+		c.contMu.Lock()
+		panes := c.contPanes
+		c.contPanes = nil
+		c.contMu.Unlock()
+		for _, p := range panes {
+			ctx, cancel := context.WithTimeout(context.Background(), DefaultTimeout)
+			c.Run(ctx, "refresh-client", "-A", string(p)+":continue") //nolint:errcheck // best effort; a dead connection reports itself
+			cancel()
+		}
+	}
+}
+
+// lockedBuffer is a bytes.Buffer safe for one writer and concurrent readers.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	// Keep at most 64 kB: stderr is for error messages.
+	if room := 64<<10 - b.buf.Len(); room < len(p) {
+		if room > 0 {
+			b.buf.Write(p[:room])
+		}
+		return len(p), nil
+	}
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
