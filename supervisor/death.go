@@ -1,0 +1,334 @@
+package supervisor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+)
+
+// deathEvidence is what the supervisor saw when a server stopped
+// answering. Every field is optional; classifyDeath uses what is there.
+type deathEvidence struct {
+	PID int // the server's PID, if known
+
+	// Wait is the server's wait status when tmux-mcp started it (tmux -D)
+	// and it has exited; nil otherwise. See waitStatusOf.
+	Wait *syscall.WaitStatus
+
+	// PIDAlive: the server process still exists (pidAlive).
+	PIDAlive bool
+	// ConnectErr is the socket probe's result (probeSocket): nil when
+	// something listens, else wrapping ENOENT, ECONNREFUSED, EAGAIN (Linux:
+	// accept backlog full), EACCES, or a timeout.
+	ConnectErr error
+
+	// ControlExited: the control connection ended (%exit or EOF), with
+	// ControlExitReason the %exit reason ("" when tmux gave none).
+	ControlExited     bool
+	ControlExitReason string
+	// SessionsChangedBeforeExit: %sessions-changed arrived just before the
+	// control connection ended (the last session closing looks like this).
+	SessionsChangedBeforeExit bool
+
+	// KillRequested: tmux-mcp ran kill-server (or was asked to stop the
+	// server) itself.
+	KillRequested bool
+	// FDRatio is the server's open fds over its RLIMIT_NOFILE at the last
+	// resource sample (0 when unknown).
+	FDRatio float64
+	// ProbeTimeouts counts commands or probes in a row that timed out.
+	ProbeTimeouts int
+	// StderrClass is the tmux.Err* class of the last failed command.
+	StderrClass error
+}
+
+// fdLivelockRatio is the fd usage above which a live server that stops
+// answering is taken to be livelocked in imsg_read (EAGAIN) rather than
+// merely hung.
+const fdLivelockRatio = 0.85
+
+// isCrashSignal reports whether sig means the server itself faulted.
+func isCrashSignal(sig syscall.Signal) bool {
+	switch sig {
+	case syscall.SIGSEGV, syscall.SIGABRT, syscall.SIGBUS, syscall.SIGILL, syscall.SIGFPE, syscall.SIGSYS, syscall.SIGTRAP:
+		return true
+	}
+	return false
+}
+
+// classifyDeath says why a server died or stopped answering, and explains
+// it in a sentence for the crash report. It is pure. The Cause is "" when
+// the evidence shows a live server whose socket accepts and nothing wrong
+// with it (say, only the control connection was lost, because its hidden
+// session was killed): that is no death; reconnect, do not restart.
+func classifyDeath(e deathEvidence) (Cause, string) {
+	who := "server"
+	if e.PID > 0 {
+		who = "server PID " + strconv.Itoa(e.PID)
+	}
+	connect := func(errno syscall.Errno) bool { return errors.Is(e.ConnectErr, errno) }
+	timedOut := e.ProbeTimeouts > 0 || errors.Is(e.StderrClass, tmux.ErrTimeout) ||
+		connect(syscall.EAGAIN) || isTimeout(e.ConnectErr)
+	exitedUnexpectedly := strings.Contains(e.ControlExitReason, "server exited unexpectedly") ||
+		errors.Is(e.StderrClass, tmux.ErrServerExited)
+
+	switch {
+	case e.KillRequested:
+		return CauseKillServer, who + " was killed on request (kill-server)"
+
+	case e.Wait == nil && e.PIDAlive && (connect(syscall.ENOENT) || errors.Is(e.StderrClass, tmux.ErrSocketMissing)):
+		return CauseSocketDeleted, who + " is alive but its socket file is gone (deleted by a /tmp cleaner or by hand); SIGUSR1 makes it create the socket again"
+	case e.Wait == nil && e.PIDAlive && connect(syscall.ECONNREFUSED):
+		return CauseSocketDeleted, who + " is alive but its socket path refuses connections (the socket file was replaced); SIGUSR1 makes it create the socket again"
+
+	case errors.Is(e.StderrClass, tmux.ErrPermission) || connect(syscall.EACCES) || connect(syscall.EPERM):
+		return CausePermission, "the socket or its directory refuses us: wrong owner or mode (tmux wants the directory owned by us, without permissions for others), or we are not in the server's access list"
+	case errors.Is(e.StderrClass, tmux.ErrVersionMismatch):
+		return CauseVersionSkew, who + " runs a tmux version that the tmux client does not speak to (upgraded binary?); restart the server, or run commands with its own binary (/proc/PID/exe)"
+
+	case e.Wait == nil && e.PIDAlive && timedOut:
+		if e.FDRatio >= fdLivelockRatio {
+			return CauseFDLivelock, fmt.Sprintf("%s is alive but not answering with %.0f%% of its file descriptors in use: fd-exhausted servers spin in a livelock and never recover", who, 100*e.FDRatio)
+		}
+		return CauseHung, who + " is alive but not answering (stopped with SIGSTOP, blocked writing to a stuck terminal, or a full accept backlog)"
+	case e.Wait == nil && e.PIDAlive && exitedUnexpectedly:
+		return CauseHung, who + " is alive but closes every connection: it is stuck exiting (after kill-server or SIGTERM, waiting for a job or a control client that does not read)"
+	case e.Wait == nil && e.PIDAlive:
+		return "", who + " is alive and its socket accepts connections"
+
+	case e.Wait != nil:
+		return classifyWait(who, *e.Wait)
+
+	case e.ControlExited && exitedUnexpectedly:
+		return CauseKilled, who + " is gone: the control connection closed without an exit message (SIGKILL, the OOM killer and a crash look the same here)"
+	case e.ControlExited && e.SessionsChangedBeforeExit && e.ControlExitReason == "":
+		return CauseLastSession, who + " exited after its last session closed (exit-empty)"
+	case e.ControlExited && e.ControlExitReason != "":
+		return CauseKilled, fmt.Sprintf("%s is gone: the control connection ended with %q", who, e.ControlExitReason)
+	}
+	detail := who + " is gone"
+	switch {
+	case connect(syscall.ECONNREFUSED) || errors.Is(e.StderrClass, tmux.ErrNoServer):
+		detail += " and its socket is stale (connection refused)"
+	case connect(syscall.ENOENT) || errors.Is(e.StderrClass, tmux.ErrSocketMissing):
+		detail += " and its socket file is missing"
+	}
+	return CauseUnknown, detail + "; no exit status or control-mode reason was seen (a server tmux-mcp did not start ended without a trace: last session closed, killed, or crashed)"
+}
+
+func classifyWait(who string, ws syscall.WaitStatus) (Cause, string) {
+	switch {
+	case ws.Signaled():
+		sig := ws.Signal()
+		core := ""
+		if ws.CoreDump() {
+			core = ", core dumped"
+		}
+		if isCrashSignal(sig) {
+			return CauseCrashed, fmt.Sprintf("%s crashed with signal %d (%s%s)", who, int(sig), sig, core)
+		}
+		return CauseKilled, fmt.Sprintf("%s ended by signal %d (%s)", who, int(sig), sig)
+	case ws.Exited() && ws.ExitStatus() == 0:
+		return CauseLastSession, who + " exited normally (status 0): its last session closed, or kill-server or SIGTERM came from outside tmux-mcp"
+	case ws.Exited() && ws.ExitStatus() == 1:
+		return CauseCrashed, who + " exited with status 1: a fatal error inside tmux (allocation failure, accept failure, ...), which tmux often does not log"
+	case ws.Exited():
+		return CauseUnknown, fmt.Sprintf("%s exited with status %d", who, ws.ExitStatus())
+	}
+	return CauseUnknown, fmt.Sprintf("%s ended with wait status %#x", who, uint32(ws))
+}
+
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, os.ErrDeadlineExceeded) ||
+		errors.As(err, &ne) && ne.Timeout()
+}
+
+// waitStatusOf returns the wait status in err as returned by exec.Cmd.Wait
+// (nil err: exit status 0), or nil when err carries none.
+func waitStatusOf(err error) *syscall.WaitStatus {
+	var ws syscall.WaitStatus
+	if err == nil {
+		return &ws
+	}
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) {
+		return nil
+	}
+	ws, ok := ee.Sys().(syscall.WaitStatus)
+	if !ok {
+		return nil
+	}
+	return &ws
+}
+
+// procStat is the part of /proc/<pid>/stat the supervisor uses.
+type procStat struct {
+	State     byte   // R, S, D, Z, T, ...
+	UTime     uint64 // clock ticks in user mode
+	STime     uint64 // clock ticks in kernel mode
+	StartTime uint64 // clock ticks after boot; with the PID, a process identity
+}
+
+// readProcStat parses /proc/<pid>/stat.
+func readProcStat(pid int) (procStat, error) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return procStat{}, err
+	}
+	return parseProcStat(string(b))
+}
+
+func parseProcStat(s string) (procStat, error) {
+	// The command name is in parentheses and may hold spaces and ")": the
+	// fields start after the last ")".
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return procStat{}, fmt.Errorf("parse /proc stat: no command name in %q", s)
+	}
+	f := strings.Fields(s[i+1:])
+	// f[0] is field 3 (state); utime, stime and starttime are fields 14, 15, 22.
+	if len(f) < 20 || len(f[0]) != 1 {
+		return procStat{}, fmt.Errorf("parse /proc stat: %d fields after the command name", len(f))
+	}
+	var st procStat
+	st.State = f[0][0]
+	for _, x := range []struct {
+		field int
+		dst   *uint64
+	}{{14, &st.UTime}, {15, &st.STime}, {22, &st.StartTime}} {
+		v, err := strconv.ParseUint(f[x.field-3], 10, 64)
+		if err != nil {
+			return procStat{}, fmt.Errorf("parse /proc stat field %d: %w", x.field, err)
+		}
+		*x.dst = v
+	}
+	return st, nil
+}
+
+// processStartTime returns pid's start time in clock ticks after boot, which
+// together with the PID identifies a process across PID reuse.
+func processStartTime(pid int) (uint64, error) {
+	st, err := readProcStat(pid)
+	if err != nil {
+		return 0, fmt.Errorf("process start time of %d: %w", pid, err)
+	}
+	return st.StartTime, nil
+}
+
+// pidAlive reports whether process pid exists, is not a zombie, and (when
+// startTime is not 0) is the process that started at startTime and not a
+// later one that reused its PID.
+func pidAlive(pid int, startTime uint64) bool {
+	if pid <= 0 {
+		return false
+	}
+	if err := unix.Kill(pid, 0); err != nil && !errors.Is(err, unix.EPERM) {
+		return false
+	}
+	st, err := readProcStat(pid)
+	if err != nil {
+		// No procfs (or the process just went): trust kill(2) only when
+		// there is no identity to check.
+		return startTime == 0 && !errors.Is(err, os.ErrNotExist)
+	}
+	if st.State == 'Z' || st.State == 'X' {
+		return false
+	}
+	return startTime == 0 || st.StartTime == startTime
+}
+
+// pidfdWait returns a channel that is closed when process pid exits. If ctx
+// ends first, the channel is never closed and nothing is left running. It
+// fails when pidfds are not available (Linux < 5.3, or not Linux); callers
+// then fall back to polling pidAlive. A process that is already gone gives
+// a closed channel.
+func pidfdWait(ctx context.Context, pid int) (<-chan struct{}, error) {
+	exited := make(chan struct{})
+	pfd, err := unix.PidfdOpen(pid, 0)
+	if errors.Is(err, unix.ESRCH) {
+		close(exited)
+		return exited, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("pidfd_open %d: %w", pid, err)
+	}
+	// The eventfd wakes the poll when ctx ends.
+	efd, err := unix.Eventfd(0, unix.EFD_CLOEXEC|unix.EFD_NONBLOCK)
+	if err != nil {
+		unix.Close(pfd)
+		return nil, fmt.Errorf("pidfd wait %d: eventfd: %w", pid, err)
+	}
+	stop := make(chan struct{})     // closed when the poll loop is over
+	notified := make(chan struct{}) // closed when the ctx goroutine is done with efd
+	go func() {
+		defer close(notified)
+		select {
+		case <-ctx.Done():
+			// eventfd counters are host-endian; any non-zero value wakes
+			// poll, and a full counter still does.
+			one := [8]byte{1}
+			unix.Write(efd, one[:]) //nolint:errcheck
+		case <-stop:
+		}
+	}()
+	go func() {
+		gone := pollPidfd(pfd, efd)
+		close(stop)
+		<-notified
+		unix.Close(pfd)
+		unix.Close(efd)
+		if gone {
+			close(exited)
+		}
+	}()
+	return exited, nil
+}
+
+// pollPidfd blocks until pfd is readable (the process exited: true) or efd
+// is (cancelled: false).
+func pollPidfd(pfd, efd int) bool {
+	fds := []unix.PollFd{{Fd: int32(pfd), Events: unix.POLLIN}, {Fd: int32(efd), Events: unix.POLLIN}}
+	for {
+		_, err := unix.Poll(fds, -1)
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if err != nil {
+			return false
+		}
+		if fds[0].Revents != 0 {
+			return true
+		}
+		if fds[1].Revents != 0 {
+			return false
+		}
+	}
+}
+
+// probeSocket connects to the unix socket at path and hangs up at once. It
+// never starts a server and speaks no tmux protocol: nil means something
+// listens there, not that it answers (a stopped server's socket still
+// accepts into its backlog). Errors wrap the errno: ENOENT (socket file
+// missing), ECONNREFUSED (stale socket: nobody listens), EAGAIN (Linux:
+// backlog full), EACCES, or a timeout.
+func probeSocket(ctx context.Context, path string, timeout time.Duration) error {
+	d := net.Dialer{Timeout: timeout}
+	c, err := d.DialContext(ctx, "unix", path)
+	if err != nil {
+		return fmt.Errorf("probe socket %s: %w", path, err)
+	}
+	c.Close()
+	return nil
+}

@@ -1,0 +1,324 @@
+package supervisor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux/tmuxtest"
+)
+
+// Linux wait status encodings.
+func exitedWith(code int) *syscall.WaitStatus {
+	ws := syscall.WaitStatus(code << 8)
+	return &ws
+}
+
+func signaledBy(sig syscall.Signal) *syscall.WaitStatus {
+	ws := syscall.WaitStatus(sig)
+	return &ws
+}
+
+func connErr(errno syscall.Errno) error {
+	return fmt.Errorf("probe socket /x: %w", &os.SyscallError{Syscall: "connect", Err: errno})
+}
+
+func TestClassifyDeath(t *testing.T) {
+	tests := []struct {
+		name       string
+		e          deathEvidence
+		want       Cause
+		wantDetail string // a fragment of the detail
+	}{
+		{"kill requested wins", deathEvidence{PID: 7, KillRequested: true, Wait: signaledBy(syscall.SIGKILL)},
+			CauseKillServer, "killed on request"},
+		{"socket deleted, server alive", deathEvidence{PID: 7, PIDAlive: true, ConnectErr: connErr(syscall.ENOENT)},
+			CauseSocketDeleted, "socket file is gone"},
+		{"socket missing by stderr, server alive", deathEvidence{PID: 7, PIDAlive: true, StderrClass: tmux.ErrSocketMissing},
+			CauseSocketDeleted, "SIGUSR1"},
+		{"socket replaced, server alive", deathEvidence{PID: 7, PIDAlive: true, ConnectErr: connErr(syscall.ECONNREFUSED)},
+			CauseSocketDeleted, "replaced"},
+		{"hung: timeouts", deathEvidence{PID: 7, PIDAlive: true, ProbeTimeouts: 3, FDRatio: 0.2},
+			CauseHung, "not answering"},
+		{"hung: backlog full", deathEvidence{PID: 7, PIDAlive: true, ConnectErr: connErr(syscall.EAGAIN)},
+			CauseHung, "not answering"},
+		{"hung: connect timeout", deathEvidence{PID: 7, PIDAlive: true, ConnectErr: fmt.Errorf("probe: %w", context.DeadlineExceeded)},
+			CauseHung, "not answering"},
+		{"fd livelock", deathEvidence{PID: 7, PIDAlive: true, ProbeTimeouts: 1, FDRatio: 0.9},
+			CauseFDLivelock, "90% of its file descriptors"},
+		{"fd livelock at the threshold", deathEvidence{PID: 7, PIDAlive: true, StderrClass: tmux.ErrTimeout, FDRatio: 0.85},
+			CauseFDLivelock, "livelock"},
+		{"exiting limbo", deathEvidence{PID: 7, PIDAlive: true, StderrClass: tmux.ErrServerExited},
+			CauseHung, "stuck exiting"},
+		{"alive and accepting is no death", deathEvidence{PID: 7, PIDAlive: true, ControlExited: true},
+			"", "alive"},
+		{"permission", deathEvidence{StderrClass: tmux.ErrPermission},
+			CausePermission, "owner or mode"},
+		{"permission by connect", deathEvidence{ConnectErr: connErr(syscall.EACCES)},
+			CausePermission, "owner or mode"},
+		{"version skew", deathEvidence{PID: 7, PIDAlive: true, StderrClass: tmux.ErrVersionMismatch},
+			CauseVersionSkew, "version"},
+		{"SIGSEGV", deathEvidence{PID: 1234, Wait: signaledBy(syscall.SIGSEGV)},
+			CauseCrashed, "server PID 1234 crashed with signal 11 (segmentation fault)"},
+		{"SIGABRT", deathEvidence{PID: 1234, Wait: signaledBy(syscall.SIGABRT)}, CauseCrashed, "signal 6"},
+		{"SIGBUS", deathEvidence{Wait: signaledBy(syscall.SIGBUS)}, CauseCrashed, "bus error"},
+		{"SIGILL", deathEvidence{Wait: signaledBy(syscall.SIGILL)}, CauseCrashed, "signal 4"},
+		{"SIGFPE", deathEvidence{Wait: signaledBy(syscall.SIGFPE)}, CauseCrashed, "signal 8"},
+		{"SIGKILL", deathEvidence{PID: 1234, Wait: signaledBy(syscall.SIGKILL)},
+			CauseKilled, "server PID 1234 ended by signal 9 (killed)"},
+		{"SIGTERM", deathEvidence{Wait: signaledBy(syscall.SIGTERM)}, CauseKilled, "signal 15 (terminated)"},
+		{"SIGINT", deathEvidence{Wait: signaledBy(syscall.SIGINT)}, CauseKilled, "signal 2"},
+		{"SIGHUP", deathEvidence{Wait: signaledBy(syscall.SIGHUP)}, CauseKilled, "signal 1"},
+		{"exit 1: fatal", deathEvidence{PID: 9, Wait: exitedWith(1)}, CauseCrashed, "status 1"},
+		{"exit 0: normal", deathEvidence{PID: 9, Wait: exitedWith(0)}, CauseLastSession, "exited normally"},
+		{"exit 3: odd", deathEvidence{PID: 9, Wait: exitedWith(3)}, CauseUnknown, "status 3"},
+		{"wait status beats a stale PIDAlive", deathEvidence{Wait: signaledBy(syscall.SIGKILL), PIDAlive: true, ConnectErr: connErr(syscall.ECONNREFUSED)},
+			CauseKilled, "signal 9"},
+		{"control: last session", deathEvidence{PID: 9, ControlExited: true, SessionsChangedBeforeExit: true},
+			CauseLastSession, "last session"},
+		{"control: exited unexpectedly", deathEvidence{PID: 9, ControlExited: true, ControlExitReason: "server exited unexpectedly"},
+			CauseKilled, "look the same"},
+		{"control: other reason", deathEvidence{PID: 9, ControlExited: true, ControlExitReason: "too far behind"},
+			CauseKilled, `"too far behind"`},
+		{"control: EOF without sessions-changed", deathEvidence{PID: 9, ControlExited: true, ConnectErr: connErr(syscall.ECONNREFUSED)},
+			CauseUnknown, "stale"},
+		{"gone, stale socket", deathEvidence{PID: 9, ConnectErr: connErr(syscall.ECONNREFUSED)},
+			CauseUnknown, "server PID 9 is gone and its socket is stale"},
+		{"gone, socket missing", deathEvidence{StderrClass: tmux.ErrSocketMissing},
+			CauseUnknown, "server is gone and its socket file is missing"},
+		{"nothing known", deathEvidence{}, CauseUnknown, "no exit status"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, detail := classifyDeath(tt.e)
+			if got != tt.want || !strings.Contains(detail, tt.wantDetail) {
+				t.Errorf("classifyDeath() = %q, %q; want %q with detail containing %q", got, detail, tt.want, tt.wantDetail)
+			}
+		})
+	}
+}
+
+func TestWaitStatusOf(t *testing.T) {
+	if ws := waitStatusOf(nil); ws == nil || !ws.Exited() || ws.ExitStatus() != 0 {
+		t.Errorf("waitStatusOf(nil) = %v, want exited 0", ws)
+	}
+	if ws := waitStatusOf(errors.New("not a wait error")); ws != nil {
+		t.Errorf("waitStatusOf(other) = %v, want nil", ws)
+	}
+	err := exec.Command("sh", "-c", "kill -SEGV $$").Run()
+	ws := waitStatusOf(fmt.Errorf("server: %w", err))
+	if ws == nil || !ws.Signaled() || ws.Signal() != syscall.SIGSEGV {
+		t.Fatalf("waitStatusOf(%v) = %v, want signaled by SIGSEGV", err, ws)
+	}
+	if c, _ := classifyDeath(deathEvidence{Wait: ws}); c != CauseCrashed {
+		t.Errorf("classifyDeath(SIGSEGV from a real process) = %q, want %q", c, CauseCrashed)
+	}
+}
+
+func TestParseProcStat(t *testing.T) {
+	// A command name with spaces and a parenthesis, as a hostile process
+	// may choose.
+	line := "4242 (tmux: se) rv) S 1 4242 4242 0 -1 4194560 1092 0 0 0 37 12 0 0 20 0 1 0 998877 6070272 980 18446744073709551615"
+	got, err := parseProcStat(line)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := procStat{State: 'S', UTime: 37, STime: 12, StartTime: 998877}
+	if got != want {
+		t.Errorf("parseProcStat() = %+v, want %+v", got, want)
+	}
+	for _, bad := range []string{"", "12 (x", "12 (x) S 1 2"} {
+		if _, err := parseProcStat(bad); err == nil {
+			t.Errorf("parseProcStat(%q): no error, want one", bad)
+		}
+	}
+}
+
+func TestPIDAlive(t *testing.T) {
+	self := os.Getpid()
+	st, err := processStartTime(self)
+	if err != nil || st == 0 {
+		t.Fatalf("processStartTime(self) = %d, %v; want > 0", st, err)
+	}
+	tests := []struct {
+		name  string
+		pid   int
+		start uint64
+		want  bool
+	}{
+		{"self", self, 0, true},
+		{"self with its start time", self, st, true},
+		{"self with another start time (PID reused)", self, st + 1, false},
+		{"no such pid", 1 << 30, 0, false},
+		{"zero", 0, 0, false},
+	}
+	for _, tt := range tests {
+		if got := pidAlive(tt.pid, tt.start); got != tt.want {
+			t.Errorf("%s: pidAlive(%d, %d) = %v, want %v", tt.name, tt.pid, tt.start, got, tt.want)
+		}
+	}
+	// A zombie is not alive.
+	cmd := exec.Command("true")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pid := cmd.Process.Pid
+	tmuxtest.WaitFor(t, 5*time.Second, "child to exit", func() bool { return !pidAlive(pid, 0) })
+	cmd.Wait() //nolint:errcheck
+}
+
+func startSleep(t *testing.T) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command("sleep", "30")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill() //nolint:errcheck // our own child; may be gone
+		cmd.Wait()         //nolint:errcheck
+	})
+	return cmd
+}
+
+func TestPidfdWaitExit(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	cmd := startSleep(t)
+	done, err := pidfdWait(context.Background(), cmd.Process.Pid)
+	if err != nil {
+		t.Skipf("pidfd not available: %v", err)
+	}
+	select {
+	case <-done:
+		t.Fatal("channel closed while the process runs")
+	default:
+	}
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("channel not closed 5s after the process was killed")
+	}
+	cmd.Wait() //nolint:errcheck
+}
+
+func TestPidfdWaitCancel(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	cmd := startSleep(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	done, err := pidfdWait(ctx, cmd.Process.Pid)
+	if err != nil {
+		cancel()
+		t.Skipf("pidfd not available: %v", err)
+	}
+	cancel()
+	// goleak waits for the two goroutines to end; the channel stays open.
+	goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	select {
+	case <-done:
+		t.Error("channel closed after cancel, but the process still runs")
+	default:
+	}
+}
+
+func TestPidfdWaitGone(t *testing.T) {
+	cmd := exec.Command("true")
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	done, err := pidfdWait(context.Background(), cmd.Process.Pid)
+	if err != nil {
+		t.Skipf("pidfd not available: %v", err)
+	}
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("channel for a reaped process not closed")
+	}
+}
+
+func TestProbeSocket(t *testing.T) {
+	ctx := context.Background()
+	const timeout = 2 * time.Second
+
+	t.Run("live", func(t *testing.T) {
+		s := tmuxtest.New(t)
+		s.Start("x")
+		if err := probeSocket(ctx, s.Socket, timeout); err != nil {
+			t.Errorf("probeSocket(live) = %v, want nil", err)
+		}
+	})
+
+	t.Run("stopped server still accepts", func(t *testing.T) {
+		s := tmuxtest.New(t)
+		pid := s.Start("x")
+		if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+			t.Fatal(err)
+		}
+		defer syscall.Kill(pid, syscall.SIGCONT) //nolint:errcheck
+		if err := probeSocket(ctx, s.Socket, timeout); err != nil {
+			t.Errorf("probeSocket(stopped) = %v, want nil (connect lands in the backlog)", err)
+		}
+	})
+
+	t.Run("deleted socket, then SIGUSR1", func(t *testing.T) {
+		s := tmuxtest.New(t)
+		pid := s.Start("x")
+		start, err := processStartTime(pid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Remove(s.Socket); err != nil {
+			t.Fatal(err)
+		}
+		err = probeSocket(ctx, s.Socket, timeout)
+		if !errors.Is(err, syscall.ENOENT) {
+			t.Fatalf("probeSocket(deleted) = %v, want ENOENT", err)
+		}
+		e := deathEvidence{PID: pid, PIDAlive: pidAlive(pid, start), ConnectErr: err}
+		if got, detail := classifyDeath(e); got != CauseSocketDeleted {
+			t.Errorf("classifyDeath(%+v) = %q (%s), want %q", e, got, detail, CauseSocketDeleted)
+		}
+		// The recovery the policy chooses: SIGUSR1 to the live server.
+		if err := syscall.Kill(pid, syscall.SIGUSR1); err != nil {
+			t.Fatal(err)
+		}
+		tmuxtest.WaitFor(t, 5*time.Second, "socket to come back", func() bool {
+			return probeSocket(ctx, s.Socket, timeout) == nil
+		})
+		if out := s.MustTmux("list-sessions", "-F", "#{session_name}"); out != "x" {
+			t.Errorf("after SIGUSR1 list-sessions = %q, want %q", out, "x")
+		}
+	})
+
+	t.Run("stale socket after kill -9", func(t *testing.T) {
+		s := tmuxtest.New(t)
+		pid := s.Start("x")
+		start, err := processStartTime(pid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		tmuxtest.WaitFor(t, 5*time.Second, "server to die", func() bool { return !pidAlive(pid, start) })
+		err = probeSocket(ctx, s.Socket, timeout)
+		if !errors.Is(err, syscall.ECONNREFUSED) {
+			t.Fatalf("probeSocket(stale) = %v, want ECONNREFUSED", err)
+		}
+		e := deathEvidence{PID: pid, ConnectErr: err}
+		if got, detail := classifyDeath(e); got != CauseUnknown || !strings.Contains(detail, "stale") {
+			t.Errorf("classifyDeath(%+v) = %q (%s), want %q about a stale socket", e, got, detail, CauseUnknown)
+		}
+	})
+}
