@@ -1,0 +1,205 @@
+package supervisor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux/tmuxtest"
+)
+
+func TestSampleResourcesRealServer(t *testing.T) {
+	s := tmuxtest.New(t)
+	pid := s.Start("x")
+	s.MustTmux("new-window", "-d", "-t", "x")
+	ctx := context.Background()
+
+	first, err := sampleResources(ctx, pid, nil)
+	if err != nil {
+		t.Fatalf("sampleResources: %v", err)
+	}
+	if first.PID != pid || first.FDs <= 0 || first.FDLimit == 0 || first.RSS == 0 || first.Threads <= 0 || first.PTYMax <= 0 {
+		t.Errorf("first sample = %+v; want PID %d and FDs, FDLimit, RSS, Threads, PTYMax > 0", first, pid)
+	}
+	if first.CPUPercent != 0 {
+		t.Errorf("first sample CPUPercent = %v, want 0 without a previous sample", first.CPUPercent)
+	}
+	if first.SampledAt.IsZero() {
+		t.Error("SampledAt is zero")
+	}
+	// Two panes hold two ptmx fds, plus the listening socket.
+	if first.FDs < 3 {
+		t.Errorf("FDs = %d, want at least 3 for a server with two panes", first.FDs)
+	}
+	if first.PTYs < 2 {
+		t.Errorf("PTYs = %d, want at least the server's 2", first.PTYs)
+	}
+
+	// Make the server work so the CPU delta is positive.
+	for range 20 {
+		s.MustTmux("capture-pane", "-p", "-t", "x", "-S", "-")
+	}
+	second, err := sampleResources(ctx, pid, &first)
+	if err != nil {
+		t.Fatalf("second sampleResources: %v", err)
+	}
+	if second.CPUTime < first.CPUTime || second.CPUPercent < 0 || second.CPUPercent > 100*float64(4) {
+		t.Errorf("second sample CPUTime %v (first %v), CPUPercent %v; want non-decreasing and a plausible percentage",
+			second.CPUTime, first.CPUTime, second.CPUPercent)
+	}
+	// A previous sample of another process gives no CPU percentage.
+	other := first
+	other.PID = pid + 1
+	other.CPUTime = 0
+	if third, err := sampleResources(ctx, pid, &other); err != nil || third.CPUPercent != 0 {
+		t.Errorf("sample with another PID's prev: CPUPercent %v, err %v; want 0, nil", third.CPUPercent, err)
+	}
+}
+
+func TestSampleResourcesFDLimit(t *testing.T) {
+	// A child with a known soft limit: the value the sampler reads must be it.
+	cmd := exec.Command("sh", "-c", "ulimit -n 77 && exec sleep 30")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		cmd.Process.Kill() //nolint:errcheck // our own child
+		cmd.Wait()         //nolint:errcheck
+	}()
+	var r Resources
+	tmuxtest.WaitFor(t, 5*time.Second, "the child to exec sleep", func() bool {
+		var err error
+		r, err = sampleResources(context.Background(), cmd.Process.Pid, nil)
+		return err == nil && r.FDLimit == 77
+	})
+	if r.FDs < 3 {
+		t.Errorf("FDs = %d, want at least stdin, stdout and stderr", r.FDs)
+	}
+}
+
+func TestSampleResourcesErrors(t *testing.T) {
+	cmd := exec.Command("true")
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	_, err := sampleResources(context.Background(), cmd.Process.Pid, nil)
+	if !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("sampleResources(gone) = %v, want os.ErrNotExist", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := sampleResources(ctx, os.Getpid(), nil); !errors.Is(err, context.Canceled) {
+		t.Errorf("sampleResources(cancelled) = %v, want context.Canceled", err)
+	}
+}
+
+func TestReadFDLimit(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		name    string
+		content string
+		want    uint64
+		wantErr bool
+	}{
+		{"number", "Limit                     Soft Limit           Hard Limit           Units     \nMax cpu time              unlimited            unlimited            seconds   \nMax open files            1024                 1048576              files     \n", 1024, false},
+		{"unlimited", "Max open files            unlimited            unlimited            files     \n", math.MaxUint64, false},
+		{"missing", "Max processes 10 10 processes\n", 0, true},
+	}
+	for _, tt := range tests {
+		path := filepath.Join(dir, tt.name)
+		if err := os.WriteFile(path, []byte(tt.content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		got, err := readFDLimit(path)
+		if got != tt.want || (err != nil) != tt.wantErr {
+			t.Errorf("%s: readFDLimit() = %d, %v; want %d, error %v", tt.name, got, err, tt.want, tt.wantErr)
+		}
+	}
+}
+
+func TestEvaluateResources(t *testing.T) {
+	tests := []struct {
+		name      string
+		r         Resources
+		wantWarn  []string
+		wantErr   string
+		wantRatio float64 // of the first warning
+	}{
+		{"idle", Resources{FDs: 12, FDLimit: 1024, PTYs: 13, PTYMax: 4096}, nil, "", 0},
+		{"limits unknown", Resources{FDs: 12, PTYs: 13}, nil, "", 0},
+		{"unlimited fds", Resources{FDs: 1 << 20, FDLimit: math.MaxUint64}, nil, "", 0},
+		{"fd warning", Resources{FDs: 45, FDLimit: 64, PTYMax: 4096}, []string{"fds"}, "", 45.0 / 64},
+		{"fd warning at the threshold", Resources{FDs: 70, FDLimit: 100}, []string{"fds"}, "", 0.7},
+		{"fd refusal", Resources{FDs: 58, FDLimit: 64, PTYs: 13, PTYMax: 4096}, []string{"fds"},
+			"refusing to create panes: tmux server has 58 of 64 file descriptors open (90%); close panes or raise the limit", 58.0 / 64},
+		{"pty refusal", Resources{FDs: 10, FDLimit: 1024, PTYs: 3700, PTYMax: 4096}, []string{"ptys"},
+			"refusing to create panes: 3700 of 4096 pseudo-terminals are in use on this system (90%); close panes or raise kernel.pty.max", 3700.0 / 4096},
+		{"both: fds reported first", Resources{FDs: 64, FDLimit: 64, PTYs: 4096, PTYMax: 4096}, []string{"fds", "ptys"},
+			"refusing to create panes: tmux server has 64 of 64 file descriptors open (100%); close panes or raise the limit", 1},
+		{"system file table only warns", Resources{FilesAllocated: 99, FilesMax: 100}, []string{"files"}, "", 0.99},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			warns, err := evaluateResources(tt.r, 0.7, 0.9)
+			var got []string
+			for _, w := range warns {
+				got = append(got, w.Resource)
+			}
+			if fmt.Sprint(got) != fmt.Sprint(tt.wantWarn) {
+				t.Errorf("warnings = %v, want %v", got, tt.wantWarn)
+			}
+			if len(warns) > 0 && warns[0].Ratio != tt.wantRatio {
+				t.Errorf("first warning ratio = %v, want %v", warns[0].Ratio, tt.wantRatio)
+			}
+			gotErr := ""
+			if err != nil {
+				gotErr = err.Error()
+				if !errors.Is(err, ErrResourceExhausted) {
+					t.Errorf("errors.Is(%v, ErrResourceExhausted) = false", err)
+				}
+			}
+			if gotErr != tt.wantErr {
+				t.Errorf("refusal = %q, want %q", gotErr, tt.wantErr)
+			}
+		})
+	}
+}
+
+func TestCreatesPane(t *testing.T) {
+	tests := []struct {
+		args []string
+		want bool
+	}{
+		{[]string{"new-session", "-d"}, true},
+		{[]string{"new", "-d", "-s", "x"}, true},
+		{[]string{"new-window"}, true},
+		{[]string{"neww", "-t", "x"}, true},
+		{[]string{"split-window", "-h"}, true},
+		{[]string{"splitw"}, true},
+		{[]string{"split"}, true}, // unambiguous prefix
+		{[]string{"respawn-pane", "-k"}, true},
+		{[]string{"respawnp"}, true},
+		{[]string{"respawn-window"}, true},
+		{[]string{"respawnw"}, true},
+		{[]string{"list-sessions", ";", "new-window"}, true},
+		{[]string{"send-keys", "-t", "%1", "echo;", "neww"}, true}, // tmux splits on a trailing ";"
+		{[]string{"list-panes"}, false},
+		{[]string{"capture-pane", "-p"}, false},
+		{[]string{"kill-pane", "-t", "new-window"}, false}, // an argument, not a command
+		{[]string{"send-keys", "-t", "%1", `echo \;`, "neww"}, false},
+		{[]string{"select-window"}, false},
+		{[]string{"resize-pane"}, false},
+		{nil, false},
+	}
+	for _, tt := range tests {
+		if got := createsPane(tt.args); got != tt.want {
+			t.Errorf("createsPane(%q) = %v, want %v", tt.args, got, tt.want)
+		}
+	}
+}
