@@ -186,9 +186,6 @@ func (t *restartTracker) probe(now time.Time, timedOut bool) (hung bool) {
 	return now.Sub(t.timingOutSince) >= t.policy.HungAfter
 }
 
-// attemptsUsed returns the recoveries tried since the last reset.
-func (t *restartTracker) attemptsUsed() int { return t.attempts }
-
 // reset forgets the attempts made, for a recovery asked for explicitly
 // after the tracker gave up.
 func (t *restartTracker) reset(now time.Time) {
