@@ -31,7 +31,7 @@ func testExec(s *tmuxtest.Server) *Exec {
 
 // dialTest opens a control connection to session target on s and closes it
 // when the test ends.
-func dialTest(t *testing.T, s *tmuxtest.Server, opts ControlOptions) *Control {
+func dialTest(t testing.TB, s *tmuxtest.Server, opts ControlOptions) *Control {
 	t.Helper()
 	if opts.Exec == nil {
 		opts.Exec = testExec(s)
@@ -47,7 +47,7 @@ func dialTest(t *testing.T, s *tmuxtest.Server, opts ControlOptions) *Control {
 }
 
 // runTest runs one command with a 5 s deadline and fails the test on error.
-func runTest(t *testing.T, c *Control, args ...string) string {
+func runTest(t testing.TB, c *Control, args ...string) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
