@@ -41,6 +41,8 @@ type ControlOptions struct {
 	NoStartServer bool
 }
 
+var _ Transport = (*Control)(nil)
+
 // DefaultMaxInFlight is the MaxInFlight used when ControlOptions leaves it 0.
 const DefaultMaxInFlight = 64
 
@@ -99,6 +101,12 @@ type ctlResult struct {
 
 // DialControl starts `tmux <socket> -C attach-session -t <Target> [-f Flags]`
 // and returns once the attach block has been read.
+//
+// It refuses (ErrSocketMissing) when the socket file does not exist, since
+// attach-session would start a server there. If tmux rejects the attach
+// (for example "can't find session"), the error is a *CommandError
+// classified from tmux's message. Without a deadline on ctx, DefaultTimeout
+// bounds the attach. Close the connection when done with it.
 func DialControl(ctx context.Context, opts ControlOptions) (*Control, error) {
 	if opts.Exec == nil {
 		return nil, errors.New("tmux: dial control: no Exec in options")
