@@ -1,0 +1,255 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/tmux-mcp/tmux-mcp/supervisor"
+	"github.com/tmux-mcp/tmux-mcp/tools"
+)
+
+// drainTimeout bounds how long calls in flight may run after shutdown
+// began.
+const drainTimeout = 5 * time.Second
+
+// serveOptions are the options of `tmux-mcp serve`.
+type serveOptions struct {
+	config
+	tier     tools.Tier
+	toolsets []string
+}
+
+func runServe(ctx context.Context, args []string, e env) int {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	b := bind(fs)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return exitUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(e.stderr, "tmux-mcp serve: unexpected arguments %q\n", fs.Args())
+		return exitUsage
+	}
+	c, err := b.resolve(e.getenv)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "tmux-mcp serve: %v\n", err)
+		return exitUsage
+	}
+	opts := serveOptions{config: c}
+	logger, closeLog, err := newLogger(c, e.stderr)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "tmux-mcp serve: %v\n", err)
+		return exitUsage
+	}
+	defer closeLog()
+	if opts.tier, err = tools.ParseTier(c.Safety); err != nil {
+		logger.Warn(err.Error())
+	}
+	if opts.toolsets, err = tools.ParseToolsets(c.Toolsets); err != nil {
+		fmt.Fprintf(e.stderr, "tmux-mcp serve: %v\n", err)
+		return exitUsage
+	}
+	if c.HTTP != "" {
+		if err := checkListenAddr(c.HTTP, c.HTTPAllowRemote); err != nil {
+			fmt.Fprintf(e.stderr, "tmux-mcp serve: %v\n", err)
+			return exitUsage
+		}
+	}
+	if err := serve(ctx, opts, e, logger); err != nil {
+		logger.Error("serve", "err", err)
+		return exitFail
+	}
+	return exitOK
+}
+
+func newLogger(c config, stderr io.Writer) (*slog.Logger, func(), error) {
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(c.LogLevel)); err != nil {
+		level = slog.LevelInfo
+	}
+	w, closeFn := stderr, func() {}
+	if c.LogFile != "" {
+		f, err := os.OpenFile(c.LogFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+		if err != nil {
+			return nil, nil, fmt.Errorf("log file: %w", err)
+		}
+		w, closeFn = f, func() { f.Close() }
+	}
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level})), closeFn, nil
+}
+
+// checkListenAddr refuses non-loopback addresses unless allowed.
+func checkListenAddr(addr string, allowRemote bool) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("--http %q: want host:port: %w", addr, err)
+	}
+	if allowRemote {
+		return nil
+	}
+	if host == "localhost" {
+		return nil
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		return nil
+	}
+	return fmt.Errorf("--http %q is not a loopback address; pass --http-allow-remote to serve other hosts (tmux-mcp has no authentication)", addr)
+}
+
+// socketDir is where tmux puts -L sockets: ${TMUX_TMPDIR:-/tmp}/tmux-UID.
+func socketDir(getenv func(string) string) string {
+	dir := getenv("TMUX_TMPDIR")
+	if dir == "" {
+		dir = "/tmp"
+	}
+	if r, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = r
+	}
+	return filepath.Join(dir, "tmux-"+strconv.Itoa(os.Geteuid()))
+}
+
+func serve(ctx context.Context, o serveOptions, e env, logger *slog.Logger) error {
+	sup := supervisor.New(o.supervisorConfig())
+	defer func() {
+		if err := sup.Close(); err != nil {
+			logger.Warn("supervisor close", "err", err)
+		}
+	}()
+	d := tools.Deps{
+		Sup:       sup,
+		Tier:      o.tier,
+		Caller:    tools.ParseCaller(e.getenv("TMUX"), e.getenv("TMUX_PANE")),
+		SocketDir: socketDir(e.getenv),
+		Log:       logger,
+	}
+	ts, err := tools.New(d, tools.Options{Version: version(), Toolsets: o.toolsets, DrainTimeout: drainTimeout})
+	if err != nil {
+		return err
+	}
+	defer ts.Close()
+	logger.Info("tmux-mcp serving", "version", version(), "tier", o.tier.String(), "tools", len(ts.Tools),
+		"socket", sup.Config().DefaultSocket.String(), "transport", transportName(o.HTTP))
+
+	sigCtx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	if o.HTTP != "" {
+		return serveHTTP(sigCtx, ts, o.HTTP, logger)
+	}
+	return serveStdio(sigCtx, ts, e, logger)
+}
+
+func transportName(httpAddr string) string {
+	if httpAddr != "" {
+		return "http"
+	}
+	return "stdio"
+}
+
+// serveStdio serves until stdin ends or ctx is cancelled (a signal).
+// Either way, calls in flight get drainTimeout to finish.
+func serveStdio(ctx context.Context, ts *tools.Server, e env, logger *slog.Logger) error {
+	listenCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancel()
+	go func() {
+		select {
+		case <-ctx.Done():
+			logger.Info("signal received, shutting down")
+			ts.BeginShutdown()
+			cancel()
+		case <-listenCtx.Done():
+		}
+	}()
+	in := &eofReader{r: e.stdin, onEOF: ts.BeginShutdown}
+	s := server.NewStdioServer(ts.MCP)
+	s.SetErrorLogger(log.New(&slogWriter{logger}, "", 0))
+	err := s.Listen(listenCtx, in, e.stdout)
+	ts.BeginShutdown()
+	dctx, dcancel := context.WithTimeout(context.Background(), drainTimeout)
+	defer dcancel()
+	if derr := ts.Drain(dctx); derr != nil {
+		logger.Warn("drain", "err", derr)
+	}
+	logger.Info("tmux-mcp stopped")
+	if err == nil || errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) {
+		return nil
+	}
+	return err
+}
+
+// eofReader calls onEOF once when the underlying reader ends, before the
+// caller sees the end: the stdio server cancels calls in flight as soon
+// as it sees EOF, and the drain must have begun by then.
+type eofReader struct {
+	r     io.Reader
+	onEOF func()
+	once  sync.Once
+}
+
+func (r *eofReader) Read(p []byte) (int, error) {
+	n, err := r.r.Read(p)
+	if err != nil {
+		r.once.Do(r.onEOF)
+	}
+	return n, err
+}
+
+// slogWriter adapts mcp-go's *log.Logger output to slog.
+type slogWriter struct{ l *slog.Logger }
+
+func (w *slogWriter) Write(p []byte) (int, error) {
+	w.l.Warn("mcp", "msg", string(p))
+	return len(p), nil
+}
+
+// serveHTTP serves streamable HTTP on addr at /mcp until ctx ends.
+func serveHTTP(ctx context.Context, ts *tools.Server, addr string, logger *slog.Logger) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+	h := server.NewStreamableHTTPServer(ts.MCP, server.WithEndpointPath("/mcp"),
+		server.WithStreamableHTTPLogger(logger))
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", h)
+	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	logger.Info("listening", "url", "http://"+ln.Addr().String()+"/mcp")
+	select {
+	case err := <-errc:
+		return fmt.Errorf("http: %w", err)
+	case <-ctx.Done():
+	}
+	logger.Info("signal received, shutting down")
+	ts.BeginShutdown()
+	sctx, cancel := context.WithTimeout(context.Background(), drainTimeout)
+	defer cancel()
+	h.CloseSessions(sctx)
+	if err := hs.Shutdown(sctx); err != nil {
+		logger.Warn("http shutdown", "err", err)
+	}
+	if err := ts.Drain(sctx); err != nil {
+		logger.Warn("drain", "err", err)
+	}
+	logger.Info("tmux-mcp stopped")
+	return nil
+}

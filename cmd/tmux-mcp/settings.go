@@ -1,0 +1,255 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tmux-mcp/tmux-mcp/supervisor"
+)
+
+// config is every setting's value after flag > environment > default.
+type config struct {
+	SocketName      string
+	SocketPath      string
+	TmuxBin         string
+	TmuxConfig      string
+	Safety          string
+	Toolsets        string
+	HTTP            string
+	HTTPAllowRemote bool
+	LogFile         string
+	LogLevel        string
+	ExecOnly        bool
+	NoStart         bool
+	CommandTimeout  time.Duration
+	CaptureLines    int
+	CaptureBytes    int
+	ReadRate        float64
+	ServerRate      float64
+}
+
+// setting is one row of the settings table: it drives the flag, the
+// environment variable and the README's settings table.
+type setting struct {
+	Flag    string
+	Env     string
+	Default string
+	Usage   string
+	Bool    bool
+	set     func(c *config, v string) error
+}
+
+// settings is the one settings table. Defaults of supervisor limits come
+// from the supervisor itself.
+func settings() []setting {
+	def := supervisor.New(supervisor.Config{}).Config()
+	str := func(dst func(*config) *string) func(*config, string) error {
+		return func(c *config, v string) error { *dst(c) = v; return nil }
+	}
+	boolean := func(dst func(*config) *bool) func(*config, string) error {
+		return func(c *config, v string) error {
+			b, err := strconv.ParseBool(v)
+			if err != nil {
+				return errors.New("want true or false")
+			}
+			*dst(c) = b
+			return nil
+		}
+	}
+	positive := func(dst func(*config) *int) func(*config, string) error {
+		return func(c *config, v string) error {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 {
+				return errors.New("want a positive integer")
+			}
+			*dst(c) = n
+			return nil
+		}
+	}
+	rate := func(dst func(*config) *float64) func(*config, string) error {
+		return func(c *config, v string) error {
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil || f <= 0 {
+				return errors.New("want a positive number (per second)")
+			}
+			*dst(c) = f
+			return nil
+		}
+	}
+	return []setting{
+		{Flag: "socket-name", Env: "TMUX_MCP_SOCKET_NAME", Default: def.DefaultSocket.Name,
+			Usage: "default tmux server, by socket name (tmux -L)", set: str(func(c *config) *string { return &c.SocketName })},
+		{Flag: "socket-path", Env: "TMUX_MCP_SOCKET_PATH",
+			Usage: "default tmux server, by socket path (tmux -S); wins over --socket-name", set: str(func(c *config) *string { return &c.SocketPath })},
+		{Flag: "tmux-bin", Env: "TMUX_MCP_TMUX_BIN", Default: def.Binary,
+			Usage: "tmux binary", set: str(func(c *config) *string { return &c.TmuxBin })},
+		{Flag: "tmux-config", Env: "TMUX_MCP_TMUX_CONFIG",
+			Usage: "config file (tmux -f) for servers tmux-mcp starts; empty: tmux's default", set: str(func(c *config) *string { return &c.TmuxConfig })},
+		{Flag: "safety", Env: "TMUX_MCP_SAFETY", Default: "mutating",
+			Usage: "safety tier: readonly, mutating or destructive (unknown values fall back to readonly)", set: str(func(c *config) *string { return &c.Safety })},
+		{Flag: "toolsets", Env: "TMUX_MCP_TOOLSETS", Default: "all",
+			Usage: "comma-separated tool groups to serve: all, server, session, window, pane, supervisor", set: str(func(c *config) *string { return &c.Toolsets })},
+		{Flag: "http", Env: "TMUX_MCP_HTTP",
+			Usage: "serve streamable HTTP on this address (e.g. 127.0.0.1:8080) instead of stdio", set: str(func(c *config) *string { return &c.HTTP })},
+		{Flag: "http-allow-remote", Env: "TMUX_MCP_HTTP_ALLOW_REMOTE", Default: "false", Bool: true,
+			Usage: "allow --http on a non-loopback address", set: boolean(func(c *config) *bool { return &c.HTTPAllowRemote })},
+		{Flag: "log-file", Env: "TMUX_MCP_LOG_FILE",
+			Usage: "write logs to this file instead of stderr", set: str(func(c *config) *string { return &c.LogFile })},
+		{Flag: "log-level", Env: "TMUX_MCP_LOG_LEVEL", Default: "info",
+			Usage: "debug, info, warn or error", set: func(c *config, v string) error {
+				switch v {
+				case "debug", "info", "warn", "error":
+					c.LogLevel = v
+					return nil
+				}
+				return errors.New("want debug, info, warn or error")
+			}},
+		{Flag: "exec-only", Env: "TMUX_MCP_EXEC_ONLY", Default: "false", Bool: true,
+			Usage: "run every tmux command as a subprocess (no control mode)", set: boolean(func(c *config) *bool { return &c.ExecOnly })},
+		{Flag: "no-start", Env: "TMUX_MCP_NO_START", Default: "false", Bool: true,
+			Usage: "never start a tmux server; only adopt running ones", set: boolean(func(c *config) *bool { return &c.NoStart })},
+		{Flag: "command-timeout", Env: "TMUX_MCP_COMMAND_TIMEOUT", Default: def.CommandTimeout.String(),
+			Usage: "deadline of one tmux command", set: func(c *config, v string) error {
+				d, err := time.ParseDuration(v)
+				if err != nil || d <= 0 {
+					return errors.New("want a positive duration such as 5s")
+				}
+				c.CommandTimeout = d
+				return nil
+			}},
+		{Flag: "capture-lines", Env: "TMUX_MCP_CAPTURE_LINES", Default: strconv.Itoa(def.CaptureLines),
+			Usage: "default cap on lines per capture", set: positive(func(c *config) *int { return &c.CaptureLines })},
+		{Flag: "capture-bytes", Env: "TMUX_MCP_CAPTURE_BYTES", Default: strconv.Itoa(def.CaptureBytes),
+			Usage: "default cap on bytes per capture", set: positive(func(c *config) *int { return &c.CaptureBytes })},
+		{Flag: "read-rate", Env: "TMUX_MCP_READ_RATE", Default: strconv.FormatFloat(def.ReadRate, 'g', -1, 64),
+			Usage: "captures per second per pane that reach tmux", set: rate(func(c *config) *float64 { return &c.ReadRate })},
+		{Flag: "server-rate", Env: "TMUX_MCP_SERVER_RATE", Default: strconv.FormatFloat(def.ServerRate, 'g', -1, 64),
+			Usage: "commands per second one tmux server receives", set: rate(func(c *config) *float64 { return &c.ServerRate })},
+	}
+}
+
+// flagValue records whether a flag was given and its raw value.
+type flagValue struct {
+	s     *setting
+	value string
+	given bool
+}
+
+func (f *flagValue) String() string {
+	if f == nil || f.s == nil {
+		return ""
+	}
+	return f.value
+}
+
+func (f *flagValue) Set(v string) error {
+	var probe config
+	if err := f.s.set(&probe, v); err != nil {
+		return err
+	}
+	f.value, f.given = v, true
+	return nil
+}
+
+func (f *flagValue) IsBoolFlag() bool { return f.s.Bool }
+
+// binding ties the named settings to a flag set.
+type binding struct {
+	flags map[string]*flagValue
+	order []string
+}
+
+// bind registers the named settings (all when none are named) on fs.
+func bind(fs *flag.FlagSet, names ...string) *binding {
+	b := &binding{flags: map[string]*flagValue{}}
+	for _, s := range settings() {
+		if len(names) > 0 && !contains(names, s.Flag) {
+			continue
+		}
+		s := s
+		fv := &flagValue{s: &s, value: s.Default}
+		usage := s.Usage + " [$" + s.Env + "]"
+		fs.Var(fv, s.Flag, usage)
+		b.flags[s.Flag] = fv
+		b.order = append(b.order, s.Flag)
+	}
+	return b
+}
+
+// resolve returns the config: for each bound setting the flag if given,
+// else the environment variable if set, else the default.
+func (b *binding) resolve(getenv func(string) string) (config, error) {
+	var c config
+	for _, s := range settings() {
+		fv, ok := b.flags[s.Flag]
+		v := s.Default
+		switch {
+		case ok && fv.given:
+			v = fv.value
+		case getenv(s.Env) != "":
+			v = getenv(s.Env)
+			if err := s.set(&c, v); err != nil {
+				return config{}, fmt.Errorf("$%s: %w", s.Env, err)
+			}
+			continue
+		}
+		if v == "" && s.Bool {
+			v = "false"
+		}
+		if v == "" {
+			continue
+		}
+		if err := s.set(&c, v); err != nil {
+			return config{}, fmt.Errorf("--%s: %w", s.Flag, err)
+		}
+	}
+	return c, nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// settingsMarkdown renders the README settings table.
+func settingsMarkdown() string {
+	var b strings.Builder
+	b.WriteString("| Flag | Environment | Default | Meaning |\n|---|---|---|---|\n")
+	for _, s := range settings() {
+		def := "`" + s.Default + "`"
+		if s.Default == "" {
+			def = "-"
+		}
+		fmt.Fprintf(&b, "| `--%s` | `%s` | %s | %s |\n", s.Flag, s.Env, def, s.Usage)
+	}
+	return b.String()
+}
+
+// supervisorConfig maps the settings onto the supervisor's Config.
+func (c config) supervisorConfig() supervisor.Config {
+	cfg := supervisor.Config{
+		Binary:         c.TmuxBin,
+		TmuxConfig:     c.TmuxConfig,
+		ExecOnly:       c.ExecOnly,
+		NoStart:        c.NoStart,
+		CommandTimeout: c.CommandTimeout,
+		CaptureLines:   c.CaptureLines,
+		CaptureBytes:   c.CaptureBytes,
+		ReadRate:       c.ReadRate,
+		ServerRate:     c.ServerRate,
+	}
+	if c.SocketPath != "" {
+		cfg.DefaultSocket.Path = c.SocketPath
+	} else {
+		cfg.DefaultSocket.Name = c.SocketName
+	}
+	return cfg
+}

@@ -1,0 +1,46 @@
+package supervisor
+
+// Proposed additions for the MCP layer (tools/ and cmd/tmux-mcp), kept in
+// their own file for review.
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+)
+
+// TmuxVersion returns the version of the tmux binary (tmux -V), for
+// `tmux-mcp version`. It contacts no server.
+func TmuxVersion(ctx context.Context, binary string) (string, error) {
+	c, err := tmux.NewClient(tmux.ClientOptions{Binary: binary, Socket: tmux.Socket{Name: "tmux-mcp"}})
+	if err != nil {
+		return "", err
+	}
+	v, err := c.ClientVersion(ctx)
+	if err != nil {
+		return "", fmt.Errorf("supervisor: tmux version: %w", err)
+	}
+	return v.Raw, nil
+}
+
+// Probe returns the identity of the server on sock without supervising it:
+// no control connection, no hidden session, never a server start. A server
+// already supervised answers through its supervision. list_servers uses it
+// to look at servers tmux-mcp must not adopt.
+func (s *Supervisor) Probe(ctx context.Context, sock tmux.Socket) (tmux.ServerInfo, error) {
+	if err := sock.Validate(); err != nil {
+		return tmux.ServerInfo{}, err
+	}
+	s.mu.Lock()
+	srv, ok := s.servers[sock]
+	s.mu.Unlock()
+	if ok {
+		return srv.Info(ctx)
+	}
+	c, err := tmux.NewClient(tmux.ClientOptions{Binary: s.cfg.Binary, Socket: sock})
+	if err != nil {
+		return tmux.ServerInfo{}, err
+	}
+	return c.Info(ctx)
+}

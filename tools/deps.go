@@ -1,0 +1,108 @@
+package tools
+
+import (
+	"fmt"
+	"log/slog"
+	"strconv"
+	"strings"
+
+	"github.com/tmux-mcp/tmux-mcp/supervisor"
+	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+)
+
+// Deps is what tool handlers need. Everything is passed in: handlers read
+// no environment variables.
+type Deps struct {
+	Sup  *supervisor.Supervisor
+	Tier Tier
+	// Caller is the tmux pane this MCP process runs in, if any (from TMUX
+	// and TMUX_PANE at startup). It drives self-protection and is_caller.
+	Caller Caller
+	// SocketDir is where list_servers looks for sockets:
+	// ${TMUX_TMPDIR:-/tmp}/tmux-<euid>.
+	SocketDir string
+	// Events delivers supervisor events; nil means Sup.
+	Events EventSource
+	// Log receives one record per tool call (never arguments or pane text);
+	// nil discards.
+	Log *slog.Logger
+}
+
+// EventSource is the part of the supervisor that resources subscribe to.
+type EventSource interface {
+	Subscribe(fn func(supervisor.Event)) (unsubscribe func())
+}
+
+func (d Deps) events() EventSource {
+	if d.Events != nil {
+		return d.Events
+	}
+	return d.Sup
+}
+
+func (d Deps) log() *slog.Logger {
+	if d.Log != nil {
+		return d.Log
+	}
+	return slog.New(slog.DiscardHandler)
+}
+
+// Tier is a safety tier. Tools above the tier in force are neither listed
+// nor callable.
+type Tier int
+
+// Tiers, in increasing order of what they allow.
+const (
+	Readonly Tier = iota
+	Mutating
+	Destructive
+)
+
+// Tiers lists every tier in order.
+var tierNames = []string{"readonly", "mutating", "destructive"}
+
+func (t Tier) String() string {
+	if t < 0 || int(t) >= len(tierNames) {
+		return "tier(" + strconv.Itoa(int(t)) + ")"
+	}
+	return tierNames[t]
+}
+
+// ParseTier parses "readonly", "mutating" or "destructive". On any other
+// value it returns Readonly and an error: the caller warns and carries on
+// with the safest tier.
+func ParseTier(s string) (Tier, error) {
+	for i, n := range tierNames {
+		if strings.EqualFold(strings.TrimSpace(s), n) {
+			return Tier(i), nil
+		}
+	}
+	return Readonly, fmt.Errorf("tools: unknown safety tier %q (want %s); using readonly", s, strings.Join(tierNames, ", "))
+}
+
+// Caller identifies the pane the MCP process runs in.
+type Caller struct {
+	SocketPath string      // first field of $TMUX
+	ServerPID  int         // second field of $TMUX
+	Pane       tmux.PaneID // $TMUX_PANE
+}
+
+// ParseCaller parses the values of TMUX ("socket_path,server_pid,session")
+// and TMUX_PANE ("%N"). Both empty means not inside tmux.
+func ParseCaller(tmuxEnv, tmuxPane string) Caller {
+	var c Caller
+	if tmuxEnv != "" {
+		f := strings.Split(tmuxEnv, ",")
+		c.SocketPath = f[0]
+		if len(f) > 1 {
+			c.ServerPID, _ = strconv.Atoi(f[1])
+		}
+	}
+	if strings.HasPrefix(tmuxPane, "%") {
+		c.Pane = tmux.PaneID(tmuxPane)
+	}
+	return c
+}
+
+// InTmux reports whether the MCP process runs inside tmux.
+func (c Caller) InTmux() bool { return c.SocketPath != "" || c.Pane != "" }

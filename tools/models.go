@@ -1,0 +1,162 @@
+package tools
+
+import (
+	"path/filepath"
+	"strconv"
+
+	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+)
+
+// The result models carry libtmux-mcp's field names and JSON types
+// (several numbers are strings there, for compatibility).
+
+// SessionInfo is one session.
+type SessionInfo struct {
+	SessionID       string `json:"session_id"`
+	SessionName     string `json:"session_name"`
+	WindowCount     int    `json:"window_count"`
+	SessionAttached string `json:"session_attached"`
+	SessionCreated  string `json:"session_created"`
+	ActivePaneID    string `json:"active_pane_id"`
+}
+
+// WindowInfo is one window.
+type WindowInfo struct {
+	WindowID     string `json:"window_id"`
+	WindowName   string `json:"window_name"`
+	WindowIndex  string `json:"window_index"`
+	SessionID    string `json:"session_id"`
+	SessionName  string `json:"session_name"`
+	PaneCount    int    `json:"pane_count"`
+	WindowLayout string `json:"window_layout"`
+	WindowActive string `json:"window_active"`
+	WindowWidth  string `json:"window_width"`
+	WindowHeight string `json:"window_height"`
+	ActivePaneID string `json:"active_pane_id"`
+}
+
+// PaneInfo is one pane. IsCaller is nil when tmux-mcp does not run inside
+// tmux, and true only for the pane it runs in.
+type PaneInfo struct {
+	PaneID             string `json:"pane_id"`
+	PaneIndex          string `json:"pane_index"`
+	PaneWidth          string `json:"pane_width"`
+	PaneHeight         string `json:"pane_height"`
+	PaneLeft           int    `json:"pane_left"`
+	PaneTop            int    `json:"pane_top"`
+	PaneRight          int    `json:"pane_right"`
+	PaneBottom         int    `json:"pane_bottom"`
+	PaneAtLeft         bool   `json:"pane_at_left"`
+	PaneAtRight        bool   `json:"pane_at_right"`
+	PaneAtTop          bool   `json:"pane_at_top"`
+	PaneAtBottom       bool   `json:"pane_at_bottom"`
+	PaneTTY            string `json:"pane_tty"`
+	PaneCurrentCommand string `json:"pane_current_command"`
+	PaneCurrentPath    string `json:"pane_current_path"`
+	PanePID            string `json:"pane_pid"`
+	PaneTitle          string `json:"pane_title"`
+	PaneActive         string `json:"pane_active"`
+	WindowID           string `json:"window_id"`
+	SessionID          string `json:"session_id"`
+	IsCaller           *bool  `json:"is_caller"`
+}
+
+// ServerInfo is one tmux server.
+type ServerInfo struct {
+	IsAlive      bool    `json:"is_alive"`
+	SocketName   *string `json:"socket_name"`
+	SocketPath   *string `json:"socket_path"`
+	SessionCount int     `json:"session_count"`
+	Version      *string `json:"version"`
+}
+
+func flag01(b bool) string {
+	if b {
+		return "1"
+	}
+	return "0"
+}
+
+func optional(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func sessionInfo(s tmux.Session) SessionInfo {
+	return SessionInfo{
+		SessionID:       string(s.ID),
+		SessionName:     s.Name,
+		WindowCount:     s.Windows,
+		SessionAttached: strconv.Itoa(s.Attached),
+		SessionCreated:  strconv.FormatInt(s.Created, 10),
+		ActivePaneID:    string(s.ActivePaneID),
+	}
+}
+
+func windowInfo(w tmux.Window) WindowInfo {
+	return WindowInfo{
+		WindowID:     string(w.ID),
+		WindowName:   w.Name,
+		WindowIndex:  strconv.Itoa(w.Index),
+		SessionID:    string(w.SessionID),
+		SessionName:  w.SessionName,
+		PaneCount:    w.Panes,
+		WindowLayout: w.Layout,
+		WindowActive: flag01(w.Active),
+		WindowWidth:  strconv.Itoa(w.Width),
+		WindowHeight: strconv.Itoa(w.Height),
+		ActivePaneID: string(w.ActivePaneID),
+	}
+}
+
+// paneInfo converts p; sock is the server p lives on, for is_caller.
+func (d Deps) paneInfo(p tmux.Pane, sock tmux.Socket) PaneInfo {
+	return PaneInfo{
+		PaneID:             string(p.ID),
+		PaneIndex:          strconv.Itoa(p.Index),
+		PaneWidth:          strconv.Itoa(p.Width),
+		PaneHeight:         strconv.Itoa(p.Height),
+		PaneLeft:           p.Left,
+		PaneTop:            p.Top,
+		PaneRight:          p.Right,
+		PaneBottom:         p.Bottom,
+		PaneAtLeft:         p.AtLeft,
+		PaneAtRight:        p.AtRight,
+		PaneAtTop:          p.AtTop,
+		PaneAtBottom:       p.AtBottom,
+		PaneTTY:            p.TTY,
+		PaneCurrentCommand: p.CurrentCommand,
+		PaneCurrentPath:    p.CurrentPath,
+		PanePID:            strconv.Itoa(p.PID),
+		PaneTitle:          p.Title,
+		PaneActive:         flag01(p.Active),
+		WindowID:           string(p.WindowID),
+		SessionID:          string(p.SessionID),
+		IsCaller:           d.isCaller(p.ID, sock),
+	}
+}
+
+// isCaller is the strict test: same pane ID and the same socket, by real
+// path. nil when not inside tmux.
+func (d Deps) isCaller(id tmux.PaneID, sock tmux.Socket) *bool {
+	if !d.Caller.InTmux() {
+		return nil
+	}
+	b := d.Caller.Pane == id && samePath(d.Caller.SocketPath, sock.ResolvedPath())
+	return &b
+}
+
+func samePath(a, b string) bool {
+	if a == "" || b == "" {
+		return false
+	}
+	if ra, err := filepath.EvalSymlinks(a); err == nil {
+		a = ra
+	}
+	if rb, err := filepath.EvalSymlinks(b); err == nil {
+		b = rb
+	}
+	return filepath.Clean(a) == filepath.Clean(b)
+}

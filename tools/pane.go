@@ -1,0 +1,157 @@
+package tools
+
+import (
+	"context"
+	"strconv"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+)
+
+// ListPanes lists panes of a window, a session, or the whole server.
+func ListPanes(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
+	t := newTool("list_panes", "List panes of a window, else a session, else the server.",
+		hintsRead, listOf(paneSchema),
+		pSessionName, pSessionID, pWindowID, pWindowIndex, pSocket, pFilters)
+	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
+		filters, err := p.object("filters")
+		if err != nil {
+			return nil, err
+		}
+		srv, err := d.server(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		keep := func(tmux.Pane) bool { return true }
+		switch {
+		case p.str("window_id") != "" || p.str("window_index") != "":
+			w, err := findWindow(ctx, srv, p)
+			if err != nil {
+				return nil, err
+			}
+			keep = func(x tmux.Pane) bool { return x.WindowID == w.ID && x.SessionID == w.SessionID }
+		case p.str("session_id") != "" || p.str("session_name") != "":
+			s, err := findSession(ctx, srv, p)
+			if err != nil {
+				return nil, err
+			}
+			keep = func(x tmux.Pane) bool { return x.SessionID == s.ID }
+		}
+		panes, err := srv.ListPanes(ctx)
+		if err != nil {
+			return nil, err
+		}
+		out := []PaneInfo{}
+		for _, x := range panes {
+			if keep(x) {
+				out = append(out, d.paneInfo(x, srv.Socket()))
+			}
+		}
+		if out, err = applyFilters(out, filters); err != nil {
+			return nil, err
+		}
+		return list(out)
+	})
+}
+
+// SplitWindow splits a pane or window, creating a pane.
+func SplitWindow(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
+	t := newTool("split_window", "Split a pane; returns the new pane.", hintsCreate, paneSchema,
+		mcp.WithString("pane_id"),
+		pSessionName, pSessionID, pWindowID, pWindowIndex,
+		mcp.WithString("direction", mcp.Enum("above", "below", "left", "right"), mcp.Description("default: below")),
+		mcp.WithAny("size", mcp.Description(`cells or "50%"`), func(s map[string]any) { s["type"] = []string{"string", "integer"} }),
+		mcp.WithString("start_directory"),
+		mcp.WithString("shell", mcp.Description("command instead of a shell")),
+		pSocket, pEnvironment, pNoHistory)
+	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
+		size, err := sizeArg(p)
+		if err != nil {
+			return nil, err
+		}
+		env, err := envArgs(p)
+		if err != nil {
+			return nil, err
+		}
+		srv, err := d.server(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		var target string
+		if id := p.str("pane_id"); id != "" {
+			if !paneIDRe.MatchString(id) {
+				return nil, argError("pane_id", "want a pane ID like %%1; call list_panes")
+			}
+			if _, err := paneByID(ctx, srv, tmux.PaneID(id)); err != nil {
+				return nil, err
+			}
+			target = id
+		} else {
+			w, err := findWindow(ctx, srv, p)
+			if err != nil {
+				return nil, err
+			}
+			target = string(w.ID)
+		}
+		args := []string{"split-window", "-d", "-P", "-F", "#{pane_id}", "-t", target}
+		switch p.str("direction") {
+		case "above":
+			args = append(args, "-v", "-b")
+		case "left":
+			args = append(args, "-h", "-b")
+		case "right":
+			args = append(args, "-h")
+		default:
+			args = append(args, "-v")
+		}
+		if size != "" {
+			args = append(args, "-l", size)
+		}
+		if dir := p.str("start_directory"); dir != "" {
+			args = append(args, "-c", dir)
+		}
+		args = append(args, env...)
+		if sh := p.str("shell"); sh != "" {
+			args = append(args, sh)
+		}
+		out, err := srv.Do(ctx, args...)
+		if err != nil {
+			return nil, err
+		}
+		np, err := paneByID(ctx, srv, tmux.PaneID(firstLine(out)))
+		if err != nil {
+			return nil, err
+		}
+		return structured(d.paneInfo(np, srv.Socket()))
+	})
+}
+
+// sizeArg validates size: a positive cell count or a percentage 1-100.
+func sizeArg(p params) (string, error) {
+	v, ok := p["size"]
+	if !ok {
+		return "", nil
+	}
+	bad := argError("size", `want a positive number of cells or a percentage like "50%%"`)
+	switch x := v.(type) {
+	case int:
+		if x < 1 {
+			return "", bad
+		}
+		return strconv.Itoa(x), nil
+	case string:
+		num, pct := strings.CutSuffix(strings.TrimSpace(x), "%")
+		n, err := strconv.Atoi(num)
+		if err != nil || n < 1 || (pct && n > 100) {
+			return "", bad
+		}
+		if pct {
+			return strconv.Itoa(n) + "%", nil
+		}
+		return strconv.Itoa(n), nil
+	}
+	return "", bad
+}

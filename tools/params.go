@@ -1,0 +1,341 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// params are a call's arguments after they were checked against the tool's
+// input schema: known names only, values of the declared type (coerced
+// where harmless: 3 for "3" and back), enums and ranges respected.
+type params map[string]any
+
+// handlerFunc is a tool handler that receives checked arguments. Errors it
+// returns go through asToolError: actionable ones become tool error
+// results, the rest stay Go errors.
+type handlerFunc func(ctx context.Context, p params) (*mcp.CallToolResult, error)
+
+// handle adapts fn to mcp-go: it checks arguments against t's input schema
+// and maps errors.
+func handle(t mcp.Tool, fn handlerFunc) server.ToolHandlerFunc {
+	props, required := inputSchema(t)
+	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		p, err := checkArgs(props, required, req.Params.Arguments)
+		if err == nil {
+			var res *mcp.CallToolResult
+			res, err = fn(ctx, p)
+			if err == nil {
+				return res, nil
+			}
+		}
+		if te := asToolError(err); te != nil {
+			return errorResult(te), nil
+		}
+		return nil, fmt.Errorf("%s: %w", t.Name, err)
+	}
+}
+
+// checkArgs validates raw against a tool's input schema.
+func checkArgs(props map[string]any, required []string, raw any) (params, error) {
+	p := params{}
+	if raw == nil {
+		raw = map[string]any{}
+	}
+	m, ok := raw.(map[string]any)
+	if !ok {
+		return nil, &toolError{msg: "arguments must be a JSON object", class: "argument"}
+	}
+	var unknown []string
+	for k := range m {
+		if _, ok := props[k]; !ok {
+			unknown = append(unknown, k)
+		}
+	}
+	if len(unknown) > 0 {
+		sort.Strings(unknown)
+		return nil, &toolError{msg: "unknown argument(s): " + strings.Join(unknown, ", "), class: "argument",
+			hint: "Remove or correct the unrecognized argument(s). Accepted: " + strings.Join(sortedKeys(props), ", ") + "."}
+	}
+	for _, name := range required {
+		if v, ok := m[name]; !ok || v == nil {
+			return nil, argError(name, "required")
+		}
+	}
+	for name, v := range m {
+		if v == nil {
+			continue // null means absent
+		}
+		schema, _ := props[name].(map[string]any)
+		cv, err := coerce(name, schema, v)
+		if err != nil {
+			return nil, err
+		}
+		p[name] = cv
+	}
+	return p, nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func coerce(name string, schema map[string]any, v any) (any, error) {
+	types := schemaTypes(schema)
+	for _, typ := range types {
+		cv, ok := coerceTo(typ, v)
+		if !ok {
+			continue
+		}
+		if err := checkConstraints(name, schema, cv); err != nil {
+			return nil, err
+		}
+		return cv, nil
+	}
+	return nil, argError(name, "want %s, got %s", strings.Join(types, " or "), jsonType(v))
+}
+
+func schemaTypes(schema map[string]any) []string {
+	switch t := schema["type"].(type) {
+	case string:
+		return []string{t}
+	case []string:
+		return t
+	case []any:
+		var out []string
+		for _, x := range t {
+			if s, ok := x.(string); ok {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	return []string{"string"}
+}
+
+func coerceTo(typ string, v any) (any, bool) {
+	switch typ {
+	case "string":
+		switch x := v.(type) {
+		case string:
+			return x, true
+		case float64:
+			if x == math.Trunc(x) {
+				return strconv.FormatInt(int64(x), 10), true
+			}
+		}
+	case "integer":
+		switch x := v.(type) {
+		case float64:
+			if x == math.Trunc(x) && math.Abs(x) < 1<<53 {
+				return int(x), true
+			}
+		case int:
+			return x, true
+		case string:
+			if n, err := strconv.Atoi(strings.TrimSpace(x)); err == nil {
+				return n, true
+			}
+		}
+	case "boolean":
+		switch x := v.(type) {
+		case bool:
+			return x, true
+		case string:
+			if b, err := strconv.ParseBool(x); err == nil {
+				return b, true
+			}
+		}
+	case "object":
+		if x, ok := v.(map[string]any); ok {
+			return x, true
+		}
+	case "array":
+		if x, ok := v.([]any); ok {
+			return x, true
+		}
+	}
+	return nil, false
+}
+
+func checkConstraints(name string, schema map[string]any, v any) error {
+	if enum := schemaTypes(map[string]any{"type": schema["enum"]}); schema["enum"] != nil {
+		if s, isStr := v.(string); isStr && !slices.Contains(enum, s) {
+			return argError(name, "want one of %s", strings.Join(enum, ", "))
+		}
+	}
+	if n, ok := v.(int); ok {
+		lo, hasLo := toFloat(schema["minimum"])
+		hi, hasHi := toFloat(schema["maximum"])
+		if hasLo && float64(n) < lo || hasHi && float64(n) > hi {
+			switch {
+			case hasLo && hasHi:
+				return argError(name, "out of range: want %g to %g", lo, hi)
+			case hasLo:
+				return argError(name, "out of range: want at least %g", lo)
+			default:
+				return argError(name, "out of range: want at most %g", hi)
+			}
+		}
+	}
+	if items, ok := v.([]any); ok {
+		for _, it := range items {
+			if _, isStr := it.(string); !isStr {
+				return argError(name, "want an array of strings, got an element of type %s", jsonType(it))
+			}
+		}
+	}
+	return nil
+}
+
+func toFloat(v any) (float64, bool) {
+	switch x := v.(type) {
+	case float64:
+		return x, true
+	case int:
+		return float64(x), true
+	case int64:
+		return float64(x), true
+	}
+	return 0, false
+}
+
+// jsonType names v's JSON type.
+func jsonType(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return "string"
+	case bool:
+		return "boolean"
+	case float64, int:
+		return "number"
+	case []any:
+		return "array"
+	case map[string]any:
+		return "object"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+func (p params) str(name string) string {
+	s, _ := p[name].(string)
+	return s
+}
+
+func (p params) integer(name string) (int, bool) {
+	n, ok := p[name].(int)
+	return n, ok
+}
+
+func (p params) boolean(name string) bool {
+	b, _ := p[name].(bool)
+	return b
+}
+
+func (p params) strings(name string) []string {
+	items, _ := p[name].([]any)
+	out := make([]string, 0, len(items))
+	for _, it := range items {
+		out = append(out, it.(string))
+	}
+	return out
+}
+
+// object returns an object argument that may also arrive as a JSON string
+// (a workaround some clients need), with values as strings. Values are
+// never echoed in errors.
+func (p params) object(name string) (map[string]string, error) {
+	v, ok := p[name]
+	if !ok {
+		return nil, nil
+	}
+	if s, isStr := v.(string); isStr {
+		if strings.TrimSpace(s) == "" {
+			return nil, nil
+		}
+		var decoded any
+		if err := json.Unmarshal([]byte(s), &decoded); err != nil {
+			return nil, &toolError{msg: fmt.Sprintf("Invalid %s JSON: %v", name, jsonErr(err)), class: "argument"}
+		}
+		m, ok := decoded.(map[string]any)
+		if !ok {
+			return nil, &toolError{msg: fmt.Sprintf("%s must be a JSON object, got %s", name, pyType(decoded)), class: "argument"}
+		}
+		v = m
+	}
+	m := v.(map[string]any)
+	out := make(map[string]string, len(m))
+	for k, x := range m {
+		switch x := x.(type) {
+		case string:
+			out[k] = x
+		case float64:
+			out[k] = strconv.FormatFloat(x, 'f', -1, 64)
+		case bool:
+			out[k] = strconv.FormatBool(x)
+		case []any:
+			parts := make([]string, 0, len(x))
+			for _, e := range x {
+				parts = append(parts, fmt.Sprint(e))
+			}
+			out[k] = strings.Join(parts, ",")
+		default:
+			return nil, argError(name, "value of key %q: want a string, got %s", k, jsonType(x))
+		}
+	}
+	return out, nil
+}
+
+// jsonErr describes a JSON syntax error by position only, so no part of
+// the (possibly secret) input is echoed.
+func jsonErr(err error) string {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return fmt.Sprintf("syntax error at byte %d", se.Offset)
+	}
+	return "not valid JSON"
+}
+
+// pyType names a decoded JSON value the way libtmux-mcp's messages do.
+func pyType(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "NoneType"
+	case string:
+		return "str"
+	case bool:
+		return "bool"
+	case float64:
+		if x == math.Trunc(x) {
+			return "int"
+		}
+		return "float"
+	case []any:
+		return "list"
+	}
+	return "dict"
+}
+
+var (
+	sessionIDRe = regexp.MustCompile(`^\$[0-9]+$`)
+	windowIDRe  = regexp.MustCompile(`^@[0-9]+$`)
+	paneIDRe    = regexp.MustCompile(`^%[0-9]+$`)
+	indexRe     = regexp.MustCompile(`^[0-9]+$`)
+)

@@ -1,0 +1,196 @@
+package tools
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// Constructor returns one tool's schema and its handler, side by side.
+type Constructor func(d Deps) (mcp.Tool, server.ToolHandlerFunc)
+
+// Spec is one entry of the registry: a tool and the safety tier it needs.
+type Spec struct {
+	Tier Tier
+	New  Constructor
+}
+
+// Group is a toolset: tools that can be selected together (--toolsets).
+type Group struct {
+	ID          string
+	Description string
+	Tools       []Spec
+}
+
+// Groups is the registry: every tool tmux-mcp serves, by group. It returns
+// a fresh slice on every call.
+func Groups() []Group {
+	return []Group{
+		{ID: "server", Description: "tmux servers and their sessions", Tools: []Spec{
+			{Readonly, ListSessions},
+			{Readonly, ListServers},
+			{Mutating, CreateSession},
+			{Destructive, KillServer},
+			{Readonly, GetServerInfo},
+		}},
+		{ID: "session", Description: "one session and its windows", Tools: []Spec{
+			{Readonly, ListWindows},
+			{Readonly, GetSessionInfo},
+			{Mutating, CreateWindow},
+			{Mutating, RenameSession},
+			{Destructive, KillSession},
+			{Mutating, SelectWindow},
+		}},
+		{ID: "window", Description: "one window: layout, size, place", Tools: []Spec{
+			{Readonly, GetWindowInfo},
+			{Mutating, RenameWindow},
+			{Destructive, KillWindow},
+			{Mutating, SelectLayout},
+			{Mutating, ResizeWindow},
+			{Mutating, MoveWindow},
+		}},
+		{ID: "pane", Description: "panes: list and split", Tools: []Spec{
+			{Readonly, ListPanes},
+			{Mutating, SplitWindow},
+		}},
+		{ID: "supervisor", Description: "the supervisor's view of a tmux server", Tools: []Spec{
+			{Readonly, ServerHealth},
+		}},
+	}
+}
+
+// GroupIDs returns the IDs of every group, sorted.
+func GroupIDs() []string {
+	var ids []string
+	for _, g := range Groups() {
+		ids = append(ids, g.ID)
+	}
+	sort.Strings(ids)
+	return ids
+}
+
+// ParseToolsets parses a comma-separated list of group IDs. "" and "all"
+// select every group.
+func ParseToolsets(s string) ([]string, error) {
+	s = strings.TrimSpace(s)
+	if s == "" || s == "all" {
+		return GroupIDs(), nil
+	}
+	valid := GroupIDs()
+	var out []string
+	for _, id := range strings.Split(s, ",") {
+		id = strings.TrimSpace(id)
+		if id == "" {
+			continue
+		}
+		if id == "all" {
+			return valid, nil
+		}
+		if !slices.Contains(valid, id) {
+			return nil, fmt.Errorf("tools: unknown toolset %q (valid: all, %s)", id, strings.Join(valid, ", "))
+		}
+		if !slices.Contains(out, id) {
+			out = append(out, id)
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// Entry is one built tool of the registry.
+type Entry struct {
+	Group   string
+	Tier    Tier
+	Tool    mcp.Tool
+	Handler server.ToolHandlerFunc
+}
+
+// Catalog builds every tool of the registry, sorted by group and name.
+// Building a tool makes no tmux call.
+func Catalog(d Deps) []Entry {
+	var out []Entry
+	for _, g := range Groups() {
+		for _, s := range g.Tools {
+			t, h := s.New(d)
+			out = append(out, Entry{Group: g.ID, Tier: s.Tier, Tool: t, Handler: h})
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Group != out[j].Group {
+			return out[i].Group < out[j].Group
+		}
+		return out[i].Tool.Name < out[j].Tool.Name
+	})
+	return out
+}
+
+// Select returns the entries allowed at tier in the given toolsets (nil:
+// all).
+func Select(all []Entry, tier Tier, toolsets []string) []Entry {
+	var out []Entry
+	for _, e := range all {
+		if e.Tier > tier {
+			continue
+		}
+		if toolsets != nil && !slices.Contains(toolsets, e.Group) {
+			continue
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// Markdown renders the tool table for the README: every tool, its group,
+// tier, annotations and description.
+func Markdown(entries []Entry) string {
+	var b strings.Builder
+	b.WriteString("| Tool | Group | Tier | Hints | Description |\n|---|---|---|---|---|\n")
+	for _, e := range entries {
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", e.Tool.Name, e.Group, e.Tier, hints(e.Tool.Annotations),
+			strings.ReplaceAll(e.Tool.Description, "|", `\|`))
+	}
+	return b.String()
+}
+
+func hints(a mcp.ToolAnnotation) string {
+	var h []string
+	if isTrue(a.ReadOnlyHint) {
+		h = append(h, "read-only")
+	}
+	if isTrue(a.DestructiveHint) {
+		h = append(h, "destructive")
+	}
+	if isTrue(a.IdempotentHint) {
+		h = append(h, "idempotent")
+	}
+	if isTrue(a.OpenWorldHint) {
+		h = append(h, "open-world")
+	}
+	if len(h) == 0 {
+		return "-"
+	}
+	return strings.Join(h, ", ")
+}
+
+func isTrue(b *bool) bool { return b != nil && *b }
+
+// ListJSON returns what tools/list sends for entries: {"tools": [...]},
+// output schemas included. Its length is what an agent pays in context.
+func ListJSON(entries []Entry) ([]byte, error) {
+	list := make([]mcp.Tool, 0, len(entries))
+	for _, e := range entries {
+		list = append(list, e.Tool)
+	}
+	b, err := json.Marshal(struct {
+		Tools []mcp.Tool `json:"tools"`
+	}{list})
+	if err != nil {
+		return nil, fmt.Errorf("tools: encode tools/list: %w", err)
+	}
+	return b, nil
+}

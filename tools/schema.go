@@ -1,0 +1,150 @@
+package tools
+
+import (
+	"encoding/json"
+
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// hintSet is a tool's four annotations. Every tool states all four through
+// newTool; a test checks that none is left to mcp-go's defaults.
+type hintSet struct {
+	readOnly, destructive, idempotent, openWorld bool
+}
+
+// The presets libtmux-mcp uses.
+var (
+	hintsRead        = hintSet{readOnly: true, idempotent: true}
+	hintsMutate      = hintSet{idempotent: true}
+	hintsCreate      = hintSet{}
+	hintsDestructive = hintSet{destructive: true}
+)
+
+// newTool builds a tool with a description, explicit annotations, an
+// output schema and the input options. Annotations start out unset, so a
+// tool cannot inherit mcp-go's defaults by accident.
+func newTool(name, desc string, h hintSet, out map[string]any, opts ...mcp.ToolOption) mcp.Tool {
+	raw, err := json.Marshal(out)
+	if err != nil {
+		panic("tools: output schema of " + name + ": " + err.Error())
+	}
+	all := []mcp.ToolOption{
+		mcp.WithToolAnnotation(mcp.ToolAnnotation{}),
+		mcp.WithDescription(desc),
+		mcp.WithReadOnlyHintAnnotation(h.readOnly),
+		mcp.WithDestructiveHintAnnotation(h.destructive),
+		mcp.WithIdempotentHintAnnotation(h.idempotent),
+		mcp.WithOpenWorldHintAnnotation(h.openWorld),
+		mcp.WithRawOutputSchema(raw),
+	}
+	t := mcp.NewTool(name, append(all, opts...)...)
+	// mcp-go writes "required":[] when nothing is required; agents pay for
+	// those bytes on every tool, so the input schema goes out raw.
+	in := map[string]any{"type": "object", "properties": t.InputSchema.Properties}
+	if len(t.InputSchema.Required) > 0 {
+		in["required"] = t.InputSchema.Required
+	}
+	if t.RawInputSchema, err = json.Marshal(in); err != nil {
+		panic("tools: input schema of " + name + ": " + err.Error())
+	}
+	t.InputSchema = mcp.ToolInputSchema{}
+	return t
+}
+
+// inputSchema returns t's input schema: its properties and required names.
+func inputSchema(t mcp.Tool) (props map[string]any, required []string) {
+	if len(t.RawInputSchema) == 0 {
+		return t.InputSchema.Properties, t.InputSchema.Required
+	}
+	var s struct {
+		Properties map[string]any `json:"properties"`
+		Required   []string       `json:"required"`
+	}
+	if err := json.Unmarshal(t.RawInputSchema, &s); err != nil {
+		panic("tools: input schema of " + t.Name + ": " + err.Error())
+	}
+	return s.Properties, s.Required
+}
+
+// Output schema building blocks. Descriptions are left out: the field
+// names are libtmux-mcp's and speak for themselves, and agents pay for
+// every byte of tools/list.
+var (
+	tString  = map[string]any{"type": "string"}
+	tInt     = map[string]any{"type": "integer"}
+	tBool    = map[string]any{"type": "boolean"}
+	tNumber  = map[string]any{"type": "number"}
+	tStrNull = map[string]any{"type": []string{"string", "null"}}
+	tBoolNil = map[string]any{"type": []string{"boolean", "null"}}
+)
+
+// object is an object schema. Output schemas list no required fields:
+// every field is always present, and the bytes are better spent elsewhere.
+func object(props map[string]any) map[string]any {
+	return map[string]any{"type": "object", "properties": props}
+}
+
+// listOf wraps items as {"result": [item...]}, the shape FastMCP gives
+// list returns.
+func listOf(item map[string]any) map[string]any {
+	return object(map[string]any{"result": map[string]any{"type": "array", "items": item}})
+}
+
+// messageSchema is the output of tools that return a confirmation string:
+// {"result": "..."}.
+var messageSchema = object(map[string]any{"result": tString})
+
+var sessionSchema = object(map[string]any{
+	"session_id":       tString,
+	"session_name":     tString,
+	"window_count":     tInt,
+	"session_attached": tString,
+	"session_created":  tString,
+	"active_pane_id":   tString,
+})
+
+var windowSchema = object(map[string]any{
+	"window_id":      tString,
+	"window_name":    tString,
+	"window_index":   tString,
+	"session_id":     tString,
+	"session_name":   tString,
+	"pane_count":     tInt,
+	"window_layout":  tString,
+	"window_active":  tString,
+	"window_width":   tString,
+	"window_height":  tString,
+	"active_pane_id": tString,
+})
+
+var paneSchema = object(map[string]any{
+	"pane_id":              tString,
+	"pane_index":           tString,
+	"pane_width":           tString,
+	"pane_height":          tString,
+	"pane_left":            tInt,
+	"pane_top":             tInt,
+	"pane_right":           tInt,
+	"pane_bottom":          tInt,
+	"pane_at_left":         tBool,
+	"pane_at_right":        tBool,
+	"pane_at_top":          tBool,
+	"pane_at_bottom":       tBool,
+	"pane_tty":             tString,
+	"pane_current_command": tString,
+	"pane_current_path":    tString,
+	"pane_pid":             tString,
+	"pane_title":           tString,
+	"pane_active":          tString,
+	"window_id":            tString,
+	"session_id":           tString,
+	"is_caller":            tBoolNil,
+})
+
+var serverInfoSchema = object(map[string]any{
+	"is_alive":      tBool,
+	"socket_name":   tStrNull,
+	"socket_path":   tStrNull,
+	"session_count": tInt,
+	"version":       tStrNull,
+})

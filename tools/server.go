@@ -1,0 +1,255 @@
+package tools
+
+import (
+	"context"
+	"net"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+)
+
+// ListSessions lists the sessions of a server.
+func ListSessions(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
+	t := newTool("list_sessions", "List sessions.", hintsRead, listOf(sessionSchema),
+		pSocket, pFilters)
+	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
+		filters, err := p.object("filters")
+		if err != nil {
+			return nil, err
+		}
+		srv, err := d.server(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		sessions, err := srv.ListSessions(ctx)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]SessionInfo, 0, len(sessions))
+		for _, s := range sessions {
+			out = append(out, sessionInfo(s))
+		}
+		if out, err = applyFilters(out, filters); err != nil {
+			return nil, err
+		}
+		return list(out)
+	})
+}
+
+// ListServers finds live tmux servers in the socket directory.
+func ListServers(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
+	t := newTool("list_servers", "List live tmux servers (socket dir + extra paths).",
+		hintsRead, listOf(serverInfoSchema),
+		mcp.WithArray("extra_socket_paths", mcp.WithStringItems()))
+	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
+		var paths []string
+		if d.SocketDir != "" {
+			entries, err := os.ReadDir(d.SocketDir)
+			if err != nil && !os.IsNotExist(err) {
+				return nil, &toolError{msg: "cannot read socket directory: " + err.Error(), class: "permission"}
+			}
+			for _, e := range entries {
+				paths = append(paths, filepath.Join(d.SocketDir, e.Name()))
+			}
+			sort.Strings(paths)
+		}
+		paths = append(paths, p.strings("extra_socket_paths")...)
+		out := []ServerInfo{}
+		for _, path := range paths {
+			if fi, err := os.Stat(path); err != nil || fi.Mode()&os.ModeSocket == 0 || !listening(path) {
+				continue
+			}
+			info, err := d.Sup.Probe(ctx, tmux.Socket{Path: path})
+			if err != nil {
+				continue // gone between the probe and the query
+			}
+			name := filepath.Base(path)
+			out = append(out, ServerInfo{IsAlive: true, SocketName: &name, SocketPath: &path,
+				SessionCount: info.Sessions, Version: optional(info.Version.Raw)})
+		}
+		return list(out)
+	})
+}
+
+// listening reports whether something accepts connections on the unix
+// socket at path, so stale sockets are skipped without running tmux.
+func listening(path string) bool {
+	c, err := net.DialTimeout("unix", path, 100*time.Millisecond)
+	if err != nil {
+		return false
+	}
+	c.Close()
+	return true
+}
+
+// CreateSession creates a detached session.
+func CreateSession(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
+	t := newTool("create_session", "Create a detached session.", hintsCreate, sessionSchema,
+		mcp.WithString("session_name"),
+		mcp.WithString("window_name"),
+		mcp.WithString("start_directory"),
+		mcp.WithInteger("x", mcp.Description("width"), mcp.Min(1), mcp.Max(10000)),
+		mcp.WithInteger("y", mcp.Description("height"), mcp.Min(1), mcp.Max(10000)),
+		pEnvironment, pSocket, pNoHistory)
+	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
+		name := p.str("session_name")
+		if name != "" {
+			if err := checkSessionName(name); err != nil {
+				return nil, err
+			}
+		}
+		env, err := envArgs(p)
+		if err != nil {
+			return nil, err
+		}
+		args := []string{"new-session", "-d", "-P", "-F", "#{session_id}"}
+		if name != "" {
+			args = append(args, "-s", name)
+		}
+		if w := p.str("window_name"); w != "" {
+			args = append(args, "-n", w)
+		}
+		if dir := p.str("start_directory"); dir != "" {
+			args = append(args, "-c", dir)
+		}
+		if x, ok := p.integer("x"); ok {
+			args = append(args, "-x", strconv.Itoa(x))
+		}
+		if y, ok := p.integer("y"); ok {
+			args = append(args, "-y", strconv.Itoa(y))
+		}
+		args = append(args, env...)
+		srv, err := d.server(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		out, err := srv.Do(ctx, args...)
+		if err != nil {
+			return nil, err
+		}
+		s, err := sessionByID(ctx, srv, tmux.SessionID(firstLine(out)))
+		if err != nil {
+			return nil, err
+		}
+		return structured(sessionInfo(s))
+	})
+}
+
+// checkSessionName applies tmux's and libtmux's rules, and keeps the
+// supervisor's hidden session name for the supervisor.
+func checkSessionName(name string) error {
+	reason := ""
+	switch {
+	case strings.Contains(name, "."):
+		reason = "contains periods"
+	case strings.Contains(name, ":"):
+		reason = "contains colons"
+	case name == tmux.HiddenSession:
+		reason = "reserved for tmux-mcp"
+	}
+	if reason != "" {
+		return &toolError{msg: "Bad session name: " + reason + " (session name: " + name + ")", class: "argument"}
+	}
+	return nil
+}
+
+// historyEnv is what suppress_persistent_history sets.
+var historyEnv = map[string]string{"HISTFILE": "", "fish_history": "", "fish_private_mode": "1", "HISTCONTROL": "ignorespace"}
+
+// envArgs returns -e NAME=VALUE arguments for the environment argument,
+// merged with the history settings when asked. Values are never echoed.
+func envArgs(p params) ([]string, error) {
+	env, err := p.object("environment")
+	if err != nil {
+		return nil, err
+	}
+	if p.boolean("suppress_persistent_history") {
+		if env == nil {
+			env = map[string]string{}
+		}
+		for k, v := range historyEnv {
+			old, set := env[k]
+			switch {
+			case !set:
+				env[k] = v
+			case k == "HISTCONTROL" && !strings.Contains(old, "ignorespace"):
+				env[k] = old + ":ignorespace"
+			case k != "HISTCONTROL" && old != v:
+				return nil, argError("environment", "%s conflicts with suppress_persistent_history", k)
+			}
+		}
+	}
+	var args []string
+	for _, k := range sortedKeys(env) {
+		if k == "" || strings.ContainsAny(k, "=\x00") {
+			return nil, argError("environment", "names must be non-empty, without '=' or NUL")
+		}
+		if strings.ContainsRune(env[k], 0) {
+			return nil, argError("environment", "value of %s contains NUL", k)
+		}
+		args = append(args, "-e", k+"="+env[k])
+	}
+	return args, nil
+}
+
+// KillServer kills a tmux server.
+func KillServer(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
+	t := newTool("kill_server", "Kill the tmux server.", hintsDestructive, messageSchema,
+		pSocket)
+	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
+		sock, err := socketArg(p)
+		if err != nil {
+			return nil, err
+		}
+		if sock == (tmux.Socket{}) {
+			sock = d.Sup.Config().DefaultSocket
+		}
+		if d.callerOnServer(sock) {
+			return nil, refused(refuseServer)
+		}
+		srv, err := d.server(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		if err := srv.Kill(ctx); err != nil {
+			return nil, err
+		}
+		return message("Server killed successfully")
+	})
+}
+
+// GetServerInfo describes a tmux server.
+func GetServerInfo(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
+	t := newTool("get_server_info", "Describe a tmux server.", hintsRead, serverInfoSchema,
+		pSocket)
+	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
+		sock, err := socketArg(p)
+		if err != nil {
+			return nil, err
+		}
+		if sock == (tmux.Socket{}) {
+			sock = d.Sup.Config().DefaultSocket
+		}
+		res := ServerInfo{SocketName: optional(sock.Name), SocketPath: optional(sock.Path)}
+		srv, err := d.server(ctx, p)
+		if err == nil {
+			var info tmux.ServerInfo
+			if info, err = srv.Info(ctx); err == nil {
+				res.IsAlive, res.SessionCount = true, info.Sessions
+				res.Version, res.SocketPath = optional(info.Version.Raw), optional(info.SocketPath)
+			}
+		}
+		if err != nil && !tmux.IsServerDown(err) {
+			return nil, err
+		}
+		return structured(res)
+	})
+}

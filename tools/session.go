@@ -1,0 +1,228 @@
+package tools
+
+import (
+	"context"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+)
+
+// ListWindows lists the windows of a session, or of the whole server.
+func ListWindows(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
+	t := newTool("list_windows", "List windows of a session, or of the server.", hintsRead, listOf(windowSchema),
+		pSessionName, pSessionID, pSocket, pFilters)
+	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
+		filters, err := p.object("filters")
+		if err != nil {
+			return nil, err
+		}
+		srv, err := d.server(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		var only tmux.SessionID
+		if p.str("session_id") != "" || p.str("session_name") != "" {
+			s, err := findSession(ctx, srv, p)
+			if err != nil {
+				return nil, err
+			}
+			only = s.ID
+		}
+		windows, err := srv.ListWindows(ctx)
+		if err != nil {
+			return nil, err
+		}
+		out := []WindowInfo{}
+		for _, w := range windows {
+			if only == "" || w.SessionID == only {
+				out = append(out, windowInfo(w))
+			}
+		}
+		if out, err = applyFilters(out, filters); err != nil {
+			return nil, err
+		}
+		return list(out)
+	})
+}
+
+// GetSessionInfo describes one session.
+func GetSessionInfo(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
+	t := newTool("get_session_info", "Describe a session.", hintsRead, sessionSchema,
+		pSessionID, pSessionName, pSocket)
+	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
+		srv, err := d.server(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		s, err := findSession(ctx, srv, p)
+		if err != nil {
+			return nil, err
+		}
+		return structured(sessionInfo(s))
+	})
+}
+
+// CreateWindow creates a window in a session.
+func CreateWindow(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
+	t := newTool("create_window", "Create a window.", hintsCreate, windowSchema,
+		pSessionName, pSessionID,
+		mcp.WithString("window_name"),
+		mcp.WithString("start_directory"),
+		mcp.WithBoolean("attach"),
+		mcp.WithString("direction", mcp.Enum("before", "after")),
+		pSocket, pEnvironment, pNoHistory)
+	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
+		env, err := envArgs(p)
+		if err != nil {
+			return nil, err
+		}
+		srv, err := d.server(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		s, err := findSession(ctx, srv, p)
+		if err != nil {
+			return nil, err
+		}
+		args := []string{"new-window", "-P", "-F", "#{window_id}"}
+		target := string(s.ID) + ":"
+		switch p.str("direction") {
+		case "before":
+			args, target = append(args, "-b"), string(s.ActiveWindow)
+		case "after":
+			args, target = append(args, "-a"), string(s.ActiveWindow)
+		}
+		args = append(args, "-t", target)
+		if !p.boolean("attach") {
+			args = append(args, "-d")
+		}
+		if n := p.str("window_name"); n != "" {
+			args = append(args, "-n", n)
+		}
+		if dir := p.str("start_directory"); dir != "" {
+			args = append(args, "-c", dir)
+		}
+		args = append(args, env...)
+		out, err := srv.Do(ctx, args...)
+		if err != nil {
+			return nil, err
+		}
+		w, err := windowIn(ctx, srv, tmux.WindowID(firstLine(out)), s.ID)
+		if err != nil {
+			return nil, err
+		}
+		return structured(windowInfo(w))
+	})
+}
+
+// RenameSession renames a session.
+func RenameSession(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
+	t := newTool("rename_session", "Rename a session.", hintsMutate, sessionSchema,
+		mcp.WithString("new_name", mcp.Required()),
+		pSessionName, pSessionID, pSocket)
+	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
+		name := p.str("new_name")
+		if name == "" {
+			return nil, argError("new_name", "must not be empty")
+		}
+		if err := checkSessionName(name); err != nil {
+			return nil, err
+		}
+		srv, err := d.server(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		s, err := findSession(ctx, srv, p)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := srv.Do(ctx, "rename-session", "-t", string(s.ID), name); err != nil {
+			return nil, err
+		}
+		if s, err = sessionByID(ctx, srv, s.ID); err != nil {
+			return nil, err
+		}
+		return structured(sessionInfo(s))
+	})
+}
+
+// KillSession kills one session, named explicitly.
+func KillSession(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
+	t := newTool("kill_session", "Kill a session.", hintsDestructive, messageSchema,
+		pSessionName, pSessionID, pSocket)
+	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
+		if p.str("session_id") == "" && p.str("session_name") == "" {
+			return nil, refused("Refusing to kill without an explicit target. Provide session_name or session_id.")
+		}
+		srv, err := d.server(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		s, err := findSession(ctx, srv, p)
+		if err != nil {
+			return nil, err
+		}
+		if me, ok, err := d.callerPane(ctx, srv); err != nil {
+			return nil, err
+		} else if ok && me.SessionID == s.ID {
+			return nil, refused(refuseSession)
+		}
+		if _, err := srv.Do(ctx, "kill-session", "-t", string(s.ID)); err != nil {
+			return nil, err
+		}
+		label := p.str("session_name")
+		if label == "" {
+			label = p.str("session_id")
+		}
+		return message("Session killed: " + label)
+	})
+}
+
+// SelectWindow makes a window the active one of its session.
+func SelectWindow(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
+	t := newTool("select_window", "Select a window by id, index or direction.", hintsMutate, windowSchema,
+		pWindowID, pWindowIndex,
+		mcp.WithString("direction", mcp.Enum("next", "previous", "last")),
+		pSessionName, pSessionID, pSocket)
+	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
+		dir := p.str("direction")
+		if p.str("window_id") == "" && p.str("window_index") == "" && dir == "" {
+			return nil, &toolError{msg: "Provide window_id, window_index, or direction.", class: "argument"}
+		}
+		srv, err := d.server(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		if dir == "" {
+			w, err := findWindow(ctx, srv, p)
+			if err != nil {
+				return nil, err
+			}
+			if _, err := srv.Do(ctx, "select-window", "-t", string(w.ID)); err != nil {
+				return nil, err
+			}
+			if w, err = windowIn(ctx, srv, w.ID, w.SessionID); err != nil {
+				return nil, err
+			}
+			return structured(windowInfo(w))
+		}
+		s, err := findSession(ctx, srv, p)
+		if err != nil {
+			return nil, err
+		}
+		cmd := map[string]string{"next": "next-window", "previous": "previous-window", "last": "last-window"}[dir]
+		if _, err := srv.Do(ctx, cmd, "-t", string(s.ID)); err != nil {
+			return nil, err
+		}
+		if s, err = sessionByID(ctx, srv, s.ID); err != nil {
+			return nil, err
+		}
+		w, err := windowIn(ctx, srv, s.ActiveWindow, s.ID)
+		if err != nil {
+			return nil, err
+		}
+		return structured(windowInfo(w))
+	})
+}

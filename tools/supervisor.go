@@ -1,0 +1,71 @@
+package tools
+
+import (
+	"context"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/tmux-mcp/tmux-mcp/supervisor"
+	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+)
+
+var healthSchema = object(map[string]any{
+	"socket":           tString,
+	"state":            tString,
+	"pid":              tInt,
+	"version":          tString,
+	"transport":        tString,
+	"started_at":       tString,
+	"uptime_seconds":   tNumber,
+	"restarts":         tInt,
+	"last_death_cause": tString,
+	"last_death_at":    tString,
+	"fds":              tInt,
+	"fd_limit":         tInt,
+	"ptys":             tInt,
+	"pty_max":          tInt,
+	"rss_bytes":        tInt,
+	"threads":          tInt,
+	"cpu_percent":      tNumber,
+	"commands_per_sec": tNumber,
+	"commands":         tInt,
+	"cache_hits":       tInt,
+	"cache_hit_ratio":  tNumber,
+	"rate_limited":     tInt,
+})
+
+// ServerHealth reports the supervisor's health snapshot of a server.
+func ServerHealth(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
+	t := newTool("server_health", "Supervisor health of a tmux server: state, restarts, last death, fds, PTYs (no tmux call).",
+		hintsRead, healthSchema, pSocket)
+	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
+		h, err := d.health(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		return structured(h)
+	})
+}
+
+// health returns the health of the named or default server. A server that
+// cannot be reached still has a health snapshot saying so.
+func (d Deps) health(ctx context.Context, p params) (supervisor.Health, error) {
+	sock, err := socketArg(p)
+	if err != nil {
+		return supervisor.Health{}, err
+	}
+	if sock == (tmux.Socket{}) {
+		sock = d.Sup.Config().DefaultSocket
+	}
+	for _, srv := range d.Sup.Servers() {
+		if srv.Socket() == sock {
+			return srv.Health(), nil
+		}
+	}
+	srv, err := d.Sup.Server(ctx, sock)
+	if srv == nil {
+		return supervisor.Health{}, err
+	}
+	return srv.Health(), nil
+}

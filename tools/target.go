@@ -1,0 +1,191 @@
+package tools
+
+import (
+	"context"
+	"strconv"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/tmux-mcp/tmux-mcp/supervisor"
+	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+)
+
+// Shared input parameters. Descriptions are short: agents pay for them on
+// every tools/list.
+var (
+	pSocket      = mcp.WithString("socket_name")
+	pSessionName = mcp.WithString("session_name")
+	pSessionID   = mcp.WithString("session_id")
+	pWindowID    = mcp.WithString("window_id")
+	pWindowIndex = mcp.WithString("window_index")
+	pFilters     = mcp.WithAny("filters", mcp.Description("{field__op: value}"),
+		objectOrString)
+	pEnvironment = mcp.WithAny("environment", objectOrString)
+	pNoHistory   = mcp.WithBoolean("suppress_persistent_history")
+)
+
+// objectOrString types a property as an object, also accepted as a JSON
+// string (some clients can only send strings).
+func objectOrString(schema map[string]any) { schema["type"] = []string{"object", "string"} }
+
+// server returns the supervised server the call names (socket_name) or
+// the default one.
+func (d Deps) server(ctx context.Context, p params) (*supervisor.Server, error) {
+	sock, err := socketArg(p)
+	if err != nil {
+		return nil, err
+	}
+	if sock == (tmux.Socket{}) {
+		return d.Sup.Default(ctx)
+	}
+	return d.Sup.Server(ctx, sock)
+}
+
+func socketArg(p params) (tmux.Socket, error) {
+	name := p.str("socket_name")
+	if name == "" {
+		return tmux.Socket{}, nil
+	}
+	if strings.ContainsAny(name, "/\x00") || name == "." || name == ".." || len(name) > 64 {
+		return tmux.Socket{}, argError("socket_name", "want a socket name as for tmux -L (no '/', at most 64 bytes)")
+	}
+	return tmux.Socket{Name: name}, nil
+}
+
+// sessionRef returns the session the call names: session_id, else exact
+// session_name, else "" (none named).
+func sessionRef(p params) (id tmux.SessionID, name string, err error) {
+	if s := p.str("session_id"); s != "" {
+		if !sessionIDRe.MatchString(s) {
+			return "", "", argError("session_id", "want a session ID like $1; call list_sessions")
+		}
+		return tmux.SessionID(s), "", nil
+	}
+	return "", p.str("session_name"), nil
+}
+
+// findSession resolves session_id > session_name > the first session.
+func findSession(ctx context.Context, srv *supervisor.Server, p params) (tmux.Session, error) {
+	id, name, err := sessionRef(p)
+	if err != nil {
+		return tmux.Session{}, err
+	}
+	sessions, err := srv.ListSessions(ctx)
+	if err != nil {
+		return tmux.Session{}, err
+	}
+	for _, s := range sessions {
+		if (id != "" && s.ID == id) || (id == "" && name != "" && s.Name == name) || (id == "" && name == "") {
+			return s, nil
+		}
+	}
+	switch {
+	case id != "":
+		return tmux.Session{}, notFound("session_id="+string(id), "session_not_found")
+	case name != "":
+		return tmux.Session{}, notFound("session_name="+name, "session_not_found")
+	}
+	return tmux.Session{}, &toolError{msg: "Object not found: no sessions exist", class: "session_not_found", hint: "Call create_session first."}
+}
+
+// findWindow resolves window_id (server-wide) > window_index in the
+// resolved session > that session's first window.
+func findWindow(ctx context.Context, srv *supervisor.Server, p params) (tmux.Window, error) {
+	if id := p.str("window_id"); id != "" {
+		if !windowIDRe.MatchString(id) {
+			return tmux.Window{}, argError("window_id", "want a window ID like @1; call list_windows")
+		}
+		return windowByID(ctx, srv, tmux.WindowID(id))
+	}
+	idx := p.str("window_index")
+	if idx != "" && !indexRe.MatchString(idx) {
+		return tmux.Window{}, argError("window_index", "want a non-negative integer")
+	}
+	sess, err := findSession(ctx, srv, p)
+	if err != nil {
+		return tmux.Window{}, err
+	}
+	windows, err := srv.ListWindows(ctx)
+	if err != nil {
+		return tmux.Window{}, err
+	}
+	for _, w := range windows {
+		if w.SessionID == sess.ID && (idx == "" || strconv.Itoa(w.Index) == idx) {
+			return w, nil
+		}
+	}
+	if idx != "" {
+		return tmux.Window{}, notFound("window_index="+idx+" in session "+string(sess.ID), "window_not_found")
+	}
+	return tmux.Window{}, notFound("session "+string(sess.ID)+" has no windows", "window_not_found")
+}
+
+func windowByID(ctx context.Context, srv *supervisor.Server, id tmux.WindowID) (tmux.Window, error) {
+	windows, err := srv.ListWindows(ctx)
+	if err != nil {
+		return tmux.Window{}, err
+	}
+	for _, w := range windows {
+		if w.ID == id {
+			return w, nil
+		}
+	}
+	return tmux.Window{}, notFound("window_id="+string(id), "window_not_found")
+}
+
+// windowIn returns window id as seen from session sid (a linked window
+// appears once per session).
+func windowIn(ctx context.Context, srv *supervisor.Server, id tmux.WindowID, sid tmux.SessionID) (tmux.Window, error) {
+	windows, err := srv.ListWindows(ctx)
+	if err != nil {
+		return tmux.Window{}, err
+	}
+	var found *tmux.Window
+	for i, w := range windows {
+		if w.ID == id {
+			if w.SessionID == sid {
+				return w, nil
+			}
+			if found == nil {
+				found = &windows[i]
+			}
+		}
+	}
+	if found != nil {
+		return *found, nil
+	}
+	return tmux.Window{}, notFound("window_id="+string(id), "window_not_found")
+}
+
+func sessionByID(ctx context.Context, srv *supervisor.Server, id tmux.SessionID) (tmux.Session, error) {
+	sessions, err := srv.ListSessions(ctx)
+	if err != nil {
+		return tmux.Session{}, err
+	}
+	for _, s := range sessions {
+		if s.ID == id {
+			return s, nil
+		}
+	}
+	return tmux.Session{}, notFound("session_id="+string(id), "session_not_found")
+}
+
+func paneByID(ctx context.Context, srv *supervisor.Server, id tmux.PaneID) (tmux.Pane, error) {
+	panes, err := srv.ListPanes(ctx)
+	if err != nil {
+		return tmux.Pane{}, err
+	}
+	for _, p := range panes {
+		if p.ID == id {
+			return p, nil
+		}
+	}
+	return tmux.Pane{}, &toolError{msg: "Pane not found: " + string(id), class: "pane_not_found", hint: hintPanes}
+}
+
+// firstLine returns the first line of tmux output, trimmed.
+func firstLine(out []byte) string {
+	s, _, _ := strings.Cut(string(out), "\n")
+	return strings.TrimSpace(s)
+}

@@ -1,0 +1,204 @@
+package tools
+
+import (
+	"context"
+	"strconv"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/tmux-mcp/tmux-mcp/supervisor"
+	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+)
+
+// windowTarget is the window targeting every window tool takes.
+func windowTarget(opts ...mcp.ToolOption) []mcp.ToolOption {
+	return append(opts, pWindowID, pWindowIndex, pSessionName, pSessionID, pSocket)
+}
+
+// refreshed returns w as tmux sees it now, or a not-found error.
+func refreshed(ctx context.Context, srv *supervisor.Server, w tmux.Window) (*mcp.CallToolResult, error) {
+	w, err := windowIn(ctx, srv, w.ID, w.SessionID)
+	if err != nil {
+		return nil, err
+	}
+	return structured(windowInfo(w))
+}
+
+// GetWindowInfo describes one window.
+func GetWindowInfo(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
+	t := newTool("get_window_info", "Describe a window.", hintsRead, windowSchema,
+		windowTarget()...)
+	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
+		srv, err := d.server(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		w, err := findWindow(ctx, srv, p)
+		if err != nil {
+			return nil, err
+		}
+		return structured(windowInfo(w))
+	})
+}
+
+// RenameWindow renames a window.
+func RenameWindow(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
+	t := newTool("rename_window", "Rename a window.", hintsMutate, windowSchema,
+		windowTarget(mcp.WithString("new_name", mcp.Required()))...)
+	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
+		name := p.str("new_name")
+		if name == "" {
+			return nil, argError("new_name", "must not be empty")
+		}
+		srv, err := d.server(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		w, err := findWindow(ctx, srv, p)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := srv.Do(ctx, "rename-window", "-t", string(w.ID), name); err != nil {
+			return nil, err
+		}
+		return refreshed(ctx, srv, w)
+	})
+}
+
+// KillWindow kills one window, named by ID.
+func KillWindow(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
+	t := newTool("kill_window", "Kill a window.", hintsDestructive, messageSchema,
+		mcp.WithString("window_id", mcp.Required()), pSocket)
+	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
+		id := p.str("window_id")
+		if !windowIDRe.MatchString(id) {
+			return nil, argError("window_id", "want a window ID like @1; call list_windows")
+		}
+		srv, err := d.server(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		w, err := windowByID(ctx, srv, tmux.WindowID(id))
+		if err != nil {
+			return nil, err
+		}
+		if me, ok, err := d.callerPane(ctx, srv); err != nil {
+			return nil, err
+		} else if ok && me.WindowID == w.ID {
+			return nil, refused(refuseWindow)
+		}
+		if _, err := srv.Do(ctx, "kill-window", "-t", id); err != nil {
+			return nil, err
+		}
+		return message("Window killed: " + id)
+	})
+}
+
+// layouts are tmux's preset layouts; a custom layout string is also
+// accepted.
+const layoutsHint = "even-horizontal, even-vertical, main-horizontal, main-horizontal-mirrored, main-vertical, main-vertical-mirrored, tiled, or a layout string from window_layout"
+
+// SelectLayout applies a layout to a window.
+func SelectLayout(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
+	t := newTool("select_layout", "Apply a layout: tiled, even-horizontal, main-vertical, ... or a window_layout string.", hintsMutate, windowSchema,
+		windowTarget(mcp.WithString("layout", mcp.Required()))...)
+	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
+		layout := p.str("layout")
+		if layout == "" {
+			return nil, argError("layout", "want %s", layoutsHint)
+		}
+		srv, err := d.server(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		w, err := findWindow(ctx, srv, p)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := srv.Do(ctx, "select-layout", "-t", string(w.ID), layout); err != nil {
+			if te := asToolError(err); te != nil && te.hint == "" {
+				te.hint = "Valid layouts: " + layoutsHint + "."
+				return nil, te
+			}
+			return nil, err
+		}
+		return refreshed(ctx, srv, w)
+	})
+}
+
+// ResizeWindow sets a window's size.
+func ResizeWindow(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
+	t := newTool("resize_window", "Resize a window (cells).", hintsMutate, windowSchema,
+		windowTarget(
+			mcp.WithInteger("height", mcp.Min(1), mcp.Max(10000)),
+			mcp.WithInteger("width", mcp.Min(1), mcp.Max(10000)))...)
+	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
+		h, hasH := p.integer("height")
+		wd, hasW := p.integer("width")
+		if !hasH && !hasW {
+			return nil, &toolError{msg: "Provide height or width.", class: "argument"}
+		}
+		srv, err := d.server(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		w, err := findWindow(ctx, srv, p)
+		if err != nil {
+			return nil, err
+		}
+		args := []string{"resize-window", "-t", string(w.ID)}
+		if hasW {
+			args = append(args, "-x", strconv.Itoa(wd))
+		}
+		if hasH {
+			args = append(args, "-y", strconv.Itoa(h))
+		}
+		if _, err := srv.Do(ctx, args...); err != nil {
+			return nil, err
+		}
+		return refreshed(ctx, srv, w)
+	})
+}
+
+// MoveWindow moves a window to another index or session.
+func MoveWindow(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
+	t := newTool("move_window", "Move a window to another index and/or session.", hintsMutate, windowSchema,
+		windowTarget(
+			mcp.WithString("destination_index", mcp.Description("default: next free")),
+			mcp.WithString("destination_session", mcp.Description("name or $N (default: same)")))...)
+	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
+		idx := p.str("destination_index")
+		if idx != "" && !indexRe.MatchString(idx) {
+			return nil, argError("destination_index", "want a non-negative integer")
+		}
+		srv, err := d.server(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		w, err := findWindow(ctx, srv, p)
+		if err != nil {
+			return nil, err
+		}
+		dst := w.SessionID
+		if ds := p.str("destination_session"); ds != "" {
+			q := params{"session_name": ds}
+			if sessionIDRe.MatchString(ds) {
+				q = params{"session_id": ds}
+			}
+			s, err := findSession(ctx, srv, q)
+			if err != nil {
+				return nil, err
+			}
+			dst = s.ID
+		}
+		if _, err := srv.Do(ctx, "move-window", "-s", string(w.ID), "-t", string(dst)+":"+idx); err != nil {
+			return nil, err
+		}
+		w2, err := windowIn(ctx, srv, w.ID, dst)
+		if err != nil {
+			return nil, err
+		}
+		return structured(windowInfo(w2))
+	})
+}
