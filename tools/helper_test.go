@@ -155,3 +155,28 @@ func text(res *mcp.CallToolResult) string {
 type sessionsResult struct {
 	Result []SessionInfo `json:"result"`
 }
+
+type windowsResult struct {
+	Result []WindowInfo `json:"result"`
+}
+
+type panesResult struct {
+	Result []PaneInfo `json:"result"`
+}
+
+type serversResult struct {
+	Result []ServerInfo `json:"result"`
+}
+
+type messageResult struct {
+	Result string `json:"result"`
+}
+
+// tmux runs a tmux command on the test's server (outside the supervisor),
+// for setting up and checking state.
+func (e *env) tmux(args ...string) string {
+	e.t.Helper()
+	return e.tm.MustTmux(args...)
+}
+
+func paneID(s string) tmux.PaneID { return tmux.PaneID(s) }

@@ -98,7 +98,7 @@ func sortedKeys[V any](m map[string]V) []string {
 func coerce(name string, schema map[string]any, v any) (any, error) {
 	types := schemaTypes(schema)
 	for _, typ := range types {
-		cv, ok := coerceTo(typ, v)
+		cv, ok := coerceTo(typ, v, len(types) == 1)
 		if !ok {
 			continue
 		}
@@ -128,14 +128,17 @@ func schemaTypes(schema map[string]any) []string {
 	return []string{"string"}
 }
 
-func coerceTo(typ string, v any) (any, bool) {
+// coerceTo converts v to typ. lenient allows the harmless conversions
+// (3 for "3" and back, "true" for true); it is off for properties that
+// accept several types, where the type itself carries meaning.
+func coerceTo(typ string, v any, lenient bool) (any, bool) {
 	switch typ {
 	case "string":
 		switch x := v.(type) {
 		case string:
 			return x, true
 		case float64:
-			if x == math.Trunc(x) {
+			if lenient && x == math.Trunc(x) {
 				return strconv.FormatInt(int64(x), 10), true
 			}
 		}
@@ -148,7 +151,7 @@ func coerceTo(typ string, v any) (any, bool) {
 		case int:
 			return x, true
 		case string:
-			if n, err := strconv.Atoi(strings.TrimSpace(x)); err == nil {
+			if n, err := strconv.Atoi(strings.TrimSpace(x)); lenient && err == nil {
 				return n, true
 			}
 		}
@@ -157,7 +160,7 @@ func coerceTo(typ string, v any) (any, bool) {
 		case bool:
 			return x, true
 		case string:
-			if b, err := strconv.ParseBool(x); err == nil {
+			if b, err := strconv.ParseBool(x); lenient && err == nil {
 				return b, true
 			}
 		}

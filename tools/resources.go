@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -128,7 +127,8 @@ func resourceNotFound(format string, a ...any) error {
 	return &resourceError{msg: fmt.Sprintf(format, a...)}
 }
 
-// vars are a template's matched variables (mcp-go passes []string).
+// vars are a template's matched variables, already percent-decoded (mcp-go
+// passes []string).
 type vars map[string]any
 
 func (v vars) get(name string) string {
@@ -140,9 +140,6 @@ func (v vars) get(name string) string {
 		}
 	case string:
 		s = x
-	}
-	if u, err := url.PathUnescape(s); err == nil {
-		s = u
 	}
 	return s
 }

@@ -2,6 +2,8 @@ package tools
 
 import (
 	"context"
+	"regexp"
+	"slices"
 	"strconv"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -95,8 +97,16 @@ func KillWindow(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 	})
 }
 
-// layouts are tmux's preset layouts; a custom layout string is also
-// accepted.
+// layoutPresets are tmux's preset layouts.
+var layoutPresets = []string{"even-horizontal", "even-vertical", "main-horizontal", "main-horizontal-mirrored",
+	"main-vertical", "main-vertical-mirrored", "tiled"}
+
+// customLayoutRe matches the start of a layout string as window_layout
+// prints it ("b25f,80x24,0,0,2"). tmux 3.3a segfaults on select-layout
+// with a string that does not start with a hex checksum ("x", "tiledx"),
+// so nothing else reaches tmux.
+var customLayoutRe = regexp.MustCompile(`^[0-9a-fA-F]{4},[0-9]+x[0-9]+,[0-9]+,[0-9]+`)
+
 const layoutsHint = "even-horizontal, even-vertical, main-horizontal, main-horizontal-mirrored, main-vertical, main-vertical-mirrored, tiled, or a layout string from window_layout"
 
 // SelectLayout applies a layout to a window.
@@ -105,7 +115,7 @@ func SelectLayout(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		windowTarget(mcp.WithString("layout", mcp.Required()))...)
 	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
 		layout := p.str("layout")
-		if layout == "" {
+		if !slices.Contains(layoutPresets, layout) && !customLayoutRe.MatchString(layout) {
 			return nil, argError("layout", "want %s", layoutsHint)
 		}
 		srv, err := d.server(ctx, p)

@@ -1,0 +1,240 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+func TestEveryToolDeclaresAnnotationsTierAndOutputSchema(t *testing.T) {
+	seen := map[string]bool{}
+	for _, e := range Catalog(Deps{}) {
+		name := e.Tool.Name
+		if seen[name] {
+			t.Errorf("%s: registered twice", name)
+		}
+		seen[name] = true
+		a := e.Tool.Annotations
+		for hint, v := range map[string]*bool{"readOnlyHint": a.ReadOnlyHint, "destructiveHint": a.DestructiveHint,
+			"idempotentHint": a.IdempotentHint, "openWorldHint": a.OpenWorldHint} {
+			if v == nil {
+				t.Errorf("%s: %s not set", name, hint)
+			}
+		}
+		if a.ReadOnlyHint == nil || a.DestructiveHint == nil {
+			continue
+		}
+		if got, want := *a.ReadOnlyHint, e.Tier == Readonly; got != want {
+			t.Errorf("%s: readOnlyHint = %v at tier %s, want %v", name, got, e.Tier, want)
+		}
+		if *a.DestructiveHint && e.Tier != Destructive {
+			t.Errorf("%s: destructiveHint set but tier is %s, want destructive", name, e.Tier)
+		}
+		if e.Tier < Readonly || e.Tier > Destructive {
+			t.Errorf("%s: tier %d out of range", name, e.Tier)
+		}
+		if len(e.Tool.RawOutputSchema) == 0 {
+			t.Errorf("%s: no output schema", name)
+		}
+		if e.Tool.Description == "" {
+			t.Errorf("%s: no description", name)
+		}
+		props, _ := inputSchema(e.Tool)
+		if _, ok := props["socket_name"]; !ok && name != "list_servers" {
+			t.Errorf("%s: no socket_name parameter", name)
+		}
+	}
+}
+
+// TestToolSnapshots compares every tool's schema with its golden file under
+// testdata/toolsnaps. UPDATE_TOOLSNAPS=1 rewrites them; a missing snapshot
+// fails.
+func TestToolSnapshots(t *testing.T) {
+	update := os.Getenv("UPDATE_TOOLSNAPS") == "1"
+	var names []string
+	for _, e := range Catalog(Deps{}) {
+		names = append(names, e.Tool.Name+".snap")
+		got, err := json.MarshalIndent(e.Tool, "", "  ")
+		if err != nil {
+			t.Fatalf("%s: %v", e.Tool.Name, err)
+		}
+		// Re-indent the raw schemas too.
+		var buf bytes.Buffer
+		if err := json.Indent(&buf, got, "", "  "); err != nil {
+			t.Fatal(err)
+		}
+		got = append(buf.Bytes(), '\n')
+		path := filepath.Join("testdata", "toolsnaps", e.Tool.Name+".snap")
+		if update {
+			if err := os.WriteFile(path, got, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		want, err := os.ReadFile(path)
+		if err != nil {
+			t.Errorf("%s: missing snapshot %s (run UPDATE_TOOLSNAPS=1 go test ./tools -run TestToolSnapshots): %v", e.Tool.Name, path, err)
+			continue
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s: schema differs from %s (run UPDATE_TOOLSNAPS=1 go test ./tools -run TestToolSnapshots if intended)\ngot:\n%s\nwant:\n%s",
+				e.Tool.Name, path, got, want)
+		}
+	}
+	entries, err := os.ReadDir(filepath.Join("testdata", "toolsnaps"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range entries {
+		if !slices.Contains(names, f.Name()) {
+			t.Errorf("stale snapshot %s: no such tool", f.Name())
+		}
+	}
+}
+
+// TestContextCost measures what tools/list costs an agent: the whole list,
+// output schemas included.
+func TestContextCost(t *testing.T) {
+	const budget = 800 // bytes per tool, averaged over the whole registry
+	all := Catalog(Deps{})
+	for tier := Readonly; tier <= Destructive; tier++ {
+		sel := Select(all, tier, nil)
+		b, err := ListJSON(sel)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("tier %-11s %2d tools, tools/list %5d bytes, %4.0f bytes per tool", tier, len(sel), len(b), float64(len(b))/float64(len(sel)))
+	}
+	b, err := ListJSON(all)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := float64(len(b)) / float64(len(all)); got >= budget {
+		t.Errorf("tools/list averages %.0f bytes per tool, want under %d", got, budget)
+	}
+}
+
+func TestInstructions(t *testing.T) {
+	for _, d := range []Deps{
+		{Tier: Readonly},
+		{Tier: Destructive, Caller: Caller{SocketPath: "/tmp/tmux-1000/default", Pane: "%12"}},
+	} {
+		got := instructions(d, "tmux-mcp")
+		if len(got) >= maxInstructions {
+			t.Errorf("instructions are %d bytes, want under %d", len(got), maxInstructions)
+		}
+		for _, want := range []string{"Server > Session > Window > Pane", "Safety level: " + d.Tier.String(), "polling is cheap"} {
+			if !strings.Contains(got, want) {
+				t.Errorf("instructions do not contain %q:\n%s", want, got)
+			}
+		}
+		if d.Caller.Pane != "" && !strings.Contains(got, string(d.Caller.Pane)) {
+			t.Errorf("instructions do not name the caller's pane %s", d.Caller.Pane)
+		}
+	}
+}
+
+func TestParseTier(t *testing.T) {
+	tests := []struct {
+		in      string
+		want    Tier
+		wantErr bool
+	}{
+		{"readonly", Readonly, false},
+		{"mutating", Mutating, false},
+		{"Destructive", Destructive, false},
+		{"", Readonly, true},
+		{"root", Readonly, true},
+	}
+	for _, tt := range tests {
+		got, err := ParseTier(tt.in)
+		if got != tt.want || (err != nil) != tt.wantErr {
+			t.Errorf("ParseTier(%q) = %v, %v; want %v, error %v", tt.in, got, err, tt.want, tt.wantErr)
+		}
+	}
+}
+
+func TestParseToolsets(t *testing.T) {
+	tests := []struct {
+		in      string
+		want    []string
+		wantErr bool
+	}{
+		{"", GroupIDs(), false},
+		{"all", GroupIDs(), false},
+		{"window, server,window", []string{"server", "window"}, false},
+		{"buffer", nil, true},
+	}
+	for _, tt := range tests {
+		got, err := ParseToolsets(tt.in)
+		if !slices.Equal(got, tt.want) || (err != nil) != tt.wantErr {
+			t.Errorf("ParseToolsets(%q) = %v, %v; want %v, error %v", tt.in, got, err, tt.want, tt.wantErr)
+		}
+	}
+}
+
+func TestParseCaller(t *testing.T) {
+	got := ParseCaller("/tmp/tmux-1000/default,4242,3", "%7")
+	want := Caller{SocketPath: "/tmp/tmux-1000/default", ServerPID: 4242, Pane: "%7"}
+	if got != want {
+		t.Errorf("ParseCaller = %+v, want %+v", got, want)
+	}
+	if got := ParseCaller("", ""); got.InTmux() {
+		t.Errorf("ParseCaller(empty).InTmux() = true, want false")
+	}
+}
+
+// TestTiers checks that each tier lists exactly its tools and that a tool
+// above the tier cannot be called.
+func TestTiers(t *testing.T) {
+	all := Catalog(Deps{})
+	for tier := Readonly; tier <= Destructive; tier++ {
+		t.Run(tier.String(), func(t *testing.T) {
+			e := newEnv(t, tier)
+			res, err := e.c.ListTools(context.Background(), mcp.ListToolsRequest{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got, want, hidden []string
+			for _, tool := range res.Tools {
+				got = append(got, tool.Name)
+			}
+			for _, x := range all {
+				if x.Tier <= tier {
+					want = append(want, x.Tool.Name)
+				} else {
+					hidden = append(hidden, x.Tool.Name)
+				}
+			}
+			sort.Strings(got)
+			sort.Strings(want)
+			if !slices.Equal(got, want) {
+				t.Errorf("tools/list at %s = %v, want %v", tier, got, want)
+			}
+			for _, name := range hidden {
+				if _, err := e.callErr(name, map[string]any{"session_name": "main"}); err == nil {
+					t.Errorf("calling %s at tier %s succeeded, want an error", name, tier)
+				}
+			}
+		})
+	}
+}
+
+func TestToolsetsSelectGroups(t *testing.T) {
+	sel := Select(Catalog(Deps{}), Destructive, []string{"supervisor", "pane"})
+	var got []string
+	for _, e := range sel {
+		got = append(got, e.Tool.Name)
+	}
+	if want := []string{"list_panes", "split_window", "server_health"}; !slices.Equal(got, want) {
+		t.Errorf("Select(supervisor, pane) = %v, want %v", got, want)
+	}
+}
