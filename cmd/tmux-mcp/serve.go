@@ -149,6 +149,13 @@ func serve(ctx context.Context, o serveOptions, e env, logger *slog.Logger) erro
 	logger.Info("tmux-mcp serving", "version", version(), "tier", o.tier.String(), "tools", len(ts.Tools),
 		"socket", sup.Config().DefaultSocket.String(), "transport", transportName(o.HTTP))
 
+	// MCP clients often close our stderr before stdin when they stop us; a
+	// log line must not kill the process with SIGPIPE mid-drain. Catching
+	// the signal (rather than ignoring it) keeps children, tmux included,
+	// on the default disposition.
+	pipe := make(chan os.Signal, 1)
+	signal.Notify(pipe, syscall.SIGPIPE)
+	defer signal.Stop(pipe)
 	sigCtx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	if o.HTTP != "" {

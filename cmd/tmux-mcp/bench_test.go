@@ -1,0 +1,47 @@
+package main
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux/tmuxtest"
+)
+
+// BenchmarkStdioToolLatency measures end-to-end tool latency: the built
+// binary over stdio, driven by an MCP client, on an isolated tmux server.
+// It reports the median and 95th percentile per call.
+//
+//	go test -run '^$' -bench StdioToolLatency -benchtime 2000x ./cmd/tmux-mcp
+func BenchmarkStdioToolLatency(b *testing.B) {
+	bin := buildBinary(b)
+	tm := tmuxtest.New(b)
+	tm.Start("main")
+	c, _, _ := startStdio(b, bin, binaryEnv(tm.Socket))
+	b.Cleanup(func() { c.Close() })
+	for _, name := range []string{"list_sessions", "get_server_info"} {
+		b.Run(name, func(b *testing.B) {
+			var req mcp.CallToolRequest
+			req.Params.Name = name
+			ctx := context.Background()
+			lat := make([]time.Duration, 0, b.N)
+			for b.Loop() {
+				start := time.Now()
+				res, err := c.CallTool(ctx, req)
+				lat = append(lat, time.Since(start))
+				if err != nil || res.IsError {
+					b.Fatalf("%s: %v %v", name, err, res)
+				}
+			}
+			slices.Sort(lat)
+			pct := func(p float64) float64 {
+				return float64(lat[int(p*float64(len(lat)-1))].Microseconds())
+			}
+			b.ReportMetric(pct(0.50), "p50-µs")
+			b.ReportMetric(pct(0.95), "p95-µs")
+		})
+	}
+}

@@ -1,0 +1,125 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"io"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestSettingsPrecedence(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		env  map[string]string
+		want func(c config) bool
+	}{
+		{"default", nil, nil, func(c config) bool {
+			return c.SocketName == "tmux-mcp" && c.Safety == "mutating" && c.CommandTimeout == 5*time.Second && !c.ExecOnly
+		}},
+		{"env over default", nil, map[string]string{"TMUX_MCP_SOCKET_NAME": "agents", "TMUX_MCP_EXEC_ONLY": "1", "TMUX_MCP_READ_RATE": "5"},
+			func(c config) bool { return c.SocketName == "agents" && c.ExecOnly && c.ReadRate == 5 }},
+		{"flag over env", []string{"--socket-name", "flag", "--exec-only=false", "--command-timeout", "2s"},
+			map[string]string{"TMUX_MCP_SOCKET_NAME": "agents", "TMUX_MCP_EXEC_ONLY": "true"},
+			func(c config) bool { return c.SocketName == "flag" && !c.ExecOnly && c.CommandTimeout == 2*time.Second }},
+		{"bool flag alone", []string{"--no-start"}, nil, func(c config) bool { return c.NoStart }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fs := flag.NewFlagSet("t", flag.ContinueOnError)
+			b := bind(fs)
+			if err := fs.Parse(tt.args); err != nil {
+				t.Fatal(err)
+			}
+			c, err := b.resolve(func(k string) string { return tt.env[k] })
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !tt.want(c) {
+				t.Errorf("config = %+v, not what %q wants", c, tt.name)
+			}
+		})
+	}
+}
+
+func TestSettingsErrors(t *testing.T) {
+	fs := flag.NewFlagSet("t", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	bind(fs)
+	if err := fs.Parse([]string{"--capture-lines", "-3"}); err == nil {
+		t.Errorf("--capture-lines -3: got no error, want one")
+	}
+	b := bind(flag.NewFlagSet("t", flag.ContinueOnError))
+	_, err := b.resolve(func(k string) string {
+		if k == "TMUX_MCP_COMMAND_TIMEOUT" {
+			return "soon"
+		}
+		return ""
+	})
+	if err == nil || !strings.Contains(err.Error(), "$TMUX_MCP_COMMAND_TIMEOUT") {
+		t.Errorf("bad env: got %v, want an error naming $TMUX_MCP_COMMAND_TIMEOUT", err)
+	}
+}
+
+func TestSupervisorConfig(t *testing.T) {
+	c := config{SocketName: "x", SocketPath: "/tmp/s", ReadRate: 3, CaptureLines: 9}
+	got := c.supervisorConfig()
+	if got.DefaultSocket.Path != "/tmp/s" || got.DefaultSocket.Name != "" || got.ReadRate != 3 || got.CaptureLines != 9 {
+		t.Errorf("supervisorConfig = %+v", got)
+	}
+}
+
+func TestCheckListenAddr(t *testing.T) {
+	tests := []struct {
+		addr    string
+		remote  bool
+		wantErr bool
+	}{
+		{"127.0.0.1:8080", false, false},
+		{"[::1]:8080", false, false},
+		{"localhost:0", false, false},
+		{":8080", false, true},
+		{"0.0.0.0:8080", false, true},
+		{"192.168.1.2:80", false, true},
+		{"0.0.0.0:8080", true, false},
+		{"nonsense", false, true},
+	}
+	for _, tt := range tests {
+		if err := checkListenAddr(tt.addr, tt.remote); (err != nil) != tt.wantErr {
+			t.Errorf("checkListenAddr(%q, %v) = %v, want error %v", tt.addr, tt.remote, err, tt.wantErr)
+		}
+	}
+}
+
+func TestUnknownSafetyFallsBackToReadonly(t *testing.T) {
+	var out, errb bytes.Buffer
+	code := run(context.Background(), []string{"tools", "--safety", "root"}, env{stdout: &out, stderr: &errb, getenv: func(string) string { return "" }})
+	if code != exitOK {
+		t.Fatalf("exit %d, want 0; stderr %s", code, errb.String())
+	}
+	if !strings.Contains(errb.String(), "using readonly") {
+		t.Errorf("stderr %q, want a warning about readonly", errb.String())
+	}
+	if strings.Contains(out.String(), "create_session") || !strings.Contains(out.String(), "list_sessions") {
+		t.Errorf("tools at unknown tier:\n%s\nwant readonly tools only", out.String())
+	}
+}
+
+func TestToolsStats(t *testing.T) {
+	var out bytes.Buffer
+	code := run(context.Background(), []string{"tools", "--stats", "--safety", "destructive"}, env{stdout: &out, stderr: io.Discard, getenv: func(string) string { return "" }})
+	if code != exitOK || !strings.Contains(out.String(), "20 tools") {
+		t.Errorf("tools --stats: exit %d, %q", code, out.String())
+	}
+}
+
+func TestHTTPRefusesRemoteAddress(t *testing.T) {
+	var errb bytes.Buffer
+	code := run(context.Background(), []string{"serve", "--http", "0.0.0.0:0"}, env{stdout: io.Discard, stderr: &errb, getenv: func(string) string { return "" }})
+	if code != exitUsage || !strings.Contains(errb.String(), "--http-allow-remote") {
+		t.Errorf("serve --http 0.0.0.0:0: exit %d, stderr %q; want usage error naming --http-allow-remote", code, errb.String())
+	}
+}
