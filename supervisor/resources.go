@@ -1,12 +1,11 @@
 package supervisor
 
 import (
-	"bufio"
-	"bytes"
+	"github.com/shirou/gopsutil/v3/process"
+
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"strconv"
@@ -58,20 +57,50 @@ const clockTicks = 100
 // procRoot is where procfs is mounted.
 const procRoot = "/proc"
 
-// sampleResources reads pid's resource use from procfs. With prev, a
-// sample of the same process, it also computes CPUPercent. A process that
-// is gone gives an error matching os.ErrNotExist. It costs a handful of
-// small file reads (well under a millisecond) and starts no process.
+// sampleResources reads pid's resource use with gopsutil (open fds, the
+// RLIMIT_NOFILE soft limit, RSS, threads, CPU time) and the system-wide PTY
+// and file-handle counters from procfs, which gopsutil does not cover. With
+// prev, a sample of the same process, it also computes CPUPercent. A
+// process that is gone gives an error matching os.ErrNotExist. It starts
+// no process.
 func sampleResources(ctx context.Context, pid int, prev *Resources) (Resources, error) {
 	r := Resources{PID: pid, SampledAt: time.Now()}
-	dir := procRoot + "/" + strconv.Itoa(pid)
+	p, err := process.NewProcessWithContext(ctx, int32(pid))
+	if err != nil {
+		return Resources{}, fmt.Errorf("sample resources of pid %d: %w", pid, errors.Join(err, os.ErrNotExist))
+	}
 	steps := []func() error{
-		func() (err error) { r.FDs, err = countDir(dir + "/fd"); return err },
-		func() (err error) { r.FDLimit, err = readFDLimit(dir + "/limits"); return err },
-		func() error { return readStatus(dir+"/status", &r) },
 		func() error {
-			st, err := readProcStat(pid)
-			r.CPUTime = time.Duration(st.UTime+st.STime) * time.Second / clockTicks
+			n, err := p.NumFDsWithContext(ctx)
+			r.FDs = int(n)
+			return err
+		},
+		func() error {
+			limits, err := p.RlimitWithContext(ctx)
+			for _, l := range limits {
+				if l.Resource == process.RLIMIT_NOFILE {
+					r.FDLimit = l.Soft
+				}
+			}
+			return err
+		},
+		func() error {
+			m, err := p.MemoryInfoWithContext(ctx)
+			if err == nil {
+				r.RSS = m.RSS
+			}
+			return err
+		},
+		func() error {
+			n, err := p.NumThreadsWithContext(ctx)
+			r.Threads = int(n)
+			return err
+		},
+		func() error {
+			t, err := p.TimesWithContext(ctx)
+			if err == nil {
+				r.CPUTime = time.Duration((t.User + t.System) * float64(time.Second))
+			}
 			return err
 		},
 	}
@@ -80,6 +109,9 @@ func sampleResources(ctx context.Context, pid int, prev *Resources) (Resources, 
 			return Resources{}, err
 		}
 		if err := step(); err != nil {
+			if !pidAlive(pid, 0) {
+				err = errors.Join(err, os.ErrNotExist)
+			}
 			return Resources{}, fmt.Errorf("sample resources of pid %d: %w", pid, err)
 		}
 	}
@@ -99,84 +131,6 @@ func sampleResources(ctx context.Context, pid int, prev *Resources) (Resources, 
 		r.FilesMax, _ = strconv.ParseUint(f[2], 10, 64)
 	}
 	return r, nil
-}
-
-// countDir counts the entries of a directory without stat-ing them.
-func countDir(path string) (int, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return 0, err
-	}
-	defer f.Close()
-	n := 0
-	for {
-		names, err := f.Readdirnames(256)
-		n += len(names)
-		if errors.Is(err, io.EOF) || (err == nil && len(names) == 0) {
-			return n, nil
-		}
-		if err != nil {
-			return 0, err
-		}
-	}
-}
-
-// readFDLimit reads the soft "Max open files" limit from /proc/<pid>/limits
-// (readable by anyone, unlike prlimit on another user's process).
-func readFDLimit(path string) (uint64, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return 0, err
-	}
-	for line := range strings.SplitSeq(string(b), "\n") {
-		rest, ok := strings.CutPrefix(line, "Max open files")
-		if !ok {
-			continue
-		}
-		f := strings.Fields(rest)
-		if len(f) < 1 {
-			break
-		}
-		if f[0] == "unlimited" {
-			return math.MaxUint64, nil
-		}
-		return strconv.ParseUint(f[0], 10, 64)
-	}
-	return 0, fmt.Errorf("no \"Max open files\" line in %s", path)
-}
-
-// readStatus fills RSS and Threads from /proc/<pid>/status.
-func readStatus(path string, r *Resources) error {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	for sc.Scan() {
-		key, val, ok := strings.Cut(sc.Text(), ":")
-		if !ok {
-			continue
-		}
-		f := strings.Fields(val)
-		if len(f) == 0 {
-			continue
-		}
-		switch key {
-		case "VmRSS": // "  3836 kB"
-			kb, err := strconv.ParseUint(f[0], 10, 64)
-			if err != nil {
-				return fmt.Errorf("parse VmRSS: %w", err)
-			}
-			r.RSS = kb << 10
-		case "Threads":
-			n, err := strconv.Atoi(f[0])
-			if err != nil {
-				return fmt.Errorf("parse Threads: %w", err)
-			}
-			r.Threads = n
-		}
-	}
-	return sc.Err()
 }
 
 func readFields(path string) ([]string, error) {

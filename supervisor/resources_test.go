@@ -5,9 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
 	"os"
 	"os/exec"
-	"path/filepath"
+
 	"testing"
 	"time"
 
@@ -96,30 +97,6 @@ func TestSampleResourcesErrors(t *testing.T) {
 	cancel()
 	if _, err := sampleResources(ctx, os.Getpid(), nil); !errors.Is(err, context.Canceled) {
 		t.Errorf("sampleResources(cancelled) = %v, want context.Canceled", err)
-	}
-}
-
-func TestReadFDLimit(t *testing.T) {
-	dir := t.TempDir()
-	tests := []struct {
-		name    string
-		content string
-		want    uint64
-		wantErr bool
-	}{
-		{"number", "Limit                     Soft Limit           Hard Limit           Units     \nMax cpu time              unlimited            unlimited            seconds   \nMax open files            1024                 1048576              files     \n", 1024, false},
-		{"unlimited", "Max open files            unlimited            unlimited            files     \n", math.MaxUint64, false},
-		{"missing", "Max processes 10 10 processes\n", 0, true},
-	}
-	for _, tt := range tests {
-		path := filepath.Join(dir, tt.name)
-		if err := os.WriteFile(path, []byte(tt.content), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		got, err := readFDLimit(path)
-		if got != tt.want || (err != nil) != tt.wantErr {
-			t.Errorf("%s: readFDLimit() = %d, %v; want %d, error %v", tt.name, got, err, tt.want, tt.wantErr)
-		}
 	}
 }
 

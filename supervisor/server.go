@@ -5,7 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
+
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
+	"golang.org/x/sync/singleflight"
 
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
 )
@@ -17,9 +24,8 @@ type State string
 const (
 	StateUnknown    State = "unknown"    // not contacted yet
 	StateUp         State = "up"         // answering
-	StateDown       State = "down"       // dead, no restart planned (NoStart, or attempts exhausted)
-	StateRestarting State = "restarting" // dead, a restart is scheduled or running
-	StateHung       State = "hung"       // alive but not answering within deadlines
+	StateDown       State = "down"       // dead; started again on the next call unless recovery gave up
+	StateRestarting State = "restarting" // dead, a recovery is scheduled or running
 	StateClosed     State = "closed"     // supervision ended
 )
 
@@ -40,191 +46,464 @@ const (
 	CauseUnknown       Cause = "unknown"
 )
 
-// Server is one supervised tmux server.
+const tracerName = "github.com/tmux-mcp/tmux-mcp/supervisor"
+
+// Server is one supervised tmux server. Its methods are safe for
+// concurrent use.
 type Server struct {
 	cfg    Config
 	sock   tmux.Socket
 	client *tmux.Client
 	bus    *bus
+	tracer trace.Tracer
+	now    func() time.Time
 
-	mu    sync.Mutex
-	state State
-	pid   int
+	inflight   chan struct{}
+	serverRate *keyedBuckets
+	paneRate   *keyedBuckets
+	cache      *captureCache
+	flight     singleflight.Group
+	// flightWaiters counts captures inside flight.Do (for tests).
+	flightWaiters atomic.Int32
+	ensureMu      sync.Mutex // serialises adopt/start
+	commands      atomic.Uint64
+	cacheHits     atomic.Uint64
+	tmuxReads     atomic.Uint64 // captures that reached tmux
+	rateLimited   atomic.Uint64
+	meter         rateMeter
+
+	mu            sync.Mutex
+	state         State
+	id            identity
+	restarts      int
+	lastCause     Cause
+	lastDetail    string
+	lastDeathAt   time.Time
+	retryAt       time.Time // while restarting: when the next attempt runs
+	pending       decision  // while restarting or down: the decision in force
+	startable     bool      // while down: the next call may start a server
+	tracker       *restartTracker
+	res           Resources
+	warned        map[string]bool
+	killRequested bool
+	lastStructure time.Time // last %sessions-changed seen on the command connection
+	watchers      map[tmux.SessionID]*watcher
+	paneSession   map[tmux.PaneID]tmux.SessionID
+	monitorStop   context.CancelFunc
+	monitorDone   chan struct{}
+	wake          chan struct{}
+}
+
+// identity is what is known of the running server process.
+type identity struct {
+	pid       int
+	startTime uint64 // process start time (clock ticks), against PID reuse
+	version   string
+	upSince   time.Time
+	owned     *tmux.StartedServer // set when tmux-mcp started it with tmux -D
+	pidExited <-chan struct{}     // pidfd: closed when the process exits
+	stopPidfd context.CancelFunc
 }
 
 func newServer(cfg Config, sock tmux.Socket, b *bus) (*Server, error) {
-	srv := &Server{cfg: cfg, sock: sock, bus: b, state: StateUnknown}
+	s := &Server{
+		cfg: cfg, sock: sock, bus: b, now: time.Now,
+		tracer:      otel.Tracer(tracerName),
+		inflight:    make(chan struct{}, cfg.MaxInFlight),
+		state:       StateUnknown,
+		startable:   true,
+		tracker:     newRestartTracker(cfg.Restart, defaultRestartJitter),
+		cache:       newCaptureCache(),
+		warned:      map[string]bool{},
+		watchers:    map[tmux.SessionID]*watcher{},
+		paneSession: map[tmux.PaneID]tmux.SessionID{},
+		wake:        make(chan struct{}, 1),
+	}
+	s.serverRate = newKeyedBuckets(cfg.ServerRate, cfg.ServerBurst, s.now)
+	s.paneRate = newKeyedBuckets(cfg.ReadRate, cfg.ReadBurst, s.now)
 	c, err := tmux.NewClient(tmux.ClientOptions{
 		Binary: cfg.Binary, Socket: sock, Config: cfg.TmuxConfig, Control: !cfg.ExecOnly,
+		OnNotify: s.onCommandNotify,
 	})
 	if err != nil {
 		return nil, err
 	}
-	srv.client = c
-	return srv, nil
+	s.client = c
+	return s, nil
 }
 
 // Socket returns the socket this server is supervised on.
 func (s *Server) Socket() tmux.Socket { return s.sock }
 
-// ensure adopts a running server or starts one.
-func (s *Server) ensure(ctx context.Context) error {
+// State returns the server's health state.
+func (s *Server) State() State {
 	s.mu.Lock()
-	st := s.state
+	defer s.mu.Unlock()
+	return s.state
+}
+
+// gate is the health gate in front of every call: nil when the server is
+// up (adopting or starting it if needed), a fail-fast error otherwise.
+func (s *Server) gate(ctx context.Context) error {
+	s.mu.Lock()
+	st, retryAt, d, startable := s.state, s.retryAt, s.pending, s.startable
+	cause, detail := s.lastCause, s.lastDetail
 	s.mu.Unlock()
-	if st == StateUp {
+	switch st {
+	case StateUp:
 		return nil
+	case StateClosed:
+		return ErrClosed
+	case StateRestarting:
+		return &restartingError{Attempt: d.Attempt, Max: d.Max, RetryIn: max(time.Until(retryAt), 0)}
+	case StateDown:
+		if !startable {
+			return &serverDownError{Cause: cause, Reason: firstNonEmpty(d.Reason, detail)}
+		}
 	}
+	return s.ensure(ctx)
+}
+
+func firstNonEmpty(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// ensure adopts a running server or starts one, and starts the monitor.
+func (s *Server) ensure(ctx context.Context) error {
+	s.ensureMu.Lock()
+	defer s.ensureMu.Unlock()
+	if st := s.State(); st == StateUp {
+		return nil
+	} else if st == StateClosed {
+		return ErrClosed
+	}
+	var owned *tmux.StartedServer
 	err := s.client.Connect(ctx)
 	if err != nil && (errors.Is(err, tmux.ErrNoServer) || errors.Is(err, tmux.ErrSocketMissing)) && !s.cfg.NoStart {
-		if _, serr := s.client.Exec().StartServer(ctx, tmux.StartOptions{FDLimit: s.cfg.FDLimit}); serr != nil {
-			return serr
+		// Never start a server while the one we knew may be alive with its
+		// socket deleted: that orphans it.
+		if old := s.identity(); old.pid > 0 && pidAlive(old.pid, old.startTime) {
+			return fmt.Errorf("supervisor: server PID %d is alive but its socket %s does not answer: %w",
+				old.pid, s.sock.ResolvedPath(), err)
 		}
+		owned, err = s.client.Exec().StartServer(ctx, tmux.StartOptions{FDLimit: s.cfg.FDLimit})
+		if err != nil {
+			return fmt.Errorf("supervisor: start server: %w", err)
+		}
+		s.client.ForgetServer()
 		err = s.client.Connect(ctx)
 	}
 	if err != nil {
 		return err
 	}
-	s.mu.Lock()
-	s.state = StateUp
-	s.mu.Unlock()
+	if err := s.adopt(ctx, owned); err != nil {
+		return err
+	}
 	return nil
+}
+
+// adopt records the identity of the server that now answers, marks it up
+// and makes sure the monitor runs.
+func (s *Server) adopt(ctx context.Context, owned *tmux.StartedServer) error {
+	info, err := s.client.Info(ctx)
+	if err != nil {
+		return err
+	}
+	start, _ := processStartTime(info.PID)
+	pctx, stop := context.WithCancel(context.Background())
+	exited, err := pidfdWait(pctx, info.PID)
+	if err != nil {
+		stop()
+		exited = nil // no pidfd: probes and the control connection remain
+	}
+	s.mu.Lock()
+	if s.id.stopPidfd != nil {
+		s.id.stopPidfd()
+	}
+	s.id = identity{pid: info.PID, startTime: start, version: info.Version.Raw, upSince: s.now(),
+		owned: owned, pidExited: exited, stopPidfd: stop}
+	s.state = StateUp
+	s.startable = true
+	s.killRequested = false
+	s.tracker.up(s.now())
+	startMonitor := s.monitorStop == nil
+	if startMonitor {
+		mctx, cancel := context.WithCancel(context.Background())
+		s.monitorStop, s.monitorDone = cancel, make(chan struct{})
+		go s.monitor(mctx, s.monitorDone)
+	}
+	s.mu.Unlock()
+	typ := EventServerAdopted
+	if owned != nil {
+		typ = EventServerStarted
+	}
+	s.bus.emit(Event{Type: typ, Socket: s.sock, PID: info.PID, Detail: info.Version.Raw})
+	return nil
+}
+
+func (s *Server) identity() identity {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.id
 }
 
 func (s *Server) close() error {
 	s.mu.Lock()
 	s.state = StateClosed
+	stop, done := s.monitorStop, s.monitorDone
+	if s.id.stopPidfd != nil {
+		s.id.stopPidfd()
+	}
+	watchers := s.watchers
+	s.watchers = map[tmux.SessionID]*watcher{}
 	s.mu.Unlock()
-	return s.client.Close()
+	if stop != nil {
+		stop()
+		<-done
+	}
+	var errs []error
+	for _, w := range watchers {
+		errs = append(errs, w.ctrl.Close())
+	}
+	errs = append(errs, s.client.Close())
+	return errors.Join(errs...)
 }
 
-// Do runs one tmux command under supervision and returns its stdout.
+// readOnly lists commands that change nothing a capture could see.
+var readOnly = map[string]bool{
+	"list-sessions": true, "ls": true, "list-windows": true, "lsw": true, "list-panes": true, "lsp": true,
+	"list-clients": true, "lsc": true, "list-buffers": true, "lsb": true, "display-message": true, "display": true,
+	"capture-pane": true, "capturep": true, "show-options": true, "show": true, "show-window-options": true,
+	"showw": true, "show-environment": true, "showenv": true, "show-hooks": true, "has-session": true, "has": true,
+	"show-buffer": true, "showb": true, "list-keys": true, "lsk": true, "list-commands": true, "lscm": true,
+	"show-messages": true, "showmsgs": true, "server-info": true, "info": true,
+}
+
+// Do runs one tmux command under supervision and returns its stdout: health
+// gate, resource gate for commands that create panes, the server's token
+// bucket, the in-flight bound, the transport with a deadline, events.
 func (s *Server) Do(ctx context.Context, args ...string) ([]byte, error) {
+	if len(args) == 0 {
+		return nil, errors.New("supervisor: empty tmux command")
+	}
+	if err := s.gate(ctx); err != nil {
+		return nil, err
+	}
+	if createsPane(args) {
+		if err := s.resourceGate(ctx); err != nil {
+			return nil, err
+		}
+	}
+	out, err := s.run(ctx, args)
+	if !readOnly[args[0]] {
+		// Conservative: anything that may change what panes show (or which
+		// panes exist) drops cached captures.
+		s.cache.touchAll()
+		s.forgetPanes()
+	}
+	if args[0] == "kill-server" && err == nil {
+		s.mu.Lock()
+		s.killRequested = true
+		s.mu.Unlock()
+	}
+	return out, err
+}
+
+// run sends one command through call.
+func (s *Server) run(ctx context.Context, args []string) ([]byte, error) {
+	return s.call(ctx, args[0], func(ctx context.Context, tr tmux.Transport) ([]byte, error) {
+		return tr.Run(ctx, args...)
+	})
+}
+
+// call is the part of every tmux call below the gates: the server's token
+// bucket, the in-flight bound, the deadline, a span, the transport, events.
+// name is the tmux command name (never its arguments); f does the work on
+// the transport chosen for this call.
+func (s *Server) call(ctx context.Context, name string, f func(context.Context, tmux.Transport) ([]byte, error)) ([]byte, error) {
+	if ok, wait := s.serverRate.reserve("server", s.cfg.RateWait); !ok {
+		s.rateLimited.Add(1)
+		s.bus.emit(Event{Type: EventRateLimited, Socket: s.sock, Detail: "server"})
+		return nil, &RateLimitedError{RetryAfter: wait, Scope: "server"}
+	} else if wait > 0 {
+		if err := sleepCtx(ctx, wait); err != nil {
+			return nil, err
+		}
+	}
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, s.cfg.CommandTimeout)
 		defer cancel()
 	}
-	start := time.Now()
-	tr := s.client.Transport()
-	out, err := tr.Run(ctx, args...)
-	name := ""
-	if len(args) > 0 {
-		name = args[0]
+	select {
+	case s.inflight <- struct{}{}:
+		defer func() { <-s.inflight }()
+	case <-ctx.Done():
+		return nil, &tmux.CommandError{Args: []string{name}, ExitCode: -1, Class: tmux.ErrTimeout, Transport: "queue"}
 	}
-	s.bus.emit(Event{Type: EventCommand, Socket: s.sock, Command: name, Transport: tr.Kind(),
-		Duration: time.Since(start), ErrClass: tmux.ClassName(err)})
+	tr := s.client.Transport()
+	ctx, span := s.tracer.Start(ctx, "tmux "+name, trace.WithSpanKind(trace.SpanKindClient),
+		trace.WithAttributes(attribute.String("tmux.command", name), attribute.String("tmux.transport", tr.Kind()),
+			attribute.String("tmux.socket", s.sock.String())))
+	start := s.now()
+	out, err := f(ctx, tr)
+	dur := s.now().Sub(start)
+	class := tmux.ClassName(err)
+	span.SetAttributes(attribute.Int("tmux.output_bytes", len(out)), attribute.Bool("tmux.cache_hit", false))
+	if err != nil {
+		span.SetAttributes(attribute.String("tmux.error_class", class))
+		span.SetStatus(codes.Error, class)
+	}
+	span.End()
+	s.commands.Add(1)
+	s.meter.add(start)
+	s.bus.emit(Event{Type: EventCommand, Socket: s.sock, Command: name, Transport: tr.Kind(), Duration: dur, ErrClass: class})
+	if err != nil && (tmux.IsServerDown(err) || errors.Is(err, tmux.ErrTimeout)) {
+		s.nudge()
+	}
 	return out, err
+}
+
+// query runs a typed query through call.
+func query[T any](ctx context.Context, s *Server, name string, f func(context.Context) (T, error)) (T, error) {
+	var res T
+	if err := s.gate(ctx); err != nil {
+		return res, err
+	}
+	_, err := s.call(ctx, name, func(ctx context.Context, _ tmux.Transport) ([]byte, error) {
+		var err error
+		res, err = f(ctx)
+		return nil, err
+	})
+	return res, err
+}
+
+// nudge asks the monitor to check the server now.
+func (s *Server) nudge() {
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// resourceGate refuses commands that create panes when the server is close
+// to its fd limit or the system to its PTY maximum. It samples afresh:
+// reading /proc/PID/fd costs microseconds, and a stale sample is how a
+// server livelocks.
+func (s *Server) resourceGate(ctx context.Context) error {
+	id := s.identity()
+	if id.pid <= 0 {
+		return nil
+	}
+	s.mu.Lock()
+	prev := s.res
+	s.mu.Unlock()
+	r, err := sampleResources(ctx, id.pid, &prev)
+	if err != nil {
+		return nil // the process may be gone; the call itself will tell
+	}
+	s.recordResources(r)
+	// Judge what the server will hold once the command ran: the client that
+	// carries it (a socket plus the stdin and stdout it passes) and the new
+	// pane's pty. A server that reaches its limit livelocks.
+	projected := r
+	projected.FDs += fdsPerNewPane
+	_, refuse := evaluateResources(projected, s.cfg.FDWarn, s.cfg.FDRefuse)
+	var exhausted *ResourceExhaustedError
+	if errors.As(refuse, &exhausted) && exhausted.Resource == resFDs {
+		exhausted.Used = uint64(r.FDs)
+	}
+	return refuse
+}
+
+// fdsPerNewPane is what creating a pane may add to the server's open fds:
+// an exec client's socket, stdin and stdout, and the pane's pty master.
+const fdsPerNewPane = 4
+
+// recordResources stores a sample and emits a warning the first time a
+// resource crosses the warning threshold (again after it fell below).
+func (s *Server) recordResources(r Resources) {
+	levels, _ := evaluateResources(r, s.cfg.FDWarn, s.cfg.FDRefuse)
+	s.mu.Lock()
+	s.res = r
+	var emit []resourceLevel
+	seen := map[string]bool{}
+	for _, l := range levels {
+		seen[l.Resource] = true
+		if !s.warned[l.Resource] {
+			s.warned[l.Resource] = true
+			emit = append(emit, l)
+		}
+	}
+	for k := range s.warned {
+		if !seen[k] {
+			delete(s.warned, k)
+		}
+	}
+	s.mu.Unlock()
+	for _, l := range emit {
+		s.bus.emit(Event{Type: EventResourceWarning, Socket: s.sock, PID: r.PID, Resource: l.Resource,
+			Used: l.Used, Limit: l.Limit, Ratio: l.Ratio})
+	}
 }
 
 // ListSessions returns the server's sessions (the hidden one left out).
 func (s *Server) ListSessions(ctx context.Context) ([]tmux.Session, error) {
-	return s.client.ListSessions(ctx)
+	return query(ctx, s, "list-sessions", s.client.ListSessions)
 }
 
 // ListWindows returns every window of every session.
 func (s *Server) ListWindows(ctx context.Context) ([]tmux.Window, error) {
-	return s.client.ListWindows(ctx)
+	return query(ctx, s, "list-windows", s.client.ListWindows)
 }
 
 // ListPanes returns every pane of every session.
 func (s *Server) ListPanes(ctx context.Context) ([]tmux.Pane, error) {
-	return s.client.ListPanes(ctx)
+	panes, err := query(ctx, s, "list-panes", s.client.ListPanes)
+	if err == nil {
+		s.learnPanes(panes)
+	}
+	return panes, err
 }
 
 // Info returns the server's identity.
 func (s *Server) Info(ctx context.Context) (tmux.ServerInfo, error) {
-	return s.client.Info(ctx)
+	return query(ctx, s, "display-message", s.client.Info)
 }
 
 // Kill runs kill-server. The death that follows is classified as
-// CauseKillServer and not restarted.
+// CauseKillServer and not recovered; the next call starts a new server.
 func (s *Server) Kill(ctx context.Context) error {
+	s.mu.Lock()
+	s.killRequested = true
+	s.mu.Unlock()
 	_, err := s.Do(ctx, "kill-server")
 	if err != nil && !tmux.IsServerDown(err) {
+		s.mu.Lock()
+		s.killRequested = false
+		s.mu.Unlock()
 		return err
 	}
-	s.mu.Lock()
-	s.state = StateDown
-	s.mu.Unlock()
-	s.client.ForgetServer()
+	// Wait (briefly) for the monitor to see the death, so that the next
+	// call starts a fresh server instead of racing the dying one.
+	deadline := time.Now().Add(2 * time.Second)
+	for s.State() == StateUp && time.Now().Before(deadline) {
+		s.nudge()
+		time.Sleep(5 * time.Millisecond)
+	}
 	return nil
-}
-
-// CaptureRequest asks for a pane's contents.
-type CaptureRequest struct {
-	Pane tmux.PaneID
-	// Start and End are line numbers as capture-pane takes them: 0 is the
-	// first visible line, negative numbers reach into history. Nil Start is
-	// the top of the visible screen; nil End is its bottom.
-	Start, End *int
-	// FullHistory asks for the whole history (-S -); it is capped like any
-	// other range.
-	FullHistory bool
-	// MaxLines and MaxBytes cap the result (0: the configured defaults);
-	// they may not exceed the configured ceilings.
-	MaxLines, MaxBytes int
-	Join, Escape       bool
-}
-
-// Capture is a pane's contents and how they were obtained.
-type Capture struct {
-	Content        []byte `json:"-"`
-	Lines          int    `json:"lines"`
-	Truncated      bool   `json:"truncated"`
-	TruncatedLines int    `json:"truncated_lines,omitempty"`
-	TruncatedBytes int    `json:"truncated_bytes,omitempty"`
-	Cached         bool   `json:"cached"`
-	// Freshness says how the cache decided: "watcher" (control-mode %output
-	// tracking), "probe" (exec-only state probe), or "none" (not cached).
-	Freshness string `json:"freshness"`
-}
-
-// Capture returns a pane's contents, capped.
-func (s *Server) Capture(ctx context.Context, req CaptureRequest) (Capture, error) {
-	opts := tmux.CaptureOptions{Target: string(req.Pane), Join: req.Join, Escape: req.Escape}
-	if req.Start != nil {
-		opts.Start = fmt.Sprint(*req.Start)
-	}
-	if req.End != nil {
-		opts.End = fmt.Sprint(*req.End)
-	}
-	out, err := s.client.Capture(ctx, opts)
-	if err != nil {
-		return Capture{}, err
-	}
-	return Capture{Content: out, Freshness: "none"}, nil
-}
-
-// Health is a snapshot of a supervised server.
-type Health struct {
-	Socket         string    `json:"socket"`
-	State          State     `json:"state"`
-	PID            int       `json:"pid,omitempty"`
-	Version        string    `json:"version,omitempty"`
-	Transport      string    `json:"transport"`
-	StartedAt      time.Time `json:"started_at,omitzero"`
-	UptimeSeconds  float64   `json:"uptime_seconds"`
-	Restarts       int       `json:"restarts"`
-	LastDeathCause Cause     `json:"last_death_cause,omitempty"`
-	LastDeathAt    time.Time `json:"last_death_at,omitzero"`
-	FDs            int       `json:"fds"`
-	FDLimit        uint64    `json:"fd_limit"`
-	PTYs           int       `json:"ptys"`
-	PTYMax         int       `json:"pty_max"`
-	RSSBytes       uint64    `json:"rss_bytes"`
-	Threads        int       `json:"threads"`
-	CPUPercent     float64   `json:"cpu_percent"`
-	CommandsPerSec float64   `json:"commands_per_sec"`
-	Commands       uint64    `json:"commands"`
-	CacheHits      uint64    `json:"cache_hits"`
-	CacheHitRatio  float64   `json:"cache_hit_ratio"`
-	RateLimited    uint64    `json:"rate_limited"`
-}
-
-// Health returns the server's current health snapshot. It makes no tmux call.
-func (s *Server) Health() Health {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return Health{Socket: s.sock.String(), State: s.state, PID: s.pid, Transport: s.client.Transport().Kind()}
 }

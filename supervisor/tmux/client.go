@@ -82,6 +82,7 @@ func (c *Client) Connect(ctx context.Context) error {
 	}
 	ctrl, err := DialControl(ctx, ControlOptions{
 		Exec: c.exec, Target: "=" + HiddenSession, Flags: flags, OnNotify: c.opts.OnNotify,
+		NoStartServer: v.Capabilities().ClientFlags,
 	})
 	if err != nil {
 		return fmt.Errorf("tmux: attach control client: %w", err)
@@ -120,6 +121,17 @@ func (c *Client) Control() *Control {
 		return nil
 	}
 	return c.ctrl
+}
+
+// LastControlError returns why the command connection ended (a
+// *ConnLostError), or nil while it is up or was never opened.
+func (c *Client) LastControlError() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.ctrl == nil {
+		return nil
+	}
+	return c.ctrl.Err()
 }
 
 // Transport returns the transport the next command would use.

@@ -265,6 +265,9 @@ func TestContractServerKilled(t *testing.T) {
 		if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 			t.Fatal(err)
 		}
+		// Until the process is gone a client may still reach the dying
+		// server ("server exited unexpectedly").
+		tmuxtest.WaitFor(t, 2*time.Second, "server process gone", func() bool { return !tmuxtest.Alive(pid) })
 		if ctrl := c.Control(); ctrl != nil || kind == "control" {
 			// The control connection must notice on its own.
 			tmuxtest.WaitFor(t, 2*time.Second, "control connection to notice", func() bool { return c.Control() == nil })

@@ -99,10 +99,13 @@ func (e *ConnLostError) Error() string {
 	return "tmux: control connection lost: " + e.Reason
 }
 
-// Is matches ErrConnectionLost, and ErrServerExited when the reason says so.
+// Is matches ErrConnectionLost, ErrServerExited when the reason says so,
+// and ErrTimeout when the connection was ended because a command on it
+// timed out (every command in flight then shares that fate).
 func (e *ConnLostError) Is(target error) bool {
 	return target == ErrConnectionLost ||
-		(target == ErrServerExited && strings.Contains(e.Reason, "server exited unexpectedly"))
+		(target == ErrServerExited && strings.Contains(e.Reason, "server exited unexpectedly")) ||
+		(target == ErrTimeout && strings.HasSuffix(e.Reason, "timed out"))
 }
 
 // stderrClasses maps a fragment of tmux's stderr to an error class. Order
@@ -122,6 +125,8 @@ var stderrClasses = []struct {
 	{"server version is too old", ErrVersionMismatch},
 	{"open terminal failed: not a terminal", ErrVersionMismatch},
 	{"can't find session", ErrSessionNotFound},
+	// A target lookup on a server with no sessions at all.
+	{"no current target", ErrSessionNotFound},
 	{"can't find window", ErrWindowNotFound},
 	{"can't find pane", ErrPaneNotFound},
 	{"duplicate session", ErrDuplicateSession},

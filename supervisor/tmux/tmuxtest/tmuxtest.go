@@ -69,6 +69,9 @@ func (s *Server) Tmux(args ...string) (string, error) {
 	argv := append([]string{"-S", s.Socket, "-f", "/dev/null"}, args...)
 	cmd := exec.CommandContext(ctx, "tmux", argv...)
 	cmd.Env = Env()
+	// A tmux client passes its stdout to the server; a livelocked or
+	// stopped server keeps it open after the client is killed.
+	cmd.WaitDelay = 200 * time.Millisecond
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -107,6 +110,14 @@ func (s *Server) PID() int {
 		s.pid = pid
 	}
 	return pid
+}
+
+// Track records pid as this server's, so that Kill ends it even if it no
+// longer answers (tests whose server was started by the supervisor).
+func (s *Server) Track(pid int) {
+	if pid > 0 {
+		s.pid = pid
+	}
 }
 
 // Kill ends the server: kill-server, then SIGKILL to the PID it had if that

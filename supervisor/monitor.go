@@ -1,0 +1,361 @@
+package supervisor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+)
+
+// monitor watches one server until ctx ends. It wakes on the cheapest
+// signal available: the control connection ending, the server's pidfd, the
+// exit of a server we started, a failed call (nudge), or the probe tick
+// (which also samples resources).
+func (s *Server) monitor(ctx context.Context, done chan struct{}) {
+	defer close(done)
+	tick := time.NewTicker(s.cfg.ProbeInterval)
+	defer tick.Stop()
+	for {
+		var ctrlDone, pidDone, ownedDone <-chan struct{}
+		if ctrl := s.client.Control(); ctrl != nil {
+			ctrlDone = ctrl.Done()
+		}
+		s.mu.Lock()
+		if s.state == StateUp {
+			pidDone = s.id.pidExited
+			if s.id.owned != nil {
+				ownedDone = s.id.owned.Done()
+			}
+		}
+		s.mu.Unlock()
+		select {
+		case <-ctx.Done():
+			return
+		case <-ctrlDone:
+			s.check(ctx, "control connection ended")
+		case <-pidDone:
+			s.check(ctx, "server process exited")
+		case <-ownedDone:
+			s.check(ctx, "server process exited")
+		case <-s.wake:
+			s.check(ctx, "a call failed")
+		case <-tick.C:
+			s.tick(ctx)
+		}
+	}
+}
+
+// tick samples resources and probes a live server.
+func (s *Server) tick(ctx context.Context) {
+	if s.State() != StateUp {
+		return
+	}
+	id := s.identity()
+	s.mu.Lock()
+	prev := s.res
+	s.mu.Unlock()
+	if r, err := sampleResources(ctx, id.pid, &prev); err == nil {
+		s.recordResources(r)
+	}
+	s.check(ctx, "probe")
+}
+
+// probeTimeout bounds the liveness probe's command.
+const probeTimeout = time.Second
+
+// check looks at the server after a signal and handles a death or hang.
+func (s *Server) check(ctx context.Context, trigger string) {
+	if s.State() != StateUp {
+		return
+	}
+	id := s.identity()
+	ev := deathEvidence{PID: id.pid}
+	ev.PIDAlive = pidAlive(id.pid, id.startTime)
+	path := s.sock.ResolvedPath()
+	ev.ConnectErr = probeSocket(ctx, path, 200*time.Millisecond)
+	ctrl := s.client.Control()
+
+	if ev.PIDAlive && ev.ConnectErr == nil {
+		// Alive and accepting. Does it answer? Over the command connection
+		// when it is up: a new client costs the server three fds, which is
+		// exactly what a server near its limit cannot afford.
+		var probe tmux.Transport = s.client.Exec()
+		if ctrl != nil {
+			probe = ctrl
+		}
+		pctx, cancel := context.WithTimeout(ctx, probeTimeout)
+		_, err := probe.Run(pctx, "display-message", "-p", "#{pid}")
+		cancel()
+		if err == nil {
+			s.mu.Lock()
+			s.tracker.probe(s.now(), false)
+			s.mu.Unlock()
+			if ctrl == nil && !s.cfg.ExecOnly {
+				// The command connection went away but the server lives:
+				// reconnect; exec carries the calls meanwhile.
+				cctx, cancel := context.WithTimeout(ctx, probeTimeout)
+				s.client.Connect(cctx) //nolint:errcheck // retried on the next tick
+				cancel()
+			}
+			return
+		}
+		if !errors.Is(err, tmux.ErrTimeout) {
+			return // a live server that answered with an error: not our concern here
+		}
+		s.mu.Lock()
+		hung := s.tracker.probe(s.now(), true)
+		ev.FDRatio = s.res.FDRatio()
+		s.mu.Unlock()
+		if !hung {
+			return
+		}
+		ev.ProbeTimeouts = 1
+		ev.ConnectErr = err
+		cause, detail := classifyDeath(ev)
+		s.died(ctx, id, cause, detail+" (noticed by "+trigger+")")
+		return
+	}
+	if ev.PIDAlive && errors.Is(ev.ConnectErr, syscall.ENOENT) {
+		cause, detail := classifyDeath(ev)
+		s.died(ctx, id, cause, detail)
+		return
+	}
+	if ev.PIDAlive {
+		return // e.g. a full accept backlog: the next probe decides
+	}
+	// The process is gone.
+	if id.owned != nil {
+		ev.Wait = waitStatusOf(id.owned.Err())
+	} else if ws, ok := zombieStatus(id.pid, id.startTime); ok {
+		ev.Wait = &ws
+	}
+	s.mu.Lock()
+	ev.KillRequested = s.killRequested
+	ev.SessionsChangedBeforeExit = !s.lastStructure.IsZero() && s.now().Sub(s.lastStructure) < time.Second
+	ev.FDRatio = s.res.FDRatio()
+	s.mu.Unlock()
+	if ctrl == nil && !s.cfg.ExecOnly {
+		ev.ControlExited = true
+		if err := s.client.LastControlError(); err != nil {
+			var lost *tmux.ConnLostError
+			if errors.As(err, &lost) {
+				ev.ControlExitReason = lost.Reason
+			}
+		}
+	}
+	cause, detail := classifyDeath(ev)
+	s.died(ctx, id, cause, detail)
+}
+
+// zombieStatus reads the exit status of a process that has exited but was
+// not reaped (tmux servers are reparented; field 52 of /proc/PID/stat holds
+// the status in waitpid form).
+func zombieStatus(pid int, startTime uint64) (syscall.WaitStatus, bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, false
+	}
+	st, err := parseProcStat(string(b))
+	if err != nil || st.State != 'Z' || (startTime != 0 && st.StartTime != startTime) {
+		return 0, false
+	}
+	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+	const exitCodeField = 52 // 1-based; f[0] is field 3
+	if len(f) < exitCodeField-2 {
+		return 0, false
+	}
+	code, err := strconv.Atoi(f[exitCodeField-3])
+	if err != nil {
+		return 0, false
+	}
+	return syscall.WaitStatus(code), true
+}
+
+// died records a death, tells subscribers and carries out the restart
+// policy's decision.
+func (s *Server) died(ctx context.Context, id identity, cause Cause, detail string) {
+	now := s.now()
+	s.mu.Lock()
+	if s.state != StateUp {
+		s.mu.Unlock()
+		return
+	}
+	s.lastCause, s.lastDetail, s.lastDeathAt = cause, detail, now
+	d := s.tracker.decide(now, cause)
+	s.pending = d
+	watchers := s.watchers
+	s.watchers = map[tmux.SessionID]*watcher{}
+	if s.id.stopPidfd != nil {
+		s.id.stopPidfd()
+	}
+	switch d.Action {
+	case actRestart, actRecreateSocket, actTerminate:
+		s.state, s.retryAt = StateRestarting, now.Add(d.Delay)
+	case actNone, actStartOnDemand:
+		s.state, s.startable = StateDown, true
+	default:
+		s.state, s.startable = StateDown, false
+	}
+	s.mu.Unlock()
+	s.cache.touchAll()
+	s.forgetPanes()
+	for _, w := range watchers {
+		w.ctrl.Close()
+	}
+	s.bus.emit(Event{Type: EventServerDied, Socket: s.sock, PID: id.pid, Cause: cause, Detail: detail})
+	if d.Action == actRecreateSocket || d.Action == actRestart || d.Action == actTerminate {
+		s.bus.emit(Event{Type: EventRestarting, Socket: s.sock, PID: id.pid, Cause: cause, Attempt: d.Attempt, Delay: d.Delay, Detail: d.Reason})
+	}
+	if d.Action != actRecreateSocket {
+		s.client.Close() //nolint:errcheck // the connection is dead
+		s.client.ForgetServer()
+	}
+	s.recover(ctx, id, cause, d)
+}
+
+// recover carries out decisions until the server is back or the policy
+// gives up. It runs on the monitor goroutine.
+func (s *Server) recover(ctx context.Context, id identity, cause Cause, d decision) {
+	for {
+		var err error
+		switch d.Action {
+		case actRecreateSocket, actRestart, actTerminate:
+			if err = sleepCtx(ctx, d.Delay); err != nil {
+				return
+			}
+		default:
+			return
+		}
+		switch d.Action {
+		case actRecreateSocket:
+			err = s.recreateSocket(ctx, id)
+		case actTerminate:
+			terminate(ctx, id)
+			err = s.restart(ctx)
+		case actRestart:
+			err = s.restart(ctx)
+		}
+		if err == nil {
+			return
+		}
+		now := s.now()
+		s.mu.Lock()
+		s.lastDetail = fmt.Sprintf("%s; recovery failed: %v", s.lastDetail, err)
+		d = s.tracker.decide(now, cause)
+		s.pending = d
+		if d.Action == actGiveUp {
+			s.state, s.startable = StateDown, false
+		} else {
+			s.retryAt = now.Add(d.Delay)
+		}
+		s.mu.Unlock()
+		if d.Action != actGiveUp {
+			s.bus.emit(Event{Type: EventRestarting, Socket: s.sock, Cause: cause, Attempt: d.Attempt, Delay: d.Delay, Detail: d.Reason})
+		}
+	}
+}
+
+// recreateSocket brings back a deleted socket: mkdir -p -m 700 of its
+// directory, SIGUSR1 to the live server, then verify it answers. It never
+// starts a server.
+func (s *Server) recreateSocket(ctx context.Context, id identity) error {
+	path := s.sock.ResolvedPath()
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return fmt.Errorf("supervisor: recreate socket directory: %w", err)
+	}
+	if !pidAlive(id.pid, id.startTime) {
+		return fmt.Errorf("supervisor: server PID %d is gone", id.pid)
+	}
+	if err := syscall.Kill(id.pid, syscall.SIGUSR1); err != nil {
+		return fmt.Errorf("supervisor: signal server: %w", err)
+	}
+	deadline := time.Now().Add(2 * time.Second)
+	for probeSocket(ctx, path, 100*time.Millisecond) != nil {
+		if time.Now().After(deadline) {
+			return errors.New("supervisor: socket not recreated after SIGUSR1")
+		}
+		if err := sleepCtx(ctx, 5*time.Millisecond); err != nil {
+			return err
+		}
+	}
+	cctx, cancel := context.WithTimeout(ctx, s.cfg.CommandTimeout)
+	defer cancel()
+	if err := s.client.Connect(cctx); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	s.state = StateUp
+	s.restarts++
+	s.tracker.up(s.now())
+	pctx, stop := context.WithCancel(context.Background())
+	if exited, err := pidfdWait(pctx, id.pid); err == nil {
+		s.id.pidExited, s.id.stopPidfd = exited, stop
+	} else {
+		stop()
+	}
+	s.mu.Unlock()
+	s.bus.emit(Event{Type: EventSocketRecreated, Socket: s.sock, PID: id.pid})
+	return nil
+}
+
+// terminate ends a hung or livelocked server: SIGTERM, then SIGKILL if it
+// is still alive a second later. Only the PID (and start time) we recorded
+// is signalled.
+func terminate(ctx context.Context, id identity) {
+	if !pidAlive(id.pid, id.startTime) {
+		return
+	}
+	syscall.Kill(id.pid, syscall.SIGCONT) //nolint:errcheck // a stopped process cannot handle SIGTERM
+	syscall.Kill(id.pid, syscall.SIGTERM) //nolint:errcheck
+	deadline := time.Now().Add(time.Second)
+	for pidAlive(id.pid, id.startTime) && time.Now().Before(deadline) {
+		if sleepCtx(ctx, 10*time.Millisecond) != nil {
+			return
+		}
+	}
+	if pidAlive(id.pid, id.startTime) {
+		syscall.Kill(id.pid, syscall.SIGKILL) //nolint:errcheck
+	}
+}
+
+// restart starts a new server, attaches to it and runs the restore hook.
+func (s *Server) restart(ctx context.Context) error {
+	if s.cfg.NoStart {
+		return errors.New("supervisor: starting servers is disabled (NoStart)")
+	}
+	sctx, cancel := context.WithTimeout(ctx, 2*s.cfg.CommandTimeout)
+	defer cancel()
+	s.client.ForgetServer()
+	owned, err := s.client.Exec().StartServer(sctx, tmux.StartOptions{FDLimit: s.cfg.FDLimit})
+	if err != nil {
+		return err
+	}
+	if err := s.client.Connect(sctx); err != nil {
+		return err
+	}
+	if err := s.adopt(sctx, owned); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	s.restarts++
+	s.mu.Unlock()
+	s.bus.emit(Event{Type: EventRestarted, Socket: s.sock, PID: owned.PID})
+	if s.cfg.Restorer != nil {
+		rctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		err := s.cfg.Restorer.Restore(rctx, s)
+		cancel()
+		detail := ""
+		if err != nil {
+			detail = err.Error()
+		}
+		s.bus.emit(Event{Type: EventRestored, Socket: s.sock, PID: owned.PID, Detail: detail})
+	}
+	return nil
+}

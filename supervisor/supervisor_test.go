@@ -1,0 +1,433 @@
+package supervisor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux/tmuxtest"
+)
+
+// recorder collects a supervisor's events.
+type recorder struct {
+	mu     sync.Mutex
+	events []Event
+	signal chan struct{}
+}
+
+func record(sup *Supervisor) *recorder {
+	r := &recorder{signal: make(chan struct{}, 1)}
+	sup.Subscribe(func(e Event) {
+		r.mu.Lock()
+		r.events = append(r.events, e)
+		r.mu.Unlock()
+		select {
+		case r.signal <- struct{}{}:
+		default:
+		}
+	})
+	return r
+}
+
+// wait returns the first event matching ok, waiting up to timeout.
+func (r *recorder) wait(t *testing.T, timeout time.Duration, what string, ok func(Event) bool) Event {
+	t.Helper()
+	deadline := time.After(timeout)
+	for {
+		r.mu.Lock()
+		for _, e := range r.events {
+			if ok(e) {
+				r.mu.Unlock()
+				return e
+			}
+		}
+		r.mu.Unlock()
+		select {
+		case <-r.signal:
+		case <-deadline:
+			t.Fatalf("no %s event within %v; events: %v", what, timeout, r.types())
+		}
+	}
+}
+
+func (r *recorder) count(ok func(Event) bool) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := 0
+	for _, e := range r.events {
+		if ok(e) {
+			n++
+		}
+	}
+	return n
+}
+
+func (r *recorder) types() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []string
+	for _, e := range r.events {
+		if e.Type != EventCommand && e.Type != EventCacheHit {
+			out = append(out, fmt.Sprintf("%s(%s)", e.Type, e.Cause))
+		}
+	}
+	return out
+}
+
+func isType(typ EventType) func(Event) bool { return func(e Event) bool { return e.Type == typ } }
+
+func testCtx(t *testing.T) context.Context {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// newSup returns a supervisor whose default server lives on an isolated
+// socket, with fast restarts for tests.
+func newSup(t *testing.T, ts *tmuxtest.Server, cfg Config) *Supervisor {
+	t.Helper()
+	cfg.DefaultSocket = tmux.Socket{Path: ts.Socket}
+	cfg.TmuxConfig = "/dev/null"
+	if cfg.Restart.Initial == 0 {
+		cfg.Restart.Initial = 20 * time.Millisecond
+	}
+	if cfg.ProbeInterval == 0 {
+		cfg.ProbeInterval = 100 * time.Millisecond
+	}
+	sup := New(cfg)
+	// Servers the supervisor starts are this test's: make sure cleanup ends
+	// them even if they stopped answering.
+	sup.Subscribe(func(e Event) {
+		if e.Type == EventServerStarted || e.Type == EventServerAdopted {
+			ts.Track(e.PID)
+		}
+	})
+	t.Cleanup(func() {
+		if err := sup.Close(); err != nil {
+			t.Errorf("close: %v", err)
+		}
+	})
+	return sup
+}
+
+func mustServer(t *testing.T, sup *Supervisor) *Server {
+	t.Helper()
+	srv, err := sup.Default(testCtx(t))
+	if err != nil {
+		t.Fatalf("default server: %v", err)
+	}
+	return srv
+}
+
+func mustDo(t *testing.T, srv *Server, args ...string) string {
+	t.Helper()
+	out, err := srv.Do(testCtx(t), args...)
+	if err != nil {
+		t.Fatalf("tmux %s: %v", strings.Join(args, " "), err)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func TestKill9DetectedAndRestarted(t *testing.T) {
+	for _, execOnly := range []bool{false, true} {
+		t.Run(fmt.Sprintf("execOnly=%v", execOnly), func(t *testing.T) {
+			ts := tmuxtest.New(t)
+			sup := newSup(t, ts, Config{ExecOnly: execOnly})
+			rec := record(sup)
+			srv := mustServer(t, sup)
+			mustDo(t, srv, "new-session", "-d", "-s", "work")
+			pid := srv.Health().PID
+			if pid <= 0 {
+				t.Fatalf("health pid = %d", pid)
+			}
+			killed := time.Now()
+			if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+				t.Fatal(err)
+			}
+			died := rec.wait(t, 5*time.Second, "server_died", isType(EventServerDied))
+			latency := died.Time.Sub(killed)
+			t.Logf("death noticed %v after kill -9 (execOnly=%v)", latency, execOnly)
+			if got, want := died.Cause, CauseKilled; got != want {
+				t.Errorf("cause = %q, want %q (%s)", got, want, died.Detail)
+			}
+			if died.PID != pid {
+				t.Errorf("died pid = %d, want %d", died.PID, pid)
+			}
+			rec.wait(t, 10*time.Second, "restarted", isType(EventRestarted))
+			if out := mustDo(t, srv, "display-message", "-p", "#{pid}"); out == fmt.Sprint(pid) {
+				t.Errorf("server pid after restart = %s, want a new one", out)
+			}
+			h := srv.Health()
+			if h.State != StateUp || h.Restarts != 1 || h.LastDeathCause != CauseKilled {
+				t.Errorf("health = %+v, want up, 1 restart, last cause killed", h)
+			}
+		})
+	}
+}
+
+func TestCallsFailFastWhileRestarting(t *testing.T) {
+	ts := tmuxtest.New(t)
+	sup := newSup(t, ts, Config{Restart: RestartPolicy{Initial: 2 * time.Second, Max: 2 * time.Second}})
+	rec := record(sup)
+	srv := mustServer(t, sup)
+	syscall.Kill(srv.Health().PID, syscall.SIGKILL)
+	rec.wait(t, 5*time.Second, "restarting", isType(EventRestarting))
+	start := time.Now()
+	_, err := srv.Do(testCtx(t), "list-sessions")
+	if !errors.Is(err, ErrRestarting) {
+		t.Fatalf("got %v, want ErrRestarting", err)
+	}
+	if time.Since(start) > 100*time.Millisecond {
+		t.Errorf("call took %v, want it to fail fast", time.Since(start))
+	}
+	if !strings.Contains(err.Error(), "tmux server restarting (attempt 1/5), retry in") {
+		t.Errorf("message = %q", err)
+	}
+}
+
+func TestSocketDeletedRecoveredBySIGUSR1(t *testing.T) {
+	ts := tmuxtest.New(t)
+	pid := ts.Start("keep")
+	ts.MustTmux("new-window", "-d", "-t", "=keep:", "-n", "second")
+	sup := newSup(t, ts, Config{})
+	rec := record(sup)
+	srv := mustServer(t, sup)
+	if err := os.Remove(ts.Socket); err != nil {
+		t.Fatal(err)
+	}
+	died := rec.wait(t, 5*time.Second, "server_died", isType(EventServerDied))
+	if got, want := died.Cause, CauseSocketDeleted; got != want {
+		t.Fatalf("cause = %q, want %q", got, want)
+	}
+	rec.wait(t, 5*time.Second, "socket_recreated", isType(EventSocketRecreated))
+	if _, err := os.Stat(ts.Socket); err != nil {
+		t.Fatalf("socket not back: %v", err)
+	}
+	if got := mustDo(t, srv, "display-message", "-p", "#{pid}"); got != fmt.Sprint(pid) {
+		t.Errorf("server pid = %s, want the original %d (no second server)", got, pid)
+	}
+	windows, err := srv.ListWindows(testCtx(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := len(windows), 2; got != want {
+		t.Errorf("windows after recovery = %d, want %d (sessions intact)", got, want)
+	}
+	if n := rec.count(isType(EventServerStarted)); n != 0 {
+		t.Errorf("servers started = %d, want 0", n)
+	}
+}
+
+func TestLastSessionGoneOnAdoptedServer(t *testing.T) {
+	ts := tmuxtest.New(t)
+	// exit-empty is on by default for a server tmux starts itself.
+	ts.MustTmux("new-session", "-d", "-s", "only", "exec cat")
+	ts.PID()
+	sup := newSup(t, ts, Config{ExecOnly: true})
+	rec := record(sup)
+	srv := mustServer(t, sup)
+	pane := mustDo(t, srv, "display-message", "-p", "-t", "=only:", "#{pane_id}")
+	// The pane's program exits: the last session goes, and so does the server.
+	mustDo(t, srv, "send-keys", "-t", pane, "C-d")
+	died := rec.wait(t, 5*time.Second, "server_died", isType(EventServerDied))
+	if got, want := died.Cause, CauseLastSession; got != want {
+		t.Errorf("cause = %q, want %q (%s)", got, want, died.Detail)
+	}
+	if n := rec.count(isType(EventRestarting)); n != 0 {
+		t.Errorf("restarting events = %d, want 0: a normal exit is not restarted eagerly", n)
+	}
+}
+
+func TestSIGSTOPTimesOutThenRecovers(t *testing.T) {
+	// The server process tmux-mcp started outlives supervision, and so does
+	// the goroutine that waits for its exit status.
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent(),
+		goleak.IgnoreAnyFunction("github.com/tmux-mcp/tmux-mcp/supervisor/tmux.(*Exec).StartServer.func1"))
+	ts := tmuxtest.New(t)
+	sup := newSup(t, ts, Config{CommandTimeout: 300 * time.Millisecond, Restart: RestartPolicy{HungAfter: time.Minute}})
+	srv := mustServer(t, sup)
+	pid := srv.Health().PID
+	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	stopped := true
+	t.Cleanup(func() {
+		if stopped {
+			syscall.Kill(pid, syscall.SIGCONT)
+		}
+	})
+	var wg sync.WaitGroup
+	for i := 0; i < 5; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			start := time.Now()
+			_, err := srv.Do(context.Background(), "list-sessions")
+			if !errors.Is(err, tmux.ErrTimeout) {
+				t.Errorf("got %v, want ErrTimeout", err)
+			}
+			if d := time.Since(start); d > 2*time.Second {
+				t.Errorf("call returned after %v, want within its 300ms deadline", d)
+			}
+		}()
+	}
+	wg.Wait()
+	syscall.Kill(pid, syscall.SIGCONT)
+	stopped = false
+	tmuxtest.WaitFor(t, 5*time.Second, "calls to succeed after SIGCONT", func() bool {
+		_, err := srv.Do(context.Background(), "list-sessions")
+		return err == nil
+	})
+	if got := srv.Health().PID; got != pid {
+		t.Errorf("pid = %d, want %d (a stop shorter than HungAfter must not restart)", got, pid)
+	}
+	sup.Close()
+}
+
+func TestSmallFDLimitWarnsThenRefuses(t *testing.T) {
+	ts := tmuxtest.New(t)
+	sup := newSup(t, ts, Config{FDLimit: 40})
+	rec := record(sup)
+	srv := mustServer(t, sup)
+	var refused error
+	for i := 0; i < 60 && refused == nil; i++ {
+		_, err := srv.Do(testCtx(t), "new-window", "-d")
+		switch {
+		case errors.Is(err, ErrResourceExhausted):
+			refused = err
+		case err != nil:
+			t.Fatalf("window %d: %v, want success or ErrResourceExhausted", i, err)
+		}
+	}
+	if refused == nil {
+		t.Fatal("60 windows created under an fd limit of 40: never refused")
+	}
+	t.Logf("refused with: %v", refused)
+	if !strings.Contains(refused.Error(), "of 40 file descriptors") {
+		t.Errorf("refusal %q does not name the numbers", refused)
+	}
+	w := rec.wait(t, time.Second, "resource_warning", isType(EventResourceWarning))
+	if w.Resource != "fds" || w.Limit != 40 {
+		t.Errorf("warning = %+v, want fds of 40", w)
+	}
+	// Not livelocked: the server still answers.
+	mustDo(t, srv, "list-sessions")
+}
+
+// captures counts capture-pane calls that reached tmux.
+func captures(r *recorder) int {
+	return r.count(func(e Event) bool { return e.Type == EventCommand && e.Command == "capture-pane" })
+}
+
+func TestSilentPaneCapturesServedFromCache(t *testing.T) {
+	ts := tmuxtest.New(t)
+	sup := newSup(t, ts, Config{ReadRate: 1000, ReadBurst: 1000})
+	rec := record(sup)
+	srv := mustServer(t, sup)
+	pane := tmux.PaneID(mustDo(t, srv, "new-session", "-d", "-P", "-F", "#{pane_id}", "-s", "quiet", "printf ready; exec cat"))
+	tmuxtest.WaitFor(t, 5*time.Second, "pane ready", func() bool {
+		c, err := srv.Capture(testCtx(t), CaptureRequest{Pane: pane})
+		return err == nil && strings.Contains(string(c.Content), "ready")
+	})
+	before := captures(rec)
+	tick := time.NewTicker(10 * time.Millisecond) // 100/s
+	defer tick.Stop()
+	var first Capture
+	for i := 0; i < 600; i++ {
+		<-tick.C
+		c, err := srv.Capture(testCtx(t), CaptureRequest{Pane: pane})
+		if err != nil {
+			t.Fatalf("capture %d: %v", i, err)
+		}
+		if i == 0 {
+			first = c
+		} else if c.SHA256 != first.SHA256 {
+			t.Fatalf("capture %d differs from the first", i)
+		}
+	}
+	if got := captures(rec) - before; got > 2 {
+		t.Errorf("captures reaching tmux = %d, want at most 2", got)
+	}
+	h := srv.Health()
+	t.Logf("cache hit ratio %.3f, hits %d", h.CacheHitRatio, h.CacheHits)
+}
+
+func TestBusyPaneCapturesAreFresh(t *testing.T) {
+	ts := tmuxtest.New(t)
+	sup := newSup(t, ts, Config{ReadRate: 1000, ReadBurst: 1000})
+	srv := mustServer(t, sup)
+	pane := tmux.PaneID(mustDo(t, srv, "new-session", "-d", "-P", "-F", "#{pane_id}", "-s", "busy",
+		"i=0; while :; do i=$((i+1)); echo tick-$i; sleep 0.1; done"))
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for i := 0; i < 600; i++ {
+		<-tick.C
+		// What tmux holds right now, read behind the supervisor's back.
+		want, err := ts.Tmux("capture-pane", "-p", "-t", string(pane))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := srv.Capture(testCtx(t), CaptureRequest{Pane: pane})
+		if err != nil {
+			t.Fatalf("capture %d: %v", i, err)
+		}
+		last := lastLine(want)
+		if !strings.Contains(string(c.Content), last) {
+			t.Fatalf("capture %d: supervisor content lacks %q, which tmux showed before the call", i, last)
+		}
+	}
+}
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		if strings.TrimSpace(lines[i]) != "" {
+			return lines[i]
+		}
+	}
+	return ""
+}
+
+func TestConcurrentIdenticalCapturesShareOneCall(t *testing.T) {
+	ts := tmuxtest.New(t)
+	sup := newSup(t, ts, Config{ReadRate: 1000, ReadBurst: 1000})
+	rec := record(sup)
+	srv := mustServer(t, sup)
+	pane := tmux.PaneID(mustDo(t, srv, "new-session", "-d", "-P", "-F", "#{pane_id}", "-s", "c", "exec cat"))
+	if _, err := srv.Capture(testCtx(t), CaptureRequest{Pane: pane}); err != nil {
+		t.Fatal(err)
+	}
+	// Hold the server so that the first capture is still in flight when
+	// the other 49 arrive, and make sure none can come from cache.
+	pid := srv.Health().PID
+	syscall.Kill(pid, syscall.SIGSTOP)
+	t.Cleanup(func() { syscall.Kill(pid, syscall.SIGCONT) })
+	srv.cache.touchAll()
+	before := captures(rec)
+	var wg sync.WaitGroup
+	for i := 0; i < 50; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := srv.Capture(context.Background(), CaptureRequest{Pane: pane}); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	tmuxtest.WaitFor(t, 5*time.Second, "50 captures waiting on one call", func() bool { return srv.flightWaiters.Load() == 50 })
+	syscall.Kill(pid, syscall.SIGCONT)
+	wg.Wait()
+	if got := captures(rec) - before; got != 1 {
+		t.Errorf("tmux capture calls for 50 concurrent captures = %d, want 1", got)
+	}
+}
