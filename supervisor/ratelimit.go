@@ -27,6 +27,9 @@ func (e *RateLimitedError) Error() string {
 // Is matches ErrRateLimited.
 func (e *RateLimitedError) Is(target error) bool { return target == ErrRateLimited }
 
+// RetryDelay says when the call may succeed.
+func (e *RateLimitedError) RetryDelay() time.Duration { return e.RetryAfter }
+
 // tokenBucket holds up to burst tokens and gains rate tokens per second. It
 // never reads the clock: callers pass the time in. Not safe for concurrent
 // use; keyedBuckets adds the lock.

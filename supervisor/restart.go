@@ -258,6 +258,9 @@ func (e *restartingError) Error() string {
 
 func (e *restartingError) Is(target error) bool { return target == ErrRestarting }
 
+// RetryDelay says when the call may succeed.
+func (e *restartingError) RetryDelay() time.Duration { return e.RetryIn }
+
 // serverDownError is the error of a call to a server that is down for good.
 type serverDownError struct {
 	Cause  Cause

@@ -161,7 +161,7 @@ func (s *Server) gate(ctx context.Context) error {
 			return &serverDownError{Cause: cause, Reason: firstNonEmpty(d.Reason, detail)}
 		}
 	}
-	return s.ensure(ctx)
+	return s.ensure(ctx, true)
 }
 
 func firstNonEmpty(a, b string) string {
@@ -171,8 +171,9 @@ func firstNonEmpty(a, b string) string {
 	return b
 }
 
-// ensure adopts a running server or starts one, and starts the monitor.
-func (s *Server) ensure(ctx context.Context) error {
+// ensure adopts a running server or, when allowed, starts one, and starts
+// the monitor.
+func (s *Server) ensure(ctx context.Context, allowStart bool) error {
 	s.ensureMu.Lock()
 	defer s.ensureMu.Unlock()
 	if st := s.State(); st == StateUp {
@@ -182,7 +183,7 @@ func (s *Server) ensure(ctx context.Context) error {
 	}
 	var owned *tmux.StartedServer
 	err := s.client.Connect(ctx)
-	if err != nil && (errors.Is(err, tmux.ErrNoServer) || errors.Is(err, tmux.ErrSocketMissing)) && !s.cfg.NoStart {
+	if err != nil && (errors.Is(err, tmux.ErrNoServer) || errors.Is(err, tmux.ErrSocketMissing)) && allowStart && !s.cfg.NoStart {
 		// Never start a server while the one we knew may be alive with its
 		// socket deleted: that orphans it.
 		if old := s.identity(); old.pid > 0 && pidAlive(old.pid, old.startTime) {

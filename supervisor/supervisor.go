@@ -158,6 +158,18 @@ func (s *Supervisor) Default(ctx context.Context) (*Server, error) {
 // on first use. The tmux server itself is adopted if it runs, started if it
 // does not (unless NoStart), and the call fails only if neither works.
 func (s *Supervisor) Server(ctx context.Context, sock tmux.Socket) (*Server, error) {
+	return s.server(ctx, sock, true)
+}
+
+// Existing is Server for callers that must not start a server: it returns
+// the supervised server if it is up, adopts one that runs, and otherwise
+// fails with the wire's ErrNoServer or ErrSocketMissing (kill_server uses
+// it: starting a server to kill it would be absurd).
+func (s *Supervisor) Existing(ctx context.Context, sock tmux.Socket) (*Server, error) {
+	return s.server(ctx, sock, false)
+}
+
+func (s *Supervisor) server(ctx context.Context, sock tmux.Socket, allowStart bool) (*Server, error) {
 	if err := sock.Validate(); err != nil {
 		return nil, err
 	}
@@ -177,7 +189,7 @@ func (s *Supervisor) Server(ctx context.Context, sock tmux.Socket) (*Server, err
 		s.servers[sock] = srv
 	}
 	s.mu.Unlock()
-	if err := srv.ensure(ctx); err != nil {
+	if err := srv.ensure(ctx, allowStart); err != nil {
 		return srv, err
 	}
 	return srv, nil

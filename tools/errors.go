@@ -42,7 +42,7 @@ func notFound(what, class string) error {
 // may succeed again (server restarting, rate limited).
 type RetryAfterError interface {
 	error
-	RetryAfter() time.Duration
+	RetryDelay() time.Duration
 }
 
 const (
@@ -63,7 +63,7 @@ func asToolError(err error) *toolError {
 	var ra RetryAfterError
 	if errors.As(err, &ra) {
 		return &toolError{msg: err.Error(), class: orClass(tmux.ClassName(err), "unavailable"),
-			hint: fmt.Sprintf("Retry in %.1fs.", ra.RetryAfter().Seconds())}
+			hint: fmt.Sprintf("Retry in %.1fs.", ra.RetryDelay().Seconds())}
 	}
 	class := tmux.ClassName(err)
 	switch {
