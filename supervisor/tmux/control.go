@@ -235,6 +235,9 @@ func (c *Control) Run(ctx context.Context, args ...string) ([]byte, error) {
 	if err := validCommandName(args[0]); err != nil {
 		return nil, err
 	}
+	if err := checkCommand(args); err != nil {
+		return nil, err
+	}
 	for _, a := range args {
 		if err := ValidArg(a); err != nil {
 			return nil, fmt.Errorf("tmux %s: %w", args[0], err)

@@ -175,6 +175,7 @@ var classNames = []struct {
 	{ErrPaneNotFound, "pane_not_found"},
 	{ErrDuplicateSession, "duplicate_session"},
 	{ErrSpawnFailed, "spawn_failed"},
+	{ErrRefused, "refused"},
 	{ErrCommand, "command"},
 }
 

@@ -77,6 +77,9 @@ func (e *Exec) Run(ctx context.Context, args ...string) ([]byte, error) {
 	if err := e.Socket.Validate(); err != nil {
 		return nil, err
 	}
+	if err := checkCommand(args); err != nil {
+		return nil, err
+	}
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, DefaultTimeout)
