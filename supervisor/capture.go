@@ -278,20 +278,24 @@ func (s *Server) onWatchNotify(n tmux.Notification) {
 	}
 }
 
-// onCommandNotify runs on the command connection's reader goroutine.
+// onCommandNotify runs on the command connection's reader goroutine. It
+// turns structural notifications into events (for resource list-changed
+// notifications) and forgets the pane-to-session map. It never touches the
+// capture cache: renames and new windows change no pane's content, and
+// what does (output, layout changes) reaches the watchers.
 func (s *Server) onCommandNotify(n tmux.Notification) {
 	switch n.Type {
 	case tmux.NotifySessionsChanged:
 		s.mu.Lock()
 		s.lastStructure = s.now()
 		s.mu.Unlock()
-	case tmux.NotifyWindowAdd, tmux.NotifyWindowClose, tmux.NotifyUnlinkedWindowAdd, tmux.NotifyUnlinkedWindowClose,
-		tmux.NotifyWindowRenamed, tmux.NotifyUnlinkedWindowRename, tmux.NotifySessionRenamed, tmux.NotifyLayoutChange:
+		s.forgetPanes()
+	case tmux.NotifyWindowAdd, tmux.NotifyWindowClose, tmux.NotifyUnlinkedWindowAdd, tmux.NotifyUnlinkedWindowClose:
+		s.forgetPanes()
+	case tmux.NotifyWindowRenamed, tmux.NotifyUnlinkedWindowRename, tmux.NotifySessionRenamed:
 	default:
 		return
 	}
-	s.forgetPanes()
-	s.cache.touchAll()
 	s.bus.emit(Event{Type: EventStructure, Socket: s.sock, Notification: string(n.Type)})
 }
 

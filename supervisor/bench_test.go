@@ -1,0 +1,91 @@
+package supervisor
+
+import (
+	"bytes"
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux/tmuxtest"
+)
+
+// BenchmarkCaptureUnchanged compares, in one run, a capture of a pane that
+// has not changed: through the supervisor (served from cache), straight
+// over the wire's control transport, and over exec.
+func BenchmarkCaptureUnchanged(b *testing.B) {
+	ts := tmuxtest.New(b)
+	sup := New(Config{DefaultSocket: tmux.Socket{Path: ts.Socket}, TmuxConfig: "/dev/null",
+		ReadRate: 1e9, ReadBurst: 1 << 30, ServerRate: 1e9, ServerBurst: 1 << 30})
+	b.Cleanup(func() { sup.Close() })
+	ctx := context.Background()
+	srv, err := sup.Default(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	sup.Subscribe(func(e Event) {
+		if e.Type == EventServerStarted {
+			ts.Track(e.PID)
+		}
+	})
+	ts.Track(srv.Health().PID)
+	out, err := srv.Do(ctx, "new-session", "-d", "-P", "-F", "#{pane_id}", "-s", "b", "-x", "120", "-y", "40", "seq 1 40; exec cat")
+	if err != nil {
+		b.Fatal(err)
+	}
+	pane := tmux.PaneID(trimNL(out))
+	tmuxtest.WaitFor(b, 5*time.Second, "pane output", func() bool {
+		c, err := srv.Capture(ctx, CaptureRequest{Pane: pane})
+		return err == nil && bytes.Contains(c.Content, []byte("\n40\n"))
+	})
+	tmuxtest.WaitFor(b, 5*time.Second, "a capture from cache", func() bool {
+		c, err := srv.Capture(ctx, CaptureRequest{Pane: pane})
+		return err == nil && c.Cached
+	})
+	b.Run("supervisor-cache-hit", func(b *testing.B) {
+		measureLatency(b, func() error {
+			c, err := srv.Capture(ctx, CaptureRequest{Pane: pane})
+			if err == nil && !c.Cached {
+				b.Fatal("capture of an unchanged pane was not served from cache")
+			}
+			return err
+		})
+	})
+	b.Run("wire-control", func(b *testing.B) {
+		measureLatency(b, func() error {
+			_, err := srv.client.Capture(ctx, tmux.CaptureOptions{Target: string(pane)})
+			return err
+		})
+	})
+	b.Run("wire-exec", func(b *testing.B) {
+		measureLatency(b, func() error {
+			_, err := srv.client.Exec().Run(ctx, "capture-pane", "-p", "-t", string(pane))
+			return err
+		})
+	})
+}
+
+func trimNL(b []byte) string {
+	for len(b) > 0 && (b[len(b)-1] == '\n' || b[len(b)-1] == '\r') {
+		b = b[:len(b)-1]
+	}
+	return string(b)
+}
+
+func measureLatency(b *testing.B, op func() error) {
+	b.Helper()
+	lat := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		start := time.Now()
+		if err := op(); err != nil {
+			b.Fatal(err)
+		}
+		lat = append(lat, time.Since(start))
+	}
+	b.StopTimer()
+	slices.Sort(lat)
+	b.ReportMetric(float64(lat[len(lat)/2].Nanoseconds())/1e3, "p50-µs")
+	b.ReportMetric(float64(lat[len(lat)*95/100].Nanoseconds())/1e3, "p95-µs")
+}
