@@ -307,21 +307,23 @@ func (c *Client) Capture(ctx context.Context, o CaptureOptions) ([]byte, error) 
 		return ctrl.Run(ctx, append([]string{"capture-pane", "-p"}, o.args()...)...)
 	}
 	name := fmt.Sprintf("tmux-mcp-cap-%d-%d", os.Getpid(), c.bufSeq.Add(1))
-	if _, err := ctrl.Run(ctx, append([]string{"capture-pane", "-b", name}, o.args()...)...); err != nil {
-		return nil, err
+	// One round trip: the three commands are written back to back. The
+	// delete always goes out (named buffers are not bounded by
+	// buffer-limit); if the capture failed it fails harmlessly too.
+	outs, errs := ctrl.Pipeline(ctx,
+		append([]string{"capture-pane", "-b", name}, o.args()...),
+		[]string{"show-buffer", "-b", name},
+		[]string{"delete-buffer", "-b", name})
+	if errs[0] != nil {
+		return nil, errs[0]
 	}
-	out, err := ctrl.Run(ctx, "show-buffer", "-b", name)
-	// Named buffers are not bounded by buffer-limit: always delete, with a
-	// context of its own so a cancelled caller does not leak the buffer.
-	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), DefaultTimeout)
-	_, derr := ctrl.Run(dctx, "delete-buffer", "-b", name)
-	cancel()
-	if err != nil {
-		return nil, err
+	if errs[1] != nil {
+		return nil, errs[1]
 	}
-	if derr != nil {
-		return nil, fmt.Errorf("tmux: delete capture buffer: %w", derr)
+	if errs[2] != nil {
+		return nil, fmt.Errorf("tmux: delete capture buffer: %w", errs[2])
 	}
+	out := outs[1]
 	return captureFromBuffer(UnescapeBuffer(out)), nil
 }
 

@@ -229,44 +229,26 @@ func DialControl(ctx context.Context, opts ControlOptions) (*Control, error) {
 // *CommandError classified from the %error block's text. After the
 // connection has ended Run returns a *ConnLostError.
 func (c *Control) Run(ctx context.Context, args ...string) ([]byte, error) {
-	if len(args) == 0 {
-		return nil, errors.New("tmux: control run: no command")
-	}
-	if err := validCommandName(args[0]); err != nil {
-		return nil, err
-	}
-	if err := checkCommand(args); err != nil {
-		return nil, err
-	}
-	for _, a := range args {
-		if err := ValidArg(a); err != nil {
-			return nil, fmt.Errorf("tmux %s: %w", args[0], err)
-		}
-	}
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, DefaultTimeout)
 		defer cancel()
 	}
-	if err := c.Err(); err != nil {
+	// Nothing has been written while prepare waits for room, so running out
+	// of time there does not spoil the connection.
+	if err := c.prepare(ctx, args); err != nil {
 		return nil, err
 	}
-
-	// Wait for room: nothing has been written yet, so running out of time
-	// here does not spoil the connection.
-	select {
-	case c.sem <- struct{}{}:
-	case <-ctx.Done():
-		return nil, c.ctxError(args, ctx.Err())
-	case <-c.done:
-		return nil, c.Err()
-	}
-
 	req := &ctlRequest{args: args, ch: make(chan ctlResult, 1)}
 	if err := c.send(ctx, req); err != nil {
 		return nil, err
 	}
+	return c.wait(ctx, req)
+}
 
+// wait waits for req's answer within ctx.
+func (c *Control) wait(ctx context.Context, req *ctlRequest) ([]byte, error) {
+	args := req.args
 	select {
 	case res := <-req.ch:
 		return c.result(req, res)
@@ -288,6 +270,68 @@ func (c *Control) Run(ctx context.Context, args ...string) ([]byte, error) {
 	// On cancellation the request stays queued; its answer is read and
 	// dropped when it comes.
 	return nil, c.ctxError(args, ctx.Err())
+}
+
+// Pipeline sends cmds back to back, without waiting for each answer, and
+// then waits for all of them: one round trip instead of len(cmds). tmux
+// runs them in the order written. outs[i] and errs[i] are the i-th
+// command's output and error; a command that could not be sent has an
+// error and so have all after it (they were not sent).
+func (c *Control) Pipeline(ctx context.Context, cmds ...[]string) (outs [][]byte, errs []error) {
+	outs, errs = make([][]byte, len(cmds)), make([]error, len(cmds))
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, DefaultTimeout)
+		defer cancel()
+	}
+	reqs := make([]*ctlRequest, 0, len(cmds))
+	for i, args := range cmds {
+		err := c.prepare(ctx, args)
+		if err == nil {
+			req := &ctlRequest{args: args, ch: make(chan ctlResult, 1)}
+			if err = c.send(ctx, req); err == nil {
+				reqs = append(reqs, req)
+				continue
+			}
+		}
+		for j := i; j < len(cmds); j++ {
+			errs[j] = err
+		}
+		break
+	}
+	for i, req := range reqs {
+		outs[i], errs[i] = c.wait(ctx, req)
+	}
+	return outs, errs
+}
+
+// prepare checks args and takes a slot for one request.
+func (c *Control) prepare(ctx context.Context, args []string) error {
+	if len(args) == 0 {
+		return errors.New("tmux: control run: no command")
+	}
+	if err := validCommandName(args[0]); err != nil {
+		return err
+	}
+	if err := checkCommand(args); err != nil {
+		return err
+	}
+	for _, a := range args {
+		if err := ValidArg(a); err != nil {
+			return fmt.Errorf("tmux %s: %w", args[0], err)
+		}
+	}
+	if err := c.Err(); err != nil {
+		return err
+	}
+	select {
+	case c.sem <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return c.ctxError(args, ctx.Err())
+	case <-c.done:
+		return c.Err()
+	}
 }
 
 // send queues req and writes its line. The queue order is the write order.
