@@ -86,8 +86,16 @@ func (s *Server) check(ctx context.Context, trigger string) {
 		// Alive and accepting. Does it answer? Over the command connection
 		// when it is up: a new client costs the server three fds, which is
 		// exactly what a server near its limit cannot afford.
+		//
+		// Except when the last sample looks like fd livelock (fds at the edge
+		// of the limit, CPU spinning): a livelocked server still answers
+		// control clients that are already attached (their commands do not
+		// pass fds), but every new client hangs. Only a new client can tell.
 		var probe tmux.Transport = s.client.Exec()
-		if ctrl != nil {
+		s.mu.Lock()
+		suspect := s.res.FDRatio() >= fdLivelockRatio && s.res.CPUPercent >= 50
+		s.mu.Unlock()
+		if ctrl != nil && !suspect {
 			probe = ctrl
 		}
 		pctx, cancel := context.WithTimeout(ctx, probeTimeout)

@@ -64,7 +64,13 @@ func Env() []string {
 // Tmux runs a tmux command against this server with a 5 s deadline and
 // returns its trimmed stdout and any error (stderr included in the error).
 func (s *Server) Tmux(args ...string) (string, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	return s.TmuxWithin(5*time.Second, args...)
+}
+
+// TmuxWithin is Tmux with a deadline of d, for commands expected to hang
+// (a stopped or livelocked server). The client is killed at the deadline.
+func (s *Server) TmuxWithin(d time.Duration, args ...string) (string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
 	argv := append([]string{"-S", s.Socket, "-f", "/dev/null"}, args...)
 	cmd := exec.CommandContext(ctx, "tmux", argv...)

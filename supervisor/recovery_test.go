@@ -1,0 +1,171 @@
+package supervisor
+
+import (
+	"context"
+
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+
+	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux/tmuxtest"
+)
+
+// restorer is a Restorer for tests: it records its calls and recreates one
+// session, as the journal would.
+type restorer struct {
+	mu    sync.Mutex
+	calls int
+}
+
+func (r *restorer) Restore(ctx context.Context, srv *Server) error {
+	r.mu.Lock()
+	r.calls++
+	r.mu.Unlock()
+	_, err := srv.Do(ctx, "new-session", "-d", "-s", "restored")
+	return err
+}
+
+func (r *restorer) count() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.calls
+}
+
+func TestRestoreHookRunsAfterRestart(t *testing.T) {
+	ts := tmuxtest.New(t)
+	rs := &restorer{}
+	sup := newSup(t, ts, Config{Restorer: rs})
+	rec := record(sup)
+	srv := mustServer(t, sup)
+	if got := rs.count(); got != 0 {
+		t.Fatalf("restore calls before any death = %d, want 0", got)
+	}
+	syscall.Kill(srv.Health().PID, syscall.SIGKILL)
+	e := rec.wait(t, 10*time.Second, "restored", isType(EventRestored))
+	if e.Detail != "" {
+		t.Fatalf("restore failed: %s", e.Detail)
+	}
+	if got := rs.count(); got != 1 {
+		t.Errorf("restore calls = %d, want 1", got)
+	}
+	sessions, err := srv.ListSessions(testCtx(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sessions) != 1 || sessions[0].Name != "restored" {
+		t.Errorf("sessions after restore = %+v, want the restored one", sessions)
+	}
+}
+
+func TestHungServerTerminatedAndRestarted(t *testing.T) {
+	ts := tmuxtest.New(t)
+	sup := newSup(t, ts, Config{CommandTimeout: 300 * time.Millisecond,
+		Restart: RestartPolicy{HungAfter: 500 * time.Millisecond}})
+	rec := record(sup)
+	srv := mustServer(t, sup)
+	pid := srv.Health().PID
+	syscall.Kill(pid, syscall.SIGSTOP)
+	t.Cleanup(func() { syscall.Kill(pid, syscall.SIGCONT) })
+	died := rec.wait(t, 10*time.Second, "server_died", isType(EventServerDied))
+	if got, want := died.Cause, CauseHung; got != want {
+		t.Errorf("cause = %q, want %q (%s)", got, want, died.Detail)
+	}
+	rec.wait(t, 10*time.Second, "restarted", isType(EventRestarted))
+	if tmuxtest.Alive(pid) {
+		t.Errorf("hung server %d still alive after recovery", pid)
+	}
+	if got := srv.Health().PID; got == pid || got <= 0 {
+		t.Errorf("pid after restart = %d, want a new server", got)
+	}
+	mustDo(t, srv, "list-sessions")
+}
+
+func TestFDLivelockTerminatedAndRestarted(t *testing.T) {
+	ts := tmuxtest.New(t)
+	sup := newSup(t, ts, Config{FDLimit: 24, CommandTimeout: 300 * time.Millisecond,
+		Restart: RestartPolicy{HungAfter: 500 * time.Millisecond}})
+	rec := record(sup)
+	srv := mustServer(t, sup)
+	pid := srv.Health().PID
+	// Behind the supervisor's back (so its resource gate cannot refuse),
+	// open windows until the server stops answering: fd exhaustion
+	// livelocks tmux instead of failing the command.
+	livelocked := false
+	for i := 0; i < 30 && !livelocked; i++ {
+		_, err := ts.TmuxWithin(500*time.Millisecond, "new-window", "-d")
+		livelocked = err != nil && strings.Contains(err.Error(), "killed")
+	}
+	if !livelocked {
+		t.Fatal("server never livelocked under an fd limit of 24")
+	}
+	died := rec.wait(t, 15*time.Second, "server_died", isType(EventServerDied))
+	if got, want := died.Cause, CauseFDLivelock; got != want {
+		t.Errorf("cause = %q, want %q (%s)", got, want, died.Detail)
+	}
+	rec.wait(t, 15*time.Second, "restarted", isType(EventRestarted))
+	if tmuxtest.Alive(pid) {
+		t.Errorf("livelocked server %d still alive after recovery", pid)
+	}
+	mustDo(t, srv, "list-sessions")
+}
+
+func TestSpansCarryNoKeystrokes(t *testing.T) {
+	exp := tracetest.NewInMemoryExporter()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp))
+	prev := otel.GetTracerProvider()
+	otel.SetTracerProvider(tp)
+	t.Cleanup(func() { otel.SetTracerProvider(prev) })
+
+	ts := tmuxtest.New(t)
+	sup := newSup(t, ts, Config{})
+	srv := mustServer(t, sup)
+	const secret = "hunter2-s3cret"
+	pane := tmux.PaneID(mustDo(t, srv, "new-session", "-d", "-P", "-F", "#{pane_id}", "-s", "s", "exec cat"))
+	mustDo(t, srv, "send-keys", "-t", string(pane), "-l", secret)
+	tmuxtest.WaitFor(t, 5*time.Second, "echo of the keys", func() bool {
+		c, err := srv.Capture(testCtx(t), CaptureRequest{Pane: pane})
+		return err == nil && strings.Contains(string(c.Content), secret)
+	})
+	tmuxtest.WaitFor(t, 5*time.Second, "a cached capture", func() bool {
+		c, err := srv.Capture(testCtx(t), CaptureRequest{Pane: pane})
+		return err == nil && c.Cached
+	})
+	srv.Do(testCtx(t), "kill-pane", "-t", "%999") //nolint:errcheck // the failure is the point
+
+	var names []string
+	var sawHit, sawErr, sawSend bool
+	for _, s := range exp.GetSpans() {
+		names = append(names, s.Name)
+		attrs := map[attribute.Key]attribute.Value{}
+		for _, kv := range s.Attributes {
+			attrs[kv.Key] = kv.Value
+			if strings.Contains(kv.Value.Emit(), secret) {
+				t.Errorf("span %q attribute %s carries the keystrokes", s.Name, kv.Key)
+			}
+		}
+		if strings.Contains(s.Name, secret) {
+			t.Errorf("span name %q carries the keystrokes", s.Name)
+		}
+		switch {
+		case s.Name == "tmux send-keys":
+			sawSend = attrs["tmux.transport"].AsString() == "control" && attrs["tmux.command"].AsString() == "send-keys"
+		case s.Name == "tmux capture-pane" && attrs["tmux.cache_hit"].AsBool():
+			sawHit = true
+		case s.Name == "tmux kill-pane":
+			sawErr = attrs["tmux.error_class"].AsString() == "pane_not_found"
+		}
+	}
+	if !sawSend || !sawHit || !sawErr {
+		slices.Sort(names)
+		t.Errorf("spans: send-keys with transport %v, cache hit %v, error class %v; names %v", sawSend, sawHit, sawErr, slices.Compact(names))
+	}
+}
