@@ -50,10 +50,6 @@ func ratio(used, limit uint64) float64 {
 	return float64(used) / float64(limit)
 }
 
-// clockTicks is USER_HZ, the unit of /proc/<pid>/stat times: 100 on every
-// Linux architecture's user ABI.
-const clockTicks = 100
-
 // procRoot is where procfs is mounted.
 const procRoot = "/proc"
 
