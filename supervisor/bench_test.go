@@ -3,7 +3,6 @@ package supervisor
 import (
 	"bytes"
 	"context"
-	"slices"
 	"testing"
 	"time"
 
@@ -44,7 +43,7 @@ func BenchmarkCaptureUnchanged(b *testing.B) {
 		return err == nil && c.Cached
 	})
 	b.Run("supervisor-cache-hit", func(b *testing.B) {
-		measureLatency(b, func() error {
+		tmuxtest.MeasureLatency(b, func() error {
 			c, err := srv.Capture(ctx, CaptureRequest{Pane: pane})
 			if err == nil && !c.Cached {
 				b.Fatal("capture of an unchanged pane was not served from cache")
@@ -53,13 +52,13 @@ func BenchmarkCaptureUnchanged(b *testing.B) {
 		})
 	})
 	b.Run("wire-control", func(b *testing.B) {
-		measureLatency(b, func() error {
+		tmuxtest.MeasureLatency(b, func() error {
 			_, err := srv.client.Capture(ctx, tmux.CaptureOptions{Target: string(pane)})
 			return err
 		})
 	})
 	b.Run("wire-exec", func(b *testing.B) {
-		measureLatency(b, func() error {
+		tmuxtest.MeasureLatency(b, func() error {
 			_, err := srv.client.Exec().Run(ctx, "capture-pane", "-p", "-t", string(pane))
 			return err
 		})
@@ -71,21 +70,4 @@ func trimNL(b []byte) string {
 		b = b[:len(b)-1]
 	}
 	return string(b)
-}
-
-func measureLatency(b *testing.B, op func() error) {
-	b.Helper()
-	lat := make([]time.Duration, 0, b.N)
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		start := time.Now()
-		if err := op(); err != nil {
-			b.Fatal(err)
-		}
-		lat = append(lat, time.Since(start))
-	}
-	b.StopTimer()
-	slices.Sort(lat)
-	b.ReportMetric(float64(lat[len(lat)/2].Nanoseconds())/1e3, "p50-µs")
-	b.ReportMetric(float64(lat[len(lat)*95/100].Nanoseconds())/1e3, "p95-µs")
 }

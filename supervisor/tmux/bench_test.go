@@ -2,7 +2,6 @@ package tmux_test
 
 import (
 	"context"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -44,31 +43,13 @@ func benchServer(b *testing.B) (clients map[string]*tmux.Client, small, big stri
 	return clients, small, big
 }
 
-// measure runs op b.N times and reports the median and p95 latency.
-func measure(b *testing.B, op func() error) {
-	b.Helper()
-	lat := make([]time.Duration, 0, b.N)
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		start := time.Now()
-		if err := op(); err != nil {
-			b.Fatal(err)
-		}
-		lat = append(lat, time.Since(start))
-	}
-	b.StopTimer()
-	slices.Sort(lat)
-	b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
-	b.ReportMetric(float64(lat[len(lat)*95/100].Microseconds()), "p95-µs")
-}
-
 func BenchmarkWire(b *testing.B) {
 	clients, small, big := benchServer(b)
 	ctx := context.Background()
 	for _, kind := range transports {
 		c := clients[kind]
 		b.Run("display/"+kind, func(b *testing.B) {
-			measure(b, func() error {
+			tmuxtest.MeasureLatency(b, func() error {
 				out, err := c.Run(ctx, "display-message", "-p", "-t", small, "#{pane_id}")
 				if err == nil && strings.TrimSpace(string(out)) != small {
 					b.Fatalf("display = %q, want %s", out, small)
@@ -77,7 +58,7 @@ func BenchmarkWire(b *testing.B) {
 			})
 		})
 		b.Run("capture-visible-40/"+kind, func(b *testing.B) {
-			measure(b, func() error {
+			tmuxtest.MeasureLatency(b, func() error {
 				out, err := c.Capture(ctx, tmux.CaptureOptions{Target: small})
 				if err == nil && strings.Count(string(out), "\n") != 40 {
 					b.Fatalf("capture has %d lines, want 40", strings.Count(string(out), "\n"))
@@ -86,7 +67,7 @@ func BenchmarkWire(b *testing.B) {
 			})
 		})
 		b.Run("capture-S-500-of-50k/"+kind, func(b *testing.B) {
-			measure(b, func() error {
+			tmuxtest.MeasureLatency(b, func() error {
 				out, err := c.Capture(ctx, tmux.CaptureOptions{Target: big, Start: "-500"})
 				if err == nil && strings.Count(string(out), "\n") != 540 {
 					b.Fatalf("capture has %d lines, want 540", strings.Count(string(out), "\n"))

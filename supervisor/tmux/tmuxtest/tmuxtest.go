@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -209,4 +210,24 @@ func PIDOf(t testing.TB, s *Server) int {
 		t.Fatal("tmuxtest: no server PID known")
 	}
 	return pid
+}
+
+// MeasureLatency runs op b.N times and reports the median and 95th
+// percentile latency as the metrics p50-µs and p95-µs, so benchmark tables
+// can quote latencies from one run.
+func MeasureLatency(b *testing.B, op func() error) {
+	b.Helper()
+	lat := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		start := time.Now()
+		if err := op(); err != nil {
+			b.Fatal(err)
+		}
+		lat = append(lat, time.Since(start))
+	}
+	b.StopTimer()
+	slices.Sort(lat)
+	b.ReportMetric(float64(lat[len(lat)/2].Nanoseconds())/1e3, "p50-µs")
+	b.ReportMetric(float64(lat[len(lat)*95/100].Nanoseconds())/1e3, "p95-µs")
 }

@@ -1,0 +1,73 @@
+package supervisor
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestOnlySupervisorUsesTheWire enforces the layering: outside tests, the
+// tools and the binary may use the wire's model types, IDs, error classes
+// and notification names, but never its transports or clients. Every tmux
+// call goes through the supervisor.
+func TestOnlySupervisorUsesTheWire(t *testing.T) {
+	const wire = "github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+	allowed := func(name string) bool {
+		switch {
+		case strings.HasPrefix(name, "Err"), strings.HasPrefix(name, "Notify"):
+			return true
+		}
+		switch name {
+		case "Session", "Window", "Pane", "ServerInfo", "SessionID", "WindowID", "PaneID", "Socket",
+			"Notification", "NotificationType", "HiddenSession", "ClassName", "IsServerDown",
+			"CommandError", "ConnLostError", "Version", "Capabilities":
+			return true
+		}
+		return false
+	}
+	files, err := filepath.Glob("../tools/*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	more, _ := filepath.Glob("../cmd/*/*.go")
+	files = append(files, more...)
+	if len(files) == 0 {
+		t.Fatal("no files found in ../tools and ../cmd")
+	}
+	fset := token.NewFileSet()
+	for _, path := range files {
+		if strings.HasSuffix(path, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, path, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		local := ""
+		for _, imp := range f.Imports {
+			if p, _ := strconv.Unquote(imp.Path.Value); p == wire {
+				local = "tmux"
+				if imp.Name != nil {
+					local = imp.Name.Name
+				}
+			}
+		}
+		if local == "" {
+			continue
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			sel, ok := n.(*ast.SelectorExpr)
+			if !ok {
+				return true
+			}
+			if id, ok := sel.X.(*ast.Ident); ok && id.Name == local && !allowed(sel.Sel.Name) {
+				t.Errorf("%s: uses tmux.%s; only the supervisor may talk to tmux", fset.Position(sel.Pos()), sel.Sel.Name)
+			}
+			return true
+		})
+	}
+}
