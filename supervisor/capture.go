@@ -94,10 +94,17 @@ func (s *Server) Capture(ctx context.Context, req CaptureRequest) (Capture, erro
 	s.flightWaiters.Add(1)
 	defer s.flightWaiters.Add(-1)
 	v, err, _ := s.flight.Do(key.String(), func() (any, error) {
-		if ok, wait := s.paneRate.take(string(req.Pane)); !ok {
+		// Over the pane's bucket: wait for a token if one comes within
+		// RateWait (the cache could not answer, or we would not be here),
+		// otherwise refuse with the time to wait.
+		if ok, wait := s.paneRate.reserve(string(req.Pane), s.cfg.RateWait); !ok {
 			s.rateLimited.Add(1)
 			s.bus.emit(Event{Type: EventRateLimited, Socket: s.sock, Pane: req.Pane})
 			return Capture{}, &RateLimitedError{RetryAfter: wait, Scope: "pane " + string(req.Pane)}
+		} else if wait > 0 {
+			if err := sleepCtx(ctx, wait); err != nil {
+				return Capture{}, err
+			}
 		}
 		gen := s.cache.generation(req.Pane)
 		out, err := s.call(ctx, "capture-pane", func(ctx context.Context, _ tmux.Transport) ([]byte, error) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -429,5 +430,92 @@ func TestConcurrentIdenticalCapturesShareOneCall(t *testing.T) {
 	wg.Wait()
 	if got := captures(rec) - before; got != 1 {
 		t.Errorf("tmux capture calls for 50 concurrent captures = %d, want 1", got)
+	}
+}
+
+func TestPaneRateLimit(t *testing.T) {
+	ts := tmuxtest.New(t)
+	// One capture per second per pane reaches tmux; waits of up to 100ms are
+	// absorbed.
+	sup := newSup(t, ts, Config{ReadRate: 1, ReadBurst: 1, RateWait: 100 * time.Millisecond})
+	rec := record(sup)
+	srv := mustServer(t, sup)
+	pane := tmux.PaneID(mustDo(t, srv, "new-session", "-d", "-P", "-F", "#{pane_id}", "-s", "r",
+		"while :; do date +%N; sleep 0.01; done"))
+	if _, err := srv.Capture(testCtx(t), CaptureRequest{Pane: pane}); err != nil {
+		t.Fatal(err)
+	}
+	// Wait for the pane to print, so that the cache cannot answer.
+	gen := srv.cache.generation(pane)
+	tmuxtest.WaitFor(t, 5*time.Second, "pane output", func() bool { return srv.cache.generation(pane) != gen })
+	_, err := srv.Capture(testCtx(t), CaptureRequest{Pane: pane})
+	var rl *RateLimitedError
+	if !errors.As(err, &rl) || !errors.Is(err, ErrRateLimited) {
+		t.Fatalf("second capture: got %v, want a RateLimitedError", err)
+	}
+	if rl.RetryAfter <= 100*time.Millisecond || rl.RetryAfter > time.Second {
+		t.Errorf("retry after %v, want between 100ms and 1s", rl.RetryAfter)
+	}
+	if !strings.Contains(err.Error(), "rate limited (pane "+string(pane)+"), retry after") {
+		t.Errorf("message = %q", err)
+	}
+	if got := srv.Health().RateLimited; got != 1 {
+		t.Errorf("health rate_limited = %d, want 1", got)
+	}
+	rec.wait(t, time.Second, "rate_limited", isType(EventRateLimited))
+	// Once the bucket is nearly full again, a capture waits for its token
+	// instead of failing.
+	time.Sleep(rl.RetryAfter - 50*time.Millisecond) // the bucket refills with time; nothing to await
+	if _, err := srv.Capture(testCtx(t), CaptureRequest{Pane: pane}); err != nil {
+		t.Errorf("capture within RateWait of a token: %v, want it to wait and succeed", err)
+	}
+}
+
+func TestCaptureCapsFullHistory(t *testing.T) {
+	ts := tmuxtest.New(t)
+	sup := newSup(t, ts, Config{})
+	srv := mustServer(t, sup)
+	mustDo(t, srv, "set-option", "-g", "history-limit", "60000")
+	pane := tmux.PaneID(mustDo(t, srv, "new-session", "-d", "-P", "-F", "#{pane_id}", "-s", "h", "-x", "80", "-y", "40",
+		"seq 1 50000; exec cat"))
+	tmuxtest.WaitFor(t, 20*time.Second, "50,000 lines", func() bool {
+		out, err := srv.Do(testCtx(t), "display-message", "-p", "-t", string(pane), "#{history_size}")
+		n, _ := strconv.Atoi(strings.TrimSpace(string(out)))
+		return err == nil && n >= 49960
+	})
+	tests := []struct {
+		name      string
+		req       CaptureRequest
+		lines     int
+		last      string
+		truncated bool
+	}{
+		{"full history is capped to the default 500 lines", CaptureRequest{Pane: pane, FullHistory: true}, 500, "50000", true},
+		{"raised cap", CaptureRequest{Pane: pane, FullHistory: true, MaxLines: 2000}, 2000, "50000", true},
+		{"byte cap keeps the tail", CaptureRequest{Pane: pane, FullHistory: true, MaxBytes: 1000}, -1, "50000", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := srv.Capture(testCtx(t), tt.req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tt.lines >= 0 && c.Lines != tt.lines {
+				t.Errorf("lines = %d, want %d", c.Lines, tt.lines)
+			}
+			if tt.req.MaxBytes > 0 && len(c.Content) > tt.req.MaxBytes {
+				t.Errorf("bytes = %d, want at most %d", len(c.Content), tt.req.MaxBytes)
+			}
+			if c.Truncated != tt.truncated {
+				t.Errorf("truncated = %v, want %v", c.Truncated, tt.truncated)
+			}
+			if !strings.Contains(string(c.Content), tt.last+"\n") {
+				t.Errorf("capture lacks the last line %q", tt.last)
+			}
+		})
+	}
+	if _, err := srv.Capture(testCtx(t), CaptureRequest{Pane: pane, MaxLines: 20000}); err == nil ||
+		!strings.Contains(err.Error(), "max_lines 20000 is above the ceiling of 10000 lines") {
+		t.Errorf("max_lines above the ceiling: got %v", err)
 	}
 }
