@@ -43,7 +43,14 @@ func newEnv(t *testing.T, tier Tier, mod ...func(*Deps)) *env {
 	t.Helper()
 	tm := tmuxtest.New(t)
 	tm.Start("main")
-	sup := supervisor.New(testConfig(tm))
+	return newEnvOver(t, tm, testConfig(tm), tier, mod...)
+}
+
+// newEnvOver is newEnv over tm, which may have no server running yet, with
+// the supervisor configured by cfg.
+func newEnvOver(t *testing.T, tm *tmuxtest.Server, cfg supervisor.Config, tier Tier, mod ...func(*Deps)) *env {
+	t.Helper()
+	sup := supervisor.New(cfg)
 	t.Cleanup(func() { sup.Close() })
 	d := Deps{Sup: sup, Tier: tier, SocketDir: t.TempDir()}
 	for _, m := range mod {

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"errors"
 	"net"
 	"os"
 	"path/filepath"
@@ -215,7 +216,13 @@ func KillServer(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if d.callerOnServer(sock) {
 			return nil, refused(refuseServer)
 		}
-		srv, err := d.server(ctx, p)
+		// Existing never starts a server: starting one to kill it would be
+		// absurd, and the caller would think it had killed something.
+		srv, err := d.Sup.Existing(ctx, sock)
+		if errors.Is(err, tmux.ErrNoServer) || errors.Is(err, tmux.ErrSocketMissing) {
+			return nil, &toolError{msg: "no tmux server running on " + sock.String() + "; nothing to kill",
+				class: tmux.ClassName(err), hint: "Call list_servers to find running servers."}
+		}
 		if err != nil {
 			return nil, err
 		}

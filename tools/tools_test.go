@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux/tmuxtest"
 )
 
 func TestListSessions(t *testing.T) {
@@ -142,6 +144,35 @@ func TestKillServer(t *testing.T) {
 	}
 	if pid := e2.tm.PID(); pid != 0 {
 		t.Errorf("server still answers with pid %d after kill_server", pid)
+	}
+}
+
+// TestKillServerNoServer checks that kill_server never starts a server in
+// order to kill it: with none running it fails and none is started.
+func TestKillServerNoServer(t *testing.T) {
+	killed := newEnv(t, Destructive)
+	killed.ok("kill_server", nil, nil)
+	never := tmuxtest.New(t)
+	tests := []struct {
+		name string
+		e    *env
+	}{
+		{"killed before", killed},
+		{"never started", newEnvOver(t, never, testConfig(never), Destructive)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := *tt.e
+			e.t = t
+			got := e.fails("kill_server", nil, "no tmux server running on "+e.tm.Socket+"; nothing to kill", "list_servers")
+			if !strings.Contains(got, "[no_server]") && !strings.Contains(got, "[socket_missing]") {
+				t.Errorf("kill_server error %q: want class [no_server] or [socket_missing]", got)
+			}
+			if pid := e.tm.PID(); pid != 0 {
+				e.tm.Track(pid)
+				t.Errorf("kill_server with no server: got a server with pid %d, want none started", pid)
+			}
+		})
 	}
 }
 
