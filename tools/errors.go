@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -17,7 +18,7 @@ import (
 // result: "<msg> [<class>]\n<hint>", with the class and hint in _meta too.
 type toolError struct {
 	msg   string
-	class string // tmux.ClassName, "argument", "not_found", "refused"
+	class string // tmux.ClassName, "argument", "refused", or a supervisor class (restarting, rate_limited, ...)
 	hint  string
 }
 
@@ -57,13 +58,11 @@ func asToolError(err error) *toolError {
 	if errors.As(err, &te) {
 		return te
 	}
-	if errors.Is(err, context.Canceled) || errors.Is(err, supervisor.ErrClosed) {
+	if errors.Is(err, context.Canceled) {
 		return nil
 	}
-	var ra RetryAfterError
-	if errors.As(err, &ra) {
-		return &toolError{msg: err.Error(), class: orClass(tmux.ClassName(err), "unavailable"),
-			hint: fmt.Sprintf("Retry in %.1fs.", ra.RetryDelay().Seconds())}
+	if te := supervisorError(err); te != nil {
+		return te
 	}
 	class := tmux.ClassName(err)
 	switch {
@@ -88,6 +87,67 @@ func asToolError(err error) *toolError {
 		return &toolError{msg: "tmux error: " + err.Error(), class: class}
 	}
 	return nil
+}
+
+// supervisorError maps the supervisor's fail-fast errors: the server is
+// restarting, a rate limit or a resource limit refused the call, recovery
+// gave up, or tmux-mcp is shutting down. It returns nil for other errors.
+func supervisorError(err error) *toolError {
+	switch {
+	case errors.Is(err, supervisor.ErrClosed):
+		return &toolError{msg: "tmux-mcp is shutting down", class: "shutting_down",
+			hint: "Reconnect once tmux-mcp has been started again."}
+	case errors.Is(err, supervisor.ErrResourceExhausted):
+		return &toolError{msg: err.Error(), class: "resource_exhausted",
+			hint: "Close panes you no longer need (kill_window, kill_session) or raise the limit; server_health shows fds and PTYs in use."}
+	case errors.Is(err, supervisor.ErrServerDown):
+		return serverDown(err)
+	}
+	var ra RetryAfterError
+	if !errors.As(err, &ra) {
+		return nil
+	}
+	class := "unavailable"
+	switch {
+	case errors.Is(err, supervisor.ErrRestarting):
+		class = "restarting"
+	case errors.Is(err, supervisor.ErrRateLimited):
+		class = "rate_limited"
+	}
+	return &toolError{msg: err.Error(), class: class, hint: retryHint(ra.RetryDelay())}
+}
+
+// retryHint says when to retry, in tenths of a second rounded up, so that a
+// retry at the named time is never early.
+func retryHint(d time.Duration) string {
+	const tenth = 100 * time.Millisecond
+	tenths := max((d+tenth-1)/tenth, 1)
+	return fmt.Sprintf("Retry in %d.%ds.", tenths/10, tenths%10)
+}
+
+// serverDown maps ErrServerDown: recovery gave up. The supervisor's message
+// is "tmux server is down (cause): what happened and what to do"; the
+// first part is the error, the rest the next step.
+func serverDown(err error) *toolError {
+	msg := err.Error()
+	te := &toolError{msg: msg, class: "server_down",
+		hint: "Automatic recovery has stopped; call server_health for the last death cause."}
+	const head = "tmux server is down"
+	i := strings.Index(msg, head)
+	if i < 0 {
+		return te
+	}
+	j := strings.Index(msg[i:], ": ")
+	if j < 0 {
+		return te
+	}
+	reason := strings.TrimSpace(msg[i+j+2:])
+	if reason == "" {
+		return te
+	}
+	te.msg = msg[:i+j]
+	te.hint = strings.ToUpper(reason[:1]) + reason[1:] + ". Call server_health for details."
+	return te
 }
 
 func orClass(class, alt string) string {
