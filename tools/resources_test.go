@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"encoding/json"
 	"net/url"
 	"strings"
 	"sync"
@@ -118,49 +119,71 @@ func TestResourceListChangedOnStructureEvents(t *testing.T) {
 	}
 }
 
-// TestServerKilledMidTest kills the tmux server under the supervisor: while
-// it is down, tools return an error result with a class and a next step;
-// once the supervisor has brought a server back they work again. A
-// supervisor that recovers before the first call leaves no window to
-// observe, which is fine.
+// health is the part of server_health the tests read.
+type health struct {
+	State          string `json:"state"`
+	PID            int    `json:"pid"`
+	Owned          bool   `json:"owned"`
+	Restarts       int    `json:"restarts"`
+	LastDeathCause string `json:"last_death_cause"`
+}
+
+// TestServerKilledMidTest kills the tmux server under the supervisor with
+// SIGKILL. The restart is slowed to 2s so that the window is certain: while
+// the supervisor is restarting, tools fail fast with its error result;
+// once it has brought a server back they work again.
 func TestServerKilledMidTest(t *testing.T) {
-	e := newEnv(t, Mutating)
-	var before ServerInfo
-	e.ok("get_server_info", nil, &before)
-	pid := e.tm.PID()
-	if pid == 0 {
-		t.Fatal("no server pid")
+	tm := tmuxtest.New(t)
+	cfg := testConfig(tm)
+	cfg.Restart = supervisor.RestartPolicy{Initial: 2 * time.Second, Max: 2 * time.Second}
+	e := newEnvOver(t, tm, cfg, Destructive)
+
+	// The supervisor starts the server with the first call: its PID is the
+	// only one this test signals.
+	e.ok("create_session", map[string]any{"session_name": "before"}, nil)
+	var h health
+	e.ok("server_health", nil, &h)
+	if h.State != "up" || h.PID <= 0 || !h.Owned {
+		t.Fatalf("server_health = %+v, want state up with the PID of a server tmux-mcp started", h)
 	}
-	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+	tm.Track(h.PID)
+	if got := tm.PID(); got != h.PID {
+		t.Fatalf("server on the test socket has pid %d, server_health says %d; not signalling", got, h.PID)
+	}
+	if err := syscall.Kill(h.PID, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	tmuxtest.WaitFor(t, 5*time.Second, "server death", func() bool { return syscall.Kill(pid, 0) != nil })
-	recovered, sawError := false, false
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
+	tmuxtest.WaitFor(t, 10*time.Second, "server_health state restarting", func() bool {
+		e.ok("server_health", nil, &h)
+		return h.State == "restarting"
+	})
+	got := e.fails("list_sessions", nil, "tmux server restarting (attempt 1/5)", "[restarting]", "Retry in")
+	t.Logf("list_sessions while restarting: %q", got)
+	// Nothing runs, but the supervisor is about to start a server:
+	// kill_server must say so rather than "nothing to kill".
+	e.fails("kill_server", nil, "tmux server restarting (attempt 1/5)", "Retry in")
+
+	var sessions sessionsResult
+	tmuxtest.WaitFor(t, 15*time.Second, "list_sessions to succeed after recovery", func() bool {
 		res := e.call("list_sessions", nil)
-		if !res.IsError {
-			recovered = true
-			break
+		if res.IsError {
+			return false
 		}
-		sawError = true
-		if got := text(res); !strings.Contains(got, "[") || !strings.Contains(got, "\n") {
-			t.Fatalf("error %q: want an error class in brackets and a next step", got)
+		if err := json.Unmarshal(structuredJSON(t, res), &sessions); err != nil {
+			t.Fatalf("decode list_sessions: %v", err)
 		}
-		time.Sleep(50 * time.Millisecond) // polling the tool itself is the condition
+		return true
+	})
+	for _, s := range sessions.Result {
+		if s.SessionName != "before" { // no restorer yet: "before" may be gone
+			t.Errorf("list_sessions after recovery has session %q, want none or the restored \"before\"", s.SessionName)
+		}
 	}
-	t.Logf("error result seen while the server was down: %v", sawError)
-	if !recovered {
-		// TODO(lead): remove once the supervisor restarts dead servers.
-		t.Skip("supervisor recovery not implemented yet: tools keep failing after the server died")
+	var after health
+	e.ok("server_health", nil, &after)
+	tm.Track(after.PID)
+	if after.State != "up" || after.Restarts < 1 || after.PID == h.PID || after.LastDeathCause != "killed" {
+		t.Errorf("server_health after recovery = %+v, want up on a new PID with restarts >= 1 and last death killed", after)
 	}
-	var s SessionInfo
-	e.ok("create_session", map[string]any{"session_name": "after"}, &s)
-	var h struct {
-		Restarts int `json:"restarts"`
-	}
-	e.ok("server_health", nil, &h)
-	if h.Restarts < 1 {
-		t.Errorf("server_health restarts = %d after a death, want at least 1", h.Restarts)
-	}
+	e.ok("create_session", map[string]any{"session_name": "after"}, nil)
 }

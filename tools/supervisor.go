@@ -58,10 +58,8 @@ func (d Deps) health(ctx context.Context, p params) (supervisor.Health, error) {
 	if sock == (tmux.Socket{}) {
 		sock = d.Sup.Config().DefaultSocket
 	}
-	for _, srv := range d.Sup.Servers() {
-		if srv.Socket() == sock {
-			return srv.Health(), nil
-		}
+	if srv := d.supervised(sock); srv != nil {
+		return srv.Health(), nil
 	}
 	srv, err := d.Sup.Server(ctx, sock)
 	if srv == nil {

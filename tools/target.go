@@ -37,9 +37,27 @@ func (d Deps) server(ctx context.Context, p params) (*supervisor.Server, error) 
 		return nil, err
 	}
 	if sock == (tmux.Socket{}) {
-		return d.Sup.Default(ctx)
+		sock = d.Sup.Config().DefaultSocket
+	}
+	// A server already supervised is used as is: its health gate answers
+	// for it (fail fast while restarting, start again after an exit).
+	// Supervisor.Server would try to adopt or start a server even while a
+	// restart is scheduled.
+	if srv := d.supervised(sock); srv != nil {
+		return srv, nil
 	}
 	return d.Sup.Server(ctx, sock)
+}
+
+// supervised returns the server the supervisor already supervises on
+// sock, or nil.
+func (d Deps) supervised(sock tmux.Socket) *supervisor.Server {
+	for _, srv := range d.Sup.Servers() {
+		if srv.Socket() == sock {
+			return srv
+		}
+	}
+	return nil
 }
 
 func socketArg(p params) (tmux.Socket, error) {
