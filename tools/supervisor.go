@@ -10,17 +10,22 @@ import (
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
 )
 
+// healthSchema is supervisor.Health. It stays open (no
+// additionalProperties): the supervisor may add fields.
 var healthSchema = object(map[string]any{
 	"socket":           tString,
 	"state":            tString,
 	"pid":              tInt,
 	"version":          tString,
 	"transport":        tString,
-	"started_at":       tString,
+	"owned":            tBool,
+	"up_since":         tString,
 	"uptime_seconds":   tNumber,
 	"restarts":         tInt,
 	"last_death_cause": tString,
+	"last_death":       tString,
 	"last_death_at":    tString,
+	"retry_in_seconds": tNumber,
 	"fds":              tInt,
 	"fd_limit":         tInt,
 	"ptys":             tInt,
@@ -33,6 +38,7 @@ var healthSchema = object(map[string]any{
 	"cache_hits":       tInt,
 	"cache_hit_ratio":  tNumber,
 	"rate_limited":     tInt,
+	"watchers":         tInt,
 })
 
 // ServerHealth reports the supervisor's health snapshot of a server.
