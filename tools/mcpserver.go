@@ -3,8 +3,11 @@ package tools
 import (
 	"context"
 	"errors"
+	"fmt"
+	"slices"
 	"time"
 
+	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 )
 
@@ -25,14 +28,16 @@ type Options struct {
 // Server is an MCP server over a supervisor.
 type Server struct {
 	MCP      *server.MCPServer
-	Tools    []Entry // the tools registered, sorted by group and name
+	Tools    []Entry // the tools listed at the tier, sorted by group and name
 	drain    *drain
 	notifier *structureNotifier
 }
 
-// New builds the MCP server: the tools allowed at d.Tier in the selected
-// toolsets (the others are not registered at all), the resources, the
-// instructions, and the middleware. Close it to stop event delivery.
+// New builds the MCP server: the tools of the selected toolsets, the
+// resources, the instructions, and the middleware. Tools above d.Tier are
+// registered but hidden: tools/list leaves them out, and calling one fails
+// with a tool error naming the tier it needs, without running its handler.
+// Close it to stop event delivery.
 func New(d Deps, opts Options) (*Server, error) {
 	if d.Sup == nil {
 		return nil, errors.New("tools: Deps.Sup is nil")
@@ -51,7 +56,22 @@ func New(d Deps, opts Options) (*Server, error) {
 	}
 	log := d.log()
 	g := &drain{bound: opts.DrainTimeout}
+	registered := Select(Catalog(d), Destructive, opts.Toolsets)
+	hidden := map[string]bool{}
+	for _, e := range registered {
+		if e.Tier > d.Tier {
+			hidden[e.Tool.Name] = true
+		}
+	}
+	// mcp-go's WithToolFilter also refuses calls, with a bare "tool not
+	// found"; the hook only trims the listing, and the hidden tools'
+	// handlers give the reason. (tmux-mcp does not paginate tools/list.)
+	hooks := &server.Hooks{}
+	hooks.AddAfterListTools(func(_ context.Context, _ any, _ *mcp.ListToolsRequest, res *mcp.ListToolsResult) {
+		res.Tools = slices.DeleteFunc(slices.Clone(res.Tools), func(t mcp.Tool) bool { return hidden[t.Name] })
+	})
 	s := server.NewMCPServer(opts.Name, opts.Version,
+		server.WithHooks(hooks),
 		server.WithToolCapabilities(false),
 		server.WithResourceCapabilities(false, true),
 		server.WithInstructions(instructions(d, d.Sup.Config().DefaultSocket.String())),
@@ -62,9 +82,14 @@ func New(d Deps, opts Options) (*Server, error) {
 		server.WithToolHandlerMiddleware(logCalls(log)),
 		server.WithToolHandlerMiddleware(recoverPanics(log)),
 	)
-	selected := Select(Catalog(d), d.Tier, opts.Toolsets)
-	for _, e := range selected {
+	var selected []Entry
+	for _, e := range registered {
+		if hidden[e.Tool.Name] {
+			s.AddTool(e.Tool, unavailable(e.Tool.Name, e.Tier))
+			continue
+		}
 		s.AddTool(e.Tool, e.Handler)
+		selected = append(selected, e)
 	}
 	addResources(s, d)
 	srv := &Server{MCP: s, Tools: selected, drain: g}
@@ -72,6 +97,20 @@ func New(d Deps, opts Options) (*Server, error) {
 		srv.notifier = startNotifier(s, src, opts.NotifyEvery)
 	}
 	return srv, nil
+}
+
+// unavailable is the handler of a tool hidden by the safety tier: it
+// refuses, naming the tier the tool needs, and runs nothing.
+func unavailable(name string, need Tier) server.ToolHandlerFunc {
+	te := &toolError{
+		msg: fmt.Sprintf("Tool '%s' is not available at the current safety level. Set TMUX_MCP_SAFETY=%s to enable %s tools.",
+			name, need, need),
+		class: "safety",
+		hint:  fmt.Sprintf("Or start tmux-mcp with --safety %s.", need),
+	}
+	return func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return errorResult(te), nil
+	}
 }
 
 // BeginShutdown marks the server as shutting down: from now on a call

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -190,8 +191,26 @@ func TestParseCaller(t *testing.T) {
 	}
 }
 
-// TestTiers checks that each tier lists exactly its tools and that a tool
-// above the tier cannot be called.
+// hiddenCallArgs are arguments with which each tool above the readonly
+// tier would change the test server if its handler ran.
+var hiddenCallArgs = map[string]map[string]any{
+	"create_session": {"session_name": "made"},
+	"create_window":  {"session_name": "main", "window_name": "made"},
+	"rename_session": {"session_name": "main", "new_name": "made"},
+	"select_window":  {"session_name": "main", "window_index": "0"},
+	"rename_window":  {"session_name": "main", "new_name": "made"},
+	"select_layout":  {"session_name": "main", "layout": "tiled"},
+	"resize_window":  {"session_name": "main", "width": 50},
+	"move_window":    {"session_name": "main", "destination_index": "7"},
+	"split_window":   {"session_name": "main"},
+	"kill_server":    {},
+	"kill_session":   {"session_name": "main"},
+	"kill_window":    {"window_id": "@0"},
+}
+
+// TestTiers checks that each tier lists exactly its tools, and that calling
+// a tool above the tier fails with a tool error naming the tier it needs
+// and without running it: the tmux server is left as it was.
 func TestTiers(t *testing.T) {
 	all := Catalog(Deps{})
 	for tier := Readonly; tier <= Destructive; tier++ {
@@ -201,15 +220,16 @@ func TestTiers(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var got, want, hidden []string
+			var got, want []string
 			for _, tool := range res.Tools {
 				got = append(got, tool.Name)
 			}
+			var hidden []Entry
 			for _, x := range all {
 				if x.Tier <= tier {
 					want = append(want, x.Tool.Name)
 				} else {
-					hidden = append(hidden, x.Tool.Name)
+					hidden = append(hidden, x)
 				}
 			}
 			sort.Strings(got)
@@ -217,10 +237,31 @@ func TestTiers(t *testing.T) {
 			if !slices.Equal(got, want) {
 				t.Errorf("tools/list at %s = %v, want %v", tier, got, want)
 			}
-			for _, name := range hidden {
-				if _, err := e.callErr(name, map[string]any{"session_name": "main"}); err == nil {
-					t.Errorf("calling %s at tier %s succeeded, want an error", name, tier)
+			if len(e.srv.Tools) != len(want) {
+				t.Errorf("Server.Tools at %s has %d tools, want %d", tier, len(e.srv.Tools), len(want))
+			}
+			state := func() string {
+				pid, _ := e.tm.Tmux("display-message", "-p", "#{pid}")
+				return pid + "\n" + e.tmux("list-panes", "-a", "-F",
+					"#{session_name} #{window_id} #{window_index} #{window_name} #{window_width}x#{window_height} #{window_layout} #{pane_id}")
+			}
+			before := state()
+			for _, x := range hidden {
+				name := x.Tool.Name
+				args, ok := hiddenCallArgs[name]
+				if !ok {
+					t.Errorf("%s: no arguments in hiddenCallArgs", name)
+					continue
 				}
+				want := fmt.Sprintf("Tool '%s' is not available at the current safety level. Set TMUX_MCP_SAFETY=%s to enable %s tools.",
+					name, x.Tier, x.Tier)
+				res := e.call(name, args)
+				if got := text(res); !res.IsError || !strings.HasPrefix(got, want+" [safety]") {
+					t.Errorf("%s at %s: got %q (error %v), want an error result starting %q", name, tier, got, res.IsError, want+" [safety]")
+				}
+			}
+			if after := state(); after != before {
+				t.Errorf("refused calls changed the tmux server:\ngot:\n%s\nwant:\n%s", after, before)
 			}
 		})
 	}
