@@ -36,7 +36,7 @@ staticcheck: $(STATICCHECK)
 lint: fmt-check vet staticcheck
 
 bench:
-	$(GO) test -run '^$$' -bench . -benchtime $(BENCHTIME) ./supervisor/... ./tools/...
+	$(GO) test -run '^$$' -bench . -benchtime $(BENCHTIME) ./supervisor/... ./tools/... ./cmd/tmux-mcp
 
 # Short fuzz runs of every fuzz target (the committed corpora run in `make test`).
 fuzz:
