@@ -144,24 +144,33 @@ func (s *Server) State() State {
 
 // gate is the health gate in front of every call: nil when the server is
 // up (adopting or starting it if needed), a fail-fast error otherwise.
-func (s *Server) gate(ctx context.Context) error {
+func (s *Server) gate(ctx context.Context) error { return s.gateStart(ctx, true) }
+
+// gateStart is gate; allowStart false never starts a server (it still
+// adopts a running one).
+func (s *Server) gateStart(ctx context.Context, allowStart bool) error {
+	if err := s.failFast(); err != nil || s.State() == StateUp {
+		return err
+	}
+	return s.ensure(ctx, allowStart)
+}
+
+// failFast returns the error of a call made while the server is being
+// recovered, is down for good, or is no longer supervised; nil otherwise.
+func (s *Server) failFast() error {
 	s.mu.Lock()
-	st, retryAt, d, startable := s.state, s.retryAt, s.pending, s.startable
-	cause, detail := s.lastCause, s.lastDetail
-	s.mu.Unlock()
-	switch st {
-	case StateUp:
-		return nil
+	defer s.mu.Unlock()
+	switch s.state {
 	case StateClosed:
 		return ErrClosed
 	case StateRestarting:
-		return &restartingError{Attempt: d.Attempt, Max: d.Max, RetryIn: max(time.Until(retryAt), 0)}
+		return &restartingError{Attempt: s.pending.Attempt, Max: s.pending.Max, RetryIn: max(time.Until(s.retryAt), 0)}
 	case StateDown:
-		if !startable {
-			return &serverDownError{Cause: cause, Reason: firstNonEmpty(d.Reason, detail)}
+		if !s.startable {
+			return &serverDownError{Cause: s.lastCause, Reason: firstNonEmpty(s.pending.Reason, s.lastDetail)}
 		}
 	}
-	return s.ensure(ctx, true)
+	return nil
 }
 
 func firstNonEmpty(a, b string) string {
@@ -176,10 +185,14 @@ func firstNonEmpty(a, b string) string {
 func (s *Server) ensure(ctx context.Context, allowStart bool) error {
 	s.ensureMu.Lock()
 	defer s.ensureMu.Unlock()
-	if st := s.State(); st == StateUp {
+	// The state may have changed while we waited: only a server never
+	// contacted, or down and startable, is (re)started here. Recovery after
+	// a death belongs to the monitor.
+	if s.State() == StateUp {
 		return nil
-	} else if st == StateClosed {
-		return ErrClosed
+	}
+	if err := s.failFast(); err != nil {
+		return err
 	}
 	var owned *tmux.StartedServer
 	err := s.client.Connect(ctx)

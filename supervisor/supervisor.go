@@ -189,7 +189,7 @@ func (s *Supervisor) server(ctx context.Context, sock tmux.Socket, allowStart bo
 		s.servers[sock] = srv
 	}
 	s.mu.Unlock()
-	if err := srv.ensure(ctx, allowStart); err != nil {
+	if err := srv.gateStart(ctx, allowStart); err != nil {
 		return srv, err
 	}
 	return srv, nil
