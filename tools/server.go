@@ -14,7 +14,6 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
-	"github.com/tmux-mcp/tmux-mcp/supervisor"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
 )
 
@@ -218,13 +217,9 @@ func KillServer(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 			return nil, refused(refuseServer)
 		}
 		// Existing never starts a server: starting one to kill it would be
-		// absurd, and the caller would think it had killed something.
-		// A server being restarted is killed through its health gate, which
-		// fails fast with the restart's error.
-		srv := d.supervised(sock)
-		if srv == nil || srv.State() != supervisor.StateRestarting {
-			srv, err = d.Sup.Existing(ctx, sock)
-		}
+		// absurd, and the caller would think it had killed something. While
+		// a restart is pending it fails fast with the restart's error.
+		srv, err := d.Sup.Existing(ctx, sock)
 		if errors.Is(err, tmux.ErrNoServer) || errors.Is(err, tmux.ErrSocketMissing) {
 			return nil, &toolError{msg: "no tmux server running on " + sock.String() + "; nothing to kill",
 				class: tmux.ClassName(err), hint: "Call list_servers to find running servers."}

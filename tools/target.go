@@ -37,14 +37,7 @@ func (d Deps) server(ctx context.Context, p params) (*supervisor.Server, error) 
 		return nil, err
 	}
 	if sock == (tmux.Socket{}) {
-		sock = d.Sup.Config().DefaultSocket
-	}
-	// A server already supervised is used as is: its health gate answers
-	// for it (fail fast while restarting, start again after an exit).
-	// Supervisor.Server would try to adopt or start a server even while a
-	// restart is scheduled.
-	if srv := d.supervised(sock); srv != nil {
-		return srv, nil
+		return d.Sup.Default(ctx)
 	}
 	return d.Sup.Server(ctx, sock)
 }
