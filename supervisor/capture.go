@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -50,6 +51,11 @@ type Capture struct {
 	SHA256 string `json:"sha256"`
 }
 
+// ErrInvalidArgument matches requests the supervisor rejects before any
+// tmux call (a malformed pane ID, caps above the ceilings); the message
+// names the argument and the accepted values.
+var ErrInvalidArgument = errors.New("invalid argument")
+
 // watcher is a control-mode connection attached to one session, tracking
 // pane output so unchanged panes can be served from cache.
 type watcher struct {
@@ -67,13 +73,13 @@ const maxWatchers = 32
 // with a RateLimitedError unless the cache can answer.
 func (s *Server) Capture(ctx context.Context, req CaptureRequest) (Capture, error) {
 	if !validPaneID(req.Pane) {
-		return Capture{}, fmt.Errorf("supervisor: pane must be a pane ID like %%3, got %q", req.Pane)
-	}
-	if err := s.gate(ctx); err != nil {
-		return Capture{}, err
+		return Capture{}, fmt.Errorf("%w: pane must be a pane ID like %%3, got %q", ErrInvalidArgument, req.Pane)
 	}
 	plan, err := planCapture(req, s.cfg, 0)
 	if err != nil {
+		return Capture{}, fmt.Errorf("%w: %w", ErrInvalidArgument, err)
+	}
+	if err := s.gate(ctx); err != nil {
 		return Capture{}, err
 	}
 	key := captureKey{pane: req.Pane, start: plan.Start, end: plan.End, join: req.Join, escape: req.Escape,

@@ -514,7 +514,7 @@ func TestCaptureCapsFullHistory(t *testing.T) {
 			}
 		})
 	}
-	if _, err := srv.Capture(testCtx(t), CaptureRequest{Pane: pane, MaxLines: 20000}); err == nil ||
+	if _, err := srv.Capture(testCtx(t), CaptureRequest{Pane: pane, MaxLines: 20000}); !errors.Is(err, ErrInvalidArgument) ||
 		!strings.Contains(err.Error(), "max_lines 20000 is above the ceiling of 10000 lines") {
 		t.Errorf("max_lines above the ceiling: got %v", err)
 	}
