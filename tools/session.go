@@ -52,11 +52,7 @@ func GetSessionInfo(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 	t := newTool("get_session_info", "Describe a session.", hintsRead, sessionSchema,
 		pSessionID, pSessionName, pSocket)
 	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
-		srv, err := d.server(ctx, p)
-		if err != nil {
-			return nil, err
-		}
-		s, err := findSession(ctx, srv, p)
+		_, s, err := d.session(ctx, p)
 		if err != nil {
 			return nil, err
 		}
@@ -78,11 +74,7 @@ func CreateWindow(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if err != nil {
 			return nil, err
 		}
-		srv, err := d.server(ctx, p)
-		if err != nil {
-			return nil, err
-		}
-		s, err := findSession(ctx, srv, p)
+		srv, s, err := d.session(ctx, p)
 		if err != nil {
 			return nil, err
 		}
@@ -130,11 +122,7 @@ func RenameSession(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if err := checkSessionName(name); err != nil {
 			return nil, err
 		}
-		srv, err := d.server(ctx, p)
-		if err != nil {
-			return nil, err
-		}
-		s, err := findSession(ctx, srv, p)
+		srv, s, err := d.session(ctx, p)
 		if err != nil {
 			return nil, err
 		}
@@ -156,11 +144,7 @@ func KillSession(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if p.str("session_id") == "" && p.str("session_name") == "" {
 			return nil, refused("Refusing to kill without an explicit target. Provide session_name or session_id.")
 		}
-		srv, err := d.server(ctx, p)
-		if err != nil {
-			return nil, err
-		}
-		s, err := findSession(ctx, srv, p)
+		srv, s, err := d.session(ctx, p)
 		if err != nil {
 			return nil, err
 		}

@@ -77,6 +77,26 @@ func sessionRef(p params) (id tmux.SessionID, name string, err error) {
 }
 
 // findSession resolves session_id > session_name > the first session.
+// session resolves the server and the session the call targets.
+func (d Deps) session(ctx context.Context, p params) (*supervisor.Server, tmux.Session, error) {
+	srv, err := d.server(ctx, p)
+	if err != nil {
+		return nil, tmux.Session{}, err
+	}
+	s, err := findSession(ctx, srv, p)
+	return srv, s, err
+}
+
+// window resolves the server and the window the call targets.
+func (d Deps) window(ctx context.Context, p params) (*supervisor.Server, tmux.Window, error) {
+	srv, err := d.server(ctx, p)
+	if err != nil {
+		return nil, tmux.Window{}, err
+	}
+	w, err := findWindow(ctx, srv, p)
+	return srv, w, err
+}
+
 func findSession(ctx context.Context, srv *supervisor.Server, p params) (tmux.Session, error) {
 	id, name, err := sessionRef(p)
 	if err != nil {

@@ -32,11 +32,7 @@ func GetWindowInfo(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 	t := newTool("get_window_info", "Describe a window.", hintsRead, windowSchema,
 		windowTarget()...)
 	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
-		srv, err := d.server(ctx, p)
-		if err != nil {
-			return nil, err
-		}
-		w, err := findWindow(ctx, srv, p)
+		_, w, err := d.window(ctx, p)
 		if err != nil {
 			return nil, err
 		}
@@ -53,11 +49,7 @@ func RenameWindow(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if name == "" {
 			return nil, argError("new_name", "must not be empty")
 		}
-		srv, err := d.server(ctx, p)
-		if err != nil {
-			return nil, err
-		}
-		w, err := findWindow(ctx, srv, p)
+		srv, w, err := d.window(ctx, p)
 		if err != nil {
 			return nil, err
 		}
@@ -118,11 +110,7 @@ func SelectLayout(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if !slices.Contains(layoutPresets, layout) && !customLayoutRe.MatchString(layout) {
 			return nil, argError("layout", "want %s", layoutsHint)
 		}
-		srv, err := d.server(ctx, p)
-		if err != nil {
-			return nil, err
-		}
-		w, err := findWindow(ctx, srv, p)
+		srv, w, err := d.window(ctx, p)
 		if err != nil {
 			return nil, err
 		}
@@ -149,11 +137,7 @@ func ResizeWindow(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if !hasH && !hasW {
 			return nil, &toolError{msg: "Provide height or width.", class: "argument"}
 		}
-		srv, err := d.server(ctx, p)
-		if err != nil {
-			return nil, err
-		}
-		w, err := findWindow(ctx, srv, p)
+		srv, w, err := d.window(ctx, p)
 		if err != nil {
 			return nil, err
 		}
@@ -182,11 +166,7 @@ func MoveWindow(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if idx != "" && !indexRe.MatchString(idx) {
 			return nil, argError("destination_index", "want a non-negative integer")
 		}
-		srv, err := d.server(ctx, p)
-		if err != nil {
-			return nil, err
-		}
-		w, err := findWindow(ctx, srv, p)
+		srv, w, err := d.window(ctx, p)
 		if err != nil {
 			return nil, err
 		}
