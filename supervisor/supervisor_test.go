@@ -194,6 +194,16 @@ func TestCallsFailFastWhileRestarting(t *testing.T) {
 	if !strings.Contains(err.Error(), "tmux server restarting (attempt 1/5), retry in") {
 		t.Errorf("message = %q", err)
 	}
+	// Asking the supervisor for the server fails fast too, and never starts
+	// a second server beside the recovery.
+	for _, lookup := range []func(context.Context, tmux.Socket) (*Server, error){sup.Server, sup.Existing} {
+		if _, err := lookup(testCtx(t), tmux.Socket{Path: ts.Socket}); !errors.Is(err, ErrRestarting) {
+			t.Errorf("lookup while restarting: got %v, want ErrRestarting", err)
+		}
+	}
+	if n := rec.count(isType(EventServerStarted)); n != 1 {
+		t.Errorf("servers started = %d, want 1 (no second server during the restart)", n)
+	}
 }
 
 func TestSocketDeletedRecoveredBySIGUSR1(t *testing.T) {
@@ -517,25 +527,5 @@ func TestCaptureCapsFullHistory(t *testing.T) {
 	if _, err := srv.Capture(testCtx(t), CaptureRequest{Pane: pane, MaxLines: 20000}); !errors.Is(err, ErrInvalidArgument) ||
 		!strings.Contains(err.Error(), "max_lines 20000 is above the ceiling of 10000 lines") {
 		t.Errorf("max_lines above the ceiling: got %v", err)
-	}
-}
-
-// TestServerLookupDuringRestartFailsFast checks that asking the supervisor
-// for a server that is being recovered fails fast instead of starting a
-// second server beside the recovery.
-func TestServerLookupDuringRestartFailsFast(t *testing.T) {
-	ts := tmuxtest.New(t)
-	sup := newSup(t, ts, Config{Restart: RestartPolicy{Initial: 2 * time.Second, Max: 2 * time.Second}})
-	rec := record(sup)
-	srv := mustServer(t, sup)
-	syscall.Kill(srv.Health().PID, syscall.SIGKILL)
-	rec.wait(t, 5*time.Second, "restarting", isType(EventRestarting))
-	for _, lookup := range []func(context.Context, tmux.Socket) (*Server, error){sup.Server, sup.Existing} {
-		if _, err := lookup(testCtx(t), tmux.Socket{Path: ts.Socket}); !errors.Is(err, ErrRestarting) {
-			t.Errorf("lookup while restarting: got %v, want ErrRestarting", err)
-		}
-	}
-	if n := rec.count(isType(EventServerStarted)); n != 1 {
-		t.Errorf("servers started = %d, want 1 (no second server during the restart)", n)
 	}
 }
