@@ -178,14 +178,7 @@ func (s *Server) watch(ctx context.Context, pane tmux.PaneID) bool {
 	if n >= maxWatchers {
 		return false
 	}
-	v, err := s.client.ServerVersion(ctx)
-	if err != nil || !v.Capabilities().ClientFlags {
-		return false
-	}
-	ctrl, err := tmux.DialControl(ctx, tmux.ControlOptions{
-		Exec: s.client.Exec(), Target: string(sess), Flags: "ignore-size,pause-after=30",
-		AutoContinue: true, OnNotify: s.onWatchNotify, NoStartServer: true,
-	})
+	ctrl, err := s.client.Watch(ctx, sess, s.onWatchNotify)
 	if err != nil {
 		return false
 	}

@@ -113,6 +113,26 @@ func (c *Client) ensureHidden(ctx context.Context) error {
 	return err
 }
 
+// Watch opens a watcher connection: a control client attached to session
+// that delivers %output (as %extended-output, with pause-after) for every
+// pane of the session's windows to onNotify, on its reader goroutine. A
+// paused pane is continued at once (its output while paused is lost, so
+// onNotify sees %pause and %continue and must treat the pane as changed).
+// It never starts a server. It needs tmux 3.2 or later.
+func (c *Client) Watch(ctx context.Context, session SessionID, onNotify func(Notification)) (*Control, error) {
+	v, err := c.ServerVersion(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if !v.Capabilities().ClientFlags {
+		return nil, fmt.Errorf("tmux: watch: tmux %s has no control client flags (3.2 or later needed)", v)
+	}
+	return DialControl(ctx, ControlOptions{
+		Exec: c.exec, Target: string(session), Flags: "ignore-size,pause-after=30",
+		AutoContinue: true, OnNotify: onNotify, NoStartServer: true,
+	})
+}
+
 // Control returns the command connection, or nil when it is down or off.
 func (c *Client) Control() *Control {
 	c.mu.Lock()

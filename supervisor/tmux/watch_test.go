@@ -1,0 +1,50 @@
+package tmux_test
+
+import (
+	"bytes"
+	"sync"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux/tmuxtest"
+)
+
+func TestWatchDeliversPaneOutput(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	c, _ := newClient(t, "exec")
+	pane := run(t, c, "new-session", "-d", "-P", "-F", "#{pane_id}", "-s", "w", "exec cat")
+	sess := tmux.SessionID(run(t, c, "display-message", "-p", "-t", pane, "#{session_id}"))
+
+	var mu sync.Mutex
+	var got []byte
+	w, err := c.Watch(ctx(t), sess, func(n tmux.Notification) {
+		if (n.Type == tmux.NotifyOutput || n.Type == tmux.NotifyExtendedOutput) && string(n.Pane) == pane {
+			mu.Lock()
+			got = append(got, n.Data...)
+			mu.Unlock()
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Bytes that control mode escapes on the way: a backslash, a tab, and
+	// UTF-8 that must arrive whole once the chunks are joined.
+	run(t, c, "send-keys", "-t", pane, "-l", "tok\\en\twatch é")
+	run(t, c, "send-keys", "-t", pane, "Enter")
+	tmuxtest.WaitFor(t, 5*time.Second, "the echo as pane output", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return bytes.Contains(got, []byte("tok\\en\twatch é"))
+	})
+	if err := w.Close(); err != nil {
+		t.Errorf("close: %v", err)
+	}
+	select {
+	case <-w.Done():
+	default:
+		t.Error("Done not closed after Close")
+	}
+}
