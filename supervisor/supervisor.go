@@ -70,7 +70,11 @@ type Config struct {
 	Restorer Restorer
 }
 
+// Defaults returns the configuration a zero Config stands for.
+func Defaults() Config { return Config{}.withDefaults() }
+
 func (c Config) withDefaults() Config {
+	c.Restart = c.Restart.withDefaults()
 	if c.Binary == "" {
 		c.Binary = "tmux"
 	}

@@ -30,6 +30,15 @@ type config struct {
 	CaptureBytes    int
 	ReadRate        float64
 	ServerRate      float64
+	RateWait        time.Duration
+	MaxCaptureLines int
+	MaxCaptureBytes int
+	ProbeInterval   time.Duration
+	FDWarn          float64
+	FDRefuse        float64
+	FDLimit         int
+	RestartAttempts int
+	HungAfter       time.Duration
 }
 
 // setting is one row of the settings table: it drives the flag, the
@@ -46,7 +55,7 @@ type setting struct {
 // settings is the one settings table. Defaults of supervisor limits come
 // from the supervisor itself.
 func settings() []setting {
-	def := supervisor.New(supervisor.Config{}).Config()
+	def := supervisor.Defaults()
 	str := func(dst func(*config) *string) func(*config, string) error {
 		return func(c *config, v string) error { *dst(c) = v; return nil }
 	}
@@ -79,6 +88,34 @@ func settings() []setting {
 			*dst(c) = f
 			return nil
 		}
+	}
+	duration := func(dst func(*config) *time.Duration) func(*config, string) error {
+		return func(c *config, v string) error {
+			d, err := time.ParseDuration(v)
+			if err != nil || d <= 0 {
+				return errors.New("want a positive duration such as 5s")
+			}
+			*dst(c) = d
+			return nil
+		}
+	}
+	fraction := func(dst func(*config) *float64) func(*config, string) error {
+		return func(c *config, v string) error {
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil || f <= 0 || f > 1 {
+				return errors.New("want a fraction above 0 and at most 1, such as 0.9")
+			}
+			*dst(c) = f
+			return nil
+		}
+	}
+	fdLimit := func(c *config, v string) error {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return errors.New("want 0 (the highest allowed) or a positive integer")
+		}
+		c.FDLimit = n
+		return nil
 	}
 	return []setting{
 		{Flag: "socket-name", Env: "TMUX_MCP_SOCKET_NAME", Default: def.DefaultSocket.Name,
@@ -113,14 +150,7 @@ func settings() []setting {
 		{Flag: "no-start", Env: "TMUX_MCP_NO_START", Default: "false", Bool: true,
 			Usage: "never start a tmux server; only adopt running ones", set: boolean(func(c *config) *bool { return &c.NoStart })},
 		{Flag: "command-timeout", Env: "TMUX_MCP_COMMAND_TIMEOUT", Default: def.CommandTimeout.String(),
-			Usage: "deadline of one tmux command", set: func(c *config, v string) error {
-				d, err := time.ParseDuration(v)
-				if err != nil || d <= 0 {
-					return errors.New("want a positive duration such as 5s")
-				}
-				c.CommandTimeout = d
-				return nil
-			}},
+			Usage: "deadline of one tmux command", set: duration(func(c *config) *time.Duration { return &c.CommandTimeout })},
 		{Flag: "capture-lines", Env: "TMUX_MCP_CAPTURE_LINES", Default: strconv.Itoa(def.CaptureLines),
 			Usage: "default cap on lines per capture", set: positive(func(c *config) *int { return &c.CaptureLines })},
 		{Flag: "capture-bytes", Env: "TMUX_MCP_CAPTURE_BYTES", Default: strconv.Itoa(def.CaptureBytes),
@@ -129,6 +159,24 @@ func settings() []setting {
 			Usage: "captures per second per pane that reach tmux", set: rate(func(c *config) *float64 { return &c.ReadRate })},
 		{Flag: "server-rate", Env: "TMUX_MCP_SERVER_RATE", Default: strconv.FormatFloat(def.ServerRate, 'g', -1, 64),
 			Usage: "commands per second one tmux server receives", set: rate(func(c *config) *float64 { return &c.ServerRate })},
+		{Flag: "rate-wait", Env: "TMUX_MCP_RATE_WAIT", Default: def.RateWait.String(),
+			Usage: "how long a call over its rate may wait for a token before it fails", set: duration(func(c *config) *time.Duration { return &c.RateWait })},
+		{Flag: "max-capture-lines", Env: "TMUX_MCP_MAX_CAPTURE_LINES", Default: strconv.Itoa(def.MaxCaptureLines),
+			Usage: "ceiling a capture may raise its line cap to", set: positive(func(c *config) *int { return &c.MaxCaptureLines })},
+		{Flag: "max-capture-bytes", Env: "TMUX_MCP_MAX_CAPTURE_BYTES", Default: strconv.Itoa(def.MaxCaptureBytes),
+			Usage: "ceiling a capture may raise its byte cap to", set: positive(func(c *config) *int { return &c.MaxCaptureBytes })},
+		{Flag: "probe-interval", Env: "TMUX_MCP_PROBE_INTERVAL", Default: def.ProbeInterval.String(),
+			Usage: "how often each server is probed and its resources sampled", set: duration(func(c *config) *time.Duration { return &c.ProbeInterval })},
+		{Flag: "fd-warn", Env: "TMUX_MCP_FD_WARN", Default: strconv.FormatFloat(def.FDWarn, 'g', -1, 64),
+			Usage: "fraction of the server's fd limit (and of the PTY maximum) that raises a warning", set: fraction(func(c *config) *float64 { return &c.FDWarn })},
+		{Flag: "fd-refuse", Env: "TMUX_MCP_FD_REFUSE", Default: strconv.FormatFloat(def.FDRefuse, 'g', -1, 64),
+			Usage: "fraction at which new sessions, windows and panes are refused", set: fraction(func(c *config) *float64 { return &c.FDRefuse })},
+		{Flag: "fd-limit", Env: "TMUX_MCP_FD_LIMIT", Default: "0",
+			Usage: "fd limit (RLIMIT_NOFILE) of servers tmux-mcp starts; 0: the highest allowed", set: fdLimit},
+		{Flag: "restart-attempts", Env: "TMUX_MCP_RESTART_ATTEMPTS", Default: strconv.Itoa(def.Restart.MaxAttempts),
+			Usage: "recovery attempts after a server death before giving up", set: positive(func(c *config) *int { return &c.RestartAttempts })},
+		{Flag: "hung-after", Env: "TMUX_MCP_HUNG_AFTER", Default: def.Restart.HungAfter.String(),
+			Usage: "how long a live server may fail to answer before it is terminated and restarted", set: duration(func(c *config) *time.Duration { return &c.HungAfter })},
 	}
 }
 
@@ -236,15 +284,23 @@ func settingsMarkdown() string {
 // supervisorConfig maps the settings onto the supervisor's Config.
 func (c config) supervisorConfig() supervisor.Config {
 	cfg := supervisor.Config{
-		Binary:         c.TmuxBin,
-		TmuxConfig:     c.TmuxConfig,
-		ExecOnly:       c.ExecOnly,
-		NoStart:        c.NoStart,
-		CommandTimeout: c.CommandTimeout,
-		CaptureLines:   c.CaptureLines,
-		CaptureBytes:   c.CaptureBytes,
-		ReadRate:       c.ReadRate,
-		ServerRate:     c.ServerRate,
+		Binary:          c.TmuxBin,
+		TmuxConfig:      c.TmuxConfig,
+		ExecOnly:        c.ExecOnly,
+		NoStart:         c.NoStart,
+		CommandTimeout:  c.CommandTimeout,
+		CaptureLines:    c.CaptureLines,
+		CaptureBytes:    c.CaptureBytes,
+		ReadRate:        c.ReadRate,
+		ServerRate:      c.ServerRate,
+		RateWait:        c.RateWait,
+		MaxCaptureLines: c.MaxCaptureLines,
+		MaxCaptureBytes: c.MaxCaptureBytes,
+		ProbeInterval:   c.ProbeInterval,
+		FDWarn:          c.FDWarn,
+		FDRefuse:        c.FDRefuse,
+		FDLimit:         uint64(c.FDLimit),
+		Restart:         supervisor.RestartPolicy{MaxAttempts: c.RestartAttempts, HungAfter: c.HungAfter},
 	}
 	if c.SocketPath != "" {
 		cfg.DefaultSocket.Path = c.SocketPath

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tmux-mcp/tmux-mcp/supervisor"
 )
 
 func TestSettingsPrecedence(t *testing.T) {
@@ -121,5 +123,44 @@ func TestHTTPRefusesRemoteAddress(t *testing.T) {
 	code := run(context.Background(), []string{"serve", "--http", "0.0.0.0:0"}, env{stdout: io.Discard, stderr: &errb, getenv: func(string) string { return "" }})
 	if code != exitUsage || !strings.Contains(errb.String(), "--http-allow-remote") {
 		t.Errorf("serve --http 0.0.0.0:0: exit %d, stderr %q; want usage error naming --http-allow-remote", code, errb.String())
+	}
+}
+
+func TestSupervisionSettings(t *testing.T) {
+	tests := []struct {
+		env     map[string]string
+		check   func(supervisor.Config) bool
+		wantErr string
+	}{
+		{env: map[string]string{}, check: func(c supervisor.Config) bool {
+			d := supervisor.Defaults()
+			return c.FDRefuse == d.FDRefuse && c.ProbeInterval == d.ProbeInterval && c.Restart.MaxAttempts == d.Restart.MaxAttempts &&
+				c.Restart.HungAfter == d.Restart.HungAfter && c.RateWait == d.RateWait && c.FDLimit == 0
+		}},
+		{env: map[string]string{"TMUX_MCP_FD_REFUSE": "0.8", "TMUX_MCP_FD_LIMIT": "4096", "TMUX_MCP_HUNG_AFTER": "30s",
+			"TMUX_MCP_RESTART_ATTEMPTS": "9", "TMUX_MCP_PROBE_INTERVAL": "250ms", "TMUX_MCP_MAX_CAPTURE_LINES": "20000"},
+			check: func(c supervisor.Config) bool {
+				return c.FDRefuse == 0.8 && c.FDLimit == 4096 && c.Restart.HungAfter == 30*time.Second &&
+					c.Restart.MaxAttempts == 9 && c.ProbeInterval == 250*time.Millisecond && c.MaxCaptureLines == 20000
+			}},
+		{env: map[string]string{"TMUX_MCP_FD_REFUSE": "2"}, wantErr: "$TMUX_MCP_FD_REFUSE: want a fraction"},
+		{env: map[string]string{"TMUX_MCP_FD_LIMIT": "-1"}, wantErr: "$TMUX_MCP_FD_LIMIT"},
+		{env: map[string]string{"TMUX_MCP_HUNG_AFTER": "later"}, wantErr: "$TMUX_MCP_HUNG_AFTER: want a positive duration"},
+	}
+	for _, tt := range tests {
+		b := bind(flag.NewFlagSet("t", flag.ContinueOnError))
+		c, err := b.resolve(func(k string) string { return tt.env[k] })
+		if tt.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("env %v: got %v, want an error containing %q", tt.env, err, tt.wantErr)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("env %v: %v", tt.env, err)
+		}
+		if got := c.supervisorConfig(); !tt.check(got) {
+			t.Errorf("env %v: supervisor config = %+v", tt.env, got)
+		}
 	}
 }
