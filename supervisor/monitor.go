@@ -341,8 +341,10 @@ func (s *Server) restart(ctx context.Context) error {
 	sctx, cancel := context.WithTimeout(ctx, 2*s.cfg.CommandTimeout)
 	defer cancel()
 	s.client.ForgetServer()
+	// Another tmux-mcp process on the same socket may have restarted the
+	// server first: adopt it rather than fight over the socket.
 	owned, err := s.client.Exec().StartServer(sctx, tmux.StartOptions{FDLimit: s.cfg.FDLimit})
-	if err != nil {
+	if err != nil && !errors.Is(err, tmux.ErrServerRunning) {
 		return err
 	}
 	if err := s.client.Connect(sctx); err != nil {
@@ -351,11 +353,14 @@ func (s *Server) restart(ctx context.Context) error {
 	if err := s.adopt(sctx, owned); err != nil {
 		return err
 	}
+	pid := s.identity().pid
 	s.mu.Lock()
 	s.restarts++
 	s.mu.Unlock()
-	s.bus.emit(Event{Type: EventRestarted, Socket: s.sock, PID: owned.PID})
-	if s.cfg.Restorer != nil {
+	s.bus.emit(Event{Type: EventRestarted, Socket: s.sock, PID: pid})
+	// Only the process that started the new server restores it; one that
+	// adopted it leaves that to the winner (restoring twice duplicates).
+	if s.cfg.Restorer != nil && owned != nil {
 		rctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 		err := s.cfg.Restorer.Restore(rctx, s)
 		cancel()
@@ -363,7 +368,7 @@ func (s *Server) restart(ctx context.Context) error {
 		if err != nil {
 			detail = err.Error()
 		}
-		s.bus.emit(Event{Type: EventRestored, Socket: s.sock, PID: owned.PID, Detail: detail})
+		s.bus.emit(Event{Type: EventRestored, Socket: s.sock, PID: pid, Detail: detail})
 	}
 	return nil
 }

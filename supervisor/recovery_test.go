@@ -2,6 +2,7 @@ package supervisor
 
 import (
 	"context"
+	"fmt"
 
 	"slices"
 	"strings"
@@ -27,10 +28,10 @@ type restorer struct {
 }
 
 func (r *restorer) Restore(ctx context.Context, srv *Server) error {
+	_, err := srv.Do(ctx, "new-session", "-d", "-s", "restored")
 	r.mu.Lock()
 	r.calls++
 	r.mu.Unlock()
-	_, err := srv.Do(ctx, "new-session", "-d", "-s", "restored")
 	return err
 }
 
@@ -167,5 +168,39 @@ func TestSpansCarryNoKeystrokes(t *testing.T) {
 	if !sawSend || !sawHit || !sawErr {
 		slices.Sort(names)
 		t.Errorf("spans: send-keys with transport %v, cache hit %v, error class %v; names %v", sawSend, sawHit, sawErr, slices.Compact(names))
+	}
+}
+
+// TestTwoSupervisorsShareOneServer is two tmux-mcp processes (one per agent)
+// on the same socket: after kill -9 both recover, onto one new server, and
+// the restore hook runs once.
+func TestTwoSupervisorsShareOneServer(t *testing.T) {
+	ts := tmuxtest.New(t)
+	rs := &restorer{}
+	a := newSup(t, ts, Config{Restorer: rs})
+	b := newSup(t, ts, Config{Restorer: rs})
+	recA, recB := record(a), record(b)
+	srvA, srvB := mustServer(t, a), mustServer(t, b)
+	pid := srvA.Health().PID
+	if got := srvB.Health().PID; got != pid {
+		t.Fatalf("second supervisor sees pid %d, want the adopted %d", got, pid)
+	}
+	syscall.Kill(pid, syscall.SIGKILL)
+	recA.wait(t, 10*time.Second, "restarted (a)", isType(EventRestarted))
+	recB.wait(t, 10*time.Second, "restarted (b)", isType(EventRestarted))
+	pa, pb := srvA.Health().PID, srvB.Health().PID
+	if pa != pb || pa == pid || !tmuxtest.Alive(pa) {
+		t.Errorf("pids after recovery: a=%d b=%d (old %d), want one new live server", pa, pb, pid)
+	}
+	if got := mustDo(t, srvA, "display-message", "-p", "#{pid}"); got != fmt.Sprint(pa) {
+		t.Errorf("socket answers with pid %s, want %d", got, pa)
+	}
+	tmuxtest.WaitFor(t, 5*time.Second, "the restore hook", func() bool { return rs.count() >= 1 })
+	sessions, err := srvB.ListSessions(testCtx(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := rs.count(); got != 1 || len(sessions) != 1 {
+		t.Errorf("restore calls = %d, sessions = %d, want 1 and 1", got, len(sessions))
 	}
 }

@@ -204,7 +204,7 @@ func (s *Server) ensure(ctx context.Context, allowStart bool) error {
 				old.pid, s.sock.ResolvedPath(), err)
 		}
 		owned, err = s.client.Exec().StartServer(ctx, tmux.StartOptions{FDLimit: s.cfg.FDLimit})
-		if err != nil {
+		if err != nil && !errors.Is(err, tmux.ErrServerRunning) { // lost a start race: adopt the winner
 			return fmt.Errorf("supervisor: start server: %w", err)
 		}
 		s.client.ForgetServer()

@@ -40,21 +40,31 @@ func (s *StartedServer) Err() error {
 	return s.err
 }
 
+// ErrServerRunning is returned by StartServer when a server already answers
+// on the socket (another process started it first).
+var ErrServerRunning = errors.New("tmux: a server already answers on the socket")
+
 // StartServer starts a new server on e.Socket with `tmux -D` and waits until
-// it answers. It refuses to start one while a live server holds the socket,
-// and before starting it makes sure the socket's directory exists with mode
-// 0700. It needs tmux 3.2 or later.
+// it answers. It refuses (ErrServerRunning) while a live server holds the
+// socket, and before starting it makes sure the socket's directory exists
+// with mode 0700. tmux -D takes no start lock of its own, so several
+// tmux-mcp processes recovering the same server at once would each start
+// one and orphan all but the last: an flock on "<socket>.tmux-mcp.lock"
+// serialises the check and the start. It needs tmux 3.2 or later.
 func (e *Exec) StartServer(ctx context.Context, opts StartOptions) (*StartedServer, error) {
-	if _, err := e.Run(ctx, "list-sessions"); err == nil || !(errors.Is(err, ErrNoServer) || errors.Is(err, ErrSocketMissing)) {
-		if err == nil {
-			return nil, errors.New("tmux: start server: a server already answers on " + e.Socket.String())
-		}
+	path := e.Socket.ResolvedPath()
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("tmux: start server: %w", err)
 	}
-	if e.Socket.Path != "" {
-		if err := os.MkdirAll(filepath.Dir(e.Socket.Path), 0o700); err != nil {
-			return nil, fmt.Errorf("tmux: start server: %w", err)
-		}
+	unlock, err := lockFile(ctx, path+".tmux-mcp.lock")
+	if err != nil {
+		return nil, fmt.Errorf("tmux: start server: %w", err)
+	}
+	defer unlock()
+	if _, err := e.Run(ctx, "list-sessions"); err == nil {
+		return nil, fmt.Errorf("tmux: start server on %s: %w", e.Socket, ErrServerRunning)
+	} else if !errors.Is(err, ErrNoServer) && !errors.Is(err, ErrSocketMissing) {
+		return nil, fmt.Errorf("tmux: start server: %w", err)
 	}
 	argv := e.Command("-D")
 	cmd := exec.Command(argv[0], argv[1:]...)
@@ -107,4 +117,32 @@ func setFDLimit(pid int, limit uint64) error {
 		return fmt.Errorf("tmux: set server fd limit: %w", err)
 	}
 	return nil
+}
+
+// lockFile takes an exclusive flock on path (creating it), polling until ctx
+// ends, and returns the function that releases it.
+func lockFile(ctx context.Context, path string) (func(), error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	for {
+		err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
+		if err == nil {
+			return func() {
+				unix.Flock(int(f.Fd()), unix.LOCK_UN) //nolint:errcheck // closing releases it too
+				f.Close()
+			}, nil
+		}
+		if !errors.Is(err, unix.EWOULDBLOCK) {
+			f.Close()
+			return nil, fmt.Errorf("lock %s: %w", path, err)
+		}
+		select {
+		case <-ctx.Done():
+			f.Close()
+			return nil, fmt.Errorf("lock %s: %w", path, ctx.Err())
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
 }

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -23,7 +24,9 @@ type Server struct {
 	t      testing.TB
 	Dir    string // private directory holding the socket
 	Socket string // socket path, for tmux -S
-	pid    int    // last server PID seen
+
+	mu  sync.Mutex
+	pid int // last server PID seen
 }
 
 // New returns a Server with a fresh socket path. The server itself starts
@@ -113,9 +116,7 @@ func (s *Server) PID() int {
 		return 0
 	}
 	pid, _ := strconv.Atoi(out)
-	if pid > 0 {
-		s.pid = pid
-	}
+	s.Track(pid)
 	return pid
 }
 
@@ -123,14 +124,22 @@ func (s *Server) PID() int {
 // longer answers (tests whose server was started by the supervisor).
 func (s *Server) Track(pid int) {
 	if pid > 0 {
+		s.mu.Lock()
 		s.pid = pid
+		s.mu.Unlock()
 	}
+}
+
+func (s *Server) lastPID() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.pid
 }
 
 // Kill ends the server: kill-server, then SIGKILL to the PID it had if that
 // process is still alive. Safe to call more than once.
 func (s *Server) Kill() {
-	pid := s.pid
+	pid := s.lastPID()
 	if pid > 0 {
 		// A test may have stopped the server; let it run so it can exit.
 		syscall.Kill(pid, syscall.SIGCONT) //nolint:errcheck
@@ -202,8 +211,8 @@ func (e *cmdError) Unwrap() error { return e.err }
 // seen before.
 func PIDOf(t testing.TB, s *Server) int {
 	t.Helper()
-	if s.pid > 0 {
-		return s.pid
+	if pid := s.lastPID(); pid > 0 {
+		return pid
 	}
 	pid := s.PID()
 	if pid <= 0 {
