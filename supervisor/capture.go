@@ -183,6 +183,11 @@ func (s *Server) watch(ctx context.Context, pane tmux.PaneID) bool {
 		return false
 	}
 	s.mu.Lock()
+	if s.state != StateUp {
+		s.mu.Unlock()
+		ctrl.Close()
+		return false
+	}
 	if old := s.watchers[sess]; old != nil && old.ctrl.Err() == nil {
 		s.mu.Unlock()
 		ctrl.Close()
@@ -224,7 +229,9 @@ func (s *Server) sessionOf(ctx context.Context, pane tmux.PaneID) (tmux.SessionI
 	return sess, ok
 }
 
-func (s *Server) learnPanes(panes []tmux.Pane) {
+// learnPanes stores the pane-to-session map from a listing that began at
+// generation gen; a listing older than the last forgetPanes is dropped.
+func (s *Server) learnPanes(panes []tmux.Pane, gen uint64) {
 	m := make(map[tmux.PaneID]tmux.SessionID, len(panes))
 	for _, p := range panes {
 		if _, ok := m[p.ID]; !ok { // grouped sessions list a pane once per session
@@ -232,12 +239,15 @@ func (s *Server) learnPanes(panes []tmux.Pane) {
 		}
 	}
 	s.mu.Lock()
-	s.paneSession = m
+	if gen == s.paneGen {
+		s.paneSession = m
+	}
 	s.mu.Unlock()
 }
 
 func (s *Server) forgetPanes() {
 	s.mu.Lock()
+	s.paneGen++
 	if len(s.paneSession) > 0 {
 		s.paneSession = map[tmux.PaneID]tmux.SessionID{}
 	}
@@ -280,6 +290,9 @@ func (s *Server) onWatchNotify(n tmux.Notification) {
 	case tmux.NotifyOutput, tmux.NotifyExtendedOutput, tmux.NotifyPause, tmux.NotifyContinue, tmux.NotifyPaneModeChanged:
 		s.cache.touch(n.Pane)
 	case tmux.NotifyLayoutChange, tmux.NotifyWindowAdd, tmux.NotifyWindowClose, tmux.NotifyWindowPaneChanged, tmux.NotifyExit:
+		// Panes may have moved between sessions (join-pane, swap-pane
+		// create or close no window): relearn which watcher covers which.
+		s.forgetPanes()
 		s.cache.touchAll()
 	}
 }

@@ -214,9 +214,9 @@ func (s *Server) died(ctx context.Context, id identity, cause Cause, detail stri
 	s.mu.Unlock()
 	s.cache.touchAll()
 	s.forgetPanes()
-	for _, w := range watchers {
-		w.ctrl.Close()
-	}
+	// In the background: closing the watchers of a stopped server takes
+	// seconds each, and the death must be announced and acted on now.
+	go closeWatchers(watchers)
 	s.bus.emit(Event{Type: EventServerDied, Socket: s.sock, PID: id.pid, Cause: cause, Detail: detail})
 	if d.Action == actRecreateSocket || d.Action == actRestart || d.Action == actTerminate {
 		s.bus.emit(Event{Type: EventRestarting, Socket: s.sock, PID: id.pid, Cause: cause, Attempt: d.Attempt, Delay: d.Delay, Detail: d.Reason})
@@ -258,6 +258,10 @@ func (s *Server) recover(ctx context.Context, id identity, cause Cause, d decisi
 		s.lastDetail = fmt.Sprintf("%s; recovery failed: %v", s.lastDetail, err)
 		d = s.tracker.decide(now, cause)
 		s.pending = d
+		if s.state == StateClosed {
+			s.mu.Unlock()
+			return
+		}
 		if d.Action == actGiveUp {
 			s.state, s.startable = StateDown, false
 		} else {
@@ -299,6 +303,10 @@ func (s *Server) recreateSocket(ctx context.Context, id identity) error {
 		return err
 	}
 	s.mu.Lock()
+	if s.state == StateClosed {
+		s.mu.Unlock()
+		return nil
+	}
 	s.state = StateUp
 	s.restarts++
 	s.tracker.up(s.now())
@@ -347,10 +355,14 @@ func (s *Server) restart(ctx context.Context) error {
 	if err != nil && !errors.Is(err, tmux.ErrServerRunning) {
 		return err
 	}
-	if err := s.client.Connect(sctx); err != nil {
-		return err
+	err = s.client.Connect(sctx)
+	if err == nil {
+		err = s.adopt(sctx, owned)
 	}
-	if err := s.adopt(sctx, owned); err != nil {
+	if err != nil {
+		if owned != nil {
+			syscall.Kill(owned.PID, syscall.SIGKILL) //nolint:errcheck // ours, and not taken over
+		}
 		return err
 	}
 	pid := s.identity().pid

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"go.opentelemetry.io/otel"
@@ -89,6 +90,7 @@ type Server struct {
 	lastStructure time.Time // last %sessions-changed seen on the command connection
 	watchers      map[tmux.SessionID]*watcher
 	paneSession   map[tmux.PaneID]tmux.SessionID
+	paneGen       uint64 // bumped by forgetPanes
 	monitorStop   context.CancelFunc
 	monitorDone   chan struct{}
 	wake          chan struct{}
@@ -210,13 +212,15 @@ func (s *Server) ensure(ctx context.Context, allowStart bool) error {
 		s.client.ForgetServer()
 		err = s.client.Connect(ctx)
 	}
-	if err != nil {
-		return err
+	if err == nil {
+		err = s.adopt(ctx, owned)
 	}
-	if err := s.adopt(ctx, owned); err != nil {
-		return err
+	if err != nil && owned != nil {
+		// A server we started but could not take over would be adopted
+		// later as not ours: no restore, no exit status. End it instead.
+		syscall.Kill(owned.PID, syscall.SIGKILL) //nolint:errcheck // our own child
 	}
-	return nil
+	return err
 }
 
 // adopt records the identity of the server that now answers, marks it up
@@ -234,6 +238,13 @@ func (s *Server) adopt(ctx context.Context, owned *tmux.StartedServer) error {
 		exited = nil // no pidfd: probes and the control connection remain
 	}
 	s.mu.Lock()
+	if s.state == StateClosed {
+		// Close won the race: undo what this call opened.
+		s.mu.Unlock()
+		stop()
+		s.client.Close() //nolint:errcheck // supervision has ended
+		return ErrClosed
+	}
 	if s.id.stopPidfd != nil {
 		s.id.stopPidfd()
 	}
@@ -278,12 +289,29 @@ func (s *Server) close() error {
 		stop()
 		<-done
 	}
-	var errs []error
-	for _, w := range watchers {
-		errs = append(errs, w.ctrl.Close())
-	}
+	errs := closeWatchers(watchers)
 	errs = append(errs, s.client.Close())
 	return errors.Join(errs...)
+}
+
+// closeWatchers closes watcher connections in parallel: closing one whose
+// server is stopped takes seconds, and a server may have many.
+func closeWatchers(ws map[tmux.SessionID]*watcher) []error {
+	errs := make([]error, 0, len(ws))
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for _, w := range ws {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			err := w.ctrl.Close()
+			mu.Lock()
+			errs = append(errs, err)
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	return errs
 }
 
 // readOnly lists commands that change nothing a capture could see.
@@ -352,11 +380,14 @@ func (s *Server) call(ctx context.Context, name string, f func(context.Context, 
 		ctx, cancel = context.WithTimeout(ctx, s.cfg.CommandTimeout)
 		defer cancel()
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, queueError(name, err)
+	}
 	select {
 	case s.inflight <- struct{}{}:
 		defer func() { <-s.inflight }()
 	case <-ctx.Done():
-		return nil, &tmux.CommandError{Args: []string{name}, ExitCode: -1, Class: tmux.ErrTimeout, Transport: "queue"}
+		return nil, queueError(name, ctx.Err())
 	}
 	tr := s.client.Transport()
 	ctx, span := s.tracer.Start(ctx, "tmux "+name, trace.WithSpanKind(trace.SpanKindClient),
@@ -379,6 +410,15 @@ func (s *Server) call(ctx context.Context, name string, f func(context.Context, 
 		s.nudge()
 	}
 	return out, err
+}
+
+// queueError is the error of a call whose context ended before it was sent:
+// a timeout for a deadline, the cancellation itself otherwise.
+func queueError(name string, err error) error {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("tmux %s: waited for a free slot until the deadline: %w", name, tmux.ErrTimeout)
+	}
+	return fmt.Errorf("tmux %s: %w", name, err)
 }
 
 // query runs a typed query through call.
@@ -487,9 +527,12 @@ func (s *Server) ListWindows(ctx context.Context) ([]tmux.Window, error) {
 
 // ListPanes returns every pane of every session.
 func (s *Server) ListPanes(ctx context.Context) ([]tmux.Pane, error) {
+	s.mu.Lock()
+	gen := s.paneGen
+	s.mu.Unlock()
 	panes, err := query(ctx, s, "list-panes", s.client.ListPanes)
 	if err == nil {
-		s.learnPanes(panes)
+		s.learnPanes(panes, gen)
 	}
 	return panes, err
 }
@@ -502,6 +545,10 @@ func (s *Server) Info(ctx context.Context) (tmux.ServerInfo, error) {
 // Kill runs kill-server. The death that follows is classified as
 // CauseKillServer and not recovered; the next call starts a new server.
 func (s *Server) Kill(ctx context.Context) error {
+	// Never start a server only to kill it.
+	if err := s.gateStart(ctx, false); err != nil {
+		return err
+	}
 	s.mu.Lock()
 	s.killRequested = true
 	s.mu.Unlock()
@@ -512,12 +559,15 @@ func (s *Server) Kill(ctx context.Context) error {
 		s.mu.Unlock()
 		return err
 	}
-	// Wait (briefly) for the monitor to see the death, so that the next
-	// call starts a fresh server instead of racing the dying one.
+	// Wait (within ctx, at most 2s) for the monitor to see the death, so
+	// that the next call starts a fresh server instead of racing the dying
+	// one.
 	deadline := time.Now().Add(2 * time.Second)
 	for s.State() == StateUp && time.Now().Before(deadline) {
 		s.nudge()
-		time.Sleep(5 * time.Millisecond)
+		if err := sleepCtx(ctx, 5*time.Millisecond); err != nil {
+			return nil // killed; the caller stopped waiting for the aftermath
+		}
 	}
 	return nil
 }
