@@ -99,7 +99,15 @@ func (s *Server) Capture(ctx context.Context, req CaptureRequest) (Capture, erro
 	}
 	s.flightWaiters.Add(1)
 	defer s.flightWaiters.Add(-1)
-	v, err, _ := s.flight.Do(key.String(), func() (any, error) {
+	// The shared capture must not die with whichever caller started it, and
+	// each caller stops waiting at its own deadline. The generation in the
+	// flight key keeps a capture asked for after a change (output, a
+	// command through Do) from sharing a call made before it.
+	gen := s.cache.generation(req.Pane)
+	flightKey := fmt.Sprintf("%s#%d", key.String(), gen)
+	ch := s.flight.DoChan(flightKey, func() (any, error) {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.CommandTimeout)
+		defer cancel()
 		// Over the pane's bucket: wait for a token if one comes within
 		// RateWait (the cache could not answer, or we would not be here),
 		// otherwise refuse with the time to wait.
@@ -112,7 +120,6 @@ func (s *Server) Capture(ctx context.Context, req CaptureRequest) (Capture, erro
 				return Capture{}, err
 			}
 		}
-		gen := s.cache.generation(req.Pane)
 		out, err := s.call(ctx, "capture-pane", func(ctx context.Context, _ tmux.Transport) ([]byte, error) {
 			return s.client.Capture(ctx, tmux.CaptureOptions{Target: string(req.Pane), Start: plan.Start, End: plan.End,
 				Join: req.Join, Escape: req.Escape})
@@ -129,10 +136,15 @@ func (s *Server) Capture(ctx context.Context, req CaptureRequest) (Capture, erro
 		}
 		return c, nil
 	})
-	if err != nil {
-		return Capture{}, err
+	select {
+	case r := <-ch:
+		if r.Err != nil {
+			return Capture{}, r.Err
+		}
+		return r.Val.(Capture), nil
+	case <-ctx.Done():
+		return Capture{}, queueError("capture-pane", ctx.Err())
 	}
-	return v.(Capture), nil
 }
 
 func (s *Server) hit(ctx context.Context, pane tmux.PaneID, c Capture) Capture {

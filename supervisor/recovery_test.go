@@ -2,6 +2,7 @@ package supervisor
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"slices"
@@ -202,5 +203,42 @@ func TestTwoSupervisorsShareOneServer(t *testing.T) {
 	}
 	if got := rs.count(); got != 1 || len(sessions) != 1 {
 		t.Errorf("restore calls = %d, sessions = %d, want 1 and 1", got, len(sessions))
+	}
+}
+
+// TestSharedCaptureKeepsEachCallersDeadline: callers sharing one capture
+// each stop waiting at their own deadline, and one giving up does not fail
+// the others.
+func TestSharedCaptureKeepsEachCallersDeadline(t *testing.T) {
+	ts := tmuxtest.New(t)
+	sup := newSup(t, ts, Config{ReadRate: 1000, ReadBurst: 1000})
+	srv := mustServer(t, sup)
+	pane := tmux.PaneID(mustDo(t, srv, "new-session", "-d", "-P", "-F", "#{pane_id}", "-s", "d", "exec cat"))
+	if _, err := srv.Capture(testCtx(t), CaptureRequest{Pane: pane}); err != nil {
+		t.Fatal(err)
+	}
+	pid := srv.Health().PID
+	syscall.Kill(pid, syscall.SIGSTOP)
+	t.Cleanup(func() { syscall.Kill(pid, syscall.SIGCONT) })
+	srv.cache.touchAll()
+	patient := make(chan error, 1)
+	go func() {
+		_, err := srv.Capture(context.Background(), CaptureRequest{Pane: pane})
+		patient <- err
+	}()
+	tmuxtest.WaitFor(t, 5*time.Second, "the patient capture in flight", func() bool { return srv.flightWaiters.Load() == 1 })
+	short, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err := srv.Capture(short, CaptureRequest{Pane: pane})
+	if !errors.Is(err, tmux.ErrTimeout) {
+		t.Errorf("short caller: got %v, want ErrTimeout", err)
+	}
+	if d := time.Since(start); d > time.Second {
+		t.Errorf("short caller returned after %v, want about 200ms", d)
+	}
+	syscall.Kill(pid, syscall.SIGCONT)
+	if err := <-patient; err != nil {
+		t.Errorf("patient caller: %v, want the capture", err)
 	}
 }

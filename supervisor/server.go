@@ -66,7 +66,7 @@ type Server struct {
 	flight     singleflight.Group
 	// flightWaiters counts captures inside flight.Do (for tests).
 	flightWaiters atomic.Int32
-	ensureMu      sync.Mutex // serialises adopt/start
+	ensureSem     chan struct{} // serialises adopt/start; a channel so waiters keep their deadline
 	commands      atomic.Uint64
 	cacheHits     atomic.Uint64
 	tmuxReads     atomic.Uint64 // captures that reached tmux
@@ -120,6 +120,7 @@ func newServer(cfg Config, sock tmux.Socket, b *bus) (*Server, error) {
 		watchers:    map[tmux.SessionID]*watcher{},
 		paneSession: map[tmux.PaneID]tmux.SessionID{},
 		wake:        make(chan struct{}, 1),
+		ensureSem:   make(chan struct{}, 1),
 	}
 	s.serverRate = newKeyedBuckets(cfg.ServerRate, cfg.ServerBurst, s.now)
 	s.paneRate = newKeyedBuckets(cfg.ReadRate, cfg.ReadBurst, s.now)
@@ -185,8 +186,12 @@ func firstNonEmpty(a, b string) string {
 // ensure adopts a running server or, when allowed, starts one, and starts
 // the monitor.
 func (s *Server) ensure(ctx context.Context, allowStart bool) error {
-	s.ensureMu.Lock()
-	defer s.ensureMu.Unlock()
+	select {
+	case s.ensureSem <- struct{}{}:
+		defer func() { <-s.ensureSem }()
+	case <-ctx.Done():
+		return queueError("adopt", ctx.Err())
+	}
 	// The state may have changed while we waited: only a server never
 	// contacted, or down and startable, is (re)started here. Recovery after
 	// a death belongs to the monitor.
