@@ -82,61 +82,9 @@ func (s *Server) check(ctx context.Context, trigger string) {
 	ev.ConnectErr = probeSocket(ctx, path, 200*time.Millisecond)
 	ctrl := s.client.Control()
 
-	if ev.PIDAlive && ev.ConnectErr == nil {
-		// Alive and accepting. Does it answer? Over the command connection
-		// when it is up: a new client costs the server three fds, which is
-		// exactly what a server near its limit cannot afford.
-		//
-		// Except when the last sample looks like fd livelock (fds at the edge
-		// of the limit, CPU spinning): a livelocked server still answers
-		// control clients that are already attached (their commands do not
-		// pass fds), but every new client hangs. Only a new client can tell.
-		var probe tmux.Transport = s.client.Exec()
-		s.mu.Lock()
-		suspect := s.res.FDRatio() >= fdLivelockRatio && s.res.CPUPercent >= 50
-		s.mu.Unlock()
-		if ctrl != nil && !suspect {
-			probe = ctrl
-		}
-		pctx, cancel := context.WithTimeout(ctx, probeTimeout)
-		_, err := probe.Run(pctx, "display-message", "-p", "#{pid}")
-		cancel()
-		if err == nil {
-			s.mu.Lock()
-			s.tracker.probe(s.now(), false)
-			s.mu.Unlock()
-			if ctrl == nil && !s.cfg.ExecOnly {
-				// The command connection went away but the server lives:
-				// reconnect; exec carries the calls meanwhile.
-				cctx, cancel := context.WithTimeout(ctx, probeTimeout)
-				s.client.Connect(cctx) //nolint:errcheck // retried on the next tick
-				cancel()
-			}
-			return
-		}
-		if !errors.Is(err, tmux.ErrTimeout) {
-			return // a live server that answered with an error: not our concern here
-		}
-		s.mu.Lock()
-		hung := s.tracker.probe(s.now(), true)
-		ev.FDRatio = s.res.FDRatio()
-		s.mu.Unlock()
-		if !hung {
-			return
-		}
-		ev.ProbeTimeouts = 1
-		ev.ConnectErr = err
-		cause, detail := classifyDeath(ev)
-		s.died(ctx, id, cause, detail+" (noticed by "+trigger+")")
-		return
-	}
-	if ev.PIDAlive && errors.Is(ev.ConnectErr, syscall.ENOENT) {
-		cause, detail := classifyDeath(ev)
-		s.died(ctx, id, cause, detail)
-		return
-	}
 	if ev.PIDAlive {
-		return // e.g. a full accept backlog: the next probe decides
+		s.checkLive(ctx, id, ev, ctrl, trigger)
+		return
 	}
 	// The process is gone.
 	if id.owned != nil {
@@ -160,6 +108,111 @@ func (s *Server) check(ctx context.Context, trigger string) {
 	}
 	cause, detail := classifyDeath(ev)
 	s.died(ctx, id, cause, detail)
+}
+
+// checkLive handles a server whose process is alive: does its socket
+// still lead to it, and does it answer? Every abnormal answer goes to
+// classifyDeath; a live server that answers is left alone.
+func (s *Server) checkLive(ctx context.Context, id identity, ev deathEvidence, ctrl *tmux.Control, trigger string) {
+	if ev.ConnectErr == nil {
+		if replaced, newPID := s.socketReplaced(ctx, id); replaced {
+			s.died(ctx, id, CauseSocketDeleted, fmt.Sprintf(
+				"server PID %d, which holds the sessions, lost its socket to another server (PID %d): SIGUSR1 takes it back", id.pid, newPID))
+			return
+		}
+		// Does it answer? Over the command connection when it is up: a new
+		// client costs the server three fds, which is exactly what a server
+		// near its limit cannot afford. Except when the last sample looks
+		// like fd livelock (fds at the edge of the limit, CPU spinning): a
+		// livelocked server still answers control clients that are already
+		// attached (their commands do not pass fds), but every new client
+		// hangs. Only a new client can tell.
+		var probe tmux.Transport = s.client.Exec()
+		s.mu.Lock()
+		suspect := s.res.FDRatio() >= fdLivelockRatio && s.res.CPUPercent >= 50
+		s.mu.Unlock()
+		if ctrl != nil && !suspect {
+			probe = ctrl
+		}
+		pctx, cancel := context.WithTimeout(ctx, probeTimeout)
+		_, err := probe.Run(pctx, "display-message", "-p", "#{pid}")
+		cancel()
+		if err == nil {
+			s.mu.Lock()
+			s.tracker.probe(s.now(), false)
+			s.mu.Unlock()
+			if ctrl == nil && !s.cfg.ExecOnly {
+				// The command connection went away but the server lives:
+				// reconnect; exec carries the calls meanwhile.
+				cctx, cancel := context.WithTimeout(ctx, probeTimeout)
+				s.client.Connect(cctx) //nolint:errcheck // retried on the next tick
+				cancel()
+			}
+			return
+		}
+		if !errors.Is(err, tmux.ErrTimeout) && !tmux.IsServerDown(err) && !errors.Is(err, tmux.ErrPermission) &&
+			!errors.Is(err, tmux.ErrVersionMismatch) {
+			return // it answered, with an error about the command: alive and well
+		}
+		ev.StderrClass = err
+		if errors.Is(err, tmux.ErrTimeout) {
+			ev.ConnectErr = err
+		}
+	}
+	timedOut := errors.Is(ev.ConnectErr, tmux.ErrTimeout) || errors.Is(ev.ConnectErr, syscall.EAGAIN) ||
+		errors.Is(ev.ConnectErr, context.DeadlineExceeded) || errors.Is(ev.ConnectErr, os.ErrDeadlineExceeded)
+	if timedOut {
+		s.mu.Lock()
+		hung := s.tracker.probe(s.now(), true)
+		ev.FDRatio = s.res.FDRatio()
+		s.mu.Unlock()
+		if !hung {
+			return
+		}
+		ev.ProbeTimeouts = 1
+	}
+	cause, detail := classifyDeath(ev)
+	if cause == "" {
+		return
+	}
+	s.died(ctx, id, cause, detail+" (noticed by "+trigger+")")
+}
+
+// socketReplaced reports whether the socket path now leads to another
+// server than the one we adopted. The socket file's inode is checked first
+// (free); only when it changed does a new client ask who answers (a
+// SIGUSR1 from another tmux-mcp also makes a new inode, for the same PID).
+func (s *Server) socketReplaced(ctx context.Context, id identity) (bool, int) {
+	ino := socketInode(s.sock.ResolvedPath())
+	if ino == 0 || id.sockIno == 0 || ino == id.sockIno {
+		return false, 0
+	}
+	pctx, cancel := context.WithTimeout(ctx, probeTimeout)
+	out, err := s.client.Exec().Run(pctx, "display-message", "-p", "#{pid}")
+	cancel()
+	if err != nil {
+		return false, 0
+	}
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(out)))
+	if pid == id.pid {
+		s.mu.Lock()
+		s.id.sockIno = ino
+		s.mu.Unlock()
+		return false, 0
+	}
+	return pid > 0, pid
+}
+
+// socketInode returns the inode of the socket file at path, or 0.
+func socketInode(path string) uint64 {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return 0
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return st.Ino
+	}
+	return 0
 }
 
 // zombieStatus reads the exit status of a process that has exited but was
@@ -310,6 +363,7 @@ func (s *Server) recreateSocket(ctx context.Context, id identity) error {
 	s.state = StateUp
 	s.restarts++
 	s.tracker.up(s.now())
+	s.id.sockIno = socketInode(path)
 	pctx, stop := context.WithCancel(context.Background())
 	if exited, err := pidfdWait(pctx, id.pid); err == nil {
 		s.id.pidExited, s.id.stopPidfd = exited, stop

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"strconv"
 
 	"slices"
 	"strings"
@@ -240,5 +242,38 @@ func TestSharedCaptureKeepsEachCallersDeadline(t *testing.T) {
 	syscall.Kill(pid, syscall.SIGCONT)
 	if err := <-patient; err != nil {
 		t.Errorf("patient caller: %v, want the capture", err)
+	}
+}
+
+// TestSocketTakenOverIsTakenBack: the socket is deleted and a second server
+// binds the path (what any server-starting command does then); the
+// supervisor notices the server behind the socket changed and gives the
+// path back to the one holding the sessions.
+func TestSocketTakenOverIsTakenBack(t *testing.T) {
+	ts := tmuxtest.New(t)
+	orig := ts.Start("keep")
+	sup := newSup(t, ts, Config{})
+	rec := record(sup)
+	srv := mustServer(t, sup)
+	if err := os.Remove(ts.Socket); err != nil {
+		t.Fatal(err)
+	}
+	out, err := ts.Tmux("new-session", "-d", "-s", "intruder", "-P", "-F", "#{pid}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	intruder, _ := strconv.Atoi(out)
+	t.Cleanup(func() {
+		if intruder > 0 && tmuxtest.Alive(intruder) {
+			syscall.Kill(intruder, syscall.SIGKILL)
+		}
+	})
+	rec.wait(t, 5*time.Second, "socket_recreated", isType(EventSocketRecreated))
+	if got := mustDo(t, srv, "display-message", "-p", "#{pid}"); got != fmt.Sprint(orig) {
+		t.Errorf("socket answers with pid %s, want the original %d", got, orig)
+	}
+	sessions, err := srv.ListSessions(testCtx(t))
+	if err != nil || len(sessions) != 1 || sessions[0].Name != "keep" {
+		t.Errorf("sessions = %+v, %v; want the original keep", sessions, err)
 	}
 }

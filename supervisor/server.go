@@ -105,6 +105,7 @@ type identity struct {
 	owned     *tmux.StartedServer // set when tmux-mcp started it with tmux -D
 	pidExited <-chan struct{}     // pidfd: closed when the process exits
 	stopPidfd context.CancelFunc
+	sockIno   uint64 // inode of the socket file when adopted: a new one means a new socket
 }
 
 func newServer(cfg Config, sock tmux.Socket, b *bus) (*Server, error) {
@@ -254,7 +255,7 @@ func (s *Server) adopt(ctx context.Context, owned *tmux.StartedServer) error {
 		s.id.stopPidfd()
 	}
 	s.id = identity{pid: info.PID, startTime: start, version: info.Version.Raw, upSince: s.now(),
-		owned: owned, pidExited: exited, stopPidfd: stop}
+		owned: owned, pidExited: exited, stopPidfd: stop, sockIno: socketInode(s.sock.ResolvedPath())}
 	s.state = StateUp
 	s.startable = true
 	s.killRequested = false
