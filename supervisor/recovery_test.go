@@ -277,3 +277,27 @@ func TestSocketTakenOverIsTakenBack(t *testing.T) {
 		t.Errorf("sessions = %+v, %v; want the original keep", sessions, err)
 	}
 }
+
+// TestFreshSupervisorFindsServerWithDeletedSocket: tmux-mcp starts after a
+// /tmp cleaner removed the socket of a live server. It must give that
+// server its socket back, not start a second one that orphans it.
+func TestFreshSupervisorFindsServerWithDeletedSocket(t *testing.T) {
+	ts := tmuxtest.New(t)
+	orig := ts.Start("keep")
+	if err := os.Remove(ts.Socket); err != nil {
+		t.Fatal(err)
+	}
+	sup := newSup(t, ts, Config{})
+	rec := record(sup)
+	srv := mustServer(t, sup)
+	if got := srv.Health().PID; got != orig {
+		t.Errorf("adopted pid %d, want the original %d", got, orig)
+	}
+	if n := rec.count(isType(EventServerStarted)); n != 0 {
+		t.Errorf("servers started = %d, want 0", n)
+	}
+	sessions, err := srv.ListSessions(testCtx(t))
+	if err != nil || len(sessions) != 1 || sessions[0].Name != "keep" {
+		t.Errorf("sessions = %+v, %v; want keep", sessions, err)
+	}
+}

@@ -211,6 +211,14 @@ func (s *Server) ensure(ctx context.Context, allowStart bool) error {
 			return fmt.Errorf("supervisor: server PID %d is alive but its socket %s does not answer: %w",
 				old.pid, s.sock.ResolvedPath(), err)
 		}
+		// A server we never knew may still listen on the deleted path:
+		// give it its socket back instead of starting another.
+		if pid := listenerPID(s.sock.ResolvedPath()); pid > 0 && errors.Is(err, tmux.ErrSocketMissing) {
+			if rerr := s.recreateSocket(ctx, identity{pid: pid}); rerr != nil {
+				return fmt.Errorf("supervisor: server PID %d still listens on the deleted socket %s: %w", pid, s.sock.ResolvedPath(), rerr)
+			}
+			return s.adopt(ctx, nil)
+		}
 		owned, err = s.client.Exec().StartServer(ctx, tmux.StartOptions{FDLimit: s.cfg.FDLimit})
 		if err != nil && !errors.Is(err, tmux.ErrServerRunning) { // lost a start race: adopt the winner
 			return fmt.Errorf("supervisor: start server: %w", err)

@@ -44,7 +44,15 @@ func NewClient(opts ClientOptions) (*Client, error) {
 	if err := opts.Socket.Validate(); err != nil {
 		return nil, err
 	}
-	return &Client{opts: opts, exec: &Exec{Binary: opts.Binary, Socket: opts.Socket, Config: opts.Config}}, nil
+	c := &Client{opts: opts, exec: &Exec{Binary: opts.Binary, Socket: opts.Socket, Config: opts.Config}}
+	// Never start a server by accident: with a 3.2+ client every command
+	// carries -N. (tmux -V contacts no server.)
+	ctx, cancel := context.WithTimeout(context.Background(), DefaultTimeout)
+	defer cancel()
+	if v, err := c.ClientVersion(ctx); err == nil && v.AtLeast(3, 2) {
+		c.exec.SetNoStart(true)
+	}
+	return c, nil
 }
 
 // Socket returns the server this client talks to.

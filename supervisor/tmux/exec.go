@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -34,7 +35,16 @@ type Exec struct {
 	Config string
 	// Env is extra environment for the tmux process (KEY=VALUE).
 	Env []string
+
+	noStart atomic.Bool // pass -N: never start a server (tmux 3.2+)
 }
+
+// SetNoStart makes every command carry tmux's -N, so that no command can
+// start a server by accident (new-session on a missing socket would
+// otherwise start a second server and orphan a live one). StartServer is
+// the one deliberate way to start a server. Needs a tmux client of 3.2 or
+// later.
+func (e *Exec) SetNoStart(on bool) { e.noStart.Store(on) }
 
 // Kind returns "exec".
 func (e *Exec) Kind() string { return "exec" }
@@ -44,6 +54,15 @@ func (e *Exec) Close() error { return nil }
 
 // Command returns the full argv (binary first) that Run would execute.
 func (e *Exec) Command(args ...string) []string {
+	argv := e.base()
+	if e.noStart.Load() {
+		argv = append(argv, "-N")
+	}
+	return append(argv, args...)
+}
+
+// base is the binary, the socket and the config flags.
+func (e *Exec) base() []string {
 	bin := e.Binary
 	if bin == "" {
 		bin = "tmux"
@@ -52,7 +71,7 @@ func (e *Exec) Command(args ...string) []string {
 	if e.Config != "" {
 		argv = append(argv, "-f", e.Config)
 	}
-	return append(argv, args...)
+	return argv
 }
 
 // Environ returns the environment for a tmux child: the current one without

@@ -52,3 +52,17 @@ func TestLayoutCrashIsReal(t *testing.T) {
 	tmuxtest.WaitFor(t, 2*time.Second, "server to die", func() bool { return !tmuxtest.Alive(pid) })
 	t.Logf("tmux %d died on select-layout x, as measured on 3.3a", pid)
 }
+
+// TestExecNoStart: with SetNoStart, even new-session never starts a server.
+func TestExecNoStart(t *testing.T) {
+	s := tmuxtest.New(t)
+	e := &tmux.Exec{Socket: tmux.Socket{Path: s.Socket}, Config: "/dev/null"}
+	e.SetNoStart(true)
+	_, err := e.Run(ctx(t), "new-session", "-d", "-s", "x")
+	if !tmux.IsServerDown(err) {
+		t.Fatalf("new-session with -N and no server: got %v, want a server-down error", err)
+	}
+	if pid := s.PID(); pid != 0 {
+		t.Errorf("a server (pid %d) was started", pid)
+	}
+}

@@ -66,7 +66,7 @@ func (e *Exec) StartServer(ctx context.Context, opts StartOptions) (*StartedServ
 	} else if !errors.Is(err, ErrNoServer) && !errors.Is(err, ErrSocketMissing) {
 		return nil, fmt.Errorf("tmux: start server: %w", err)
 	}
-	argv := e.Command("-D")
+	argv := append(e.base(), "-D")
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = e.Environ()
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
