@@ -306,6 +306,11 @@ func (s *Server) recover(ctx context.Context, id identity, cause Cause, d decisi
 		if err == nil {
 			return
 		}
+		if d.Action == actRecreateSocket && !pidAlive(id.pid, id.startTime) {
+			// The server died while its socket was gone: nothing to signal
+			// any more, start a new one instead.
+			cause = CauseUnknown
+		}
 		now := s.now()
 		s.mu.Lock()
 		s.lastDetail = fmt.Sprintf("%s; recovery failed: %v", s.lastDetail, err)

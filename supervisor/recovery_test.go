@@ -301,3 +301,32 @@ func TestFreshSupervisorFindsServerWithDeletedSocket(t *testing.T) {
 		t.Errorf("sessions = %+v, %v; want keep", sessions, err)
 	}
 }
+
+// TestGaveUpIsNotForever: once recovery gave up, a server that answers on
+// the socket again is adopted at the next call (after the re-probe
+// interval), and never started by tmux-mcp.
+func TestGaveUpIsNotForever(t *testing.T) {
+	ts := tmuxtest.New(t)
+	sup := newSup(t, ts, Config{NoStart: true})
+	rec := record(sup)
+	ts.Start("first")
+	srv := mustServer(t, sup)
+	syscall.Kill(srv.Health().PID, syscall.SIGKILL)
+	rec.wait(t, 5*time.Second, "server_died", isType(EventServerDied))
+	// NoStart: every restart attempt fails, and recovery gives up.
+	tmuxtest.WaitFor(t, 20*time.Second, "recovery to give up", func() bool {
+		_, err := srv.ListSessions(testCtx(t))
+		return errors.Is(err, ErrServerDown)
+	})
+	pid := ts.Start("second")
+	srv.mu.Lock()
+	srv.lastReprobe = time.Time{} // do not wait out the interval in a test
+	srv.mu.Unlock()
+	sessions, err := srv.ListSessions(testCtx(t))
+	if err != nil || len(sessions) != 1 || sessions[0].Name != "second" {
+		t.Fatalf("after a server came back: %+v, %v; want it adopted", sessions, err)
+	}
+	if got := srv.Health().PID; got != pid {
+		t.Errorf("pid = %d, want %d", got, pid)
+	}
+}

@@ -91,6 +91,7 @@ type Server struct {
 	watchers      map[tmux.SessionID]*watcher
 	paneSession   map[tmux.PaneID]tmux.SessionID
 	paneGen       uint64 // bumped by forgetPanes
+	lastReprobe   time.Time
 	monitorStop   context.CancelFunc
 	monitorDone   chan struct{}
 	wake          chan struct{}
@@ -153,10 +154,51 @@ func (s *Server) gate(ctx context.Context) error { return s.gateStart(ctx, true)
 // gateStart is gate; allowStart false never starts a server (it still
 // adopts a running one).
 func (s *Server) gateStart(ctx context.Context, allowStart bool) error {
-	if err := s.failFast(); err != nil || s.State() == StateUp {
+	err := s.failFast()
+	if errors.Is(err, ErrServerDown) && s.reprobeDue() {
+		// Recovery gave up, but a server may answer again (fixed by hand,
+		// or started by someone else): adopt it, never start one.
+		if aerr := s.readopt(ctx); aerr == nil {
+			return nil
+		}
+	}
+	if err != nil || s.State() == StateUp {
 		return err
 	}
 	return s.ensure(ctx, allowStart)
+}
+
+// reprobeInterval spaces the checks of a server that recovery gave up on.
+const reprobeInterval = 5 * time.Second
+
+func (s *Server) reprobeDue() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.now().Sub(s.lastReprobe) < reprobeInterval {
+		return false
+	}
+	s.lastReprobe = s.now()
+	return true
+}
+
+// readopt adopts a server that answers on the socket after recovery gave up.
+func (s *Server) readopt(ctx context.Context) error {
+	select {
+	case s.ensureSem <- struct{}{}:
+		defer func() { <-s.ensureSem }()
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	cctx, cancel := context.WithTimeout(ctx, probeTimeout)
+	defer cancel()
+	s.client.ForgetServer()
+	if err := s.client.Connect(cctx); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	s.tracker.reset(s.now())
+	s.mu.Unlock()
+	return s.adopt(cctx, nil)
 }
 
 // failFast returns the error of a call made while the server is being
