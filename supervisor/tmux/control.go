@@ -39,12 +39,30 @@ type ControlOptions struct {
 	// fresh server that prints "no sessions" and exits (and removes the
 	// stale socket file). Leave it false before tmux 3.2, which has no -N.
 	NoStartServer bool
+	// StallTimeout is how long the oldest request written may go
+	// unanswered before the server is taken to be hung and the connection
+	// is ended (the client is killed; Done closes; every request in flight
+	// fails with a *ConnLostError whose reason is "<command> unanswered for
+	// <duration>"). A caller whose own deadline passes sooner only abandons
+	// its request and leaves the connection up. Requests are answered in
+	// order, so a command that legitimately keeps the client's queue busy
+	// for longer (if-shell without -b, say) needs a larger value. Default
+	// DefaultStallTimeout.
+	//
+	// The stall reason does not end in "timed out": it matches
+	// ErrConnectionLost, not ErrTimeout, since the callers it fails had
+	// not reached their own deadlines.
+	StallTimeout time.Duration
 }
 
 var _ Transport = (*Control)(nil)
 
 // DefaultMaxInFlight is the MaxInFlight used when ControlOptions leaves it 0.
 const DefaultMaxInFlight = 64
+
+// DefaultStallTimeout is the StallTimeout used when ControlOptions leaves it
+// 0.
+const DefaultStallTimeout = 10 * time.Second
 
 // closeGrace is how long Close waits for the client to leave after its stdin
 // closes before it sends SIGKILL, and how long the reader may keep draining
@@ -56,9 +74,15 @@ const closeGrace = time.Second
 // Requests are written one command per line and matched FIFO to the flags=1
 // blocks tmux returns. A reader goroutine always drains the client's stdout
 // (a control client that stops reading stalls the panes of its session and
-// can block the server's exit). A request that misses its deadline kills the
-// client with SIGKILL: the server is hung or far behind, and the connection
-// is done.
+// can block the server's exit).
+//
+// The connection is shared by every caller, so one caller's deadline never
+// ends it: a request whose context ends after it was written is abandoned
+// (it stays queued, and its answer is read and dropped when it comes). Only
+// a server that leaves the oldest request unanswered for StallTimeout is
+// taken to be hung: the client is killed with SIGKILL and the connection is
+// done. A watchdog timer, armed while requests are pending, checks this
+// even when no caller is waiting.
 type Control struct {
 	opts   ControlOptions
 	cmd    *exec.Cmd
@@ -69,10 +93,12 @@ type Control struct {
 
 	wmu sync.Mutex // serialises enqueue+write so queue order is wire order
 
-	mu      sync.Mutex
-	pending []*ctlRequest
-	err     error // set once, when the connection ends
-	closing bool
+	mu         sync.Mutex
+	pending    []*ctlRequest
+	err        error // set once, when the connection ends
+	closing    bool
+	stall      *time.Timer // the stall watchdog, made on first use
+	stallArmed bool        // stall is set to fire; true while pending is not empty
 
 	done       chan struct{} // closed when err is set
 	ready      chan struct{} // closed after the attach block (or on death)
@@ -91,6 +117,7 @@ type Control struct {
 type ctlRequest struct {
 	args []string
 	ch   chan ctlResult // buffered, 1
+	sent time.Time      // when it was queued, just before its line was written
 }
 
 type ctlResult struct {
@@ -119,6 +146,9 @@ func DialControl(ctx context.Context, opts ControlOptions) (*Control, error) {
 	}
 	if opts.MaxInFlight <= 0 {
 		opts.MaxInFlight = DefaultMaxInFlight
+	}
+	if opts.StallTimeout <= 0 {
+		opts.StallTimeout = DefaultStallTimeout
 	}
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
@@ -224,10 +254,13 @@ func DialControl(ctx context.Context, opts ControlOptions) (*Control, error) {
 // Run sends one command and returns its output block: the block's lines,
 // each followed by "\n" (the same shape as the exec transport's stdout).
 // Without a deadline on ctx, DefaultTimeout applies. A command that misses
-// its deadline returns an error matching ErrTimeout and ends the connection
-// (the client is killed; Done closes). A command tmux rejects returns a
-// *CommandError classified from the %error block's text. After the
-// connection has ended Run returns a *ConnLostError.
+// its deadline returns a *CommandError matching ErrTimeout (and wrapping
+// context.DeadlineExceeded); one whose ctx is cancelled returns a
+// *CommandError wrapping context.Canceled. Either way the connection stays
+// up: the command may still run, and its answer is dropped when it comes
+// (see StallTimeout for a server that never answers). A command tmux
+// rejects returns a *CommandError classified from the %error block's text.
+// After the connection has ended Run returns a *ConnLostError.
 func (c *Control) Run(ctx context.Context, args ...string) ([]byte, error) {
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
@@ -260,15 +293,11 @@ func (c *Control) wait(ctx context.Context, req *ctlRequest) ([]byte, error) {
 		return c.result(req, res)
 	default:
 	}
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		// The server is hung or far behind. A late answer would be matched
-		// to the wrong request only if we dropped this one from the queue,
-		// which we do not; but a server that cannot answer in time is not
-		// one to keep talking to.
-		c.fail(fmt.Sprintf("%s timed out", args[0]), true)
-	}
-	// On cancellation the request stays queued; its answer is read and
-	// dropped when it comes.
+	// Abandon the request: it stays queued, so that its answer, when it
+	// comes, is read and dropped and the FIFO stays in step; its slot is
+	// freed then. Other callers share the connection, so one caller's
+	// deadline does not end it, unless the server is really not answering.
+	c.checkStall()
 	return nil, c.ctxError(args, ctx.Err())
 }
 
@@ -346,17 +375,24 @@ func (c *Control) send(ctx context.Context, req *ctlRequest) error {
 		<-c.sem
 		return err
 	}
+	req.sent = time.Now()
 	c.pending = append(c.pending, req)
+	c.armStallLocked()
 	c.mu.Unlock()
 
 	if dl, ok := ctx.Deadline(); ok {
 		c.stdin.SetWriteDeadline(dl) //nolint:errcheck // pipes support deadlines
 	}
-	_, err := io.WriteString(c.stdin, line)
+	n, err := io.WriteString(c.stdin, line)
 	if err != nil {
+		timedOut := errors.Is(err, os.ErrDeadlineExceeded)
+		if timedOut && n == 0 && c.unqueue(req) {
+			// Nothing was written (the pipe stayed full until the
+			// deadline): the stream is intact and nothing is owed.
+			return c.ctxError(req.args, context.DeadlineExceeded)
+		}
 		// A partial line would corrupt whatever is written next.
 		reason := "write failed: " + err.Error()
-		timedOut := errors.Is(err, os.ErrDeadlineExceeded)
 		if timedOut {
 			reason = req.args[0] + " timed out writing the command"
 		}
@@ -367,6 +403,86 @@ func (c *Control) send(ctx context.Context, req *ctlRequest) error {
 		return c.Err()
 	}
 	return nil
+}
+
+// unqueue takes back req, the last request queued, whose line was not
+// written, and frees its slot. It reports false when the connection has
+// ended meanwhile (fail has already failed req and freed the slot).
+func (c *Control) unqueue(req *ctlRequest) bool {
+	c.mu.Lock()
+	n := len(c.pending)
+	if c.err != nil || n == 0 || c.pending[n-1] != req {
+		c.mu.Unlock()
+		return false
+	}
+	c.pending[n-1] = nil
+	c.pending = c.pending[:n-1]
+	c.mu.Unlock()
+	<-c.sem
+	return true
+}
+
+// armStallLocked sets the stall watchdog to fire when the oldest pending
+// request reaches StallTimeout, unless it is set already (then it fires no
+// later than that: requests only ever leave the front of the queue). c.mu
+// must be held and pending must not be empty.
+func (c *Control) armStallLocked() {
+	if c.stallArmed {
+		return
+	}
+	c.stallArmed = true
+	d := time.Until(c.pending[0].sent.Add(c.opts.StallTimeout))
+	if c.stall == nil {
+		c.stall = time.AfterFunc(d, c.stallFired)
+	} else {
+		c.stall.Reset(d)
+	}
+}
+
+// stallFired is the stall watchdog: it ends the connection when the oldest
+// request has gone unanswered for StallTimeout, and otherwise sets itself
+// for the new oldest request, if any.
+func (c *Control) stallFired() {
+	c.mu.Lock()
+	c.stallArmed = false
+	if c.err != nil || len(c.pending) == 0 {
+		c.mu.Unlock()
+		return
+	}
+	reason := c.stalledLocked(time.Now())
+	if reason == "" {
+		c.armStallLocked()
+	}
+	c.mu.Unlock()
+	if reason != "" {
+		c.fail(reason, true)
+	}
+}
+
+// checkStall ends the connection when the oldest request has gone
+// unanswered for StallTimeout.
+func (c *Control) checkStall() {
+	c.mu.Lock()
+	reason := ""
+	if c.err == nil && len(c.pending) > 0 {
+		reason = c.stalledLocked(time.Now())
+	}
+	c.mu.Unlock()
+	if reason != "" {
+		c.fail(reason, true)
+	}
+}
+
+// stalledLocked returns the reason to end the connection when the oldest
+// pending request has been outstanding for StallTimeout at now, else "".
+// c.mu must be held and pending must not be empty.
+func (c *Control) stalledLocked(now time.Time) string {
+	r := c.pending[0]
+	age := now.Sub(r.sent)
+	if age < c.opts.StallTimeout {
+		return ""
+	}
+	return fmt.Sprintf("%s unanswered for %v", r.args[0], age.Round(time.Millisecond))
 }
 
 func (c *Control) result(req *ctlRequest, res ctlResult) ([]byte, error) {
@@ -437,7 +553,8 @@ func (c *Control) PID() int {
 }
 
 // fail ends the connection once: it records why, closes Done, and fails every
-// pending request. With kill it also sends SIGKILL to the client.
+// pending request. With kill it also sends SIGKILL to the client and closes
+// its stdin, which releases a write blocked on a server that does not read.
 func (c *Control) fail(reason string, kill bool) {
 	c.mu.Lock()
 	if c.err != nil {
@@ -453,6 +570,10 @@ func (c *Control) fail(reason string, kill bool) {
 	c.err = &ConnLostError{Reason: reason}
 	pending := c.pending
 	c.pending = nil
+	if c.stall != nil {
+		c.stall.Stop()
+		c.stallArmed = false
+	}
 	close(c.done)
 	c.mu.Unlock()
 	for _, r := range pending {
@@ -461,6 +582,7 @@ func (c *Control) fail(reason string, kill bool) {
 	}
 	if kill {
 		c.kill()
+		c.stdin.Close() //nolint:errcheck // closed again by waitLoop and Close
 	}
 }
 
