@@ -216,9 +216,10 @@ func TestSharedCaptureKeepsEachCallersDeadline(t *testing.T) {
 	sup := newSup(t, ts, Config{ReadRate: 1000, ReadBurst: 1000})
 	srv := mustServer(t, sup)
 	pane := tmux.PaneID(mustDo(t, srv, "new-session", "-d", "-P", "-F", "#{pane_id}", "-s", "d", "exec cat"))
-	if _, err := srv.Capture(testCtx(t), CaptureRequest{Pane: pane}); err != nil {
-		t.Fatal(err)
-	}
+	tmuxtest.WaitFor(t, 5*time.Second, "a cached capture", func() bool {
+		c, err := srv.Capture(testCtx(t), CaptureRequest{Pane: pane})
+		return err == nil && c.Cached
+	})
 	pid := srv.Health().PID
 	syscall.Kill(pid, syscall.SIGSTOP)
 	t.Cleanup(func() { syscall.Kill(pid, syscall.SIGCONT) })

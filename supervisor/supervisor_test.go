@@ -415,9 +415,13 @@ func TestConcurrentIdenticalCapturesShareOneCall(t *testing.T) {
 	rec := record(sup)
 	srv := mustServer(t, sup)
 	pane := tmux.PaneID(mustDo(t, srv, "new-session", "-d", "-P", "-F", "#{pane_id}", "-s", "c", "exec cat"))
-	if _, err := srv.Capture(testCtx(t), CaptureRequest{Pane: pane}); err != nil {
-		t.Fatal(err)
-	}
+	// Settled: a capture comes from cache, so the watcher is up and the pane
+	// map known (a late notification could otherwise send the captures to
+	// list-panes against the stopped server).
+	tmuxtest.WaitFor(t, 5*time.Second, "a cached capture", func() bool {
+		c, err := srv.Capture(testCtx(t), CaptureRequest{Pane: pane})
+		return err == nil && c.Cached
+	})
 	// Hold the server so that the first capture is still in flight when
 	// the other 49 arrive, and make sure none can come from cache.
 	pid := srv.Health().PID
