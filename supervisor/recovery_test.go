@@ -215,11 +215,7 @@ func TestSharedCaptureKeepsEachCallersDeadline(t *testing.T) {
 	ts := tmuxtest.New(t)
 	sup := newSup(t, ts, Config{ReadRate: 1000, ReadBurst: 1000})
 	srv := mustServer(t, sup)
-	pane := tmux.PaneID(mustDo(t, srv, "new-session", "-d", "-P", "-F", "#{pane_id}", "-s", "d", "exec cat"))
-	tmuxtest.WaitFor(t, 5*time.Second, "a cached capture", func() bool {
-		c, err := srv.Capture(testCtx(t), CaptureRequest{Pane: pane})
-		return err == nil && c.Cached
-	})
+	pane := quietPane(t, srv, "d")
 	pid := srv.Health().PID
 	syscall.Kill(pid, syscall.SIGSTOP)
 	t.Cleanup(func() { syscall.Kill(pid, syscall.SIGCONT) })

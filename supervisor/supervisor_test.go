@@ -414,14 +414,7 @@ func TestConcurrentIdenticalCapturesShareOneCall(t *testing.T) {
 	sup := newSup(t, ts, Config{ReadRate: 1000, ReadBurst: 1000})
 	rec := record(sup)
 	srv := mustServer(t, sup)
-	pane := tmux.PaneID(mustDo(t, srv, "new-session", "-d", "-P", "-F", "#{pane_id}", "-s", "c", "exec cat"))
-	// Settled: a capture comes from cache, so the watcher is up and the pane
-	// map known (a late notification could otherwise send the captures to
-	// list-panes against the stopped server).
-	tmuxtest.WaitFor(t, 5*time.Second, "a cached capture", func() bool {
-		c, err := srv.Capture(testCtx(t), CaptureRequest{Pane: pane})
-		return err == nil && c.Cached
-	})
+	pane := quietPane(t, srv, "c")
 	// Hold the server so that the first capture is still in flight when
 	// the other 49 arrive, and make sure none can come from cache.
 	pid := srv.Health().PID
@@ -532,4 +525,18 @@ func TestCaptureCapsFullHistory(t *testing.T) {
 		!strings.Contains(err.Error(), "max_lines 20000 is above the ceiling of 10000 lines") {
 		t.Errorf("max_lines above the ceiling: got %v", err)
 	}
+}
+
+// quietPane creates a session whose pane prints nothing and waits until its
+// capture is served from cache: the watcher is up and the pane map known,
+// so no later notification sends a capture to list-panes first (which would
+// block on a stopped server).
+func quietPane(t *testing.T, srv *Server, name string) tmux.PaneID {
+	t.Helper()
+	pane := tmux.PaneID(mustDo(t, srv, "new-session", "-d", "-P", "-F", "#{pane_id}", "-s", name, "exec cat"))
+	tmuxtest.WaitFor(t, 5*time.Second, "a cached capture", func() bool {
+		c, err := srv.Capture(testCtx(t), CaptureRequest{Pane: pane})
+		return err == nil && c.Cached
+	})
+	return pane
 }

@@ -206,12 +206,9 @@ func KillServer(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 	t := newTool("kill_server", "Kill the tmux server.", hintsDestructive, messageSchema,
 		pSocket)
 	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
-		sock, err := socketArg(p)
+		sock, err := d.socket(p)
 		if err != nil {
 			return nil, err
-		}
-		if sock == (tmux.Socket{}) {
-			sock = d.Sup.Config().DefaultSocket
 		}
 		if d.callerOnServer(sock) {
 			return nil, refused(refuseServer)
@@ -239,12 +236,9 @@ func GetServerInfo(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 	t := newTool("get_server_info", "Describe a tmux server.", hintsRead, serverInfoSchema,
 		pSocket)
 	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
-		sock, err := socketArg(p)
+		sock, err := d.socket(p)
 		if err != nil {
 			return nil, err
-		}
-		if sock == (tmux.Socket{}) {
-			sock = d.Sup.Config().DefaultSocket
 		}
 		res := ServerInfo{SocketName: optional(sock.Name), SocketPath: optional(sock.Path)}
 		srv, err := d.server(ctx, p)

@@ -53,6 +53,15 @@ func (d Deps) supervised(sock tmux.Socket) *supervisor.Server {
 	return nil
 }
 
+// socket returns the server a call names with socket_name, or the default.
+func (d Deps) socket(p params) (tmux.Socket, error) {
+	sock, err := socketArg(p)
+	if err == nil && sock == (tmux.Socket{}) {
+		sock = d.Sup.Config().DefaultSocket
+	}
+	return sock, err
+}
+
 func socketArg(p params) (tmux.Socket, error) {
 	name := p.str("socket_name")
 	if name == "" {
