@@ -82,6 +82,12 @@ func (s *Server) check(ctx context.Context, trigger string) {
 	ev.ConnectErr = probeSocket(ctx, path, 200*time.Millisecond)
 	ctrl := s.client.Control()
 
+	if ev.PIDAlive && ev.ConnectErr != nil && !errors.Is(ev.ConnectErr, syscall.ENOENT) && exitsSoon(ctx, id) {
+		// A refused connection from a live PID is usually a server still
+		// dying (kill -9 closes its socket before the process is gone):
+		// its pidfd wakes the monitor in a moment for the dead path.
+		return
+	}
 	if ev.PIDAlive {
 		s.checkLive(ctx, id, ev, ctrl, trigger)
 		return
@@ -154,6 +160,9 @@ func (s *Server) checkLive(ctx context.Context, id identity, ev deathEvidence, c
 			!errors.Is(err, tmux.ErrVersionMismatch) {
 			return // it answered, with an error about the command: alive and well
 		}
+		if !errors.Is(err, tmux.ErrTimeout) && exitsSoon(ctx, id) {
+			return // dying, not ailing: the dead path follows
+		}
 		ev.StderrClass = err
 		if errors.Is(err, tmux.ErrTimeout) {
 			ev.ConnectErr = err
@@ -176,6 +185,21 @@ func (s *Server) checkLive(ctx context.Context, id identity, ev deathEvidence, c
 		return
 	}
 	s.died(ctx, id, cause, detail+" (noticed by "+trigger+")")
+}
+
+// exitGrace is how long a server that looks unwell but alive gets to turn
+// out to be exiting.
+const exitGrace = 200 * time.Millisecond
+
+// exitsSoon reports whether the server process ends within exitGrace.
+func exitsSoon(ctx context.Context, id identity) bool {
+	deadline := time.Now().Add(exitGrace)
+	for pidAlive(id.pid, id.startTime) {
+		if time.Now().After(deadline) || sleepCtx(ctx, 5*time.Millisecond) != nil {
+			return false
+		}
+	}
+	return true
 }
 
 // socketReplaced reports whether the socket path now leads to another
