@@ -232,13 +232,19 @@ func (s *Server) sessionOf(ctx context.Context, pane tmux.PaneID) (tmux.SessionI
 	if ok {
 		return sess, true
 	}
-	if _, err := s.ListPanes(ctx); err != nil {
+	panes, err := s.ListPanes(ctx)
+	if err != nil {
 		return "", false
 	}
-	s.mu.Lock()
-	sess, ok = s.paneSession[pane]
-	s.mu.Unlock()
-	return sess, ok
+	// Answer from this listing even if it was too old to be kept as the map
+	// (a structural change arrived meanwhile): it is fresh enough to choose
+	// which session to watch.
+	for _, p := range panes {
+		if p.ID == pane {
+			return p.SessionID, true
+		}
+	}
+	return "", false
 }
 
 // learnPanes stores the pane-to-session map from a listing that began at
