@@ -57,13 +57,7 @@ func (s *Server) tick(ctx context.Context) {
 	if s.State() != StateUp {
 		return
 	}
-	id := s.identity()
-	s.mu.Lock()
-	prev := s.res
-	s.mu.Unlock()
-	if r, err := sampleResources(ctx, id.pid, &prev); err == nil {
-		s.recordResources(r)
-	}
+	s.sample(ctx, s.identity().pid) //nolint:errcheck // a gone process is check's business
 	s.check(ctx, "probe")
 }
 

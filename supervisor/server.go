@@ -519,14 +519,10 @@ func (s *Server) resourceGate(ctx context.Context) error {
 	if id.pid <= 0 {
 		return nil
 	}
-	s.mu.Lock()
-	prev := s.res
-	s.mu.Unlock()
-	r, err := sampleResources(ctx, id.pid, &prev)
+	r, err := s.sample(ctx, id.pid)
 	if err != nil {
 		return nil // the process may be gone; the call itself will tell
 	}
-	s.recordResources(r)
 	// Judge what the server will hold once the command ran: the client that
 	// carries it (a socket plus the stdin and stdout it passes) and the new
 	// pane's pty. A server that reaches its limit livelocks.
@@ -543,6 +539,19 @@ func (s *Server) resourceGate(ctx context.Context) error {
 // fdsPerNewPane is what creating a pane may add to the server's open fds:
 // an exec client's socket, stdin and stdout, and the pane's pty master.
 const fdsPerNewPane = 4
+
+// sample takes a resource sample of the server process (CPU measured
+// since the previous one) and records it.
+func (s *Server) sample(ctx context.Context, pid int) (Resources, error) {
+	s.mu.Lock()
+	prev := s.res
+	s.mu.Unlock()
+	r, err := sampleResources(ctx, pid, &prev)
+	if err == nil {
+		s.recordResources(r)
+	}
+	return r, err
+}
 
 // recordResources stores a sample and emits a warning the first time a
 // resource crosses the warning threshold (again after it fell below).
