@@ -60,6 +60,7 @@ type Server struct {
 	now    func() time.Time
 
 	inflight   chan struct{}
+	blocking   chan struct{} // slots for commands that may block inside tmux (DoBlocking)
 	serverRate *keyedBuckets
 	paneRate   *keyedBuckets
 	cache      *captureCache
@@ -114,6 +115,7 @@ func newServer(cfg Config, sock tmux.Socket, b *bus) (*Server, error) {
 		cfg: cfg, sock: sock, bus: b, now: time.Now,
 		tracer:      otel.Tracer(tracerName),
 		inflight:    make(chan struct{}, cfg.MaxInFlight),
+		blocking:    make(chan struct{}, maxBlocking),
 		state:       StateUnknown,
 		startable:   true,
 		tracker:     newRestartTracker(cfg.Restart, defaultRestartJitter),
@@ -422,6 +424,19 @@ func (s *Server) run(ctx context.Context, args []string) ([]byte, error) {
 // name is the tmux command name (never its arguments); f does the work on
 // the transport chosen for this call.
 func (s *Server) call(ctx context.Context, name string, f func(context.Context, tmux.Transport) ([]byte, error)) ([]byte, error) {
+	return s.callOn(ctx, name, nil, f)
+}
+
+// callOn is call on transport tr (nil: the one the client picks). A call
+// forced onto exec may block inside tmux for as long as its caller allows
+// (wait-for): it takes a slot of its own bound instead of one of the
+// in-flight slots every other call needs, and its timeout is no sign of
+// an ailing server.
+func (s *Server) callOn(ctx context.Context, name string, tr tmux.Transport, f func(context.Context, tmux.Transport) ([]byte, error)) ([]byte, error) {
+	slots, blocking := s.inflight, tr != nil
+	if blocking {
+		slots = s.blocking
+	}
 	if ok, wait := s.serverRate.reserve("server", s.cfg.RateWait); !ok {
 		s.rateLimited.Add(1)
 		s.bus.emit(Event{Type: EventRateLimited, Socket: s.sock, Detail: "server"})
@@ -440,12 +455,14 @@ func (s *Server) call(ctx context.Context, name string, f func(context.Context, 
 		return nil, queueError(name, err)
 	}
 	select {
-	case s.inflight <- struct{}{}:
-		defer func() { <-s.inflight }()
+	case slots <- struct{}{}:
+		defer func() { <-slots }()
 	case <-ctx.Done():
 		return nil, queueError(name, ctx.Err())
 	}
-	tr := s.client.Transport()
+	if tr == nil {
+		tr = s.client.Transport()
+	}
 	ctx, span := s.tracer.Start(ctx, "tmux "+name, trace.WithSpanKind(trace.SpanKindClient),
 		trace.WithAttributes(attribute.String("tmux.command", name), attribute.String("tmux.transport", tr.Kind()),
 			attribute.String("tmux.socket", s.sock.String())))
@@ -462,7 +479,7 @@ func (s *Server) call(ctx context.Context, name string, f func(context.Context, 
 	s.commands.Add(1)
 	s.meter.add(start)
 	s.bus.emit(Event{Type: EventCommand, Socket: s.sock, Command: name, Transport: tr.Kind(), Duration: dur, ErrClass: class})
-	if err != nil && (tmux.IsServerDown(err) || errors.Is(err, tmux.ErrTimeout)) {
+	if err != nil && (tmux.IsServerDown(err) || (!blocking && errors.Is(err, tmux.ErrTimeout))) {
 		s.nudge()
 	}
 	return out, err
