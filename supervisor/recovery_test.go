@@ -219,13 +219,13 @@ func TestSharedCaptureKeepsEachCallersDeadline(t *testing.T) {
 	pid := srv.Health().PID
 	syscall.Kill(pid, syscall.SIGSTOP)
 	t.Cleanup(func() { syscall.Kill(pid, syscall.SIGCONT) })
-	srv.cache.touchAll()
+	srv.fresh.changed()
 	patient := make(chan error, 1)
 	go func() {
 		_, err := srv.Capture(context.Background(), CaptureRequest{Pane: pane})
 		patient <- err
 	}()
-	tmuxtest.WaitFor(t, 5*time.Second, "the patient capture in flight", func() bool { return srv.flightWaiters.Load() == 1 })
+	tmuxtest.WaitFor(t, 5*time.Second, "the patient capture in flight", func() bool { return srv.capturing.Load() == 1 })
 	short, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
 	start := time.Now()
