@@ -50,11 +50,6 @@ var ErrNotWatched = errors.New("supervisor: pane not watched")
 // beyond it are proven by the probe.
 const maxWatchers = 32
 
-// barrierTimeout bounds how long a capture waits for a barrier before it
-// gives up on the cache and asks tmux: a watcher far behind (a pane
-// flooding output) must not slow captures down.
-const barrierTimeout = time.Second
-
 // proof is what the freshness room knows about a pane at the moment a
 // capture began. The zero proof proves nothing.
 type proof struct {
@@ -117,7 +112,14 @@ func newFreshness(cfg Config, client *tmux.Client, emit func(Event), now func() 
 // else the probe. It never fails: a zero proof sends the capture to tmux.
 func (f *freshness) prove(ctx context.Context, pane tmux.PaneID) proof {
 	if w := f.watcherFor(ctx, pane); w != nil {
-		bctx, cancel := context.WithTimeout(ctx, barrierTimeout)
+		// A capture waits for the barrier at most half its time budget (its
+		// deadline, or CommandTimeout), then gives up on the cache and asks
+		// tmux: a watcher far behind must not leave it without time.
+		budget := f.cfg.CommandTimeout
+		if dl, ok := ctx.Deadline(); ok {
+			budget = time.Until(dl)
+		}
+		bctx, cancel := context.WithTimeout(ctx, budget/2)
 		st, err := w.barrier(bctx)
 		cancel()
 		if err != nil {

@@ -125,10 +125,12 @@ func (s *Server) checkLive(ctx context.Context, id identity, ev deathEvidence, c
 		// like fd livelock (fds at the edge of the limit, CPU spinning): a
 		// livelocked server still answers control clients that are already
 		// attached (their commands do not pass fds), but every new client
-		// hangs. Only a new client can tell.
+		// hangs. Only a new client can tell. Spinning shows as over half a
+		// core of CPU, or, on a machine too busy to give it that, as a
+		// process that is runnable whenever it is sampled.
 		var probe tmux.Transport = s.client.Exec()
 		s.mu.Lock()
-		suspect := s.res.FDRatio() >= fdLivelockRatio && s.res.CPUPercent >= 50
+		suspect := s.res.FDRatio() >= fdLivelockRatio && (s.res.CPUPercent >= 50 || s.res.Runnable)
 		s.mu.Unlock()
 		if ctrl != nil && !suspect {
 			probe = ctrl

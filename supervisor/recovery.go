@@ -125,7 +125,7 @@ func (s *Server) recreateSocket(ctx context.Context, id identity) error {
 			return err
 		}
 	}
-	cctx, cancel := context.WithTimeout(ctx, s.cfg.CommandTimeout)
+	cctx, cancel := context.WithTimeout(ctx, connectSteps*s.cfg.CommandTimeout)
 	defer cancel()
 	if err := s.client.Connect(cctx); err != nil {
 		return err
@@ -170,12 +170,21 @@ func terminate(ctx context.Context, id identity) {
 	}
 }
 
+// connectSteps is how many tmux round trips attaching to a server takes at
+// most, each allowed CommandTimeout: its version, the hidden session
+// (looked up, created) and the control connection. restartSteps adds
+// starting the server and reading the new server's identity (two queries).
+const (
+	connectSteps = 4
+	restartSteps = 1 + connectSteps + 2
+)
+
 // restart starts a new server, attaches to it and runs the restore hook.
 func (s *Server) restart(ctx context.Context) error {
 	if s.cfg.NoStart {
 		return errors.New("supervisor: starting servers is disabled (NoStart)")
 	}
-	sctx, cancel := context.WithTimeout(ctx, 2*s.cfg.CommandTimeout)
+	sctx, cancel := context.WithTimeout(ctx, restartSteps*s.cfg.CommandTimeout)
 	defer cancel()
 	s.client.ForgetServer()
 	// Another tmux-mcp process on the same socket may have restarted the

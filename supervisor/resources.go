@@ -26,6 +26,11 @@ type Resources struct {
 	// first sample).
 	CPUTime    time.Duration `json:"cpu_time"`
 	CPUPercent float64       `json:"cpu_percent"`
+	// Runnable: the process was running or waiting for a CPU when sampled
+	// (state R). An idle tmux server sleeps in its event loop; one spinning
+	// on a socket it cannot accept is always runnable, even on a machine so
+	// busy that it gets little CPU.
+	Runnable bool `json:"runnable"`
 	// PTYs and PTYMax are the pseudo-terminals in use system-wide and the
 	// kernel's maximum (kernel.pty.nr, kernel.pty.max).
 	PTYs   int `json:"ptys"`
@@ -110,6 +115,9 @@ func sampleResources(ctx context.Context, pid int, prev *Resources) (Resources, 
 			}
 			return Resources{}, fmt.Errorf("sample resources of pid %d: %w", pid, err)
 		}
+	}
+	if st, err := readProcStat(pid); err == nil {
+		r.Runnable = st.State == 'R'
 	}
 	if prev != nil && prev.PID == pid && r.SampledAt.After(prev.SampledAt) && r.CPUTime >= prev.CPUTime {
 		wall := r.SampledAt.Sub(prev.SampledAt)
