@@ -34,7 +34,8 @@ type Server struct {
 }
 
 // New builds the MCP server: the tools of the selected toolsets, the
-// resources, the instructions, and the middleware. Tools above d.Tier are
+// resources, the prompts, the instructions, and the middleware. Tools
+// above d.Tier are
 // registered but hidden: tools/list leaves them out, and calling one fails
 // with a tool error naming the tier it needs, without running its handler.
 // Close it to stop event delivery.
@@ -74,6 +75,7 @@ func New(d Deps, opts Options) (*Server, error) {
 		server.WithHooks(hooks),
 		server.WithToolCapabilities(false),
 		server.WithResourceCapabilities(false, true),
+		server.WithPromptCapabilities(false),
 		server.WithInstructions(instructions(d, d.Sup.Config().DefaultSocket.String())),
 		server.WithOutputSchemaValidation(),
 		// Outermost first: logging sees panics as error results, drain
@@ -92,6 +94,7 @@ func New(d Deps, opts Options) (*Server, error) {
 		selected = append(selected, e)
 	}
 	addResources(s, d)
+	addPrompts(s, served(selected, "journal_events") && served(selected, "restore_sessions"))
 	srv := &Server{MCP: s, Tools: selected, drain: g}
 	if src := d.events(); src != nil {
 		srv.notifier = startNotifier(s, src, opts.NotifyEvery)
@@ -119,6 +122,11 @@ func (s *Server) BeginShutdown() { s.drain.stopping.Store(true) }
 
 // Drain waits for calls in flight, at most until ctx ends.
 func (s *Server) Drain(ctx context.Context) error { return s.drain.wait(ctx) }
+
+// served reports whether the tool name is among entries.
+func served(entries []Entry, name string) bool {
+	return slices.ContainsFunc(entries, func(e Entry) bool { return e.Tool.Name == name })
+}
 
 // Close stops resource notifications.
 func (s *Server) Close() error {
