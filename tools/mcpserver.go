@@ -34,8 +34,8 @@ type Server struct {
 }
 
 // New builds the MCP server: the tools of the selected toolsets, the
-// resources, the prompts, the instructions, and the middleware. Tools
-// above d.Tier are
+// resources, the prompts and completions, the instructions, and the
+// middleware. Tools above d.Tier are
 // registered but hidden: tools/list leaves them out, and calling one fails
 // with a tool error naming the tier it needs, without running its handler.
 // Close it to stop event delivery.
@@ -76,6 +76,9 @@ func New(d Deps, opts Options) (*Server, error) {
 		server.WithToolCapabilities(false),
 		server.WithResourceCapabilities(false, true),
 		server.WithPromptCapabilities(false),
+		server.WithCompletions(),
+		server.WithPromptCompletionProvider(completer{d}),
+		server.WithResourceCompletionProvider(completer{d}),
 		server.WithInstructions(instructions(d, d.Sup.Config().DefaultSocket.String())),
 		server.WithOutputSchemaValidation(),
 		// Outermost first: logging sees panics as error results, drain
