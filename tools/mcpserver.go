@@ -20,8 +20,9 @@ type Options struct {
 	// DrainTimeout bounds how long calls in flight may run on after
 	// shutdown began (5s).
 	DrainTimeout time.Duration
-	// NotifyEvery is the minimum interval between two resource list-changed
-	// notifications (100ms).
+	// NotifyEvery is the minimum interval between two notifications about
+	// one thing: resource list changes, and updates of one subscribed
+	// resource to one client (100ms).
 	NotifyEvery time.Duration
 }
 
@@ -31,11 +32,12 @@ type Server struct {
 	Tools    []Entry // the tools listed at the tier, sorted by group and name
 	drain    *drain
 	notifier *structureNotifier
+	subs     *subscriptions
 }
 
 // New builds the MCP server: the tools of the selected toolsets, the
-// resources, the prompts and completions, the instructions, and the
-// middleware. Tools above d.Tier are
+// resources and their subscriptions, the prompts and completions, the
+// instructions, and the middleware. Tools above d.Tier are
 // registered but hidden: tools/list leaves them out, and calling one fails
 // with a tool error naming the tier it needs, without running its handler.
 // Close it to stop event delivery.
@@ -74,7 +76,7 @@ func New(d Deps, opts Options) (*Server, error) {
 	s := server.NewMCPServer(opts.Name, opts.Version,
 		server.WithHooks(hooks),
 		server.WithToolCapabilities(false),
-		server.WithResourceCapabilities(false, true),
+		server.WithResourceCapabilities(true, true),
 		server.WithPromptCapabilities(false),
 		server.WithCompletions(),
 		server.WithPromptCompletionProvider(completer{d}),
@@ -102,6 +104,7 @@ func New(d Deps, opts Options) (*Server, error) {
 	if src := d.events(); src != nil {
 		srv.notifier = startNotifier(s, src, opts.NotifyEvery)
 	}
+	srv.subs = newSubscriptions(s, hooks, d, opts.NotifyEvery)
 	return srv, nil
 }
 
@@ -131,10 +134,11 @@ func served(entries []Entry, name string) bool {
 	return slices.ContainsFunc(entries, func(e Entry) bool { return e.Tool.Name == name })
 }
 
-// Close stops resource notifications.
+// Close stops resource notifications: list changes and subscriptions.
 func (s *Server) Close() error {
 	if s.notifier != nil {
 		s.notifier.close()
 	}
+	s.subs.close()
 	return nil
 }
