@@ -33,11 +33,13 @@ type Server struct {
 	drain    *drain
 	notifier *structureNotifier
 	subs     *subscriptions
+	log      *eventLog
 }
 
 // New builds the MCP server: the tools of the selected toolsets, the
-// resources and their subscriptions, the prompts and completions, the
-// instructions, and the middleware. Tools above d.Tier are
+// resources and their subscriptions, the prompts, completions, log
+// notifications of supervisor events, the instructions, and the
+// middleware. Tools above d.Tier are
 // registered but hidden: tools/list leaves them out, and calling one fails
 // with a tool error naming the tier it needs, without running its handler.
 // Close it to stop event delivery.
@@ -78,6 +80,7 @@ func New(d Deps, opts Options) (*Server, error) {
 		server.WithToolCapabilities(false),
 		server.WithResourceCapabilities(true, true),
 		server.WithPromptCapabilities(false),
+		server.WithLogging(),
 		server.WithCompletions(),
 		server.WithPromptCompletionProvider(completer{d}),
 		server.WithResourceCompletionProvider(completer{d}),
@@ -105,6 +108,7 @@ func New(d Deps, opts Options) (*Server, error) {
 		srv.notifier = startNotifier(s, src, opts.NotifyEvery)
 	}
 	srv.subs = newSubscriptions(s, hooks, d, opts.NotifyEvery)
+	srv.log = newEventLog(s, hooks, d.events())
 	return srv, nil
 }
 
@@ -134,11 +138,13 @@ func served(entries []Entry, name string) bool {
 	return slices.ContainsFunc(entries, func(e Entry) bool { return e.Tool.Name == name })
 }
 
-// Close stops resource notifications: list changes and subscriptions.
+// Close stops notifications: resource list changes, subscriptions and log
+// messages.
 func (s *Server) Close() error {
 	if s.notifier != nil {
 		s.notifier.close()
 	}
 	s.subs.close()
+	s.log.close()
 	return nil
 }
