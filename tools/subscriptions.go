@@ -69,9 +69,17 @@ type subscriptions struct {
 	closed bool
 }
 
+// pendingKey names one request of one session. The JSON-RPC ID is kept in
+// its JSON form: a client may send any JSON there, and a map key must be
+// comparable.
 type pendingKey struct {
 	session string
-	id      any
+	id      string
+}
+
+func keyOf(session string, id any) pendingKey {
+	b, _ := json.Marshal(id)
+	return pendingKey{session, string(b)}
 }
 
 // listenStream owns the subscriptions of one subscriptions/listen request.
@@ -137,7 +145,7 @@ func newSubscriptions(s *server.MCPServer, hooks *server.Hooks, d Deps, every ti
 			return
 		}
 		if cs := server.ClientSessionFromContext(ctx); cs != nil {
-			m.discardPending(pendingKey{cs.SessionID(), id})
+			m.discardPending(keyOf(cs.SessionID(), id))
 		}
 	})
 	hooks.AddAfterUnsubscribe(func(ctx context.Context, _ any, req *mcp.UnsubscribeRequest, _ *mcp.EmptyResult) {
@@ -197,7 +205,7 @@ func (m *subscriptions) onRequest(ctx context.Context, id any, message any) erro
 			return fmt.Errorf("resources/subscribe %s: %w", req.Params.URI, err)
 		}
 		m.mu.Lock()
-		key := pendingKey{cs.SessionID(), id}
+		key := keyOf(cs.SessionID(), id)
 		old := m.pending[key]
 		m.pending[key] = sub
 		m.mu.Unlock()
@@ -319,7 +327,7 @@ func (sub *subscription) open(ctx context.Context, tg target) error {
 // id of session, now that mcp-go has acknowledged it. Subscribing to a URI
 // the session is already subscribed to keeps the first subscription.
 func (m *subscriptions) commit(session string, id any) {
-	key := pendingKey{session, id}
+	key := keyOf(session, id)
 	m.mu.Lock()
 	sub := m.pending[key]
 	delete(m.pending, key)

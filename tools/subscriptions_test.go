@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux/tmuxtest"
@@ -290,4 +291,27 @@ func TestPumpCoalesces(t *testing.T) {
 		}
 	}
 	t.Logf("a %v burst of signals: %d updates", 10*every, len(sent))
+}
+
+// TestSubscribeAnyRequestID: a request ID may be any JSON a client sends;
+// none may take the server down.
+func TestSubscribeAnyRequestID(t *testing.T) {
+	e := newEnv(t, Readonly)
+	session := server.NewInProcessSession("odd-ids", nil)
+	if err := e.srv.MCP.RegisterSession(context.Background(), session); err != nil {
+		t.Fatal(err)
+	}
+	ctx := e.srv.MCP.WithContext(context.Background(), session)
+	init := `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"0"}}}`
+	e.srv.MCP.HandleMessage(ctx, []byte(init))
+	for _, id := range []string{`{"a":1}`, `[1,2]`, `1`, `"1"`, `null`} {
+		msg := `{"jsonrpc":"2.0","id":` + id + `,"method":"resources/subscribe","params":{"uri":"tmux://health"}}`
+		if resp := e.srv.MCP.HandleMessage(ctx, []byte(msg)); resp == nil && id != "null" {
+			t.Errorf("id %s: no response", id)
+		}
+	}
+	e.srv.MCP.UnregisterSession(context.Background(), "odd-ids")
+	if got := e.srv.subs.total(); got != 0 {
+		t.Errorf("%d subscriptions left after the session ended", got)
+	}
 }
