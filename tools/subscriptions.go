@@ -83,7 +83,9 @@ func keyOf(session string, id any) pendingKey {
 }
 
 // listenStream owns the subscriptions of one subscriptions/listen request.
-type listenStream struct{}
+// It is not empty: pointers to distinct zero-size values may be equal, and
+// each stream must be its own map key.
+type listenStream struct{ id any }
 
 // subKind is what a subscription watches.
 type subKind int
@@ -371,8 +373,8 @@ func (m *subscriptions) discardPending(key pendingKey) {
 // request (protocol 2026-07-28): each is sent on the request's stream and
 // ends with it. A resource that cannot be opened (its pane is gone) gets
 // one update, so the client reads it and learns why.
-func (m *subscriptions) listen(ctx context.Context, _ any, req *mcp.SubscriptionsListenRequest) {
-	owner := &listenStream{}
+func (m *subscriptions) listen(ctx context.Context, id any, req *mcp.SubscriptionsListenRequest) {
+	owner := &listenStream{id: id}
 	send := func(uri string) func() {
 		return func() {
 			_ = m.mcp.SendNotificationToClient(ctx, mcp.MethodNotificationResourceUpdated, map[string]any{"uri": uri})
