@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -157,3 +158,25 @@ func updated(uri string) func(note) bool {
 }
 
 func isLog(x note) bool { return x.method == string(mcp.MethodNotificationMessage) }
+
+// goroutinesIn counts the goroutines whose stack mentions fn: a leak check
+// aimed at the goroutines one piece of code starts (the supervisor's stay
+// up for the whole test).
+func goroutinesIn(fn string) int {
+	buf := make([]byte, 1<<20)
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) {
+			buf = buf[:n]
+			break
+		}
+		buf = make([]byte, 2*len(buf))
+	}
+	count := 0
+	for _, g := range strings.Split(string(buf), "\n\n") {
+		if strings.Contains(g, fn) {
+			count++
+		}
+	}
+	return count
+}

@@ -97,6 +97,9 @@ func TestProgressDuringAWait(t *testing.T) {
 	}
 	t.Logf("%d progress notifications in %v: %s", len(got), done.Sub(start), n.describe(0))
 
+	if got := goroutinesIn("startProgress"); got != 0 {
+		t.Errorf("%d progress goroutines after the call returned, want 0", got)
+	}
 	i := n.len()
 	if _, err := callWait(context.Background(), c, 0.1, nil); err != nil {
 		t.Fatal(err)

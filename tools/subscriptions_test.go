@@ -210,9 +210,15 @@ func TestSubscriptionsEndWithTheSession(t *testing.T) {
 	if got := e.srv.subs.total(); got != 3 {
 		t.Fatalf("subscriptions = %d, want 3", got)
 	}
+	if got := goroutinesIn("(*subscription).run"); got != 3 {
+		t.Errorf("%d subscription goroutines, want 3", got)
+	}
 	c.Close()
 	if got := e.srv.subs.total(); got != 0 {
 		t.Errorf("subscriptions after the client closed = %d, want 0", got)
+	}
+	if got := goroutinesIn("(*subscription).run"); got != 0 {
+		t.Errorf("%d subscription goroutines after the client closed, want 0", got)
 	}
 }
 
