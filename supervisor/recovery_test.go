@@ -268,19 +268,26 @@ func TestSocketTakenOverIsTakenBack(t *testing.T) {
 	rec.wait(t, 5*time.Second, "socket_recreated", isType(EventSocketRecreated))
 	// The monitor may have given the socket back before the intruder took
 	// it, and so takes it back again: while it does, calls fail fast with
-	// "restarting". What must hold in the end is that the original answers.
-	var got string
-	tmuxtest.WaitFor(t, 10*time.Second, "the original server to answer on the socket", func() bool {
-		out, err := srv.Do(testCtx(t), "display-message", "-p", "#{pid}")
-		if err != nil && !errors.Is(err, ErrRestarting) {
-			t.Fatalf("display-message: %v, want an answer or ErrRestarting", err)
-		}
-		got = strings.TrimSpace(string(out))
-		return err == nil && got == fmt.Sprint(orig)
+	// "restarting". What must hold in the end is that the original server,
+	// with its session, answers on the socket.
+	tmuxtest.WaitFor(t, 10*time.Second, "the original server to answer on the socket path", func() bool {
+		out, err := ts.Tmux("display-message", "-p", "#{pid}") // a new client, through the path
+		return err == nil && out == fmt.Sprint(orig)
 	})
-	sessions, err := srv.ListSessions(testCtx(t))
-	if err != nil || len(sessions) != 1 || sessions[0].Name != "keep" {
-		t.Errorf("sessions = %+v, %v; want the original keep", sessions, err)
+	var sessions []tmux.Session
+	tmuxtest.WaitFor(t, 10*time.Second, "the supervisor to answer", func() bool {
+		var err error
+		sessions, err = srv.ListSessions(testCtx(t))
+		if err != nil && !errors.Is(err, ErrRestarting) {
+			t.Fatalf("list sessions: %v, want an answer or ErrRestarting", err)
+		}
+		return err == nil
+	})
+	if len(sessions) != 1 || sessions[0].Name != "keep" {
+		t.Errorf("sessions = %+v; want the original keep", sessions)
+	}
+	if got := mustDo(t, srv, "display-message", "-p", "#{pid}"); got != fmt.Sprint(orig) {
+		t.Errorf("supervised server pid %s, want the original %d", got, orig)
 	}
 }
 
