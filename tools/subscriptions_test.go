@@ -210,16 +210,19 @@ func TestSubscriptionsEndWithTheSession(t *testing.T) {
 	if got := e.srv.subs.total(); got != 3 {
 		t.Fatalf("subscriptions = %d, want 3", got)
 	}
-	if got := goroutinesIn("(*subscription).run"); got != 3 {
-		t.Errorf("%d subscription goroutines, want 3", got)
-	}
+	// The goroutines start after mcp-go has acknowledged the subscription
+	// (which may be after the client has its answer), and are on the stack
+	// for a moment after they signalled their end: await both.
+	tmuxtest.WaitFor(t, 5*time.Second, "3 subscription goroutines", func() bool {
+		return goroutinesIn("(*subscription).run") == 3
+	})
 	c.Close()
 	if got := e.srv.subs.total(); got != 0 {
 		t.Errorf("subscriptions after the client closed = %d, want 0", got)
 	}
-	if got := goroutinesIn("(*subscription).run"); got != 0 {
-		t.Errorf("%d subscription goroutines after the client closed, want 0", got)
-	}
+	tmuxtest.WaitFor(t, 5*time.Second, "no subscription goroutine after the client closed", func() bool {
+		return goroutinesIn("(*subscription).run") == 0
+	})
 }
 
 func TestSubscribeSessionListings(t *testing.T) {
