@@ -7,6 +7,7 @@ import (
 	"maps"
 	"os"
 	"strings"
+	"syscall"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -71,25 +72,35 @@ func (j *Journal) restore(ctx context.Context, srv tmuxServer, seq uint64, dryRu
 		return RestoreResult{}, err
 	}
 	j.setServerPID(key, live.Server.PID)
-	src, ids, info, err := j.latestOther(sock, live.Server.Instance())
-	if err != nil {
-		return RestoreResult{}, err
-	}
-	if seq != 0 {
-		if src, err = j.Snapshot(sock, seq); err != nil {
+	if !dryRun {
+		// Across processes: one restore per server at a time. Then read
+		// the state again: another restore may have just finished.
+		if err := j.markRestoring(sock, live.Server.Instance()); errors.Is(err, ErrRestoreRunning) {
 			return RestoreResult{}, err
+		} else if err != nil {
+			j.log.Warn("journal: restore marker", "err", err.Error())
+		}
+		if live, err = readState(ctx, srv); err != nil {
+			return RestoreResult{}, errors.Join(err, j.clearRestoring(sock))
 		}
 	}
-	if src == nil {
-		if auto {
-			return RestoreResult{}, nil
+	src, ids, info, err := j.latestOther(sock, live.Server.Instance())
+	if err == nil && seq != 0 {
+		src, err = j.Snapshot(sock, seq)
+	}
+	if err == nil && src == nil && !auto {
+		err = fmt.Errorf("%w of an earlier server on %s", ErrNoSnapshot, sock)
+	}
+	if err != nil || src == nil {
+		if !dryRun {
+			err = errors.Join(err, j.clearRestoring(sock))
 		}
-		return RestoreResult{}, fmt.Errorf("%w of an earlier server on %s", ErrNoSnapshot, sock)
+		return RestoreResult{}, err
 	}
 	if auto && info.LastDeath != nil && info.LastDeath.PID == src.Server.PID && deliberate(info.LastDeath.Cause) {
 		j.Append(supervisor.Event{Type: EventRestore, Socket: sock, PID: live.Server.PID,
 			Detail: fmt.Sprintf("not restored: server %d ended on purpose (%s)", src.Server.PID, info.LastDeath.Cause)})
-		return RestoreResult{}, nil
+		return RestoreResult{}, j.clearRestoring(sock)
 	}
 	plan := Plan(src, live, ids, PlanOptions{RestoreCommands: j.opts.RestoreCommands})
 	res := RestoreResult{Snapshot: src.Seq, DryRun: dryRun, Steps: make([]string, len(plan.Steps)), Notes: plan.Notes}
@@ -101,9 +112,6 @@ func (j *Journal) restore(ctx context.Context, srv tmuxServer, seq uint64, dryRu
 		return res, nil
 	}
 	from, to := src.Server.Instance(), live.Server.Instance()
-	if err := j.markRestoring(sock, to); err != nil {
-		j.log.Warn("journal: restore marker", "err", err.Error())
-	}
 	started := time.Now()
 	ex := apply(ctx, srv, plan)
 	res.Applied, res.IDs, res.Errors = ex.applied, ex.ids, ex.errors
@@ -129,7 +137,12 @@ func deliberate(c supervisor.Cause) bool {
 	return c == supervisor.CauseKillServer || c == supervisor.CauseLastSession
 }
 
-// markRestoring stores the restore marker of sock's server.
+// ErrRestoreRunning is returned when another process is restoring the
+// same server.
+var ErrRestoreRunning = errors.New("journal: another tmux-mcp process is restoring this server")
+
+// markRestoring stores the restore marker of sock's server, unless a live
+// process other than this one holds a fresh marker for the same instance.
 func (j *Journal) markRestoring(sock tmux.Socket, instance string) error {
 	return j.update(func(tx *bolt.Tx) error {
 		b, err := serverBucket(tx, socketKey(sock), sock)
@@ -137,9 +150,34 @@ func (j *Journal) markRestoring(sock tmux.Socket, instance string) error {
 			return err
 		}
 		info := readInfo(b)
+		if r := info.Restoring; r != nil && r.Instance == instance && r.Proc != os.Getpid() &&
+			time.Since(r.Since) < restoringTTL && processAlive(r.Proc) {
+			return fmt.Errorf("%w (PID %d)", ErrRestoreRunning, r.Proc)
+		}
 		info.Restoring = &restoring{Instance: instance, Since: time.Now(), Proc: os.Getpid()}
 		return writeInfo(b, info)
 	})
+}
+
+// clearRestoring removes this process's restore marker.
+func (j *Journal) clearRestoring(sock tmux.Socket) error {
+	return j.update(func(tx *bolt.Tx) error {
+		b, err := serverBucket(tx, socketKey(sock), sock)
+		if err != nil {
+			return err
+		}
+		info := readInfo(b)
+		if info.Restoring == nil || info.Restoring.Proc != os.Getpid() {
+			return nil
+		}
+		info.Restoring = nil
+		return writeInfo(b, info)
+	})
+}
+
+// processAlive reports whether pid is a running process.
+func processAlive(pid int) bool {
+	return pid > 0 && syscall.Kill(pid, 0) == nil
 }
 
 // finishRestore records what a restore made, in one transaction: the ID

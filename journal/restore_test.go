@@ -1,8 +1,10 @@
 package journal
 
 import (
+	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -10,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	bolt "go.etcd.io/bbolt"
 
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
@@ -50,7 +54,7 @@ var treeSpec = []struct {
 
 // buildTree makes the test tree on srv through the supervisor, each pane
 // in a directory of its own under root with a title of its own.
-func buildTree(t *testing.T, srv *supervisor.Server, root string) {
+func buildTree(t testing.TB, srv *supervisor.Server, root string) {
 	t.Helper()
 	ctx := testCtx(t)
 	do := func(args ...string) string {
@@ -133,7 +137,7 @@ func treeOf(s *Snapshot) []string {
 	return out
 }
 
-func liveTree(t *testing.T, srv *supervisor.Server) []string {
+func liveTree(t testing.TB, srv *supervisor.Server) []string {
 	t.Helper()
 	live, err := readState(testCtx(t), srv)
 	if err != nil {
@@ -143,7 +147,7 @@ func liveTree(t *testing.T, srv *supervisor.Server) []string {
 }
 
 // waitSnapshot waits until the latest snapshot of srv shows want.
-func waitSnapshot(t *testing.T, j *Journal, srv *supervisor.Server, want []string) *Snapshot {
+func waitSnapshot(t testing.TB, j *Journal, srv *supervisor.Server, want []string) *Snapshot {
 	t.Helper()
 	var snap *Snapshot
 	tmuxtest.WaitFor(t, 10*time.Second, "a snapshot of the whole tree", func() bool {
@@ -342,5 +346,58 @@ func TestNoRestoreAfterKillServer(t *testing.T) {
 	}
 	if got := liveTree(t, srv); len(got) == 0 || !strings.HasPrefix(got[0], "session gone ") {
 		t.Errorf("after RestoreSnapshot: %q, want session gone", got)
+	}
+}
+
+// TestOneRestoreAtATime checks that a restore is refused while another
+// live process holds the server's restore marker, and goes ahead when the
+// marker's process is gone.
+func TestOneRestoreAtATime(t *testing.T) {
+	ts := tmuxtest.New(t)
+	j, _ := mustOpen(t, "", nil)
+	sup := newSup(t, ts, supervisor.Config{})
+	srv, err := sup.Default(testCtx(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustDo(t, srv, "new-session", "-d", "-s", "keep")
+	if _, err := j.TakeSnapshot(testCtx(t), srv); err != nil {
+		t.Fatal(err)
+	}
+	mustDo(t, srv, "kill-session", "-t", "=keep")
+	live, err := readState(testCtx(t), srv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	setMarker := func(proc int) {
+		t.Helper()
+		err := j.update(func(tx *bolt.Tx) error {
+			b, err := serverBucket(tx, socketKey(srv.Socket()), srv.Socket())
+			if err != nil {
+				return err
+			}
+			info := readInfo(b)
+			info.Restoring = &restoring{Instance: live.Server.Instance(), Since: time.Now(), Proc: proc}
+			return writeInfo(b, info)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	setMarker(os.Getppid()) // alive, and not this process
+	if _, err := j.RestoreSnapshot(testCtx(t), srv, 1, false); !errors.Is(err, ErrRestoreRunning) {
+		t.Fatalf("restore while another process restores = %v, want ErrRestoreRunning", err)
+	}
+	gone := exec.Command("true")
+	if err := gone.Run(); err != nil {
+		t.Fatal(err)
+	}
+	setMarker(gone.Process.Pid) // its process has exited
+	res, err := j.RestoreSnapshot(testCtx(t), srv, 1, false)
+	if err != nil || res.Applied == 0 {
+		t.Fatalf("restore after the marker's process died = %+v, %v; want it applied", res, err)
+	}
+	if got := liveTree(t, srv); len(got) == 0 || !strings.HasPrefix(got[0], "session keep ") {
+		t.Errorf("tree after restore = %q, want session keep", got)
 	}
 }

@@ -57,6 +57,7 @@ func (j *Journal) storeSnapshot(sock tmux.Socket, snap *Snapshot) (bool, error) 
 		}
 		snap.Digest = snap.digest()
 		sb := b.Bucket(bucketSnapshots)
+		sb.FillPercent = appendFill
 		if _, v := sb.Cursor().Last(); v != nil {
 			var last struct {
 				Digest string `json:"digest"`

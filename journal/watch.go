@@ -210,7 +210,7 @@ func (j *Journal) snapshotDue(ctx context.Context, src Source, interval bool) {
 		if ctx.Err() != nil {
 			return
 		}
-		if !j.due(socketKey(srv.Socket()), now, interval) || srv.State() != supervisor.StateUp {
+		if srv.State() != supervisor.StateUp || !j.due(socketKey(srv.Socket()), now, interval) {
 			continue
 		}
 		sctx, cancel := context.WithTimeout(ctx, snapshotTimeout)
@@ -248,8 +248,8 @@ func (j *Journal) nextDue(now time.Time) time.Duration {
 	defer j.mu.Unlock()
 	next := time.Hour
 	for _, st := range j.servers {
-		if !st.pending || st.down {
-			continue
+		if !st.pending || st.down || st.restoring {
+			continue // a restore ends with a snapshot of its own
 		}
 		wait := min(st.last.Add(j.opts.Debounce).Sub(now), st.first.Add(j.opts.MaxDelay).Sub(now))
 		next = min(next, max(wait, time.Millisecond))
