@@ -6,7 +6,7 @@ STATICCHECK_VERSION := v0.8.2
 STATICCHECK := $(shell $(GO) env GOPATH)/bin/staticcheck
 BENCHTIME ?= 2s
 
-.PHONY: all build run test race lint fmt-check vet staticcheck bench fuzz ci clean
+.PHONY: all build run test race lint fmt-check vet staticcheck bench fuzz ci stress clean
 
 all: build
 
@@ -44,6 +44,11 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzControlParse -fuzztime 30s ./supervisor/tmux/
 
 ci: lint test
+
+# Long runs of the tests that share one journal between processes and kill
+# them mid-write (the 30 s soak also runs in `make test`; -count repeats it).
+stress:
+	JOURNAL_SOAK=30s $(GO) test -race -count=2 -run 'Processes|CompactWhile|Kill9MidWrite|RestoreAfterKill9' ./journal/
 
 clean:
 	rm -rf bin
