@@ -18,26 +18,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// FormatVersion is the version of the file format this package writes.
-const FormatVersion = 1
-
-// migrations[i] upgrades a file of version i+1 to version i+2, inside the
-// transaction that then records the new version. Version 1 is the first:
-// there is nothing to migrate yet.
-var migrations = [FormatVersion - 1]func(tx *bolt.Tx) error{}
-
-var (
-	bucketMeta      = []byte("meta")
-	bucketServers   = []byte("servers")
-	bucketSnapshots = []byte("snapshots")
-	bucketEvents    = []byte("events")
-	bucketIDs       = []byte("ids")
-	bucketCreated   = []byte("created")
-	keyVersion      = []byte("version")
-	keyCreated      = []byte("created")
-	keyInfo         = []byte("info")
-)
-
 // Options configures a Journal. Zero fields take the defaults documented
 // on each field.
 type Options struct {
@@ -180,51 +160,6 @@ func (j *Journal) Close() error {
 		return nil
 	}
 	return j.w.close()
-}
-
-// Check runs bbolt's consistency check on the file and returns every
-// problem found, wrapped in ErrCorrupt (nil when the file is sound). It
-// changes nothing.
-func (j *Journal) Check() error {
-	if j == nil {
-		return ErrOff
-	}
-	return j.withDB(true, checkDB, false)
-}
-
-// CheckFile is Check for a file that is not opened as a journal: it
-// neither creates, migrates nor moves anything. `tmux-mcp journal check`
-// uses it.
-func CheckFile(path string, lockTimeout time.Duration) error {
-	if _, err := os.Stat(path); err != nil {
-		return fmt.Errorf("journal: %w", err)
-	}
-	j := &Journal{path: path, opts: Options{LockTimeout: lockTimeout}.withDefaults()}
-	j.log = j.opts.Logger
-	return j.Check()
-}
-
-// checkDB runs tx.Check and returns what it found as ErrCorrupt.
-func checkDB(db *bolt.DB, _ *os.File) error {
-	var problems []error
-	err := db.View(func(tx *bolt.Tx) error {
-		if err := checkLayout(tx); err != nil {
-			return err
-		}
-		for err := range tx.Check() {
-			if len(problems) < 20 {
-				problems = append(problems, err)
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	if len(problems) > 0 {
-		return fmt.Errorf("%w: %w", ErrCorrupt, errors.Join(problems...))
-	}
-	return nil
 }
 
 // update runs fn in a read-write transaction of its own, with the layout
@@ -454,69 +389,4 @@ func fileInode(f *os.File) (uint64, error) {
 		return st.Ino, nil
 	}
 	return 0, errors.New("journal: no inode")
-}
-
-// ensureLayout creates the buckets of a fresh file, migrates an older
-// format and refuses a newer one or a file that is not a journal.
-func ensureLayout(tx *bolt.Tx) error {
-	meta := tx.Bucket(bucketMeta)
-	if meta == nil {
-		if hasBuckets(tx) {
-			return fmt.Errorf("%w: not a tmux-mcp journal", ErrCorrupt)
-		}
-		var err error
-		if meta, err = tx.CreateBucket(bucketMeta); err != nil {
-			return err
-		}
-		if err := meta.Put(keyVersion, []byte(strconv.Itoa(FormatVersion))); err != nil {
-			return err
-		}
-		if err := meta.Put(keyCreated, []byte(time.Now().UTC().Format(time.RFC3339))); err != nil {
-			return err
-		}
-	}
-	v, err := strconv.Atoi(string(meta.Get(keyVersion)))
-	switch {
-	case err != nil || v < 1:
-		return fmt.Errorf("%w: bad format version %q", ErrCorrupt, meta.Get(keyVersion))
-	case v > FormatVersion:
-		return fmt.Errorf("%w: format %d, this tmux-mcp reads up to %d", ErrNewerFormat, v, FormatVersion)
-	case v < FormatVersion:
-		for ; v < FormatVersion; v++ {
-			if err := migrations[v-1](tx); err != nil {
-				return fmt.Errorf("journal: migrate format %d to %d: %w", v, v+1, err)
-			}
-		}
-		if err := meta.Put(keyVersion, []byte(strconv.Itoa(FormatVersion))); err != nil {
-			return err
-		}
-	}
-	_, err = tx.CreateBucketIfNotExists(bucketServers)
-	return err
-}
-
-// checkLayout is ensureLayout for read-only transactions.
-func checkLayout(tx *bolt.Tx) error {
-	meta := tx.Bucket(bucketMeta)
-	if meta == nil {
-		if hasBuckets(tx) {
-			return fmt.Errorf("%w: not a tmux-mcp journal", ErrCorrupt)
-		}
-		return nil // fresh, not initialised yet
-	}
-	v, err := strconv.Atoi(string(meta.Get(keyVersion)))
-	switch {
-	case err != nil || v < 1:
-		return fmt.Errorf("%w: bad format version %q", ErrCorrupt, meta.Get(keyVersion))
-	case v > FormatVersion:
-		return fmt.Errorf("%w: format %d, this tmux-mcp reads up to %d", ErrNewerFormat, v, FormatVersion)
-	case v < FormatVersion:
-		return fmt.Errorf("journal: format %d not migrated yet", v)
-	}
-	return nil
-}
-
-func hasBuckets(tx *bolt.Tx) bool {
-	k, _ := tx.Cursor().First()
-	return k != nil
 }
