@@ -231,7 +231,11 @@ func apply(ctx context.Context, srv tmuxServer, plan RestorePlan) execution {
 	if ex.ids == nil {
 		ex.ids = map[string]string{}
 	}
-	for _, st := range plan.Steps {
+	for i, st := range plan.Steps {
+		if err := ctx.Err(); err != nil {
+			ex.errors = append(ex.errors, fmt.Sprintf("restore cut short after %d of %d steps: %v", i, len(plan.Steps), err))
+			break
+		}
 		argv, missing := resolveArgs(st.Args, ex.ids)
 		if missing != "" {
 			ex.errors = append(ex.errors, fmt.Sprintf("%s: skipped: %s was not restored", argv[0], missing))

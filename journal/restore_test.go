@@ -1,6 +1,7 @@
 package journal
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -399,5 +400,30 @@ func TestOneRestoreAtATime(t *testing.T) {
 	}
 	if got := liveTree(t, srv); len(got) == 0 || !strings.HasPrefix(got[0], "session keep ") {
 		t.Errorf("tree after restore = %q, want session keep", got)
+	}
+}
+
+// TestApplyStopsWhenCancelled checks that a restore whose deadline passed
+// stops instead of failing every step that is left.
+func TestApplyStopsWhenCancelled(t *testing.T) {
+	ts := tmuxtest.New(t)
+	sup := newSup(t, ts, supervisor.Config{})
+	srv, err := sup.Default(testCtx(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	live, err := readState(testCtx(t), srv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan := Plan(testSnap(), live, nil, PlanOptions{})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	ex := apply(ctx, srv, plan)
+	if ex.applied != 0 || len(ex.errors) != 1 || !strings.Contains(ex.errors[0], "cut short after 0 of") {
+		t.Errorf("apply after cancel: %d applied, errors %q; want none applied and one error", ex.applied, ex.errors)
+	}
+	if got := liveTree(t, srv); len(got) != 0 {
+		t.Errorf("tree = %q, want nothing created", got)
 	}
 }
