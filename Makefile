@@ -5,6 +5,7 @@ PKGS      := ./...
 STATICCHECK_VERSION := v0.8.2
 STATICCHECK := $(shell $(GO) env GOPATH)/bin/staticcheck
 BENCHTIME ?= 2s
+STRESS    ?= 5
 
 .PHONY: all build run test race lint fmt-check vet staticcheck bench fuzz ci stress clean
 
@@ -45,10 +46,10 @@ fuzz:
 
 ci: lint test
 
-# Long runs of the tests that share one journal between processes and kill
-# them mid-write (the 30 s soak also runs in `make test`; -count repeats it).
+# The whole race suite STRESS times in a row (default 5), naming every
+# failing test; non-zero exit on any failure. Run it before you stop.
 stress:
-	JOURNAL_SOAK=30s $(GO) test -race -count=2 -run 'Processes|CompactWhile|Kill9MidWrite|RestoreAfterKill9' ./journal/
+	STRESS=$(STRESS) GO=$(GO) scripts/stress
 
 clean:
 	rm -rf bin
