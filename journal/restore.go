@@ -114,6 +114,28 @@ func (j *Journal) restore(ctx context.Context, srv tmuxServer, seq uint64, dryRu
 	from, to := src.Server.Instance(), live.Server.Instance()
 	started := time.Now()
 	ex := apply(ctx, srv, plan)
+	// A step that failed (a timeout on a loaded machine, a race with
+	// another client) may have done its work without our learning the new
+	// IDs, or left the rest undone. Plan again against the live state: the
+	// plan matches by name and index what such steps made, and applies
+	// only what is still missing. At most twice.
+	for pass, failed := 1, len(ex.errors); pass <= 2 && failed > 0 && ctx.Err() == nil; pass++ {
+		now, err := readState(ctx, srv)
+		if err != nil {
+			break
+		}
+		again := Plan(src, now, ex.ids, PlanOptions{RestoreCommands: j.opts.RestoreCommands})
+		res.Notes = append(res.Notes, fmt.Sprintf("%d steps failed; planned again: %d steps", failed, len(again.Steps)))
+		if len(again.Steps) == 0 {
+			break
+		}
+		for _, s := range again.Steps {
+			res.Steps = append(res.Steps, s.String())
+		}
+		redo := apply(ctx, srv, again)
+		failed = len(redo.errors)
+		ex.merge(redo)
+	}
 	res.Applied, res.IDs, res.Errors = ex.applied, ex.ids, ex.errors
 	if err := j.finishRestore(sock, from, to, live.Server.PID, ex); err != nil {
 		res.Errors = append(res.Errors, err.Error())
@@ -213,6 +235,15 @@ type execution struct {
 	newIDs  map[string]bool   // live IDs the plan created
 	records map[tmux.PaneID]Created
 	errors  []string
+}
+
+// merge adds a later pass to e.
+func (e *execution) merge(o execution) {
+	e.applied += o.applied
+	maps.Copy(e.ids, o.ids)
+	maps.Copy(e.newIDs, o.newIDs)
+	maps.Copy(e.records, o.records)
+	e.errors = append(e.errors, o.errors...)
 }
 
 // created counts the objects made, by ID sigil.

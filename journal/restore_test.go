@@ -427,3 +427,37 @@ func TestApplyStopsWhenCancelled(t *testing.T) {
 		t.Errorf("tree = %q, want nothing created", got)
 	}
 }
+
+// TestRestorePlansAgainAfterAFailedStep makes the window a restore creates
+// vanish once (a one-shot hook kills it): the steps that need it fail, and
+// a second plan against the live state makes it again.
+func TestRestorePlansAgainAfterAFailedStep(t *testing.T) {
+	ts := tmuxtest.New(t)
+	j, _ := mustOpen(t, "", nil)
+	sup := newSup(t, ts, supervisor.Config{})
+	srv, err := sup.Default(testCtx(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	mustDo(t, srv, "new-session", "-d", "-s", "s", "-x", "100", "-y", "40")
+	mustDo(t, srv, "new-window", "-d", "-t", "=s:", "-n", "w", "-c", dir)
+	mustDo(t, srv, "split-window", "-d", "-t", "=s:w", "-c", dir)
+	want := liveTree(t, srv)
+	if _, err := j.TakeSnapshot(testCtx(t), srv); err != nil {
+		t.Fatal(err)
+	}
+	mustDo(t, srv, "kill-window", "-t", "=s:w")
+	mustDo(t, srv, "set-hook", "-g", "after-new-window", "set-hook -gu after-new-window ; kill-window")
+	res, err := j.RestoreSnapshot(testCtx(t), srv, 1, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(res.Notes, func(n string) bool { return strings.Contains(n, "planned again") }) {
+		t.Errorf("notes %q: want a second plan", res.Notes)
+	}
+	if len(res.Errors) == 0 {
+		t.Errorf("errors: none, want the steps that needed the killed window")
+	}
+	diffTree(t, "tree after the restore", liveTree(t, srv), want)
+}

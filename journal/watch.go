@@ -179,8 +179,12 @@ var structuralCommand = map[string]bool{
 	"select-pane": true, "select-window": true, "respawn-pane": true, "respawn-window": true, "rotate-window": true,
 }
 
-// snapshotTimeout bounds one snapshot.
-const snapshotTimeout = 5 * time.Second
+// snapshotTimeout bounds one snapshot; a failed one is tried again
+// snapshotRetry later.
+const (
+	snapshotTimeout = 5 * time.Second
+	snapshotRetry   = time.Second
+)
 
 func (j *Journal) watch(ctx context.Context, src Source, wake <-chan struct{}, done chan<- struct{}) {
 	defer close(done)
@@ -217,7 +221,11 @@ func (j *Journal) snapshotDue(ctx context.Context, src Source, interval bool) {
 		_, err := j.takeSnapshot(sctx, srv)
 		cancel()
 		if err != nil {
-			j.markDirty(socketKey(srv.Socket()))
+			// Try again in a second, not at the next interval: the change
+			// that made it due is still unrecorded.
+			j.mu.Lock()
+			j.state(socketKey(srv.Socket())).changed(time.Now().Add(snapshotRetry))
+			j.mu.Unlock()
 			j.log.Debug("journal: snapshot failed", "socket", srv.Socket().String(), "err", err.Error())
 		}
 	}
