@@ -16,7 +16,10 @@ type RestartPolicy struct {
 	// starts counting from zero again.
 	MaxAttempts int
 	// Initial is the delay before the first recovery (200ms); each further
-	// attempt waits Multiplier (2) times longer, at most Max (10s).
+	// attempt waits Multiplier (2) times longer, at most Max (10s). The
+	// first recovery after a clean history (the server had been up for
+	// StableAfter when it died) starts at once: only repeated deaths back
+	// off.
 	Initial    time.Duration
 	Max        time.Duration
 	Multiplier float64
@@ -196,10 +199,11 @@ func (t *restartTracker) reset(now time.Time) {
 
 // decide returns what to do about a server that died at now of cause c.
 func (t *restartTracker) decide(now time.Time, c Cause) decision {
+	clean := !t.upSince.IsZero() && now.Sub(t.upSince) >= t.policy.StableAfter
 	t.resetIfStable(now)
 	t.upSince = time.Time{}
 	t.timingOutSince = time.Time{}
-	d := t.decideCause(now, c)
+	d := t.decideCause(now, c, clean)
 	t.history = append(t.history, restartRecord{At: now, Cause: c, Decision: d})
 	if len(t.history) > maxRestartHistory {
 		t.history = append(t.history[:0], t.history[len(t.history)-maxRestartHistory:]...)
@@ -207,7 +211,9 @@ func (t *restartTracker) decide(now time.Time, c Cause) decision {
 	return d
 }
 
-func (t *restartTracker) decideCause(now time.Time, c Cause) decision {
+// decideCause decides for cause c. clean says the server had been up for
+// StableAfter: its first recovery then waits for nothing.
+func (t *restartTracker) decideCause(now time.Time, c Cause, clean bool) decision {
 	var act action
 	switch c {
 	case CauseKillServer:
@@ -232,7 +238,10 @@ func (t *restartTracker) decideCause(now time.Time, c Cause) decision {
 	}
 	t.attempts++
 	t.clock.now = now
-	delay := min(t.backoff.NextBackOff(), p.Max)
+	var delay time.Duration
+	if !clean || t.attempts > 1 {
+		delay = min(t.backoff.NextBackOff(), p.Max)
+	}
 	return decision{Action: act, Delay: delay, Attempt: t.attempts, Max: p.MaxAttempts,
 		Reason: fmt.Sprintf("%s (attempt %d/%d) in %s", act, t.attempts, p.MaxAttempts, roundDelay(delay))}
 }

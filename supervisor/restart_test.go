@@ -94,8 +94,9 @@ func TestDecideResetsAfterStablePeriod(t *testing.T) {
 		wantDelay   time.Duration
 	}{
 		{"short run keeps counting", 59 * time.Second, true, 3, 800 * time.Millisecond},
-		{"stable run resets via up", 60 * time.Second, true, 1, 200 * time.Millisecond},
-		{"stable run resets at decide", 90 * time.Second, false, 1, 200 * time.Millisecond},
+		// After a stable run the history is clean: the first recovery starts at once.
+		{"stable run resets via up", 60 * time.Second, true, 1, 0},
+		{"stable run resets at decide", 90 * time.Second, false, 1, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -115,6 +116,41 @@ func TestDecideResetsAfterStablePeriod(t *testing.T) {
 				t.Errorf("got attempt %d delay %v, want attempt %d delay %v", got.Attempt, got.Delay, tt.wantAttempt, tt.wantDelay)
 			}
 		})
+	}
+}
+
+// TestDecideFirstRestartAfterCleanHistory checks that a server that dies
+// after StableAfter of health is recovered at once, and that deaths that
+// follow soon after still back off.
+func TestDecideFirstRestartAfterCleanHistory(t *testing.T) {
+	tr := newRestartTracker(RestartPolicy{}, 0)
+	tr.up(t0)
+	now := t0.Add(time.Hour)
+	steps := []struct {
+		upFor   time.Duration // before this death
+		attempt int
+		delay   time.Duration
+	}{
+		{0, 1, 0}, // up an hour: at once
+		{5 * time.Second, 2, 200 * time.Millisecond}, // died again soon: backoff
+		{5 * time.Second, 3, 400 * time.Millisecond},
+		{time.Minute, 1, 0}, // stable again: the history is clean
+	}
+	for i, s := range steps {
+		now = now.Add(s.upFor)
+		got := tr.decide(now, CauseKilled)
+		if got.Action != actRestart || got.Attempt != s.attempt || got.Delay != s.delay {
+			t.Errorf("death %d: got %v attempt %d delay %v, want restart attempt %d delay %v",
+				i+1, got.Action, got.Attempt, got.Delay, s.attempt, s.delay)
+		}
+		now = now.Add(got.Delay)
+		tr.up(now)
+	}
+	// A server that dies before it was ever stable backs off from the start.
+	fresh := newRestartTracker(RestartPolicy{}, 0)
+	fresh.up(t0)
+	if got := fresh.decide(t0.Add(time.Second), CauseCrashed); got.Delay != 200*time.Millisecond {
+		t.Errorf("death after 1s of a new server: delay %v, want 200ms", got.Delay)
 	}
 }
 

@@ -26,6 +26,8 @@ type Deps struct {
 	// Log receives one record per tool call (never arguments or pane text);
 	// nil discards.
 	Log *slog.Logger
+	// Journal is the session journal; nil when it is off.
+	Journal Journal
 }
 
 // EventSource is the part of the supervisor that resources subscribe to.

@@ -61,6 +61,11 @@ func Groups() []Group {
 		{ID: "supervisor", Description: "the supervisor's view of a tmux server", Tools: []Spec{
 			{Readonly, ServerHealth},
 		}},
+		{ID: "journal", Description: "the session journal: events, snapshots, restore", Tools: []Spec{
+			{Readonly, JournalEvents},
+			{Readonly, ListSnapshots},
+			{Mutating, RestoreSessions},
+		}},
 	}
 }
 

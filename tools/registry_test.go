@@ -194,18 +194,19 @@ func TestParseCaller(t *testing.T) {
 // hiddenCallArgs are arguments with which each tool above the readonly
 // tier would change the test server if its handler ran.
 var hiddenCallArgs = map[string]map[string]any{
-	"create_session": {"session_name": "made"},
-	"create_window":  {"session_name": "main", "window_name": "made"},
-	"rename_session": {"session_name": "main", "new_name": "made"},
-	"select_window":  {"session_name": "main", "window_index": "0"},
-	"rename_window":  {"session_name": "main", "new_name": "made"},
-	"select_layout":  {"session_name": "main", "layout": "tiled"},
-	"resize_window":  {"session_name": "main", "width": 50},
-	"move_window":    {"session_name": "main", "destination_index": "7"},
-	"split_window":   {"session_name": "main"},
-	"kill_server":    {},
-	"kill_session":   {"session_name": "main"},
-	"kill_window":    {"window_id": "@0"},
+	"create_session":   {"session_name": "made"},
+	"create_window":    {"session_name": "main", "window_name": "made"},
+	"rename_session":   {"session_name": "main", "new_name": "made"},
+	"select_window":    {"session_name": "main", "window_index": "0"},
+	"rename_window":    {"session_name": "main", "new_name": "made"},
+	"select_layout":    {"session_name": "main", "layout": "tiled"},
+	"resize_window":    {"session_name": "main", "width": 50},
+	"move_window":      {"session_name": "main", "destination_index": "7"},
+	"split_window":     {"session_name": "main"},
+	"kill_server":      {},
+	"kill_session":     {"session_name": "main"},
+	"kill_window":      {"window_id": "@0"},
+	"restore_sessions": {},
 }
 
 // TestTiers checks that each tier lists exactly its tools, and that calling

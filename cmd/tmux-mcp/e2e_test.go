@@ -37,12 +37,14 @@ func buildBinary(tb testing.TB) string {
 	return bin
 }
 
-// binaryEnv is the environment for the binary: the test's isolated server
-// and nothing from the caller's tmux.
+// binaryEnv is the environment for the binary: the test's isolated server,
+// a journal beside its socket (never the user's), and nothing from the
+// caller's tmux.
 func binaryEnv(socket string, extra ...string) []string {
 	return append(tmuxtest.Env(), append([]string{
 		"TMUX_MCP_SOCKET_PATH=" + socket,
 		"TMUX_MCP_TMUX_CONFIG=/dev/null",
+		"TMUX_MCP_JOURNAL=" + filepath.Join(filepath.Dir(socket), "journal.db"),
 	}, extra...)...)
 }
 

@@ -5,6 +5,7 @@
 //
 //	tmux-mcp [serve] [flags]   serve MCP over stdio (or --http ADDR)
 //	tmux-mcp tools [flags]     print the tool registry (--markdown, --json, --stats)
+//	tmux-mcp journal CMD       the session journal: ls, show, events, restore, check, compact
 //	tmux-mcp version           print tmux-mcp's and tmux's versions
 //
 // Every flag has a TMUX_MCP_* environment variable; a flag wins over the
@@ -47,6 +48,8 @@ func run(ctx context.Context, args []string, e env) int {
 		return runServe(ctx, args, e)
 	case "tools":
 		return runTools(ctx, args, e)
+	case "journal":
+		return runJournal(ctx, args, e)
 	case "version":
 		return runVersion(ctx, args, e)
 	case "help":
@@ -60,6 +63,7 @@ func run(ctx context.Context, args []string, e env) int {
 const usage = `Usage:
   tmux-mcp [serve] [flags]   serve MCP over stdio, or streamable HTTP with --http
   tmux-mcp tools [flags]     print the tool registry (--markdown, --json, --stats)
+  tmux-mcp journal CMD       the session journal: ls, show, events, restore, check, compact
   tmux-mcp version           print the versions of tmux-mcp and tmux
 Run 'tmux-mcp <command> -h' for the flags of a command.
 `

@@ -185,7 +185,9 @@ func TestStdioPush(t *testing.T) {
 	tm := tmuxtest.New(t)
 	pid := tm.Start("main")
 	tm.MustTmux("new-session", "-d", "-s", "mainline", "exec cat")
-	c, p, stderr := startLegacyStdio(t, bin, binaryEnv(tm.Socket))
+	// The journal's snapshots are tmux work of their own (measured in its
+	// tests): off here, so the silence below measures subscriptions alone.
+	c, p, stderr := startLegacyStdio(t, bin, binaryEnv(tm.Socket, "TMUX_MCP_JOURNAL=off"))
 	ctx := context.Background()
 
 	prompts, err := c.ListPrompts(ctx, mcp.ListPromptsRequest{})
@@ -308,7 +310,7 @@ func BenchmarkStdioPaneUpdateLatency(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { w.Close() })
-	c, p, _ := startLegacyStdio(b, bin, binaryEnv(tm.Socket))
+	c, p, _ := startLegacyStdio(b, bin, binaryEnv(tm.Socket, "TMUX_MCP_JOURNAL=off"))
 	uri := contentURI(pane)
 	if err := rpc(c, string(mcp.MethodResourcesSubscribe), map[string]any{"uri": uri}); err != nil {
 		b.Fatal(err)

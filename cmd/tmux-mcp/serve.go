@@ -20,6 +20,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/tmux-mcp/tmux-mcp/journal"
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
 	"github.com/tmux-mcp/tmux-mcp/tools"
 )
@@ -128,18 +129,33 @@ func socketDir(getenv func(string) string) string {
 }
 
 func serve(ctx context.Context, o serveOptions, e env, logger *slog.Logger) error {
-	sup := supervisor.New(o.supervisorConfig())
+	j := openJournal(o.config, e.getenv, logger)
+	cfg := o.supervisorConfig()
+	if j != nil && o.Restore == "auto" {
+		cfg.Restorer = j
+	}
+	sup := supervisor.New(cfg)
 	defer func() {
 		if err := sup.Close(); err != nil {
 			logger.Warn("supervisor close", "err", err)
 		}
 	}()
+	if j != nil {
+		stopWatch := j.Watch(sup)
+		defer func() {
+			stopWatch()
+			if err := j.Close(); err != nil {
+				logger.Warn("journal close", "err", err)
+			}
+		}()
+	}
 	d := tools.Deps{
 		Sup:       sup,
 		Tier:      o.tier,
 		Caller:    tools.ParseCaller(e.getenv("TMUX"), e.getenv("TMUX_PANE")),
 		SocketDir: socketDir(e.getenv),
 		Log:       logger,
+		Journal:   toolsJournal(j, o.Restore),
 	}
 	ts, err := tools.New(d, tools.Options{Version: version(), Toolsets: o.toolsets, DrainTimeout: drainTimeout})
 	if err != nil {
@@ -147,7 +163,7 @@ func serve(ctx context.Context, o serveOptions, e env, logger *slog.Logger) erro
 	}
 	defer ts.Close()
 	logger.Info("tmux-mcp serving", "version", version(), "tier", o.tier.String(), "tools", len(ts.Tools),
-		"socket", sup.Config().DefaultSocket.String(), "transport", transportName(o.HTTP))
+		"socket", sup.Config().DefaultSocket.String(), "transport", transportName(o.HTTP), "journal", j.Path())
 
 	// MCP clients often close our stderr before stdin when they stop us; a
 	// log line must not kill the process with SIGPIPE mid-drain. Catching
@@ -162,6 +178,26 @@ func serve(ctx context.Context, o serveOptions, e env, logger *slog.Logger) erro
 		return serveHTTP(sigCtx, ts, o.HTTP, logger)
 	}
 	return serveStdio(sigCtx, ts, e, logger)
+}
+
+// openJournal opens the session journal the settings name. It returns nil
+// when the journal is off or cannot be opened (with a warning): tmux-mcp
+// serves without it.
+func openJournal(c config, getenv func(string) string, logger *slog.Logger) *journal.Journal {
+	path, err := c.journalPath(getenv)
+	if err != nil {
+		logger.Warn("journal off: no place for it", "err", err)
+		return nil
+	}
+	if path == "" {
+		return nil
+	}
+	j, err := journal.Open(path, &journal.Options{Logger: logger, RestoreCommands: c.RestoreCommands})
+	if err != nil {
+		logger.Warn("journal off: cannot open it", "path", path, "err", err)
+		return nil
+	}
+	return j
 }
 
 func transportName(httpAddr string) string {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tmux-mcp/tmux-mcp/journal"
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
 )
 
@@ -39,6 +40,9 @@ type config struct {
 	FDLimit         int
 	RestartAttempts int
 	HungAfter       time.Duration
+	Journal         string
+	Restore         string
+	RestoreCommands bool
 }
 
 // setting is one row of the settings table: it drives the flag, the
@@ -129,7 +133,7 @@ func settings() []setting {
 		{Flag: "safety", Env: "TMUX_MCP_SAFETY", Default: "mutating",
 			Usage: "safety tier: readonly, mutating or destructive (unknown values fall back to readonly)", set: str(func(c *config) *string { return &c.Safety })},
 		{Flag: "toolsets", Env: "TMUX_MCP_TOOLSETS", Default: "all",
-			Usage: "comma-separated tool groups to serve: all, server, session, window, pane, supervisor", set: str(func(c *config) *string { return &c.Toolsets })},
+			Usage: "comma-separated tool groups to serve: all, server, session, window, pane, supervisor, journal", set: str(func(c *config) *string { return &c.Toolsets })},
 		{Flag: "http", Env: "TMUX_MCP_HTTP",
 			Usage: "serve streamable HTTP on this address (e.g. 127.0.0.1:8080) instead of stdio", set: str(func(c *config) *string { return &c.HTTP })},
 		{Flag: "http-allow-remote", Env: "TMUX_MCP_HTTP_ALLOW_REMOTE", Default: "false", Bool: true,
@@ -177,7 +181,36 @@ func settings() []setting {
 			Usage: "recovery attempts after a server death before giving up", set: positive(func(c *config) *int { return &c.RestartAttempts })},
 		{Flag: "hung-after", Env: "TMUX_MCP_HUNG_AFTER", Default: def.Restart.HungAfter.String(),
 			Usage: "how long a live server may fail to answer before it is terminated and restarted", set: duration(func(c *config) *time.Duration { return &c.HungAfter })},
+		{Flag: "journal", Env: "TMUX_MCP_JOURNAL", Default: defaultJournal,
+			Usage: "session journal file (~/.local/state/tmux-mcp/journal.db without XDG_STATE_HOME), or off", set: str(func(c *config) *string { return &c.Journal })},
+		{Flag: "restore", Env: "TMUX_MCP_RESTORE", Default: "auto",
+			Usage: "after a server death: auto (rebuild its sessions from the journal), manual (only restore_sessions or tmux-mcp journal restore), off", set: func(c *config, v string) error {
+				switch v {
+				case "auto", "manual", "off":
+					c.Restore = v
+					return nil
+				}
+				return errors.New("want auto, manual or off")
+			}},
+		{Flag: "restore-commands", Env: "TMUX_MCP_RESTORE_COMMANDS", Default: "false", Bool: true,
+			Usage: "re-run every pane's command on restore (otherwise only panes created with the restore flag)", set: boolean(func(c *config) *bool { return &c.RestoreCommands })},
 	}
+}
+
+// defaultJournal is the journal setting's default as the README shows it;
+// journalPath expands it.
+const defaultJournal = "$XDG_STATE_HOME/tmux-mcp/journal.db"
+
+// journalPath returns the journal file the settings name, "" when the
+// journal is off.
+func (c config) journalPath(getenv func(string) string) (string, error) {
+	switch c.Journal {
+	case "off":
+		return "", nil
+	case defaultJournal, "":
+		return journal.DefaultPath(getenv)
+	}
+	return c.Journal, nil
 }
 
 // flagValue records whether a flag was given and its raw value.

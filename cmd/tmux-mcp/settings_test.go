@@ -113,7 +113,7 @@ func TestUnknownSafetyFallsBackToReadonly(t *testing.T) {
 func TestToolsStats(t *testing.T) {
 	var out bytes.Buffer
 	code := run(context.Background(), []string{"tools", "--stats", "--safety", "destructive"}, env{stdout: &out, stderr: io.Discard, getenv: func(string) string { return "" }})
-	if code != exitOK || !strings.Contains(out.String(), "20 tools") {
+	if code != exitOK || !strings.Contains(out.String(), "23 tools") {
 		t.Errorf("tools --stats: exit %d, %q", code, out.String())
 	}
 }

@@ -1,0 +1,60 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/tmux-mcp/tmux-mcp/journal"
+	"github.com/tmux-mcp/tmux-mcp/supervisor"
+	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+	"github.com/tmux-mcp/tmux-mcp/tools"
+)
+
+// journalTools gives the journal tools a *journal.Journal: it converts the
+// journal's records to the tools' result types and applies --restore.
+type journalTools struct {
+	j       *journal.Journal
+	restore string // auto, manual or off
+}
+
+// toolsJournal returns what tools.Deps.Journal gets: nil (not a typed nil)
+// when the journal is off.
+func toolsJournal(j *journal.Journal, restore string) tools.Journal {
+	if j == nil {
+		return nil
+	}
+	return journalTools{j: j, restore: restore}
+}
+
+func (a journalTools) Events(sock tmux.Socket, since time.Time, limit int) ([]tools.JournalEvent, error) {
+	records, err := a.j.Events(sock, since, limit)
+	out := make([]tools.JournalEvent, 0, len(records))
+	for _, r := range records {
+		out = append(out, tools.JournalEvent{Seq: r.Seq, Time: r.Time, Type: string(r.Type), PID: r.PID,
+			Cause: string(r.Cause), Detail: r.Detail, Notification: r.Notification})
+	}
+	return out, err
+}
+
+func (a journalTools) Snapshots(sock tmux.Socket, limit int) ([]tools.SnapshotSummary, error) {
+	list, err := a.j.Snapshots(sock, limit)
+	out := make([]tools.SnapshotSummary, 0, len(list))
+	for _, s := range list {
+		out = append(out, tools.SnapshotSummary{Snapshot: s.Seq, Taken: s.Taken, ServerPID: s.ServerPID,
+			Sessions: s.Sessions, Windows: s.Windows, Panes: s.Panes})
+	}
+	return out, err
+}
+
+// errRestoreOff is the error of a restore asked for with --restore off.
+var errRestoreOff = errors.New("restores are turned off (--restore off)")
+
+func (a journalTools) Restore(ctx context.Context, srv *supervisor.Server, seq uint64, dryRun bool) (tools.RestoreSummary, error) {
+	if a.restore == "off" && !dryRun {
+		return tools.RestoreSummary{}, errRestoreOff
+	}
+	r, err := a.j.RestoreSnapshot(ctx, srv, seq, dryRun)
+	return tools.RestoreSummary{Snapshot: r.Snapshot, DryRun: r.DryRun, Steps: r.Steps, Applied: r.Applied,
+		IDs: r.IDs, Notes: r.Notes, Errors: r.Errors}, err
+}

@@ -1,0 +1,192 @@
+package journal
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+)
+
+// tmuxServer is the part of a supervised server the journal uses to read
+// and rebuild its state. *supervisor.Server implements it.
+type tmuxServer interface {
+	Do(ctx context.Context, args ...string) ([]byte, error)
+	Socket() tmux.Socket
+}
+
+// Records are separated like the wire's listings: fieldSep between fields,
+// recordEnd and a newline after each record (a newline inside the last
+// field, the raw current path, cannot split a record).
+const (
+	fieldSep  = "\x1f"
+	recordEnd = "\x1e"
+)
+
+// serverFields are read once per snapshot with display-message: it answers
+// even when the server has no session (list-panes -a then fails). "S:x"
+// prints an x per session.
+var serverFields = []string{"pid", "start_time", "version", "socket_path", "base-index", "S:x"}
+
+// paneFields are read with one list-panes -a call.
+var paneFields = []string{
+	"session_id", "session_name", "session_created", "session_group",
+	"window_id", "window_index", "window_name", "window_active", "window_zoomed_flag", "window_layout",
+	"window_visible_layout", "window_width", "window_height", "automatic-rename",
+	"pane_id", "pane_index", "pane_active", "pane_title", "pane_start_command", "pane_start_path",
+	"pane_current_command", "pane_pid", "pane_dead", "pane_dead_status", "pane_dead_signal",
+	"pane_width", "pane_height", "history_size",
+	"pane_current_path", // last: raw file-system bytes
+}
+
+func formatOf(fields []string) string {
+	var b strings.Builder
+	for i, f := range fields {
+		if i > 0 {
+			b.WriteString(fieldSep)
+		}
+		b.WriteString("#{" + f + "}")
+	}
+	return b.String()
+}
+
+var (
+	serverFormat = formatOf(serverFields)
+	paneFormat   = formatOf(paneFields) + recordEnd
+)
+
+// readState reads the session tree of srv: one display-message for the
+// server and one list-panes -a for everything else, plus /proc for the
+// argv of each pane's foreground process and the server's binary.
+func readState(ctx context.Context, srv tmuxServer) (*Snapshot, error) {
+	out, err := srv.Do(ctx, "display-message", "-p", serverFormat)
+	if err != nil {
+		return nil, fmt.Errorf("journal: read server: %w", err)
+	}
+	f := strings.Split(strings.TrimRight(string(out), "\n"), fieldSep)
+	if len(f) != len(serverFields) {
+		return nil, fmt.Errorf("journal: read server: %d fields, want %d", len(f), len(serverFields))
+	}
+	snap := &Snapshot{Taken: time.Now().UTC(), Sessions: []Session{}}
+	snap.Server.PID, _ = strconv.Atoi(f[0])
+	snap.Server.StartTime, _ = strconv.ParseInt(f[1], 10, 64)
+	snap.Server.Version, snap.Server.Socket = f[2], f[3]
+	snap.Server.BaseIndex, _ = strconv.Atoi(f[4])
+	if snap.Server.PID > 0 {
+		snap.Server.Binary, _ = os.Readlink("/proc/" + f[0] + "/exe")
+	}
+	if f[5] == "" {
+		return snap, nil // no session at all
+	}
+	out, err = srv.Do(ctx, "list-panes", "-a", "-F", paneFormat)
+	if err != nil {
+		return nil, fmt.Errorf("journal: list panes: %w", err)
+	}
+	if err := parsePanes(snap, out); err != nil {
+		return nil, err
+	}
+	for i := range snap.Sessions {
+		for j := range snap.Sessions[i].Windows {
+			for k := range snap.Sessions[i].Windows[j].Panes {
+				p := &snap.Sessions[i].Windows[j].Panes[k]
+				p.Argv, p.InShell = foreground(p.PID)
+			}
+		}
+	}
+	return snap, nil
+}
+
+// parsePanes builds the tree from list-panes output. Rows come sorted by
+// session name, window index and pane index; sessions are sorted by ID
+// here. The hidden session is left out.
+func parsePanes(snap *Snapshot, out []byte) error {
+	sessions := map[tmux.SessionID]*Session{}
+	var order []tmux.SessionID
+	for len(out) > 0 {
+		end := bytes.Index(out, []byte(recordEnd+"\n"))
+		if end < 0 {
+			if len(bytes.TrimSpace(out)) == 0 {
+				break
+			}
+			return fmt.Errorf("journal: list panes: record without end marker")
+		}
+		rec := string(out[:end])
+		out = out[end+len(recordEnd)+1:]
+		v := strings.SplitN(rec, fieldSep, len(paneFields))
+		if len(v) != len(paneFields) {
+			return fmt.Errorf("journal: list panes: record has %d fields, want %d", len(v), len(paneFields))
+		}
+		if v[1] == tmux.HiddenSession {
+			continue
+		}
+		n := func(i int) int { x, _ := strconv.Atoi(v[i]); return x }
+		sid := tmux.SessionID(v[0])
+		s := sessions[sid]
+		if s == nil {
+			created, _ := strconv.ParseInt(v[2], 10, 64)
+			s = &Session{ID: sid, Name: v[1], Created: created, Group: v[3]}
+			sessions[sid] = s
+			order = append(order, sid)
+		}
+		wid := tmux.WindowID(v[4])
+		wi := slices.IndexFunc(s.Windows, func(w Window) bool { return w.ID == wid })
+		if wi < 0 {
+			s.Windows = append(s.Windows, Window{ID: wid, Index: n(5), Name: v[6], Active: v[7] == "1", Zoomed: v[8] == "1",
+				Layout: v[9], VisibleLayout: v[10], Width: n(11), Height: n(12), AutomaticRename: v[13] == "1"})
+			wi = len(s.Windows) - 1
+			s.Width, s.Height = max(s.Width, n(11)), max(s.Height, n(12))
+		}
+		s.Windows[wi].Panes = append(s.Windows[wi].Panes, Pane{
+			ID: tmux.PaneID(v[14]), Index: n(15), Active: v[16] == "1", Title: v[17], StartCommand: v[18],
+			StartPath: v[19], Command: v[20], PID: n(21), Dead: v[22] == "1", DeadStatus: n(23), DeadSignal: n(24),
+			Width: n(25), Height: n(26), HistorySize: n(27), Path: v[28],
+		})
+	}
+	for _, id := range order {
+		snap.Sessions = append(snap.Sessions, *sessions[id])
+	}
+	snap.Sessions = sortedSessions(snap.Sessions)
+	return nil
+}
+
+// foreground returns the argv of the process in the foreground of the
+// terminal of the pane whose process is pid, and whether that is another
+// process than the pane's own (a command started from its shell). It
+// reads /proc and returns nothing where /proc cannot tell.
+func foreground(pid int) ([]string, bool) {
+	if pid <= 0 {
+		return nil, false
+	}
+	fg := pid
+	if b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat"); err == nil {
+		// Field 8 (tpgid) is the terminal's foreground process group; its
+		// leader's PID is the group ID. Fields start after the command
+		// name, which is in parentheses and may contain anything.
+		if i := bytes.LastIndexByte(b, ')'); i > 0 {
+			f := strings.Fields(string(b[i+1:]))
+			if len(f) > 5 {
+				if tp, err := strconv.Atoi(f[5]); err == nil && tp > 0 {
+					fg = tp
+				}
+			}
+		}
+	}
+	argv := cmdline(fg)
+	if argv == nil && fg != pid {
+		return cmdline(pid), false
+	}
+	return argv, fg != pid
+}
+
+func cmdline(pid int) []string {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+	if err != nil || len(b) == 0 {
+		return nil
+	}
+	return strings.Split(strings.TrimSuffix(string(b), "\x00"), "\x00")
+}

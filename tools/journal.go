@@ -1,0 +1,186 @@
+package tools
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/tmux-mcp/tmux-mcp/supervisor"
+	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+)
+
+// Journal is what the journal tools need of the session journal.
+// cmd/tmux-mcp passes one over *journal.Journal; a nil Journal means the
+// journal is off.
+type Journal interface {
+	// Events returns the events of sock's server since the given time,
+	// oldest first, at most limit (the newest).
+	Events(sock tmux.Socket, since time.Time, limit int) ([]JournalEvent, error)
+	// Snapshots lists the stored snapshots of sock's server, newest first.
+	Snapshots(sock tmux.Socket, limit int) ([]SnapshotSummary, error)
+	// Restore rebuilds srv from snapshot seq (0: the latest of an earlier
+	// server), or only plans it.
+	Restore(ctx context.Context, srv *supervisor.Server, seq uint64, dryRun bool) (RestoreSummary, error)
+}
+
+// JournalEvent is one entry of a server's event log.
+type JournalEvent struct {
+	Seq          uint64    `json:"seq"`
+	Time         time.Time `json:"time"`
+	Type         string    `json:"type"`
+	PID          int       `json:"pid,omitempty"`
+	Cause        string    `json:"cause,omitempty"`
+	Detail       string    `json:"detail,omitempty"`
+	Notification string    `json:"notification,omitempty"`
+}
+
+// SnapshotSummary describes one stored snapshot.
+type SnapshotSummary struct {
+	Snapshot  uint64    `json:"snapshot"`
+	Taken     time.Time `json:"taken"`
+	ServerPID int       `json:"server_pid"`
+	Sessions  int       `json:"sessions"`
+	Windows   int       `json:"windows"`
+	Panes     int       `json:"panes"`
+}
+
+// RestoreSummary says what a restore did, or would do.
+type RestoreSummary struct {
+	Snapshot uint64            `json:"snapshot"`
+	DryRun   bool              `json:"dry_run"`
+	Steps    []string          `json:"steps"`
+	Applied  int               `json:"applied"`
+	IDs      map[string]string `json:"ids,omitempty"`
+	Notes    []string          `json:"notes,omitempty"`
+	Errors   []string          `json:"errors,omitempty"`
+}
+
+var tStrings = map[string]any{"type": "array", "items": tString}
+
+var journalEventSchema = record(tString, []string{"time", "type"},
+	map[string]any{"seq": tInt, "pid": tInt, "cause": tString, "detail": tString, "notification": tString})
+
+var snapshotSchema = record(tInt, []string{"snapshot", "server_pid", "sessions", "windows", "panes"},
+	map[string]any{"taken": tString})
+
+var restoreSchema = object(map[string]any{
+	"snapshot": tInt, "dry_run": tBool, "steps": tStrings, "applied": tInt,
+	"ids": map[string]any{"type": "object", "additionalProperties": tString}, "notes": tStrings, "errors": tStrings,
+})
+
+var pLimit = mcp.WithInteger("limit", mcp.Min(1), mcp.Max(1000))
+
+// JournalEvents lists a server's journal: deaths, restarts, restores,
+// structural changes, snapshots.
+func JournalEvents(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
+	t := newTool("journal_events", "Journal of a tmux server: deaths, restarts, restores, changes, snapshots (newest last).",
+		hintsRead, listOf(journalEventSchema),
+		mcp.WithString("since", mcp.Description(`"1h" or RFC 3339`)), pLimit, pSocket)
+	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
+		since, err := sinceArg(p.str("since"), time.Now())
+		if err != nil {
+			return nil, err
+		}
+		sock, err := d.socket(p)
+		if err != nil {
+			return nil, err
+		}
+		j, err := d.journal()
+		if err != nil {
+			return nil, err
+		}
+		limit, ok := p.integer("limit")
+		if !ok {
+			limit = 50
+		}
+		events, err := j.Events(sock, since, limit)
+		if err != nil {
+			return nil, journalError(err)
+		}
+		return list(events)
+	})
+}
+
+// ListSnapshots lists the stored snapshots of a server's session tree.
+func ListSnapshots(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
+	t := newTool("list_snapshots", "Stored snapshots of a tmux server's session tree, newest first.",
+		hintsRead, listOf(snapshotSchema), pLimit, pSocket)
+	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
+		sock, err := d.socket(p)
+		if err != nil {
+			return nil, err
+		}
+		j, err := d.journal()
+		if err != nil {
+			return nil, err
+		}
+		limit, ok := p.integer("limit")
+		if !ok {
+			limit = 20
+		}
+		snaps, err := j.Snapshots(sock, limit)
+		if err != nil {
+			return nil, journalError(err)
+		}
+		return list(snaps)
+	})
+}
+
+// RestoreSessions rebuilds sessions, windows and panes from a snapshot;
+// what exists is left alone.
+func RestoreSessions(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
+	t := newTool("restore_sessions", "Recreate sessions, windows, panes from a snapshot; existing ones are kept. dry_run lists the steps.",
+		hintsMutate, restoreSchema,
+		mcp.WithBoolean("dry_run"), mcp.WithInteger("snapshot", mcp.Min(1)), pSocket)
+	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
+		j, err := d.journal()
+		if err != nil {
+			return nil, err
+		}
+		srv, err := d.server(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		seq, _ := p.integer("snapshot")
+		res, err := j.Restore(ctx, srv, uint64(seq), p.boolean("dry_run"))
+		if err != nil {
+			if te := asToolError(err); te != nil {
+				return nil, te
+			}
+			return nil, journalError(err)
+		}
+		return structured(res)
+	})
+}
+
+func (d Deps) journal() (Journal, error) {
+	if d.Journal == nil {
+		return nil, &toolError{msg: "the session journal is off", class: "journal_off",
+			hint: "Start tmux-mcp with --journal PATH (or without --journal off)."}
+	}
+	return d.Journal, nil
+}
+
+// journalError makes a journal failure an error result: the journal is
+// a file that may be busy or unreadable, not a bug.
+func journalError(err error) error {
+	return &toolError{msg: "journal: " + strings.TrimPrefix(err.Error(), "journal: "), class: "journal"}
+}
+
+// sinceArg parses "1h30m" (that long before now) or an RFC 3339 time; ""
+// is the beginning.
+func sinceArg(s string, now time.Time) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	if d, err := time.ParseDuration(s); err == nil && d >= 0 {
+		return now.Add(-d), nil
+	}
+	if t, err := time.Parse(time.RFC3339, s); err == nil {
+		return t, nil
+	}
+	return time.Time{}, argError("since", `want a duration such as "1h" or an RFC 3339 time`)
+}
