@@ -124,7 +124,10 @@ func newServer(cfg Config, sock tmux.Socket, b *bus) (*Server, error) {
 		return nil, err
 	}
 	s.client = c
-	s.fresh = newFreshness(cfg, c, s.bus.emit, s.now)
+	s.fresh = newFreshness(cfg, c, func(e Event) {
+		e.Socket = s.sock
+		s.bus.emit(e)
+	}, s.now)
 	s.fresh.listPanes = s.ListPanes
 	s.fresh.up = func() bool { return s.State() == StateUp }
 	s.fresh.probeRun = func(ctx context.Context, args ...string) ([]byte, error) {

@@ -105,6 +105,11 @@ func (w *watcher) onNotify(n tmux.Notification) {
 		// Panes came, went, moved or were resized: the barrier's state
 		// check covers what this means for captures, and subscribers look.
 		w.signalAll()
+		if n.Type == tmux.NotifyLayoutChange {
+			// A split or a resize by another client reaches only the
+			// watchers as a layout change: the journal must hear of it.
+			w.f.emit(Event{Type: EventStructure, Notification: string(n.Type)})
+		}
 	}
 }
 
