@@ -187,3 +187,9 @@ func (e *env) tmux(args ...string) string {
 }
 
 func paneID(s string) tmux.PaneID { return tmux.PaneID(s) }
+
+// firstPane is the pane of the test's session "main".
+func (e *env) firstPane() string {
+	e.t.Helper()
+	return e.tmux("display-message", "-p", "-t", "main", "#{pane_id}")
+}

@@ -58,6 +58,14 @@ func Groups() []Group {
 			{Readonly, ListPanes},
 			{Mutating, SplitWindow},
 		}},
+		{ID: "option", Description: "options, environment and hooks (hooks read-only)", Tools: []Spec{
+			{Readonly, ShowOption},
+			{Mutating, SetOption},
+			{Readonly, ShowEnvironment},
+			{Mutating, SetEnvironment},
+			{Readonly, ShowHooks},
+			{Readonly, ShowHook},
+		}},
 		{ID: "supervisor", Description: "the supervisor's view of a tmux server", Tools: []Spec{
 			{Readonly, ServerHealth},
 		}},

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
+	"github.com/tmux-mcp/tmux-mcp/tools"
 )
 
 // config is every setting's value after flag > environment > default.
@@ -129,7 +130,7 @@ func settings() []setting {
 		{Flag: "safety", Env: "TMUX_MCP_SAFETY", Default: "mutating",
 			Usage: "safety tier: readonly, mutating or destructive (unknown values fall back to readonly)", set: str(func(c *config) *string { return &c.Safety })},
 		{Flag: "toolsets", Env: "TMUX_MCP_TOOLSETS", Default: "all",
-			Usage: "comma-separated tool groups to serve: all, server, session, window, pane, supervisor", set: str(func(c *config) *string { return &c.Toolsets })},
+			Usage: "comma-separated tool groups to serve: all, " + strings.Join(tools.GroupIDs(), ", "), set: str(func(c *config) *string { return &c.Toolsets })},
 		{Flag: "http", Env: "TMUX_MCP_HTTP",
 			Usage: "serve streamable HTTP on this address (e.g. 127.0.0.1:8080) instead of stdio", set: str(func(c *config) *string { return &c.HTTP })},
 		{Flag: "http-allow-remote", Env: "TMUX_MCP_HTTP_ALLOW_REMOTE", Default: "false", Bool: true,
