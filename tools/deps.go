@@ -26,6 +26,9 @@ type Deps struct {
 	// Log receives one record per tool call (never arguments or pane text);
 	// nil discards.
 	Log *slog.Logger
+
+	// bufNS is the prefix of this process's buffer names (set by New).
+	bufNS string
 }
 
 // EventSource is the part of the supervisor that resources subscribe to.

@@ -31,6 +31,7 @@ type Server struct {
 	Tools    []Entry // the tools listed at the tier, sorted by group and name
 	drain    *drain
 	notifier *structureNotifier
+	deps     Deps
 }
 
 // New builds the MCP server: the tools of the selected toolsets, the
@@ -56,6 +57,9 @@ func New(d Deps, opts Options) (*Server, error) {
 	}
 	log := d.log()
 	g := &drain{bound: opts.DrainTimeout}
+	if d.bufNS == "" {
+		d.bufNS = newBufferNamespace()
+	}
 	registered := Select(Catalog(d), Destructive, opts.Toolsets)
 	hidden := map[string]bool{}
 	for _, e := range registered {
@@ -92,7 +96,7 @@ func New(d Deps, opts Options) (*Server, error) {
 		selected = append(selected, e)
 	}
 	addResources(s, d)
-	srv := &Server{MCP: s, Tools: selected, drain: g}
+	srv := &Server{MCP: s, Tools: selected, drain: g, deps: d}
 	if src := d.events(); src != nil {
 		srv.notifier = startNotifier(s, src, opts.NotifyEvery)
 	}
@@ -120,10 +124,12 @@ func (s *Server) BeginShutdown() { s.drain.stopping.Store(true) }
 // Drain waits for calls in flight, at most until ctx ends.
 func (s *Server) Drain(ctx context.Context) error { return s.drain.wait(ctx) }
 
-// Close stops resource notifications.
+// Close stops resource notifications and deletes the buffers this server
+// loaded (load_buffer) on the servers that are up.
 func (s *Server) Close() error {
 	if s.notifier != nil {
 		s.notifier.close()
 	}
+	s.deps.deleteBuffers(2 * time.Second)
 	return nil
 }

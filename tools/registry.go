@@ -66,6 +66,12 @@ func Groups() []Group {
 			{Readonly, ShowHooks},
 			{Readonly, ShowHook},
 		}},
+		{ID: "buffer", Description: "paste buffers of this tmux-mcp process", Tools: []Spec{
+			{Mutating, LoadBuffer},
+			{Mutating, PasteBuffer},
+			{Readonly, ShowBuffer},
+			{Mutating, DeleteBuffer},
+		}},
 		{ID: "supervisor", Description: "the supervisor's view of a tmux server", Tools: []Spec{
 			{Readonly, ServerHealth},
 		}},

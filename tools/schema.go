@@ -18,6 +18,9 @@ var (
 	hintsMutate      = hintSet{idempotent: true}
 	hintsCreate      = hintSet{}
 	hintsDestructive = hintSet{destructive: true}
+	// hintsShell marks tools that type into a pane: what then runs is
+	// open-ended.
+	hintsShell = hintSet{openWorld: true}
 )
 
 // newTool builds a tool with a description, explicit annotations, an

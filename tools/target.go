@@ -20,11 +20,18 @@ var (
 	pSessionID   = mcp.WithString("session_id")
 	pWindowID    = mcp.WithString("window_id")
 	pWindowIndex = mcp.WithString("window_index")
+	pPaneID      = mcp.WithString("pane_id")
 	pFilters     = mcp.WithAny("filters", mcp.Description("{field__op: value}"),
 		objectOrString)
 	pEnvironment = mcp.WithAny("environment", objectOrString)
 	pNoHistory   = mcp.WithBoolean("suppress_persistent_history")
 )
+
+// paneTarget is the targeting every pane tool takes: pane_id, else the
+// active pane of the window that window_id or the session names.
+func paneTarget(opts ...mcp.ToolOption) []mcp.ToolOption {
+	return append(opts, pPaneID, pSessionName, pSessionID, pWindowID, pSocket)
+}
 
 // objectOrString types a property as an object, also accepted as a JSON
 // string (some clients can only send strings).
@@ -223,6 +230,16 @@ func paneByID(ctx context.Context, srv *supervisor.Server, id tmux.PaneID) (tmux
 		}
 	}
 	return tmux.Pane{}, &toolError{msg: "Pane not found: " + string(id), class: "pane_not_found", hint: hintPanes}
+}
+
+// pane resolves the server and the pane the call targets (findPane).
+func (d Deps) pane(ctx context.Context, p params) (*supervisor.Server, tmux.Pane, error) {
+	srv, err := d.server(ctx, p)
+	if err != nil {
+		return nil, tmux.Pane{}, err
+	}
+	x, err := findPane(ctx, srv, p)
+	return srv, x, err
 }
 
 // findPane resolves pane_id (server-wide), else the active pane of the
