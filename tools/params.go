@@ -155,6 +155,17 @@ func coerceTo(typ string, v any, lenient bool) (any, bool) {
 				return n, true
 			}
 		}
+	case "number":
+		switch x := v.(type) {
+		case float64:
+			return x, true
+		case int:
+			return float64(x), true
+		case string:
+			if f, err := strconv.ParseFloat(strings.TrimSpace(x), 64); lenient && err == nil && !math.IsNaN(f) && !math.IsInf(f, 0) {
+				return f, true
+			}
+		}
 	case "boolean":
 		switch x := v.(type) {
 		case bool:
@@ -182,10 +193,10 @@ func checkConstraints(name string, schema map[string]any, v any) error {
 			return argError(name, "want one of %s", strings.Join(enum, ", "))
 		}
 	}
-	if n, ok := v.(int); ok {
+	if n, ok := toFloat(v); ok {
 		lo, hasLo := toFloat(schema["minimum"])
 		hi, hasHi := toFloat(schema["maximum"])
-		if hasLo && float64(n) < lo || hasHi && float64(n) > hi {
+		if hasLo && n < lo || hasHi && n > hi {
 			switch {
 			case hasLo && hasHi:
 				return argError(name, "out of range: want %g to %g", lo, hi)
@@ -245,6 +256,11 @@ func (p params) str(name string) string {
 func (p params) integer(name string) (int, bool) {
 	n, ok := p[name].(int)
 	return n, ok
+}
+
+func (p params) number(name string) (float64, bool) {
+	f, ok := p[name].(float64)
+	return f, ok
 }
 
 func (p params) boolean(name string) bool {

@@ -72,6 +72,10 @@ func Groups() []Group {
 			{Readonly, ShowBuffer},
 			{Mutating, DeleteBuffer},
 		}},
+		{ID: "channel", Description: "tmux wait-for channels", Tools: []Spec{
+			{Mutating, WaitForChannel},
+			{Mutating, SignalChannel},
+		}},
 		{ID: "supervisor", Description: "the supervisor's view of a tmux server", Tools: []Spec{
 			{Readonly, ServerHealth},
 		}},

@@ -40,6 +40,7 @@ type config struct {
 	FDLimit         int
 	RestartAttempts int
 	HungAfter       time.Duration
+	MaxWait         time.Duration
 }
 
 // setting is one row of the settings table: it drives the flag, the
@@ -166,6 +167,8 @@ func settings() []setting {
 			Usage: "ceiling a capture may raise its line cap to", set: positive(func(c *config) *int { return &c.MaxCaptureLines })},
 		{Flag: "max-capture-bytes", Env: "TMUX_MCP_MAX_CAPTURE_BYTES", Default: strconv.Itoa(def.MaxCaptureBytes),
 			Usage: "ceiling a capture may raise its byte cap to", set: positive(func(c *config) *int { return &c.MaxCaptureBytes })},
+		{Flag: "max-wait", Env: "TMUX_MCP_MAX_WAIT", Default: tools.DefaultMaxWait.String(),
+			Usage: "ceiling on a waiting tool's timeout (wait_for_channel); longer timeouts are clamped to it", set: duration(func(c *config) *time.Duration { return &c.MaxWait })},
 		{Flag: "probe-interval", Env: "TMUX_MCP_PROBE_INTERVAL", Default: def.ProbeInterval.String(),
 			Usage: "how often each server is probed and its resources sampled", set: duration(func(c *config) *time.Duration { return &c.ProbeInterval })},
 		{Flag: "fd-warn", Env: "TMUX_MCP_FD_WARN", Default: strconv.FormatFloat(def.FDWarn, 'g', -1, 64),

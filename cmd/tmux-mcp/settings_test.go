@@ -166,3 +166,41 @@ func TestSupervisionSettings(t *testing.T) {
 		}
 	}
 }
+
+func TestMaxWaitSetting(t *testing.T) {
+	tests := []struct {
+		env, flag string
+		want      time.Duration
+		wantErr   string
+	}{
+		{want: tools.DefaultMaxWait},
+		{env: "2m", want: 2 * time.Minute},
+		{env: "2m", flag: "5s", want: 5 * time.Second},
+		{env: "0s", wantErr: "$TMUX_MCP_MAX_WAIT: want a positive duration"},
+	}
+	for _, tt := range tests {
+		fs := flag.NewFlagSet("t", flag.ContinueOnError)
+		b := bind(fs)
+		if tt.flag != "" {
+			if err := fs.Parse([]string{"--max-wait", tt.flag}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		c, err := b.resolve(func(k string) string {
+			if k == "TMUX_MCP_MAX_WAIT" {
+				return tt.env
+			}
+			return ""
+		})
+		switch {
+		case tt.wantErr != "":
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("env %q: got %v, want an error containing %q", tt.env, err, tt.wantErr)
+			}
+		case err != nil:
+			t.Errorf("env %q flag %q: %v", tt.env, tt.flag, err)
+		case c.MaxWait != tt.want:
+			t.Errorf("env %q flag %q: MaxWait = %v, want %v", tt.env, tt.flag, c.MaxWait, tt.want)
+		}
+	}
+}
