@@ -54,9 +54,20 @@ func Groups() []Group {
 			{Mutating, ResizeWindow},
 			{Mutating, MoveWindow},
 		}},
-		{ID: "pane", Description: "panes: list and split", Tools: []Spec{
+		{ID: "pane", Description: "panes: list, split, inspect, select, resize, respawn, kill", Tools: []Spec{
 			{Readonly, ListPanes},
 			{Mutating, SplitWindow},
+			{Readonly, GetPaneInfo},
+			{Readonly, FindPaneByPosition},
+			{Readonly, DisplayMessage},
+			{Mutating, SelectPane},
+			{Mutating, SwapPane},
+			{Mutating, ResizePane},
+			{Mutating, SetPaneTitle},
+			{Mutating, EnterCopyMode},
+			{Mutating, ExitCopyMode},
+			{Mutating, RespawnPane},
+			{Destructive, KillPane},
 		}},
 		{ID: "option", Description: "options, environment and hooks (hooks read-only)", Tools: []Spec{
 			{Readonly, ShowOption},
