@@ -33,6 +33,9 @@ type Deps struct {
 
 	// bufNS is the prefix of this process's buffer names (set by New).
 	bufNS string
+	// index is the tools the server serves, for the batch tools (set by
+	// New).
+	index *toolIndex
 }
 
 // DefaultMaxWait is the default ceiling on waits (libtmux-mcp's).

@@ -20,4 +20,8 @@
 // List tools wrap their list as {"result": [...]} and kill_* tools return
 // {"result": "<message>"}: this is how libtmux-mcp's FastMCP shapes list
 // and string returns, so clients written for it read the same fields.
+//
+// The batch tools call other tools' handlers: [New] indexes the tools it
+// serves in Deps, and a batch looks its operations up there, so it calls
+// exactly what a direct call would, at each tool's own tier.
 package tools

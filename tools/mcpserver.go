@@ -60,7 +60,12 @@ func New(d Deps, opts Options) (*Server, error) {
 	if d.bufNS == "" {
 		d.bufNS = newBufferNamespace()
 	}
+	d.index = &toolIndex{}
 	registered := Select(Catalog(d), Destructive, opts.Toolsets)
+	d.index.byName = make(map[string]Entry, len(registered))
+	for _, e := range registered {
+		d.index.byName[e.Tool.Name] = e
+	}
 	hidden := map[string]bool{}
 	for _, e := range registered {
 		if e.Tier > d.Tier {

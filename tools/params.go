@@ -207,7 +207,8 @@ func checkConstraints(name string, schema map[string]any, v any) error {
 			}
 		}
 	}
-	if items, ok := v.([]any); ok {
+	// Arrays of strings are checked here; handlers check arrays of objects.
+	if items, ok := v.([]any); ok && slices.Contains(schemaTypes(mapOf(schema["items"])), "string") {
 		for _, it := range items {
 			if _, isStr := it.(string); !isStr {
 				return argError(name, "want an array of strings, got an element of type %s", jsonType(it))
@@ -215,6 +216,12 @@ func checkConstraints(name string, schema map[string]any, v any) error {
 		}
 	}
 	return nil
+}
+
+// mapOf returns v as a schema map (nil if it is none).
+func mapOf(v any) map[string]any {
+	m, _ := v.(map[string]any)
+	return m
 }
 
 func toFloat(v any) (float64, bool) {

@@ -87,6 +87,11 @@ func Groups() []Group {
 			{Mutating, WaitForChannel},
 			{Mutating, SignalChannel},
 		}},
+		{ID: "batch", Description: "several tool calls in one", Tools: []Spec{
+			{Readonly, CallReadonlyToolsBatch},
+			{Mutating, CallMutatingToolsBatch},
+			{Destructive, CallDestructiveToolsBatch},
+		}},
 		{ID: "supervisor", Description: "the supervisor's view of a tmux server", Tools: []Spec{
 			{Readonly, ServerHealth},
 		}},

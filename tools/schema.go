@@ -21,6 +21,9 @@ var (
 	// hintsShell marks tools that type into a pane: what then runs is
 	// open-ended.
 	hintsShell = hintSet{openWorld: true}
+	// hintsBatch marks the mutating and destructive batches: they may do
+	// anything the tools they call do.
+	hintsBatch = hintSet{destructive: true, openWorld: true}
 )
 
 // newTool builds a tool with a description, explicit annotations, an
