@@ -47,7 +47,7 @@ func WaitForChannel(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		pChannel,
 		mcp.WithNumber("timeout", mcp.Description("seconds (30), capped by --max-wait")),
 		pSocket)
-	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
+	return t, handleRequest(t, func(ctx context.Context, req mcp.CallToolRequest, p params) (*mcp.CallToolResult, error) {
 		c, err := channelArg(p)
 		if err != nil {
 			return nil, err
@@ -72,6 +72,8 @@ func WaitForChannel(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		}
 		wctx, cancel := context.WithTimeout(ctx, limit)
 		defer cancel()
+		prog := startProgress(ctx, req, limit, "waiting for channel")
+		defer prog.stop()
 		// Never over the control connection: a blocking command there
 		// would hold up every command behind it.
 		_, err = srv.DoBlocking(wctx, "wait-for", c)

@@ -180,3 +180,30 @@ func TestSameServer(t *testing.T) {
 	check(first, false)
 	check(second, true)
 }
+
+// TestWaitForChannelProgress checks that a wait whose request carries a
+// progress token reports progress against its clamped limit.
+func TestWaitForChannelProgress(t *testing.T) {
+	e := newEnv(t, Mutating, func(d *Deps) { d.MaxWait = 2 * time.Second })
+	c, n := legacyClient(t, e.srv)
+	var req mcp.CallToolRequest
+	req.Params.Name = "wait_for_channel"
+	req.Params.Arguments = map[string]any{"channel": "slow", "timeout": 60}
+	req.Params.Meta = &mcp.Meta{ProgressToken: "wait-1"}
+	res, err := c.CallTool(context.Background(), req)
+	if err != nil || !res.IsError || !strings.Contains(text(res), "not signalled within 2.0s") {
+		t.Fatalf("wait_for_channel = %v %v, want a timeout after the 2s ceiling", err, res)
+	}
+	var got []note
+	for _, x := range n.since(0) {
+		if isProgress(x) {
+			got = append(got, x)
+		}
+	}
+	if len(got) == 0 {
+		t.Fatalf("no progress notification during the wait:%s", n.describe(0))
+	}
+	if x := got[0]; x.params["progressToken"] != "wait-1" || x.params["total"] != float64(2) || !strings.Contains(x.str("message"), "waiting for channel") {
+		t.Errorf("progress %s, want token wait-1, total 2 and the wait named", x.raw)
+	}
+}

@@ -29,12 +29,20 @@ type handlerFunc func(ctx context.Context, p params) (*mcp.CallToolResult, error
 // handle adapts fn to mcp-go: it checks arguments against t's input schema
 // and maps errors.
 func handle(t mcp.Tool, fn handlerFunc) server.ToolHandlerFunc {
+	return handleRequest(t, func(ctx context.Context, _ mcp.CallToolRequest, p params) (*mcp.CallToolResult, error) {
+		return fn(ctx, p)
+	})
+}
+
+// handleRequest is handle for a handler that also needs the request: a
+// long call reports progress to the request's progress token.
+func handleRequest(t mcp.Tool, fn func(ctx context.Context, req mcp.CallToolRequest, p params) (*mcp.CallToolResult, error)) server.ToolHandlerFunc {
 	props, required := inputSchema(t)
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		p, err := checkArgs(props, required, req.Params.Arguments)
 		if err == nil {
 			var res *mcp.CallToolResult
-			res, err = fn(ctx, p)
+			res, err = fn(ctx, req, p)
 			if err == nil {
 				return res, nil
 			}
