@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
 )
@@ -36,4 +38,24 @@ func (s *Server) DoBlocking(ctx context.Context, args ...string) ([]byte, error)
 	return s.callOn(ctx, args[0], s.client.Exec(), func(ctx context.Context, tr tmux.Transport) ([]byte, error) {
 		return tr.Run(ctx, args...)
 	})
+}
+
+// Alive returns the PID of the server that answers on the socket now. It
+// asks over exec and skips the health gate, so it never adopts, restarts
+// or starts a server: a dead server yields an error matching
+// tmux.IsServerDown. A tmux client waiting in `wait-for` exits 0 both when
+// its channel is signalled and when the server goes away; comparing the
+// PID before and after the wait tells the two apart.
+func (s *Server) Alive(ctx context.Context) (int, error) {
+	out, err := s.callOn(ctx, "display-message", s.client.Exec(), func(ctx context.Context, tr tmux.Transport) ([]byte, error) {
+		return tr.Run(ctx, "display-message", "-p", "#{pid}")
+	})
+	if err != nil {
+		return 0, err
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(out)))
+	if err != nil || pid <= 0 {
+		return 0, fmt.Errorf("supervisor: server pid: unexpected answer of %d bytes", len(out))
+	}
+	return pid, nil
 }

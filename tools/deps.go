@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
@@ -28,6 +29,26 @@ type Deps struct {
 	Log *slog.Logger
 	// Journal is the session journal; nil when it is off.
 	Journal Journal
+
+	// MaxWait is the ceiling on the timeout of tools that wait
+	// (wait_for_channel); 0 means DefaultMaxWait.
+	MaxWait time.Duration
+
+	// bufNS is the prefix of this process's buffer names (set by New).
+	bufNS string
+	// index is the tools the server serves, for the batch tools (set by
+	// New).
+	index *toolIndex
+}
+
+// DefaultMaxWait is the default ceiling on waits (libtmux-mcp's).
+const DefaultMaxWait = 30 * time.Second
+
+func (d Deps) maxWait() time.Duration {
+	if d.MaxWait > 0 {
+		return d.MaxWait
+	}
+	return DefaultMaxWait
 }
 
 // EventSource is the part of the supervisor that resources subscribe to.

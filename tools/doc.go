@@ -20,7 +20,12 @@
 // faults come back as Go errors; a panic in a handler becomes an error
 // result and the server keeps serving.
 //
-// List tools wrap their list as {"result": [...]} and kill_* tools return
+// List tools wrap their list as {"result": [...]} and tools that confirm
+// with a string (kill_*, display_message, the channel tools, ...) return
 // {"result": "<message>"}: this is how libtmux-mcp's FastMCP shapes list
 // and string returns, so clients written for it read the same fields.
+//
+// The batch tools call other tools' handlers: [New] indexes the tools it
+// serves in Deps, and a batch looks its operations up there, so it calls
+// exactly what a direct call would, at each tool's own tier.
 package tools

@@ -187,3 +187,15 @@ func (e *env) tmux(args ...string) string {
 }
 
 func paneID(s string) tmux.PaneID { return tmux.PaneID(s) }
+
+// firstPane is the pane of the test's session "main".
+func (e *env) firstPane() string {
+	e.t.Helper()
+	return e.tmux("display-message", "-p", "-t", "main", "#{pane_id}")
+}
+
+// split splits target and returns the new pane (not selected).
+func (e *env) split(target string, args ...string) string {
+	e.t.Helper()
+	return e.tmux(append([]string{"split-window", "-d", "-P", "-F", "#{pane_id}", "-t", target}, args...)...)
+}

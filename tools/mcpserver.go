@@ -34,6 +34,7 @@ type Server struct {
 	notifier *structureNotifier
 	subs     *subscriptions
 	log      *eventLog
+	deps     Deps
 }
 
 // New builds the MCP server: the tools of the selected toolsets, the
@@ -61,7 +62,15 @@ func New(d Deps, opts Options) (*Server, error) {
 	}
 	log := d.log()
 	g := &drain{bound: opts.DrainTimeout}
+	if d.bufNS == "" {
+		d.bufNS = newBufferNamespace()
+	}
+	d.index = &toolIndex{}
 	registered := Select(Catalog(d), Destructive, opts.Toolsets)
+	d.index.byName = make(map[string]Entry, len(registered))
+	for _, e := range registered {
+		d.index.byName[e.Tool.Name] = e
+	}
 	hidden := map[string]bool{}
 	for _, e := range registered {
 		if e.Tier > d.Tier {
@@ -103,7 +112,7 @@ func New(d Deps, opts Options) (*Server, error) {
 	}
 	addResources(s, d)
 	addPrompts(s, served(selected, "journal_events") && served(selected, "restore_sessions"))
-	srv := &Server{MCP: s, Tools: selected, drain: g}
+	srv := &Server{MCP: s, Tools: selected, drain: g, deps: d}
 	if src := d.events(); src != nil {
 		srv.notifier = startNotifier(s, src, opts.NotifyEvery)
 	}
@@ -138,13 +147,15 @@ func served(entries []Entry, name string) bool {
 	return slices.ContainsFunc(entries, func(e Entry) bool { return e.Tool.Name == name })
 }
 
-// Close stops notifications: resource list changes, subscriptions and log
-// messages.
+// Close stops notifications (resource list changes, subscriptions and log
+// messages) and deletes the buffers this server loaded (load_buffer) on
+// the servers that are up.
 func (s *Server) Close() error {
 	if s.notifier != nil {
 		s.notifier.close()
 	}
 	s.subs.close()
 	s.log.close()
+	s.deps.deleteBuffers(2 * time.Second)
 	return nil
 }

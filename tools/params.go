@@ -29,12 +29,20 @@ type handlerFunc func(ctx context.Context, p params) (*mcp.CallToolResult, error
 // handle adapts fn to mcp-go: it checks arguments against t's input schema
 // and maps errors.
 func handle(t mcp.Tool, fn handlerFunc) server.ToolHandlerFunc {
+	return handleRequest(t, func(ctx context.Context, _ mcp.CallToolRequest, p params) (*mcp.CallToolResult, error) {
+		return fn(ctx, p)
+	})
+}
+
+// handleRequest is handle for a handler that also needs the request: a
+// long call reports progress to the request's progress token.
+func handleRequest(t mcp.Tool, fn func(ctx context.Context, req mcp.CallToolRequest, p params) (*mcp.CallToolResult, error)) server.ToolHandlerFunc {
 	props, required := inputSchema(t)
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		p, err := checkArgs(props, required, req.Params.Arguments)
 		if err == nil {
 			var res *mcp.CallToolResult
-			res, err = fn(ctx, p)
+			res, err = fn(ctx, req, p)
 			if err == nil {
 				return res, nil
 			}
@@ -155,6 +163,17 @@ func coerceTo(typ string, v any, lenient bool) (any, bool) {
 				return n, true
 			}
 		}
+	case "number":
+		switch x := v.(type) {
+		case float64:
+			return x, true
+		case int:
+			return float64(x), true
+		case string:
+			if f, err := strconv.ParseFloat(strings.TrimSpace(x), 64); lenient && err == nil && !math.IsNaN(f) && !math.IsInf(f, 0) {
+				return f, true
+			}
+		}
 	case "boolean":
 		switch x := v.(type) {
 		case bool:
@@ -182,10 +201,10 @@ func checkConstraints(name string, schema map[string]any, v any) error {
 			return argError(name, "want one of %s", strings.Join(enum, ", "))
 		}
 	}
-	if n, ok := v.(int); ok {
+	if n, ok := toFloat(v); ok {
 		lo, hasLo := toFloat(schema["minimum"])
 		hi, hasHi := toFloat(schema["maximum"])
-		if hasLo && float64(n) < lo || hasHi && float64(n) > hi {
+		if hasLo && n < lo || hasHi && n > hi {
 			switch {
 			case hasLo && hasHi:
 				return argError(name, "out of range: want %g to %g", lo, hi)
@@ -196,7 +215,8 @@ func checkConstraints(name string, schema map[string]any, v any) error {
 			}
 		}
 	}
-	if items, ok := v.([]any); ok {
+	// Arrays of strings are checked here; handlers check arrays of objects.
+	if items, ok := v.([]any); ok && slices.Contains(schemaTypes(mapOf(schema["items"])), "string") {
 		for _, it := range items {
 			if _, isStr := it.(string); !isStr {
 				return argError(name, "want an array of strings, got an element of type %s", jsonType(it))
@@ -204,6 +224,12 @@ func checkConstraints(name string, schema map[string]any, v any) error {
 		}
 	}
 	return nil
+}
+
+// mapOf returns v as a schema map (nil if it is none).
+func mapOf(v any) map[string]any {
+	m, _ := v.(map[string]any)
+	return m
 }
 
 func toFloat(v any) (float64, bool) {
@@ -245,6 +271,11 @@ func (p params) str(name string) string {
 func (p params) integer(name string) (int, bool) {
 	n, ok := p[name].(int)
 	return n, ok
+}
+
+func (p params) number(name string) (float64, bool) {
+	f, ok := p[name].(float64)
+	return f, ok
 }
 
 func (p params) boolean(name string) bool {

@@ -18,6 +18,12 @@ var (
 	hintsMutate      = hintSet{idempotent: true}
 	hintsCreate      = hintSet{}
 	hintsDestructive = hintSet{destructive: true}
+	// hintsShell marks tools that type into a pane: what then runs is
+	// open-ended.
+	hintsShell = hintSet{openWorld: true}
+	// hintsBatch marks the mutating and destructive batches: they may do
+	// anything the tools they call do.
+	hintsBatch = hintSet{destructive: true, openWorld: true}
 )
 
 // newTool builds a tool with a description, explicit annotations, an
@@ -118,20 +124,19 @@ var windowSchema = record(tString,
 		"window_active", "window_width", "window_height", "active_pane_id"},
 	map[string]any{"pane_count": tInt})
 
-var paneSchema = record(tString,
-	[]string{"pane_id", "pane_index", "pane_width", "pane_height", "pane_tty", "pane_current_command",
-		"pane_current_path", "pane_pid", "pane_title", "pane_active", "window_id", "session_id"},
-	map[string]any{
-		"pane_left":      tInt,
-		"pane_top":       tInt,
-		"pane_right":     tInt,
-		"pane_bottom":    tInt,
-		"pane_at_left":   tBool,
-		"pane_at_right":  tBool,
-		"pane_at_top":    tBool,
-		"pane_at_bottom": tBool,
-		"is_caller":      tBoolNil,
-	})
+var paneSchema = func() map[string]any {
+	s := record(tString,
+		[]string{"pane_id", "pane_index", "pane_width", "pane_height", "pane_tty", "pane_current_command",
+			"pane_current_path", "pane_pid", "pane_title", "pane_active", "window_id", "session_id",
+			"pane_left", "pane_top", "pane_right", "pane_bottom",
+			"pane_at_left", "pane_at_right", "pane_at_top", "pane_at_bottom"},
+		map[string]any{"is_caller": tBoolNil})
+	// The geometry is typed by name pattern: as strict as a property per
+	// field (every field is required), 55 bytes less on every tool that
+	// returns a pane.
+	s["patternProperties"] = map[string]any{"^pane_at_": tBool, "^pane_(left|top|right|bottom)$": tInt}
+	return s
+}()
 
 var serverInfoSchema = object(map[string]any{
 	"is_alive":      tBool,

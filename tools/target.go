@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -19,11 +20,18 @@ var (
 	pSessionID   = mcp.WithString("session_id")
 	pWindowID    = mcp.WithString("window_id")
 	pWindowIndex = mcp.WithString("window_index")
+	pPaneID      = mcp.WithString("pane_id")
 	pFilters     = mcp.WithAny("filters", mcp.Description("{field__op: value}"),
 		objectOrString)
 	pEnvironment = mcp.WithAny("environment", objectOrString)
 	pNoHistory   = mcp.WithBoolean("suppress_persistent_history")
 )
+
+// paneTarget is the targeting every pane tool takes: pane_id, else the
+// active pane of the window that window_id or the session names.
+func paneTarget(opts ...mcp.ToolOption) []mcp.ToolOption {
+	return append(opts, pPaneID, pSessionName, pSessionID, pWindowID, pSocket)
+}
 
 // objectOrString types a property as an object, also accepted as a JSON
 // string (some clients can only send strings).
@@ -222,6 +230,106 @@ func paneByID(ctx context.Context, srv *supervisor.Server, id tmux.PaneID) (tmux
 		}
 	}
 	return tmux.Pane{}, &toolError{msg: "Pane not found: " + string(id), class: "pane_not_found", hint: hintPanes}
+}
+
+// pane resolves the server and the pane the call targets (findPane).
+func (d Deps) pane(ctx context.Context, p params) (*supervisor.Server, tmux.Pane, error) {
+	srv, err := d.server(ctx, p)
+	if err != nil {
+		return nil, tmux.Pane{}, err
+	}
+	x, err := findPane(ctx, srv, p)
+	return srv, x, err
+}
+
+// findPane resolves pane_id (server-wide), else the active pane of the
+// window windowPanes resolves. tmux picks the active pane for a window
+// target too; libtmux-mcp picks the window's first pane instead.
+func findPane(ctx context.Context, srv *supervisor.Server, p params) (tmux.Pane, error) {
+	if id := p.str("pane_id"); id != "" {
+		if !paneIDRe.MatchString(id) {
+			return tmux.Pane{}, argError("pane_id", "want a pane ID like %%1; call list_panes")
+		}
+		return paneByID(ctx, srv, tmux.PaneID(id))
+	}
+	panes, err := windowPanes(ctx, srv, p)
+	if err != nil {
+		return tmux.Pane{}, err
+	}
+	for _, x := range panes {
+		if x.Active {
+			return x, nil
+		}
+	}
+	return panes[0], nil
+}
+
+// windowPanes resolves a window with one list-panes call and returns its
+// panes in index order: window_id (server-wide), else window_index in the
+// session, else the session's active window; the session is session_id,
+// else session_name (exact), else the first session.
+func windowPanes(ctx context.Context, srv *supervisor.Server, p params) ([]tmux.Pane, error) {
+	wid := p.str("window_id")
+	if wid != "" && !windowIDRe.MatchString(wid) {
+		return nil, argError("window_id", "want a window ID like @1; call list_windows")
+	}
+	idx := p.str("window_index")
+	if idx != "" && !indexRe.MatchString(idx) {
+		return nil, argError("window_index", "want a non-negative integer")
+	}
+	sid, name, err := sessionRef(p)
+	if err != nil {
+		return nil, err
+	}
+	panes, err := srv.ListPanes(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var sess tmux.SessionID
+	if wid == "" {
+		for _, x := range panes {
+			if (sid != "" && x.SessionID == sid) || (sid == "" && name != "" && x.SessionName == name) || (sid == "" && name == "") {
+				sess = x.SessionID
+				break
+			}
+		}
+		switch {
+		case sess != "":
+		case sid != "":
+			return nil, notFound("session_id="+string(sid), "session_not_found")
+		case name != "":
+			return nil, notFound("session_name="+name, "session_not_found")
+		default:
+			return nil, &toolError{msg: "Object not found: no sessions exist", class: "session_not_found", hint: "Call create_session first."}
+		}
+	}
+	var out []tmux.Pane
+	for _, x := range panes {
+		var ok bool
+		switch {
+		case wid != "":
+			// A linked window is listed once per session: keep one view.
+			ok = x.WindowID == tmux.WindowID(wid) && (len(out) == 0 || x.SessionID == out[0].SessionID)
+		case idx != "":
+			ok = x.SessionID == sess && strconv.Itoa(x.WindowIndex) == idx
+		default:
+			ok = x.SessionID == sess && x.WindowActive
+		}
+		if ok {
+			out = append(out, x)
+		}
+	}
+	switch {
+	case len(out) > 0:
+	case wid != "":
+		return nil, notFound("window_id="+wid, "window_not_found")
+	case idx != "":
+		return nil, notFound("window_index="+idx+" in session "+string(sess), "window_not_found")
+	default:
+		return nil, notFound("session "+string(sess)+" has no active window", "window_not_found")
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Index < out[j].Index })
+	return out, nil
 }
 
 // firstLine returns the first line of tmux output, trimmed.

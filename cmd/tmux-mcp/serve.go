@@ -156,6 +156,7 @@ func serve(ctx context.Context, o serveOptions, e env, logger *slog.Logger) erro
 		SocketDir: socketDir(e.getenv),
 		Log:       logger,
 		Journal:   toolsJournal(j, o.Restore),
+		MaxWait:   o.MaxWait,
 	}
 	ts, err := tools.New(d, tools.Options{Version: version(), Toolsets: o.toolsets, DrainTimeout: drainTimeout})
 	if err != nil {

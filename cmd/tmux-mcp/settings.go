@@ -10,6 +10,7 @@ import (
 
 	"github.com/tmux-mcp/tmux-mcp/journal"
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
+	"github.com/tmux-mcp/tmux-mcp/tools"
 )
 
 // config is every setting's value after flag > environment > default.
@@ -43,6 +44,7 @@ type config struct {
 	Journal         string
 	Restore         string
 	RestoreCommands bool
+	MaxWait         time.Duration
 }
 
 // setting is one row of the settings table: it drives the flag, the
@@ -133,7 +135,7 @@ func settings() []setting {
 		{Flag: "safety", Env: "TMUX_MCP_SAFETY", Default: "mutating",
 			Usage: "safety tier: readonly, mutating or destructive (unknown values fall back to readonly)", set: str(func(c *config) *string { return &c.Safety })},
 		{Flag: "toolsets", Env: "TMUX_MCP_TOOLSETS", Default: "all",
-			Usage: "comma-separated tool groups to serve: all, server, session, window, pane, supervisor, journal", set: str(func(c *config) *string { return &c.Toolsets })},
+			Usage: "comma-separated tool groups to serve: all, " + strings.Join(tools.GroupIDs(), ", "), set: str(func(c *config) *string { return &c.Toolsets })},
 		{Flag: "http", Env: "TMUX_MCP_HTTP",
 			Usage: "serve streamable HTTP on this address (e.g. 127.0.0.1:8080) instead of stdio", set: str(func(c *config) *string { return &c.HTTP })},
 		{Flag: "http-allow-remote", Env: "TMUX_MCP_HTTP_ALLOW_REMOTE", Default: "false", Bool: true,
@@ -169,6 +171,8 @@ func settings() []setting {
 			Usage: "ceiling a capture may raise its line cap to", set: positive(func(c *config) *int { return &c.MaxCaptureLines })},
 		{Flag: "max-capture-bytes", Env: "TMUX_MCP_MAX_CAPTURE_BYTES", Default: strconv.Itoa(def.MaxCaptureBytes),
 			Usage: "ceiling a capture may raise its byte cap to", set: positive(func(c *config) *int { return &c.MaxCaptureBytes })},
+		{Flag: "max-wait", Env: "TMUX_MCP_MAX_WAIT", Default: tools.DefaultMaxWait.String(),
+			Usage: "ceiling on a waiting tool's timeout (wait_for_channel); longer timeouts are clamped to it", set: duration(func(c *config) *time.Duration { return &c.MaxWait })},
 		{Flag: "probe-interval", Env: "TMUX_MCP_PROBE_INTERVAL", Default: def.ProbeInterval.String(),
 			Usage: "how often each server is probed and its resources sampled", set: duration(func(c *config) *time.Duration { return &c.ProbeInterval })},
 		{Flag: "fd-warn", Env: "TMUX_MCP_FD_WARN", Default: strconv.FormatFloat(def.FDWarn, 'g', -1, 64),

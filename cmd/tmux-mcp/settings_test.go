@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"context"
 	"flag"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
+	"github.com/tmux-mcp/tmux-mcp/tools"
 )
 
 func TestSettingsPrecedence(t *testing.T) {
@@ -113,7 +115,7 @@ func TestUnknownSafetyFallsBackToReadonly(t *testing.T) {
 func TestToolsStats(t *testing.T) {
 	var out bytes.Buffer
 	code := run(context.Background(), []string{"tools", "--stats", "--safety", "destructive"}, env{stdout: &out, stderr: io.Discard, getenv: func(string) string { return "" }})
-	if code != exitOK || !strings.Contains(out.String(), "23 tools") {
+	if want := fmt.Sprintf("%d tools", len(tools.Catalog(tools.Deps{}))); code != exitOK || !strings.Contains(out.String(), want) {
 		t.Errorf("tools --stats: exit %d, %q", code, out.String())
 	}
 }
@@ -161,6 +163,44 @@ func TestSupervisionSettings(t *testing.T) {
 		}
 		if got := c.supervisorConfig(); !tt.check(got) {
 			t.Errorf("env %v: supervisor config = %+v", tt.env, got)
+		}
+	}
+}
+
+func TestMaxWaitSetting(t *testing.T) {
+	tests := []struct {
+		env, flag string
+		want      time.Duration
+		wantErr   string
+	}{
+		{want: tools.DefaultMaxWait},
+		{env: "2m", want: 2 * time.Minute},
+		{env: "2m", flag: "5s", want: 5 * time.Second},
+		{env: "0s", wantErr: "$TMUX_MCP_MAX_WAIT: want a positive duration"},
+	}
+	for _, tt := range tests {
+		fs := flag.NewFlagSet("t", flag.ContinueOnError)
+		b := bind(fs)
+		if tt.flag != "" {
+			if err := fs.Parse([]string{"--max-wait", tt.flag}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		c, err := b.resolve(func(k string) string {
+			if k == "TMUX_MCP_MAX_WAIT" {
+				return tt.env
+			}
+			return ""
+		})
+		switch {
+		case tt.wantErr != "":
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("env %q: got %v, want an error containing %q", tt.env, err, tt.wantErr)
+			}
+		case err != nil:
+			t.Errorf("env %q flag %q: %v", tt.env, tt.flag, err)
+		case c.MaxWait != tt.want:
+			t.Errorf("env %q flag %q: MaxWait = %v, want %v", tt.env, tt.flag, c.MaxWait, tt.want)
 		}
 	}
 }

@@ -1,0 +1,49 @@
+package tools
+
+import (
+	"context"
+	"strconv"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// EnterCopyMode puts a pane in copy mode, optionally scrolled up.
+func EnterCopyMode(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
+	t := newTool("enter_copy_mode", "Enter copy mode, optionally scrolled up.", hintsCreate, paneSchema,
+		paneTarget(mcp.WithInteger("scroll_up", mcp.Min(0), mcp.Max(1000000)))...)
+	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
+		srv, x, err := d.pane(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := srv.Do(ctx, "copy-mode", "-t", string(x.ID)); err != nil {
+			return nil, err
+		}
+		if n, _ := p.integer("scroll_up"); n > 0 {
+			if _, err := srv.Do(ctx, "send-keys", "-X", "-N", strconv.Itoa(n), "-t", string(x.ID), "scroll-up"); err != nil {
+				return nil, err
+			}
+		}
+		return d.paneResult(ctx, srv, x.ID)
+	})
+}
+
+// ExitCopyMode leaves copy mode (or any pane mode).
+func ExitCopyMode(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
+	t := newTool("exit_copy_mode", "Leave copy mode.", hintsMutate, paneSchema, paneTarget()...)
+	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
+		srv, x, err := d.pane(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		// A pane not in a mode has nothing to cancel (tmux would fail
+		// with "not in a mode"): the call is idempotent.
+		if x.InMode {
+			if _, err := srv.Do(ctx, "send-keys", "-X", "-t", string(x.ID), "cancel"); err != nil {
+				return nil, err
+			}
+		}
+		return d.paneResult(ctx, srv, x.ID)
+	})
+}

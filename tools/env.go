@@ -1,0 +1,95 @@
+package tools
+
+import (
+	"context"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/tmux-mcp/tmux-mcp/supervisor"
+)
+
+// envScope returns -t $N for the session a call names, or -g. Without
+// either, tmux would use the "current" session: tmux-mcp's hidden one.
+func envScope(ctx context.Context, srv *supervisor.Server, p params) ([]string, error) {
+	if p.str("session_id") == "" && p.str("session_name") == "" {
+		return []string{"-g"}, nil
+	}
+	s, err := findSession(ctx, srv, p)
+	if err != nil {
+		return nil, err
+	}
+	return []string{"-t", string(s.ID)}, nil
+}
+
+// ShowEnvironment lists the global or a session's environment.
+func ShowEnvironment(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
+	t := newTool("show_environment", "Show the global or a session's environment (removed: \"-NAME\": true).",
+		hintsRead,
+		object(map[string]any{"variables": map[string]any{"type": "object",
+			"additionalProperties": map[string]any{"type": []string{"string", "boolean"}}}}),
+		pSessionName, pSessionID, pSocket)
+	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
+		srv, err := d.server(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		scope, err := envScope(ctx, srv, p)
+		if err != nil {
+			return nil, err
+		}
+		out, err := srv.Do(ctx, append([]string{"show-environment"}, scope...)...)
+		if err != nil {
+			return nil, err
+		}
+		vars := map[string]any{}
+		last := ""
+		for _, line := range strings.Split(strings.TrimSuffix(string(out), "\n"), "\n") {
+			name, value, ok := strings.Cut(line, "=")
+			switch {
+			case line == "":
+			case ok:
+				vars[name], last = value, name
+			case strings.HasPrefix(line, "-"):
+				// Removed from this environment (set-environment -r/-u).
+				vars[line], last = true, ""
+			case last != "":
+				// A value with a newline continues on the next line.
+				vars[last] = vars[last].(string) + "\n" + line
+			}
+		}
+		return structured(struct {
+			Variables map[string]any `json:"variables"`
+		}{vars})
+	})
+}
+
+// SetEnvironment sets a variable in the global or a session's environment.
+func SetEnvironment(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
+	t := newTool("set_environment", "Set a variable in the global or a session's environment.",
+		hintsMutate, record(tString, []string{"name", "value", "status"}, nil),
+		mcp.WithString("name", mcp.Required()), mcp.WithString("value", mcp.Required()),
+		pSessionName, pSessionID, pSocket)
+	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
+		name, value := p.str("name"), p.str("value")
+		if name == "" || strings.ContainsAny(name, "=\x00") {
+			return nil, argError("name", "want a non-empty name without '=' or NUL")
+		}
+		if strings.ContainsRune(value, 0) {
+			return nil, argError("value", "contains NUL")
+		}
+		srv, err := d.server(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		scope, err := envScope(ctx, srv, p)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := srv.Do(ctx, append(append([]string{"set-environment"}, scope...), "--", name, value)...); err != nil {
+			return nil, err
+		}
+		return structured(map[string]string{"name": name, "value": value, "status": "set"})
+	})
+}

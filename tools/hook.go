@@ -1,0 +1,123 @@
+package tools
+
+import (
+	"context"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/tmux-mcp/tmux-mcp/supervisor"
+)
+
+// Hooks are read-only, as in libtmux-mcp: a hook runs tmux commands (and
+// through run-shell, anything) on events, long after the call that set it.
+
+// HookEntry is one command of a hook (array hooks have one per index).
+type HookEntry struct {
+	HookName string `json:"hook_name"`
+	Index    *int   `json:"index"`
+	Command  string `json:"command"`
+}
+
+var hooksSchema = object(map[string]any{"entries": map[string]any{"type": "array",
+	"items": record(tString, []string{"hook_name", "command"}, map[string]any{"index": map[string]any{"type": []string{"integer", "null"}}})}})
+
+// hookLineRe parses a show-hooks line: "name[index] command" or
+// "name command"; a bare "name" is an unset hook.
+var hookLineRe = regexp.MustCompile(`^([A-Za-z0-9_-]+)(?:\[([0-9]+)\])?(?: (.*))?$`)
+
+var hookNameRe = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+
+// showHooks runs show-hooks for the call's scope and parses the entries
+// that have a command. Server scope merges -g with -gw: tmux keeps the
+// global window and pane hooks in a tree of their own.
+func showHooks(ctx context.Context, srv *supervisor.Server, p params, name string) ([]HookEntry, error) {
+	var runs [][]string
+	if p.str("scope") == "" || p.str("scope") == "server" {
+		if p.str("target") != "" {
+			return nil, argError("target", "not used with scope server")
+		}
+		runs = [][]string{{"-g"}, {"-g", "-w"}}
+	} else {
+		scope, err := scopeArgs(ctx, srv, p)
+		if err != nil {
+			return nil, err
+		}
+		runs = [][]string{scope}
+	}
+	entries := []HookEntry{}
+	seen := map[string]bool{}
+	for _, scope := range runs {
+		args := append([]string{"show-hooks"}, scope...)
+		if name != "" {
+			args = append(args, "--", name)
+		}
+		out, err := srv.Do(ctx, args...)
+		if err != nil {
+			return nil, err
+		}
+		for _, line := range strings.Split(strings.TrimSuffix(string(out), "\n"), "\n") {
+			m := hookLineRe.FindStringSubmatch(line)
+			if m == nil || m[3] == "" {
+				continue
+			}
+			key := m[1] + "[" + m[2] + "]"
+			if seen[key] {
+				continue
+			}
+			seen[key] = true
+			e := HookEntry{HookName: m[1], Command: m[3]}
+			if m[2] != "" {
+				n, _ := strconv.Atoi(m[2])
+				e.Index = &n
+			}
+			entries = append(entries, e)
+		}
+	}
+	return entries, nil
+}
+
+// ShowHooks lists the hooks that are set.
+func ShowHooks(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
+	t := newTool("show_hooks", "List the hooks that are set (default: global).", hintsRead, hooksSchema,
+		pScope, pTarget, pGlobal, pSocket)
+	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
+		srv, err := d.server(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		entries, err := showHooks(ctx, srv, p, "")
+		if err != nil {
+			return nil, err
+		}
+		return structured(struct {
+			Entries []HookEntry `json:"entries"`
+		}{entries})
+	})
+}
+
+// ShowHook shows one hook; an unset hook has no entries.
+func ShowHook(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
+	t := newTool("show_hook", "Show one hook's commands; none if unset.", hintsRead, hooksSchema,
+		mcp.WithString("hook_name", mcp.Required()), pScope, pTarget, pGlobal, pSocket)
+	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
+		name := p.str("hook_name")
+		if !hookNameRe.MatchString(name) {
+			return nil, argError("hook_name", "want a hook name such as pane-exited or after-new-window")
+		}
+		srv, err := d.server(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		entries, err := showHooks(ctx, srv, p, name)
+		if err != nil {
+			return nil, err
+		}
+		return structured(struct {
+			Entries []HookEntry `json:"entries"`
+		}{entries})
+	})
+}

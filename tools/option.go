@@ -1,0 +1,244 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/tmux-mcp/tmux-mcp/supervisor"
+	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+)
+
+// Scope parameters shared by the option and hook tools.
+var (
+	pScope  = mcp.WithString("scope", mcp.Enum("server", "session", "window", "pane"))
+	pTarget = mcp.WithString("target", mcp.Description("name or $N, @N, %N"))
+	pGlobal = mcp.WithBoolean("global_")
+)
+
+// optionNameRe matches an option name as tmux accepts it: a name or a user
+// option (@name), with an optional array index.
+var optionNameRe = regexp.MustCompile(`^@?[A-Za-z0-9_-]+(\[[0-9]+\])?$`)
+
+// scopeArgs returns the flags and target that select the options (or
+// hooks) a call names. It always names a target or -g: without one tmux
+// picks the "current" session, which for tmux-mcp's control connection is
+// its hidden session. scope "" leaves the table to tmux (it knows every
+// option's scope from its name) at the first session's active pane.
+func scopeArgs(ctx context.Context, srv *supervisor.Server, p params) ([]string, error) {
+	scope, target, global := p.str("scope"), p.str("target"), p.boolean("global_")
+	if target != "" && scope == "" {
+		return nil, &toolError{msg: "scope is required when target is specified", class: "argument"}
+	}
+	switch {
+	case scope == "server":
+		// -s with -g: a session option named here goes to the global
+		// session options, not to the hidden session.
+		return []string{"-s", "-g"}, nil
+	case global && (scope == "window" || scope == "pane"):
+		// Panes inherit from the global window options; tmux has no
+		// global pane level.
+		return []string{"-g", "-w"}, nil
+	case global:
+		return []string{"-g"}, nil
+	}
+	q := params{"socket_name": p.str("socket_name")}
+	flag := ""
+	switch scope {
+	case "session":
+		if target != "" {
+			if sessionIDRe.MatchString(target) {
+				q["session_id"] = target
+			} else {
+				q["session_name"] = target
+			}
+		}
+		s, err := findSession(ctx, srv, q)
+		if err != nil {
+			return nil, err
+		}
+		return []string{"-t", string(s.ID)}, nil
+	case "window":
+		flag = "-w"
+		if target != "" {
+			if !windowIDRe.MatchString(target) {
+				return nil, argError("target", "want a window ID like @1 for scope window; call list_windows")
+			}
+			q["window_id"] = target
+		}
+	case "pane":
+		flag = "-p"
+		if target != "" {
+			if !paneIDRe.MatchString(target) {
+				return nil, argError("target", "want a pane ID like %%1 for scope pane; call list_panes")
+			}
+			q["pane_id"] = target
+		}
+	}
+	x, err := findPane(ctx, srv, q)
+	if err != nil {
+		return nil, err
+	}
+	switch flag {
+	case "-w":
+		return []string{"-w", "-t", string(x.WindowID)}, nil
+	case "-p":
+		return []string{"-p", "-t", string(x.ID)}, nil
+	}
+	return []string{"-t", string(x.ID)}, nil
+}
+
+func checkOptionName(name string) error {
+	if !optionNameRe.MatchString(name) {
+		return argError("option", "want an option name such as history-limit or @my-option")
+	}
+	return nil
+}
+
+// optionValue converts a value as libtmux does: digits become a number,
+// on and off a boolean, several lines (an array option) a list.
+func optionValue(out string) any {
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if len(lines) > 1 {
+		return lines
+	}
+	v := lines[0]
+	if n, err := strconv.Atoi(v); err == nil && indexRe.MatchString(v) {
+		return n
+	}
+	switch v {
+	case "on":
+		return true
+	case "off":
+		return false
+	}
+	return v
+}
+
+// ShowOption reads one option's value in force.
+func ShowOption(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
+	t := newTool("show_option", "Show an option's value in force (inherited values included).", hintsRead,
+		object(map[string]any{"option": tString, "value": map[string]any{}}),
+		mcp.WithString("option", mcp.Required()), pScope, pTarget, pGlobal, pSocket)
+	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
+		name := p.str("option")
+		if err := checkOptionName(name); err != nil {
+			return nil, err
+		}
+		srv, err := d.server(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		scope, err := scopeArgs(ctx, srv, p)
+		if err != nil {
+			return nil, err
+		}
+		args := append(append([]string{"show-options", "-A", "-v"}, scope...), "--", name)
+		out, err := srv.Do(ctx, args...)
+		var value any
+		switch {
+		case err == nil && len(out) > 0:
+			value = optionValue(string(out))
+		case err == nil:
+			// Not set at this level and nothing to inherit: null.
+		case strings.HasPrefix(name, "@") && errors.Is(err, tmux.ErrCommand) && strings.Contains(err.Error(), "invalid option"):
+			// tmux calls an unset user option invalid: it has no value.
+		default:
+			return nil, err
+		}
+		return structured(struct {
+			Option string `json:"option"`
+			Value  any    `json:"value"`
+		}{name, value})
+	})
+}
+
+// maxHistoryLimit is the largest history-limit set_option sets below the
+// destructive tier: scrollback costs the server 0.2-0.6 kB a line, per
+// pane, and tmux allows up to INT_MAX lines.
+const maxHistoryLimit = 100000
+
+// guardedOptions are options whose values can end the server or make it
+// grow without bound. tmux accepts any unique prefix of an option name, so
+// a name is guarded when it is a prefix of one of these.
+var guardedOptions = []struct {
+	name string
+	// risk returns why value is refused, or "".
+	risk func(value string) string
+}{
+	{"exit-empty", flagRisk("the tmux server would exit when its last session closes")},
+	{"exit-unattached", flagRisk("the tmux server would exit at once: no client is attached to it")},
+	{"destroy-unattached", flagRisk("sessions would be destroyed when their last client detaches, and then the server exits")},
+	{"history-limit", func(v string) string {
+		if n, err := strconv.Atoi(strings.TrimSpace(v)); err == nil && n > maxHistoryLimit {
+			return fmt.Sprintf("scrollback beyond %d lines a pane can exhaust the server's memory", maxHistoryLimit)
+		}
+		return ""
+	}},
+}
+
+// flagRisk refuses every value but off: tmux turns a flag on for on, yes,
+// 1, and toggles it for an empty value.
+func flagRisk(why string) func(string) string {
+	return func(v string) string {
+		switch strings.ToLower(strings.TrimSpace(v)) {
+		case "off", "no", "0":
+			return ""
+		}
+		return why
+	}
+}
+
+// optionRisk returns why setting name to value is refused below the
+// destructive tier, or "".
+func optionRisk(name, value string) string {
+	base, _, _ := strings.Cut(name, "[")
+	if strings.HasPrefix(base, "@") {
+		return ""
+	}
+	for _, g := range guardedOptions {
+		if strings.HasPrefix(g.name, base) {
+			if why := g.risk(value); why != "" {
+				return fmt.Sprintf("Refusing to set %s to %q: %s.", g.name, value, why)
+			}
+		}
+	}
+	return ""
+}
+
+// SetOption sets an option.
+func SetOption(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
+	t := newTool("set_option", "Set an option (values that end the server need the destructive tier).",
+		hintsMutate, record(tString, []string{"option", "value", "status"}, nil),
+		mcp.WithString("option", mcp.Required()), mcp.WithString("value", mcp.Required()),
+		pScope, pTarget, pGlobal, pSocket)
+	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
+		name, value := p.str("option"), p.str("value")
+		if err := checkOptionName(name); err != nil {
+			return nil, err
+		}
+		if why := optionRisk(name, value); why != "" && d.Tier < Destructive {
+			return nil, &toolError{msg: why, class: "refused",
+				hint: "Start tmux-mcp with --safety destructive (TMUX_MCP_SAFETY=destructive) to allow it."}
+		}
+		srv, err := d.server(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		scope, err := scopeArgs(ctx, srv, p)
+		if err != nil {
+			return nil, err
+		}
+		args := append(append([]string{"set-option"}, scope...), "--", name, value)
+		if _, err := srv.Do(ctx, args...); err != nil {
+			return nil, err
+		}
+		return structured(map[string]string{"option": name, "value": value, "status": "set"})
+	})
+}

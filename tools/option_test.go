@@ -1,0 +1,259 @@
+package tools
+
+import (
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux/tmuxtest"
+)
+
+type optionResult struct {
+	Option string `json:"option"`
+	Value  any    `json:"value"`
+}
+
+func TestShowOption(t *testing.T) {
+	e := newEnv(t, Readonly)
+	e.tmux("set-option", "-g", "@greeting", "hello world")
+	e.tmux("set-option", "-t", "main", "@mine", "main's")
+	e.tmux("set-option", "-gw", "@win", "from windows")
+	tests := []struct {
+		name string
+		args map[string]any
+		want any
+	}{
+		{"session global", map[string]any{"option": "base-index", "scope": "session", "global_": true}, float64(0)},
+		{"number", map[string]any{"option": "history-limit"}, float64(2000)},
+		{"on", map[string]any{"option": "status"}, true},
+		{"off", map[string]any{"option": "remain-on-exit", "scope": "window"}, false},
+		{"string", map[string]any{"option": "@greeting"}, "hello world"},
+		{"inherited by a pane", map[string]any{"option": "@win", "scope": "pane"}, "from windows"},
+		{"session target", map[string]any{"option": "@mine", "scope": "session", "target": "main"}, "main's"},
+		// Without a target the first session is meant, never tmux-mcp's
+		// hidden session (tmux's "current" one on the control connection).
+		{"session default", map[string]any{"option": "@mine", "scope": "session"}, "main's"},
+		{"unset user option", map[string]any{"option": "@nope"}, nil},
+		{"server", map[string]any{"option": "escape-time", "scope": "server"}, float64(500)},
+		{"array", map[string]any{"option": "command-alias", "scope": "server"}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got optionResult
+			e.ok("show_option", tt.args, &got)
+			if got.Option != tt.args["option"] {
+				t.Errorf("option = %q, want %q", got.Option, tt.args["option"])
+			}
+			if tt.name == "array" {
+				if list, ok := got.Value.([]any); !ok || len(list) < 2 {
+					t.Errorf("value = %#v, want a list", got.Value)
+				}
+				return
+			}
+			if !reflect.DeepEqual(got.Value, tt.want) {
+				t.Errorf("value = %#v, want %#v", got.Value, tt.want)
+			}
+		})
+	}
+	e.fails("show_option", map[string]any{"option": "base-index", "scope": "global"}, "argument scope: want one of server, session, window, pane")
+	e.fails("show_option", map[string]any{"option": "base-index", "target": "main"}, "scope is required when target is specified")
+	e.fails("show_option", map[string]any{"option": "base index"}, "argument option: want an option name")
+	e.fails("show_option", map[string]any{"option": "nope-opt"}, "invalid option: nope-opt")
+	e.fails("show_option", map[string]any{"option": "status", "scope": "window", "target": "main"}, "argument target: want a window ID")
+	e.fails("show_option", map[string]any{"option": "status", "scope": "session", "target": "nope"}, "Object not found: session_name=nope")
+}
+
+func TestSetOption(t *testing.T) {
+	e := newEnv(t, Mutating)
+	pane := e.firstPane()
+	win := e.tmux("display-message", "-p", "-t", pane, "#{window_id}")
+	tests := []struct {
+		args  map[string]any
+		check []string // tmux show-options arguments
+		want  string
+	}{
+		{map[string]any{"option": "display-time", "value": "3000", "scope": "server", "global_": true},
+			[]string{"-g", "display-time"}, "3000"},
+		{map[string]any{"option": "@x", "value": "-1"}, []string{"-t", "main", "@x"}, "-1"},
+		{map[string]any{"option": "remain-on-exit", "value": "on", "scope": "window", "target": win},
+			[]string{"-w", "-t", win, "remain-on-exit"}, "on"},
+		{map[string]any{"option": "@p", "value": "v", "scope": "pane", "target": pane}, []string{"-p", "-t", pane, "@p"}, "v"},
+		// No target: the first session, not the hidden one.
+		{map[string]any{"option": "status", "value": "off", "scope": "session"}, []string{"-t", "main", "status"}, "off"},
+		// Safe values of guarded options pass.
+		{map[string]any{"option": "exit-unattached", "value": "off", "scope": "server"}, []string{"-s", "exit-unattached"}, "off"},
+		{map[string]any{"option": "history-limit", "value": "50000", "global_": true}, []string{"-g", "history-limit"}, "50000"},
+	}
+	for _, tt := range tests {
+		var got map[string]string
+		e.ok("set_option", tt.args, &got)
+		if got["status"] != "set" || got["option"] != tt.args["option"] || got["value"] != tt.args["value"] {
+			t.Errorf("set_option(%v) = %v, want status set", tt.args, got)
+		}
+		if v := e.tmux(append([]string{"show-options", "-v"}, tt.check...)...); v != tt.want {
+			t.Errorf("after set_option(%v): show-options %v = %q, want %q", tt.args, tt.check, v, tt.want)
+		}
+	}
+	e.fails("set_option", map[string]any{"option": "status"}, "argument value: required")
+	e.fails("set_option", map[string]any{"option": "status", "value": "x", "target": "main"}, "scope is required")
+	e.fails("set_option", map[string]any{"option": "nope-opt", "value": "1", "global_": true}, "invalid option")
+}
+
+// TestSetOptionRefusesServerExit checks that below the destructive tier
+// set_option refuses values that end the server or exhaust its memory,
+// under any prefix tmux would accept, and changes nothing; at the
+// destructive tier they pass.
+func TestSetOptionRefusesServerExit(t *testing.T) {
+	e := newEnv(t, Mutating)
+	state := func() string {
+		return e.tmux("show-options", "-s") + e.tmux("show-options", "-g") + e.tmux("show-options", "-t", "main")
+	}
+	before := state()
+	refusals := []struct{ option, value, want string }{
+		{"exit-empty", "on", "Refusing to set exit-empty to \"on\": the tmux server would exit when its last session closes."},
+		{"exit-empty", "ON", "Refusing to set exit-empty"},
+		{"exit-empty", "", "Refusing to set exit-empty"}, // an empty value toggles a flag
+		{"exit-e", "1", "Refusing to set exit-empty"},
+		{"exit-unattached", "yes", "Refusing to set exit-unattached to \"yes\": the tmux server would exit at once"},
+		{"destroy-unattached", "on", "Refusing to set destroy-unattached"},
+		{"destroy-unattached", "keep-last", "Refusing to set destroy-unattached"},
+		{"history-limit", "1000000", "Refusing to set history-limit to \"1000000\": scrollback beyond 100000 lines"},
+		{"hist", "99999999", "Refusing to set history-limit"},
+	}
+	for _, r := range refusals {
+		for _, scope := range []string{"", "server", "session"} {
+			args := map[string]any{"option": r.option, "value": r.value, "global_": true}
+			if scope != "" {
+				args["scope"] = scope
+			}
+			e.fails("set_option", args, r.want, "[refused]", "--safety destructive")
+		}
+	}
+	if after := state(); after != before {
+		t.Errorf("refused set_option calls changed options:\ngot:\n%s\nwant:\n%s", after, before)
+	}
+	if pid := e.tm.PID(); pid == 0 {
+		t.Fatal("the server is gone after refused set_option calls")
+	}
+
+	d := newEnvOn(t, e, Destructive, Caller{})
+	d.ok("set_option", map[string]any{"option": "history-limit", "value": "1000000", "global_": true}, nil)
+	if got := e.tmux("show-options", "-gv", "history-limit"); got != "1000000" {
+		t.Errorf("at the destructive tier: history-limit = %q, want 1000000", got)
+	}
+	// What the refusal protects: an unattached session goes at once.
+	e.tmux("new-session", "-d", "-s", "doomed")
+	d.ok("set_option", map[string]any{"option": "destroy-unattached", "value": "on", "scope": "session", "target": "doomed"}, nil)
+	tmuxtest.WaitFor(t, 5*time.Second, "session doomed to be destroyed", func() bool {
+		_, err := e.tm.Tmux("has-session", "-t", "=doomed")
+		return err != nil
+	})
+}
+
+type envResult struct {
+	Variables map[string]any `json:"variables"`
+}
+
+func TestEnvironment(t *testing.T) {
+	e := newEnv(t, Mutating)
+	var set map[string]string
+	e.ok("set_environment", map[string]any{"name": "MCP_TEST_VAR", "value": "test value; $HOME #{x}\nline 2"}, &set)
+	if set["status"] != "set" || set["name"] != "MCP_TEST_VAR" {
+		t.Errorf("set_environment = %v, want status set", set)
+	}
+	if got := e.tmux("show-environment", "-g", "MCP_TEST_VAR"); got != "MCP_TEST_VAR=test value; $HOME #{x}\nline 2" {
+		t.Errorf("tmux global environment: got %q", got)
+	}
+	e.tmux("set-environment", "-g", "-r", "GONE_VAR")
+	var global envResult
+	e.ok("show_environment", nil, &global)
+	if got := global.Variables["MCP_TEST_VAR"]; got != "test value; $HOME #{x}\nline 2" {
+		t.Errorf("show_environment: MCP_TEST_VAR = %#v", got)
+	}
+	if got := global.Variables["-GONE_VAR"]; got != true {
+		t.Errorf("show_environment: -GONE_VAR = %#v, want true (removed)", got)
+	}
+
+	e.ok("set_environment", map[string]any{"name": "SESSION_ONLY", "value": "1", "session_name": "main"}, nil)
+	if got := e.tmux("show-environment", "-t", "main", "SESSION_ONLY"); got != "SESSION_ONLY=1" {
+		t.Errorf("session environment: got %q, want SESSION_ONLY=1", got)
+	}
+	var sess envResult
+	e.ok("show_environment", map[string]any{"session_name": "main"}, &sess)
+	e.ok("show_environment", nil, &global)
+	if sess.Variables["SESSION_ONLY"] != "1" || global.Variables["SESSION_ONLY"] != nil {
+		t.Errorf("SESSION_ONLY: session %#v, global %#v; want 1 and absent", sess.Variables["SESSION_ONLY"], global.Variables["SESSION_ONLY"])
+	}
+
+	e.fails("set_environment", map[string]any{"name": "A=B", "value": "x"}, "argument name: want a non-empty name without '='")
+	got := e.fails("set_environment", map[string]any{"name": "X", "value": "s3cret\x00"}, "argument value: contains NUL")
+	if strings.Contains(got, "s3cret") {
+		t.Errorf("error %q echoes the value", got)
+	}
+	e.fails("set_environment", map[string]any{"name": "X"}, "argument value: required")
+	e.fails("show_environment", map[string]any{"session_name": "nope"}, "Object not found: session_name=nope")
+}
+
+type hooksResult struct {
+	Entries []HookEntry `json:"entries"`
+}
+
+func TestHooks(t *testing.T) {
+	e := newEnv(t, Readonly)
+	var h hooksResult
+	e.ok("show_hooks", nil, &h)
+	if len(h.Entries) != 0 {
+		t.Errorf("show_hooks on a fresh server = %+v, want none", h.Entries)
+	}
+	e.tmux("set-hook", "-g", "pane-exited", "display-message MCP_HOOK_TEST")
+	e.tmux("set-hook", "-ag", "pane-exited", "display-message SECOND")
+	e.tmux("set-hook", "-g", "pane-focus-in", "display-message FOCUS")
+	e.ok("show_hook", map[string]any{"hook_name": "pane-exited"}, &h)
+	b, _ := json.Marshal(h.Entries)
+	if want := `[{"hook_name":"pane-exited","index":0,"command":"display-message MCP_HOOK_TEST"},` +
+		`{"hook_name":"pane-exited","index":1,"command":"display-message SECOND"}]`; string(b) != want {
+		t.Errorf("show_hook(pane-exited) = %s, want %s", b, want)
+	}
+	for _, args := range []map[string]any{nil, {"scope": "server"}} {
+		e.ok("show_hooks", args, &h)
+		var names []string
+		for _, x := range h.Entries {
+			names = append(names, x.HookName)
+		}
+		if got := strings.Join(names, ","); got != "pane-exited,pane-exited,pane-focus-in" {
+			t.Errorf("show_hooks(%v) = %s, want pane-exited twice and pane-focus-in", args, got)
+		}
+	}
+	e.ok("show_hook", map[string]any{"hook_name": "pane-focus-in", "scope": "server"}, &h)
+	if len(h.Entries) != 1 || h.Entries[0].Command != "display-message FOCUS" {
+		t.Errorf("show_hook(pane-focus-in, server) = %+v", h.Entries)
+	}
+	e.tmux("set-hook", "-t", "main", "after-new-window", "display-message SESSION")
+	e.ok("show_hooks", map[string]any{"scope": "session", "target": "main"}, &h)
+	if len(h.Entries) != 1 || h.Entries[0].HookName != "after-new-window" {
+		t.Errorf("show_hooks(session main) = %+v, want after-new-window", h.Entries)
+	}
+	pane := e.firstPane()
+	e.tmux("set-hook", "-p", "-t", pane, "pane-exited", "display-message PANE")
+	e.ok("show_hooks", map[string]any{"scope": "pane", "target": pane}, &h)
+	if len(h.Entries) != 1 || h.Entries[0].Command != "display-message PANE" {
+		t.Errorf("show_hooks(pane %s) = %+v, want its pane-exited", pane, h.Entries)
+	}
+	e.tmux("set-hook", "-gu", "pane-exited")
+	e.ok("show_hook", map[string]any{"hook_name": "pane-exited"}, &h)
+	if len(h.Entries) != 0 {
+		t.Errorf("show_hook(unset pane-exited) = %+v, want none", h.Entries)
+	}
+	e.fails("show_hook", map[string]any{"hook_name": "nope-hook"}, "invalid option: nope-hook")
+	e.fails("show_hook", map[string]any{"hook_name": "a b"}, "argument hook_name")
+	e.fails("show_hooks", map[string]any{"scope": "global"}, "argument scope: want one of")
+	e.fails("show_hooks", map[string]any{"target": "main"}, "argument target: not used with scope server")
+	e.fails("show_hooks", map[string]any{"scope": "session", "target": "nope"}, "Object not found: session_name=nope")
+	for _, x := range Catalog(Deps{}) {
+		if strings.Contains(x.Tool.Name, "hook") && (x.Tier != Readonly) {
+			t.Errorf("%s: tier %s, want hooks read-only", x.Tool.Name, x.Tier)
+		}
+	}
+}

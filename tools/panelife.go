@@ -1,0 +1,76 @@
+package tools
+
+import (
+	"context"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// Self-protection messages for panes, as libtmux-mcp words them.
+const (
+	refusePane    = "Refusing to kill the pane running this MCP server. Use a manual tmux command if intended."
+	refuseRespawn = "Refusing to respawn the pane running this MCP server. Use a manual tmux command if intended."
+)
+
+// RespawnPane restarts the process of a pane, keeping its ID.
+func RespawnPane(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
+	t := newTool("respawn_pane", "Restart a pane's process, same pane_id (kill=false: only a dead pane).",
+		hintsDestructive, paneSchema,
+		mcp.WithString("pane_id", mcp.Required()),
+		mcp.WithBoolean("kill"),
+		mcp.WithString("shell", mcp.Description("command instead of a shell")),
+		mcp.WithString("start_directory"),
+		pEnvironment, pSocket, pNoHistory)
+	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
+		env, err := envArgs(p)
+		if err != nil {
+			return nil, err
+		}
+		srv, x, err := d.pane(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		if me, ok, err := d.callerPane(ctx, srv); err != nil {
+			return nil, err
+		} else if ok && me.ID == x.ID {
+			return nil, refused(refuseRespawn)
+		}
+		args := []string{"respawn-pane", "-t", string(x.ID)}
+		if _, set := p["kill"]; !set || p.boolean("kill") {
+			args = append(args, "-k")
+		}
+		if dir := p.str("start_directory"); dir != "" {
+			args = append(args, "-c", dir)
+		}
+		args = append(args, env...)
+		if sh := p.str("shell"); sh != "" {
+			args = append(args, sh)
+		}
+		if _, err := srv.Do(ctx, args...); err != nil {
+			return nil, err
+		}
+		return d.paneResult(ctx, srv, x.ID)
+	})
+}
+
+// KillPane kills one pane, named by ID.
+func KillPane(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
+	t := newTool("kill_pane", "Kill a pane.", hintsDestructive, messageSchema,
+		mcp.WithString("pane_id", mcp.Required()), pSocket)
+	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
+		srv, x, err := d.pane(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		if me, ok, err := d.callerPane(ctx, srv); err != nil {
+			return nil, err
+		} else if ok && me.ID == x.ID {
+			return nil, refused(refusePane)
+		}
+		if _, err := srv.Do(ctx, "kill-pane", "-t", string(x.ID)); err != nil {
+			return nil, err
+		}
+		return message("Pane killed: " + string(x.ID))
+	})
+}
