@@ -155,6 +155,19 @@ func coerceTo(typ string, v any, lenient bool) (any, bool) {
 				return n, true
 			}
 		}
+	case "number":
+		switch x := v.(type) {
+		case float64:
+			if !math.IsNaN(x) && !math.IsInf(x, 0) {
+				return x, true
+			}
+		case int:
+			return float64(x), true
+		case string:
+			if f, err := strconv.ParseFloat(strings.TrimSpace(x), 64); lenient && err == nil && !math.IsNaN(f) && !math.IsInf(f, 0) {
+				return f, true
+			}
+		}
 	case "boolean":
 		switch x := v.(type) {
 		case bool:
@@ -182,10 +195,10 @@ func checkConstraints(name string, schema map[string]any, v any) error {
 			return argError(name, "want one of %s", strings.Join(enum, ", "))
 		}
 	}
-	if n, ok := v.(int); ok {
+	if n, ok := toFloat(v); ok {
 		lo, hasLo := toFloat(schema["minimum"])
 		hi, hasHi := toFloat(schema["maximum"])
-		if hasLo && float64(n) < lo || hasHi && float64(n) > hi {
+		if hasLo && n < lo || hasHi && n > hi {
 			switch {
 			case hasLo && hasHi:
 				return argError(name, "out of range: want %g to %g", lo, hi)
@@ -197,9 +210,16 @@ func checkConstraints(name string, schema map[string]any, v any) error {
 		}
 	}
 	if items, ok := v.([]any); ok {
+		// Arrays hold strings unless the schema says otherwise.
+		want := "string"
+		if is, ok := schema["items"].(map[string]any); ok {
+			if typ, ok := is["type"].(string); ok {
+				want = typ
+			}
+		}
 		for _, it := range items {
-			if _, isStr := it.(string); !isStr {
-				return argError(name, "want an array of strings, got an element of type %s", jsonType(it))
+			if jsonType(it) != want {
+				return argError(name, "want an array of %ss, got an element of type %s", want, jsonType(it))
 			}
 		}
 	}
@@ -245,6 +265,19 @@ func (p params) str(name string) string {
 func (p params) integer(name string) (int, bool) {
 	n, ok := p[name].(int)
 	return n, ok
+}
+
+// flag returns a boolean argument, or def when it is absent.
+func (p params) flag(name string, def bool) bool {
+	if b, ok := p[name].(bool); ok {
+		return b
+	}
+	return def
+}
+
+func (p params) number(name string) (float64, bool) {
+	f, ok := p[name].(float64)
+	return f, ok
 }
 
 func (p params) boolean(name string) bool {
