@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
@@ -26,6 +27,39 @@ type Deps struct {
 	// Log receives one record per tool call (never arguments or pane text);
 	// nil discards.
 	Log *slog.Logger
+	// WaitMax is the ceiling on the timeouts of wait_for_text and
+	// run_command (0: DefaultWaitMax).
+	WaitMax time.Duration
+	// ReadyTimeout bounds the wait for a new pane to be ready before the
+	// first keys are sent to it (0: DefaultReadyTimeout).
+	ReadyTimeout time.Duration
+	// PipeDirs are directories pipe_pane may write into, besides the
+	// pane's current directory and the temporary directory.
+	PipeDirs []string
+
+	// panes serialises keystrokes per pane and remembers which panes are
+	// ready; Catalog sets it, so every tool of one catalog shares it.
+	panes *paneIO
+}
+
+// Defaults of the Deps durations.
+const (
+	DefaultWaitMax      = 30 * time.Second
+	DefaultReadyTimeout = 2 * time.Second
+)
+
+func (d Deps) waitMax() time.Duration {
+	if d.WaitMax > 0 {
+		return d.WaitMax
+	}
+	return DefaultWaitMax
+}
+
+func (d Deps) readyTimeout() time.Duration {
+	if d.ReadyTimeout > 0 {
+		return d.ReadyTimeout
+	}
+	return DefaultReadyTimeout
 }
 
 // EventSource is the part of the supervisor that resources subscribe to.
