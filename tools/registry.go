@@ -54,9 +54,20 @@ func Groups() []Group {
 			{Mutating, ResizeWindow},
 			{Mutating, MoveWindow},
 		}},
-		{ID: "pane", Description: "panes: list and split", Tools: []Spec{
+		{ID: "pane", Description: "panes: list, split, type, read, wait", Tools: []Spec{
 			{Readonly, ListPanes},
 			{Mutating, SplitWindow},
+			{Mutating, SendKeys},
+			{Mutating, SendKeysBatch},
+			{Mutating, RunCommand},
+			{Readonly, CapturePane},
+			{Readonly, CaptureSince},
+			{Readonly, SnapshotPane},
+			{Readonly, SearchPanes},
+			{Readonly, WaitForText},
+			{Mutating, PasteText},
+			{Mutating, ClearPane},
+			{Mutating, PipePane},
 		}},
 		{ID: "supervisor", Description: "the supervisor's view of a tmux server", Tools: []Spec{
 			{Readonly, ServerHealth},
@@ -113,6 +124,9 @@ type Entry struct {
 // Catalog builds every tool of the registry, sorted by group and name.
 // Building a tool makes no tmux call.
 func Catalog(d Deps) []Entry {
+	if d.panes == nil {
+		d.panes = newPaneIO()
+	}
 	var out []Entry
 	for _, g := range Groups() {
 		for _, s := range g.Tools {
