@@ -15,20 +15,9 @@ import (
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
 )
 
-// captureFields are what every capture-like result says about its capture:
+// captureMeta is what every capture-like result says about its capture:
 // its digest (for if_sha256), whether the cache answered and how it knew
 // the pane had not changed.
-var captureFields = map[string]any{"sha256": tString, "cached": tBool, "freshness": tString}
-
-// withCapture adds captureFields to props.
-func withCapture(props map[string]any) map[string]any {
-	for k, v := range captureFields {
-		props[k] = v
-	}
-	return props
-}
-
-// captureMeta is captureFields' values.
 type captureMeta struct {
 	SHA256    string `json:"sha256"`
 	Cached    bool   `json:"cached"`
@@ -54,7 +43,7 @@ var captureSchema = record(tField, []string{"result", "sha256", "cached", "fresh
 
 // CapturePane returns a pane's text.
 func CapturePane(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
-	t := newTool("capture_pane", "A pane's screen, or lines start..end (<0: history); keeps the last max_lines (500).",
+	t := newTool("capture_pane", "A pane's screen, or lines start..end (<0: history); last max_lines (500) kept.",
 		hintsRead, captureSchema,
 		paneTarget(mcp.WithInteger("start"), mcp.WithInteger("end"), pMaxLines)...)
 	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
@@ -216,7 +205,7 @@ var snapshotSchema = record(tField,
 
 // SnapshotPane returns a pane's screen and state in one call.
 func SnapshotPane(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
-	t := newTool("snapshot_pane", "A pane's screen with its cursor, size, mode and command.",
+	t := newTool("snapshot_pane", "Screen, cursor, size, mode and command of a pane.",
 		hintsRead, snapshotSchema, paneTarget(pMaxLines)...)
 	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
 		srv, id, err := d.paneID(ctx, p)

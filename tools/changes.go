@@ -17,9 +17,10 @@ type paneChanger interface {
 	PaneChanges(ctx context.Context, pane tmux.PaneID) (changes <-chan struct{}, stop func(), err error)
 }
 
-// minPoll is the shortest polling interval: the supervisor lets 20
-// captures a second per pane reach tmux.
-const minPoll = 50 * time.Millisecond
+// minPoll is the shortest polling interval: 10 reads a second, half of
+// the captures a second the supervisor lets reach tmux for one pane, so
+// that a waiter leaves room for other readers.
+const minPoll = 100 * time.Millisecond
 
 // changeFeed tells a waiter when a pane may have changed: from the
 // supervisor's watcher events when it can, otherwise by polling. C is

@@ -44,7 +44,7 @@ var searchSchema = record(tField, []string{"truncated", "truncated_panes", "tota
 
 // SearchPanes finds panes whose text matches a pattern.
 func SearchPanes(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
-	t := newTool("search_panes", "Panes whose screen (or content_start..content_end) matches pattern.",
+	t := newTool("search_panes", "Find panes whose text matches pattern.",
 		hintsRead, searchSchema,
 		mcp.WithString("pattern", mcp.Required()), pRegex, pMatchCase, pSessionName, pSessionID,
 		mcp.WithInteger("content_start"), mcp.WithInteger("content_end"),

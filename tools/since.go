@@ -104,7 +104,7 @@ var sinceSchema = record(tField, []string{"pane_id", "cursor", "lines_missed", "
 
 // CaptureSince returns what a pane printed since the previous call.
 func CaptureSince(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
-	t := newTool("capture_since", "Lines new or rewritten since cursor, the previous call's (none: the screen).",
+	t := newTool("capture_since", "New or rewritten lines since the last call's cursor.",
 		hintsRead, sinceSchema,
 		paneTarget(mcp.WithString("cursor"), pMaxLines, mcp.WithInteger("max_bytes"))...)
 	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {

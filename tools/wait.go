@@ -147,7 +147,7 @@ func (w *waiter) wait(ctx context.Context, interval time.Duration) (waitResult, 
 	}
 	w.res.PaneID, w.res.EffectiveTimeout = string(w.pane), w.timeout.Seconds()
 	w.progress(ctx)
-	deadline := time.NewTimer(w.timeout)
+	deadline := time.NewTimer(w.timeout - time.Since(w.start)) // the timeout counts from the call
 	defer deadline.Stop()
 	tick := time.NewTicker(progressEvery)
 	defer tick.Stop()
@@ -161,6 +161,11 @@ func (w *waiter) wait(ctx context.Context, interval time.Duration) (waitResult, 
 			return w.finish(feed, "timeout"), nil
 		case <-tick.C:
 			w.progress(ctx)
+			// A pane that went away without a change event (its window
+			// closed) is noticed here, at the cost of one display-message.
+			if _, err := w.state(ctx); err != nil {
+				return waitResult{}, err
+			}
 			continue
 		case _, ok := <-feed.C:
 			if !ok {
@@ -243,26 +248,36 @@ func (w *waiter) read(ctx context.Context, top int) ([]string, error) {
 	return rows, nil
 }
 
-// check reads the pane once and returns the outcome if the wait is over.
-func (w *waiter) check(ctx context.Context) (string, error) {
+// state reads the pane and fails if the wait cannot go on: the pane is
+// gone, dead or respawned, or its history shrank under the baseline.
+func (w *waiter) state(ctx context.Context) (tmux.Pane, error) {
 	pn, err := readPane(ctx, w.srv, w.pane)
 	var te *toolError
 	if errors.As(err, &te) && te.class == "pane_not_found" {
-		return "", &toolError{msg: fmt.Sprintf("Pane not found: %s (it went away during the wait)", w.pane),
+		return pn, &toolError{msg: fmt.Sprintf("Pane not found: %s (it went away during the wait)", w.pane),
 			class: "pane_not_found", hint: hintPanes}
 	}
 	switch {
 	case err != nil:
-		return "", err
+		return pn, err
 	case pn.Dead:
-		return "", w.died()
+		return pn, w.died()
 	case pn.PID != w.base.PID:
-		return "", &toolError{msg: fmt.Sprintf("pane %s was respawned (pid %d -> %d); cursor/baseline anchor is no longer valid",
+		return pn, &toolError{msg: fmt.Sprintf("pane %s was respawned (pid %d -> %d); cursor/baseline anchor is no longer valid",
 			w.pane, w.base.PID, pn.PID), class: "pane_respawned"}
 	case pn.HistorySize < w.base.HistorySize && pn.Height <= w.base.Height:
-		return "", &toolError{msg: fmt.Sprintf("pane %s history shrank below entry baseline (history %d -> %d); baseline anchor lost",
+		return pn, &toolError{msg: fmt.Sprintf("pane %s history shrank below entry baseline (history %d -> %d); baseline anchor lost",
 			w.pane, w.base.HistorySize, pn.HistorySize), class: "baseline_lost",
 			hint: "Call wait_for_text again, or signal a channel from the command and use wait_for_channel."}
+	}
+	return pn, nil
+}
+
+// check reads the pane once and returns the outcome if the wait is over.
+func (w *waiter) check(ctx context.Context) (string, error) {
+	pn, err := w.state(ctx)
+	if err != nil {
+		return "", err
 	}
 	top := max(w.baseAbs-pn.HistorySize, -pn.HistorySize)
 	var rows []string
@@ -278,8 +293,16 @@ func (w *waiter) check(ctx context.Context) (string, error) {
 			fresh = append(fresh, r)
 		}
 	}
-	if len(fresh) > 0 {
-		w.res.SawNewOutput = true
+	if len(fresh) == 0 {
+		return "", nil
+	}
+	w.res.SawNewOutput = true
+	if !pn.AlternateOn {
+		// The capture came after the state was read: make sure the new
+		// lines are not the alternate screen that came in between.
+		if pn, err = w.state(ctx); err != nil {
+			return "", err
+		}
 	}
 	if pn.AlternateOn {
 		// A full-screen program: its screen is not a stream of lines.
@@ -294,11 +317,8 @@ func (w *waiter) check(ctx context.Context) (string, error) {
 		}
 	}
 	if w.patterns == nil {
-		if len(fresh) > 0 {
-			w.res.MatchedLines = fresh
-			return "any_output", nil
-		}
-		return "", nil
+		w.res.MatchedLines = fresh
+		return "any_output", nil
 	}
 	for i, re := range w.patterns {
 		if m := matching(re, fresh); len(m) > 0 {
