@@ -194,18 +194,24 @@ func TestParseCaller(t *testing.T) {
 // hiddenCallArgs are arguments with which each tool above the readonly
 // tier would change the test server if its handler ran.
 var hiddenCallArgs = map[string]map[string]any{
-	"create_session": {"session_name": "made"},
-	"create_window":  {"session_name": "main", "window_name": "made"},
-	"rename_session": {"session_name": "main", "new_name": "made"},
-	"select_window":  {"session_name": "main", "window_index": "0"},
-	"rename_window":  {"session_name": "main", "new_name": "made"},
-	"select_layout":  {"session_name": "main", "layout": "tiled"},
-	"resize_window":  {"session_name": "main", "width": 50},
-	"move_window":    {"session_name": "main", "destination_index": "7"},
-	"split_window":   {"session_name": "main"},
-	"kill_server":    {},
-	"kill_session":   {"session_name": "main"},
-	"kill_window":    {"window_id": "@0"},
+	"create_session":  {"session_name": "made"},
+	"create_window":   {"session_name": "main", "window_name": "made"},
+	"rename_session":  {"session_name": "main", "new_name": "made"},
+	"select_window":   {"session_name": "main", "window_index": "0"},
+	"rename_window":   {"session_name": "main", "new_name": "made"},
+	"select_layout":   {"session_name": "main", "layout": "tiled"},
+	"resize_window":   {"session_name": "main", "width": 50},
+	"move_window":     {"session_name": "main", "destination_index": "7"},
+	"split_window":    {"session_name": "main"},
+	"send_keys":       {"session_name": "main", "keys": "exit"},
+	"send_keys_batch": {"operations": []any{map[string]any{"keys": "exit"}}},
+	"run_command":     {"session_name": "main", "command": "exit"},
+	"paste_text":      {"session_name": "main", "text": "exit\n"},
+	"clear_pane":      {"session_name": "main"},
+	"pipe_pane":       {"session_name": "main", "output_path": "/tmp/tmux-mcp-hidden-call"},
+	"kill_server":     {},
+	"kill_session":    {"session_name": "main"},
+	"kill_window":     {"window_id": "@0"},
 }
 
 // TestTiers checks that each tier lists exactly its tools, and that calling
@@ -273,7 +279,9 @@ func TestToolsetsSelectGroups(t *testing.T) {
 	for _, e := range sel {
 		got = append(got, e.Tool.Name)
 	}
-	if want := []string{"list_panes", "split_window", "server_health"}; !slices.Equal(got, want) {
+	want := []string{"capture_pane", "capture_since", "clear_pane", "list_panes", "paste_text", "pipe_pane", "run_command",
+		"search_panes", "send_keys", "send_keys_batch", "snapshot_pane", "split_window", "wait_for_text", "server_health"}
+	if !slices.Equal(got, want) {
 		t.Errorf("Select(supervisor, pane) = %v, want %v", got, want)
 	}
 }
