@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
+	"github.com/tmux-mcp/tmux-mcp/tools"
 )
 
 // config is every setting's value after flag > environment > default.
@@ -39,6 +40,9 @@ type config struct {
 	FDLimit         int
 	RestartAttempts int
 	HungAfter       time.Duration
+	MaxWait         time.Duration
+	ReadyTimeout    time.Duration
+	PipeDirs        string
 }
 
 // setting is one row of the settings table: it drives the flag, the
@@ -177,6 +181,12 @@ func settings() []setting {
 			Usage: "recovery attempts after a server death before giving up", set: positive(func(c *config) *int { return &c.RestartAttempts })},
 		{Flag: "hung-after", Env: "TMUX_MCP_HUNG_AFTER", Default: def.Restart.HungAfter.String(),
 			Usage: "how long a live server may fail to answer before it is terminated and restarted", set: duration(func(c *config) *time.Duration { return &c.HungAfter })},
+		{Flag: "max-wait", Env: "TMUX_MCP_MAX_WAIT", Default: tools.DefaultWaitMax.String(),
+			Usage: "ceiling on the timeout of wait_for_text and run_command (longer timeouts are clamped)", set: duration(func(c *config) *time.Duration { return &c.MaxWait })},
+		{Flag: "ready-timeout", Env: "TMUX_MCP_READY_TIMEOUT", Default: tools.DefaultReadyTimeout.String(),
+			Usage: "how long the first keys to a new pane wait for it to print or move its cursor", set: duration(func(c *config) *time.Duration { return &c.ReadyTimeout })},
+		{Flag: "pipe-dirs", Env: "TMUX_MCP_PIPE_DIRS",
+			Usage: "colon-separated directories pipe_pane may write into, besides the pane's current directory and the temp directory", set: str(func(c *config) *string { return &c.PipeDirs })},
 	}
 }
 
@@ -279,6 +289,17 @@ func settingsMarkdown() string {
 		fmt.Fprintf(&b, "| `--%s` | `%s` | %s | %s |\n", s.Flag, s.Env, def, s.Usage)
 	}
 	return b.String()
+}
+
+// pipeDirs splits --pipe-dirs.
+func (c config) pipeDirs() []string {
+	var out []string
+	for _, d := range strings.Split(c.PipeDirs, ":") {
+		if d = strings.TrimSpace(d); d != "" {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 // supervisorConfig maps the settings onto the supervisor's Config.

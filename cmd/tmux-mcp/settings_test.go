@@ -164,3 +164,32 @@ func TestSupervisionSettings(t *testing.T) {
 		}
 	}
 }
+
+func TestPaneSettings(t *testing.T) {
+	fs := flag.NewFlagSet("t", flag.ContinueOnError)
+	b := bind(fs)
+	if err := fs.Parse([]string{"--max-wait", "2m"}); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"TMUX_MCP_MAX_WAIT": "5s", "TMUX_MCP_READY_TIMEOUT": "500ms", "TMUX_MCP_PIPE_DIRS": "/srv/logs: :/var/tmp"}
+	c, err := b.resolve(func(k string) string { return env[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.MaxWait != 2*time.Minute || c.ReadyTimeout != 500*time.Millisecond || strings.Join(c.pipeDirs(), ",") != "/srv/logs,/var/tmp" {
+		t.Errorf("config = max wait %v, ready %v, pipe dirs %q; want 2m (flag), 500ms, [/srv/logs /var/tmp]",
+			c.MaxWait, c.ReadyTimeout, c.pipeDirs())
+	}
+	c, err = bind(flag.NewFlagSet("t", flag.ContinueOnError)).resolve(func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.MaxWait != 30*time.Second || c.ReadyTimeout != 2*time.Second || c.pipeDirs() != nil {
+		t.Errorf("defaults = max wait %v, ready %v, pipe dirs %q; want 30s, 2s, none", c.MaxWait, c.ReadyTimeout, c.pipeDirs())
+	}
+	if _, err := bind(flag.NewFlagSet("t", flag.ContinueOnError)).resolve(func(k string) string {
+		return map[string]string{"TMUX_MCP_READY_TIMEOUT": "0s"}[k]
+	}); err == nil || !strings.Contains(err.Error(), "$TMUX_MCP_READY_TIMEOUT") {
+		t.Errorf("TMUX_MCP_READY_TIMEOUT=0s: got %v, want an error naming it", err)
+	}
+}
