@@ -52,7 +52,9 @@ func (s *Server) readopt(ctx context.Context) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
-	cctx, cancel := context.WithTimeout(ctx, probeTimeout)
+	// Nothing answering fails at the first step; a server that answers
+	// gets each round trip of the adoption its own CommandTimeout.
+	cctx, cancel := context.WithTimeout(ctx, adoptSteps*s.cfg.CommandTimeout)
 	defer cancel()
 	s.client.ForgetServer()
 	if err := s.client.Connect(cctx); err != nil {

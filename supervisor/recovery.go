@@ -172,11 +172,12 @@ func terminate(ctx context.Context, id identity) {
 
 // connectSteps is how many tmux round trips attaching to a server takes at
 // most, each allowed CommandTimeout: its version, the hidden session
-// (looked up, created) and the control connection. restartSteps adds
-// starting the server and reading the new server's identity (two queries).
+// (looked up, created) and the control connection. adoptSteps adds reading
+// the server's identity (two queries); restartSteps adds starting it.
 const (
 	connectSteps = 4
-	restartSteps = 1 + connectSteps + 2
+	adoptSteps   = connectSteps + 2
+	restartSteps = 1 + adoptSteps
 )
 
 // restart starts a new server, attaches to it and runs the restore hook.
