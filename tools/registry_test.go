@@ -130,7 +130,8 @@ func TestInstructions(t *testing.T) {
 		if len(got) >= maxInstructions {
 			t.Errorf("instructions are %d bytes, want under %d", len(got), maxInstructions)
 		}
-		for _, want := range []string{"Server > Session > Window > Pane", "Safety level: " + d.Tier.String(), "polling is cheap"} {
+		for _, want := range []string{"Server > Session > Window > Pane", "Safety level: " + d.Tier.String(), "polling is cheap",
+			"WAIT, DON'T POLL", "if_sha256"} {
 			if !strings.Contains(got, want) {
 				t.Errorf("instructions do not contain %q:\n%s", want, got)
 			}
