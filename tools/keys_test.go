@@ -27,6 +27,9 @@ func TestSendKeys(t *testing.T) {
 	// Key names: C-c interrupts what is typed, without Enter.
 	e.ok("send_keys", map[string]any{"pane_id": p, "keys": "echo NEVER", "enter": false}, nil)
 	e.ok("send_keys", map[string]any{"pane_id": p, "keys": "C-c", "enter": false}, nil)
+	// Typed while the shell handles SIGINT, keys may be dropped: wait for
+	// the new prompt.
+	e.waitScreen(p, "a new prompt after C-c", func(s string) bool { return strings.Contains(s, "^C") && strings.HasSuffix(s, "$") })
 	e.ok("send_keys", map[string]any{"pane_id": p, "keys": "echo AFTER_$((1+1))", "suppress_history": true}, nil)
 	e.waitScreen(p, "output after C-c", func(s string) bool { return strings.Contains(s, "\nAFTER_2") })
 	if s := e.screen(p); strings.Contains(s, "\nNEVER") {
@@ -213,7 +216,9 @@ func tmuxWaitLines(t *testing.T, file string, n int) {
 // startup file sleeps 300 ms and then discards what was typed meanwhile,
 // as zsh does: the keys must still arrive.
 func TestReadiness(t *testing.T) {
-	e := newEnv(t, Mutating)
+	// Generous: what is tested is that the keys wait for the shell, not
+	// how soon a loaded machine starts it.
+	e := newEnv(t, Mutating, func(d *Deps) { d.ReadyTimeout = 15 * time.Second })
 	rc := filepath.Join(t.TempDir(), "rc")
 	err := os.WriteFile(rc, []byte("sleep 0.3\nwhile read -r -s -n 1 -t 0.05 _; do :; done\nPS1='$ '\n"), 0o600)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -112,20 +113,27 @@ func first(s []string) string {
 }
 
 func TestRunCommandTimeout(t *testing.T) {
-	e := newEnv(t, Mutating, func(d *Deps) { d.WaitMax = 2 * time.Second })
+	e := newEnv(t, Mutating, func(d *Deps) { d.WaitMax = 3 * time.Second })
 	p := e.shell()
+	fifo := filepath.Join(t.TempDir(), "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	var r runResult
-	e.ok("run_command", map[string]any{"pane_id": p, "command": "echo started; sleep 1; echo LATE_$((1+1))", "timeout": 0.3}, &r)
-	if !r.TimedOut || r.ExitStatus != nil || !slices.Equal(r.Output, []string{"started"}) || r.EffectiveTimeout != 0.3 {
-		t.Errorf("run_command = %+v, want timed out after 0.3s with output [started] and no exit status", r)
+	e.ok("run_command", map[string]any{"pane_id": p, "command": "echo started; read x < " + fifo + "; echo LATE_$x", "timeout": 2.5}, &r)
+	if !r.TimedOut || r.ExitStatus != nil || !slices.Equal(r.Output, []string{"started"}) || r.EffectiveTimeout != 2.5 {
+		t.Errorf("run_command = %+v, want timed out after 2.5s with output [started] and no exit status", r)
 	}
 	// The command runs on.
+	if err := os.WriteFile(fifo, []byte("2\n"), 0); err != nil {
+		t.Fatal(err)
+	}
 	e.waitScreen(p, "the command's late output", func(s string) bool { return strings.Contains(s, "\nLATE_2") })
 
 	start := time.Now()
-	e.ok("run_command", map[string]any{"pane_id": p, "command": "sleep 5", "timeout": 3600}, &r)
-	if !r.TimedOut || r.EffectiveTimeout != 2 || time.Since(start) > 4*time.Second {
-		t.Errorf("run_command(timeout 3600) = %+v after %v, want timed out at the 2s ceiling", r, time.Since(start))
+	e.ok("run_command", map[string]any{"pane_id": p, "command": "sleep 60", "timeout": 3600}, &r)
+	if !r.TimedOut || r.EffectiveTimeout != 3 || time.Since(start) > 30*time.Second {
+		t.Errorf("run_command(timeout 3600) = %+v after %v, want timed out at the 3s ceiling", r, time.Since(start))
 	}
 }
 
