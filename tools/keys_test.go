@@ -24,17 +24,15 @@ func TestSendKeys(t *testing.T) {
 	}
 	e.waitScreen(p, "the command's output", func(s string) bool { return strings.Contains(s, "\nSENT_42") })
 
-	// Key names: C-c interrupts what is typed, without Enter.
-	e.ok("send_keys", map[string]any{"pane_id": p, "keys": "echo NEVER", "enter": false}, nil)
-	e.ok("send_keys", map[string]any{"pane_id": p, "keys": "C-c", "enter": false}, nil)
-	// Typed while the shell handles SIGINT, keys may be dropped: wait for
-	// the new prompt.
-	e.waitScreen(p, "a new prompt after C-c", func(s string) bool { return strings.Contains(s, "^C") && strings.HasSuffix(s, "$") })
-	e.ok("send_keys", map[string]any{"pane_id": p, "keys": "echo AFTER_$((1+1))", "suppress_history": true}, nil)
-	e.waitScreen(p, "output after C-c", func(s string) bool { return strings.Contains(s, "\nAFTER_2") })
-	if s := e.screen(p); strings.Contains(s, "\nNEVER") {
-		t.Errorf("screen %q: the interrupted line ran", s)
-	}
+
+	// Key names unless literal; Enter unless enter is false; a space first
+	// with suppress_history.
+	sink, file := e.sink()
+	e.ok("send_keys", map[string]any{"pane_id": sink, "keys": "C-a"}, nil)
+	e.ok("send_keys", map[string]any{"pane_id": sink, "keys": "C-a", "literal": true}, nil)
+	e.ok("send_keys", map[string]any{"pane_id": sink, "keys": "Tab", "enter": false}, nil)
+	e.ok("send_keys", map[string]any{"pane_id": sink, "keys": "quiet", "suppress_history": true}, nil)
+	waitFile(t, file, "\x01\nC-a\n\t quiet\n")
 
 	bad := []struct {
 		name string
@@ -311,8 +309,11 @@ func TestPasteText(t *testing.T) {
 	if want := "Text pasted to pane " + p; got.Result != want || text(res) != want {
 		t.Errorf("paste_text = %+v, want %q", got, want)
 	}
-	e.waitScreen(p, "the pasted command's output", func(s string) bool { return strings.Contains(s, "\nPASTED_5") })
-	// bash asks for bracketed paste: a pasted newline does not run the line.
+	e.waitScreen(p, "the pasted command's output and a prompt", func(s string) bool {
+		return strings.Contains(s, "\nPASTED_5") && strings.HasSuffix(s, "$")
+	})
+	// At its prompt bash asks for bracketed paste: a pasted newline does
+	// not run the line.
 	e.ok("paste_text", map[string]any{"pane_id": p, "text": "echo HELD_$((3+4))\n"}, nil)
 	e.waitScreen(p, "the pasted line", func(s string) bool { return strings.Contains(s, "echo HELD_$((3+4))") })
 	if s := e.screen(p); strings.Contains(s, "\nHELD_7") {

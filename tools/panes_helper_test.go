@@ -13,7 +13,6 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
-	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux/tmuxtest"
 )
 
 // window starts a window in session main running cmd (through sh -c) and
@@ -57,7 +56,17 @@ func (e *env) screen(pane string) string {
 // waitScreen waits until ok accepts the pane's screen.
 func (e *env) waitScreen(pane, what string, ok func(string) bool) {
 	e.t.Helper()
-	tmuxtest.WaitFor(e.t, 10*time.Second, what+" in pane "+pane, func() bool { return ok(e.screen(pane)) })
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		s := e.screen(pane)
+		if ok(s) {
+			return
+		}
+		if time.Now().After(deadline) {
+			e.t.Fatalf("timed out after 10s waiting for %s in pane %s; the screen:\n%s", what, pane, s)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 // waitFile waits until the file holds want.
