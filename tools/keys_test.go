@@ -24,7 +24,6 @@ func TestSendKeys(t *testing.T) {
 	}
 	e.waitScreen(p, "the command's output", func(s string) bool { return strings.Contains(s, "\nSENT_42") })
 
-
 	// Key names unless literal; Enter unless enter is false; a space first
 	// with suppress_history.
 	sink, file := e.sink()
