@@ -332,6 +332,9 @@ func TestSmallFDLimitWarnsThenRefuses(t *testing.T) {
 	if w.Resource != "fds" || w.Limit != 40 {
 		t.Errorf("warning = %+v, want fds of 40", w)
 	}
+	if r := rec.wait(t, time.Second, "resource_refused", isType(EventResourceRefused)); r.Resource != "fds" || r.Limit != 40 || r.Used == 0 {
+		t.Errorf("refusal event = %+v, want fds used of 40", r)
+	}
 	// Not livelocked: the server still answers.
 	mustDo(t, srv, "list-sessions")
 }

@@ -109,15 +109,15 @@ func (c *commands) count() int {
 	return c.n
 }
 
-// progress collects the progress notifications e's client receives.
-type progress struct {
+// progressLog collects the progress notifications e's client receives.
+type progressLog struct {
 	mu  sync.Mutex
 	got []map[string]any
 	ch  chan struct{}
 }
 
-func (e *env) progress() *progress {
-	p := &progress{ch: make(chan struct{}, 100)}
+func (e *env) watchProgress() *progressLog {
+	p := &progressLog{ch: make(chan struct{}, 100)}
 	e.c.OnNotification(func(n mcp.JSONRPCNotification) {
 		if n.Method != "notifications/progress" {
 			return
@@ -131,7 +131,7 @@ func (e *env) progress() *progress {
 }
 
 // next waits for the next notification.
-func (p *progress) next(t *testing.T) {
+func (p *progressLog) next(t *testing.T) {
 	t.Helper()
 	select {
 	case <-p.ch:
@@ -140,7 +140,7 @@ func (p *progress) next(t *testing.T) {
 	}
 }
 
-func (p *progress) all() []map[string]any {
+func (p *progressLog) all() []map[string]any {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return append([]map[string]any{}, p.got...)

@@ -47,7 +47,7 @@ func RunCommand(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 	t := newTool("run_command", "Run a command in a subshell at a pane's prompt; returns its exit status and output.",
 		hintsShell, runSchema,
 		paneTarget(mcp.WithString("command", mcp.Required()), pTimeout, pMaxLines, pSuppressHist, pIfSHA256)...)
-	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
+	return t, withRequest(handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
 		start := time.Now()
 		cmd := p.str("command")
 		noHistory := p.flag("suppress_history", true)
@@ -99,7 +99,7 @@ func RunCommand(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		res.ReadyTimedOut = notReady
 		res.Elapsed = seconds(time.Since(start))
 		return structured(res)
-	})
+	}))
 }
 
 // positiveArg returns an integer argument that must be at least 1, or
@@ -193,9 +193,11 @@ func (r *run) do(ctx context.Context, tmuxBin, cmd string, noHistory bool, timeo
 	if err := k.send(ctx, r.srv, r.pane); err != nil {
 		return runResult{}, err
 	}
+	prog := startProgress(ctx, requestOf(ctx), timeout, "running a command in pane "+string(r.pane))
 	wctx, cancel := context.WithTimeout(ctx, timeout)
 	_, err = r.srv.DoBlocking(wctx, "wait-for", r.channel())
 	cancel()
+	prog.stop()
 	timedOut := false
 	switch {
 	case ctx.Err() != nil:

@@ -171,11 +171,11 @@ func searchCandidates(ctx context.Context, srv *supervisor.Server, p params) ([]
 		}
 		panes = slices.DeleteFunc(panes, func(x tmux.Pane) bool { return x.SessionID != s.SessionID })
 	}
-	slices.SortStableFunc(panes, func(a, b tmux.Pane) int { return paneNum(a.ID) - paneNum(b.ID) })
+	slices.SortStableFunc(panes, func(a, b tmux.Pane) int { return paneOrder(a.ID) - paneOrder(b.ID) })
 	return slices.CompactFunc(panes, func(a, b tmux.Pane) bool { return a.ID == b.ID }), nil
 }
 
-func paneNum(id tmux.PaneID) int {
+func paneOrder(id tmux.PaneID) int {
 	n, _ := strconv.Atoi(strings.TrimPrefix(string(id), "%"))
 	return n
 }

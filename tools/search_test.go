@@ -114,8 +114,8 @@ func TestSearchPanesPaging(t *testing.T) {
 	e.ok("search_panes", map[string]any{"pattern": "PAGE_MARKER", "limit": 100}, &all)
 	ids := matchIDs(all)
 	sorted := slices.Clone(ids)
-	slices.SortFunc(sorted, func(a, b string) int { return paneNum(paneID(a)) - paneNum(paneID(b)) })
-	if len(ids) != 12 || !slices.Equal(ids, sorted) || paneNum(paneID(ids[0])) >= paneNum(paneID(ids[11])) {
+	slices.SortFunc(sorted, func(a, b string) int { return paneOrder(paneID(a)) - paneOrder(paneID(b)) })
+	if len(ids) != 12 || !slices.Equal(ids, sorted) || paneOrder(paneID(ids[0])) >= paneOrder(paneID(ids[11])) {
 		t.Errorf("search_panes = %v, want 12 panes in numeric ID order", ids)
 	}
 	e.ok("search_panes", map[string]any{"pattern": "PAGE_MARKER", "limit": 1}, &page1)

@@ -21,8 +21,8 @@ const (
 	waitTailBytes = 2000
 )
 
-// progressEvery is how often a wait reports progress (when asked to).
-const progressEvery = time.Second
+// liveEvery is how often a wait checks that its pane still exists.
+const liveEvery = time.Second
 
 // checkSpacing is the least time between two reads of a waited-on pane:
 // output that keeps coming is read at most 20 times a second, the rate the
@@ -54,7 +54,7 @@ func WaitForText(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		hintsRead, waitSchema,
 		paneTarget(mcp.WithArray("patterns", mcp.WithStringItems()), mcp.WithArray("stop", mcp.WithStringItems()),
 			pRegex, pMatchCase, pTimeout, mcp.WithNumber("interval"))...)
-	return t, withProgress(handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
+	return t, withRequest(handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
 		start := time.Now()
 		w := &waiter{start: start}
 		var err error
@@ -146,11 +146,12 @@ func (w *waiter) wait(ctx context.Context, interval time.Duration) (waitResult, 
 		return waitResult{}, err
 	}
 	w.res.PaneID, w.res.EffectiveTimeout = string(w.pane), w.timeout.Seconds()
-	w.progress(ctx)
+	prog := startProgress(ctx, requestOf(ctx), w.timeout, "waiting for text on pane "+string(w.pane))
+	defer prog.stop()
 	deadline := time.NewTimer(w.timeout - time.Since(w.start)) // the timeout counts from the call
 	defer deadline.Stop()
-	tick := time.NewTicker(progressEvery)
-	defer tick.Stop()
+	live := time.NewTicker(liveEvery)
+	defer live.Stop()
 	var laterC <-chan time.Time // a check put off by checkSpacing or a rate limit
 	var last time.Time
 	for {
@@ -159,8 +160,7 @@ func (w *waiter) wait(ctx context.Context, interval time.Duration) (waitResult, 
 			return waitResult{}, ctx.Err()
 		case <-deadline.C:
 			return w.finish(feed, "timeout"), nil
-		case <-tick.C:
-			w.progress(ctx)
+		case <-live.C:
 			// A pane that went away without a change event (its window
 			// closed) is noticed here, at the cost of one display-message.
 			if _, err := w.state(ctx); err != nil {
@@ -346,12 +346,6 @@ func (w *waiter) finish(feed *changeFeed, outcome string) waitResult {
 	r.Tail, _, _ = capTail(trimRows(w.rows), waitTailLines, waitTailBytes)
 	r.Detection = feed.mode()
 	return r
-}
-
-func (w *waiter) progress(ctx context.Context) {
-	el := time.Since(w.start)
-	reportProgress(ctx, el.Seconds(), w.timeout.Seconds(), fmt.Sprintf("Waiting on pane %s: %.1fs elapsed, %.1fs left",
-		w.pane, el.Seconds(), max(w.timeout-el, 0).Seconds()))
 }
 
 // matching returns the lines re matches.

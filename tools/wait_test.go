@@ -30,9 +30,9 @@ func wantDetection() string {
 
 // waitArmed starts wait_for_text and returns once it has taken its
 // baseline (it reports progress then).
-func (e *env) waitArmed(ctx context.Context, args map[string]any) (<-chan callResult, *progress) {
+func (e *env) waitArmed(ctx context.Context, args map[string]any) (<-chan callResult, *progressLog) {
 	e.t.Helper()
-	prog := e.progress()
+	prog := e.watchProgress()
 	ch := e.async(ctx, "wait_for_text", args)
 	prog.next(e.t)
 	return ch, prog
@@ -281,12 +281,12 @@ func TestWaitForTextProgress(t *testing.T) {
 	e.result(ch, nil)
 	got := prog.all()
 	if len(got) < 2 {
-		t.Fatalf("got %d progress notifications, want at least 2 (arming, then every second)", len(got))
+		t.Fatalf("got %d progress notifications, want at least 2 (arming, then every 2s)", len(got))
 	}
 	for i, n := range got {
 		msg, _ := n["message"].(string)
-		if n["total"] != 4.0 || n["progressToken"] != "tok" || !strings.Contains(msg, "Waiting on pane "+p) ||
-			!strings.Contains(msg, "elapsed") || !strings.Contains(msg, "left") {
+		if n["total"] != 4.0 || n["progressToken"] != "tok" || !strings.Contains(msg, "waiting for text on pane "+p+": ") ||
+			!strings.HasSuffix(msg, " of 4s") {
 			t.Errorf("notification %d = %v, want total 4, the token, and a message naming the pane", i, n)
 		}
 	}

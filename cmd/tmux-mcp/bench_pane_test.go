@@ -285,10 +285,10 @@ func BenchmarkWaitDetection(b *testing.B) {
 			case err := <-done:
 				b.Fatalf("wait_for_text ended before it was armed: %v", err)
 			}
-			h0 := health(b, c)
+			h0 := healthCountsOf(b, c)
 			start := time.Now()
 			time.Sleep(window) // the measurement window: the pane stays silent
-			h1 := health(b, c)
+			h1 := healthCountsOf(b, c)
 			waited += time.Since(start)
 			captures += h1.Captures - h0.Captures
 			barriers += h1.Barriers - h0.Barriers
@@ -306,7 +306,7 @@ type healthCounts struct {
 	Barriers uint64 `json:"barriers"`
 }
 
-func health(b *testing.B, c *client.Client) healthCounts {
+func healthCountsOf(b *testing.B, c *client.Client) healthCounts {
 	b.Helper()
 	var req mcp.CallToolRequest
 	req.Params.Name = "server_health"
