@@ -150,13 +150,15 @@ func serve(ctx context.Context, o serveOptions, e env, logger *slog.Logger) erro
 		}()
 	}
 	d := tools.Deps{
-		Sup:       sup,
-		Tier:      o.tier,
-		Caller:    tools.ParseCaller(e.getenv("TMUX"), e.getenv("TMUX_PANE")),
-		SocketDir: socketDir(e.getenv),
-		Log:       logger,
-		Journal:   toolsJournal(j, o.Restore),
-		MaxWait:   o.MaxWait,
+		Sup:          sup,
+		Tier:         o.tier,
+		Caller:       tools.ParseCaller(e.getenv("TMUX"), e.getenv("TMUX_PANE")),
+		SocketDir:    socketDir(e.getenv),
+		Log:          logger,
+		Journal:      toolsJournal(j, o.Restore),
+		MaxWait:      o.MaxWait,
+		ReadyTimeout: o.ReadyTimeout,
+		PipeDirs:     o.pipeDirs(),
 	}
 	ts, err := tools.New(d, tools.Options{Version: version(), Toolsets: o.toolsets, DrainTimeout: drainTimeout})
 	if err != nil {
