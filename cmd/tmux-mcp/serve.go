@@ -74,7 +74,20 @@ func runServe(ctx context.Context, args []string, e env) int {
 			return exitUsage
 		}
 	}
-	if err := serve(ctx, opts, e, logger); err != nil {
+	plan, err := planTelemetry(e.getenv, c.TraceFile)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "tmux-mcp serve: telemetry: %v\n", err)
+		return exitUsage
+	}
+	tel, err := startTelemetry(ctx, plan, e.getenv, logger)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "tmux-mcp serve: %v\n", err)
+		return exitUsage
+	}
+	// Last out: what the supervisor and the tools record while stopping
+	// is flushed too.
+	defer tel.shutdown(ctx, logger)
+	if err := serve(ctx, opts, e, logger, tel); err != nil {
 		logger.Error("serve", "err", err)
 		return exitFail
 	}
@@ -127,7 +140,7 @@ func socketDir(getenv func(string) string) string {
 	return filepath.Join(dir, "tmux-"+strconv.Itoa(os.Geteuid()))
 }
 
-func serve(ctx context.Context, o serveOptions, e env, logger *slog.Logger) error {
+func serve(ctx context.Context, o serveOptions, e env, logger *slog.Logger, tel *telemetry) error {
 	sup := supervisor.New(o.supervisorConfig())
 	defer func() {
 		if err := sup.Close(); err != nil {
