@@ -147,6 +147,13 @@ func serve(ctx context.Context, o serveOptions, e env, logger *slog.Logger, tel 
 			logger.Warn("supervisor close", "err", err)
 		}
 	}()
+	if tel.metering {
+		stop, err := observeSupervisor(tel.meters, sup)
+		if err != nil {
+			return fmt.Errorf("telemetry: metrics: %w", err)
+		}
+		defer stop()
+	}
 	d := tools.Deps{
 		Sup:       sup,
 		Tier:      o.tier,

@@ -42,6 +42,10 @@ const (
 	otlpTimeout = 5 * time.Second
 )
 
+// instrumentationName names the binary's tracer and meter (MCP requests,
+// supervisor metrics).
+const instrumentationName = "github.com/tmux-mcp/tmux-mcp/cmd/tmux-mcp"
+
 // otlpRetry bounds the retries of one export (the SDK's default retries
 // for a minute, with the batch queue filling behind it).
 var otlpRetry = struct {
