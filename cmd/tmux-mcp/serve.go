@@ -154,6 +154,10 @@ func serve(ctx context.Context, o serveOptions, e env, logger *slog.Logger, tel 
 		}
 		defer stop()
 	}
+	mcpOpts, err := tel.mcpOptions(transportName(o.HTTP))
+	if err != nil {
+		return fmt.Errorf("telemetry: %w", err)
+	}
 	d := tools.Deps{
 		Sup:       sup,
 		Tier:      o.tier,
@@ -161,7 +165,8 @@ func serve(ctx context.Context, o serveOptions, e env, logger *slog.Logger, tel 
 		SocketDir: socketDir(e.getenv),
 		Log:       logger,
 	}
-	ts, err := tools.New(d, tools.Options{Version: version(), Toolsets: o.toolsets, DrainTimeout: drainTimeout})
+	ts, err := tools.New(d, tools.Options{Version: version(), Toolsets: o.toolsets, DrainTimeout: drainTimeout,
+		ServerOptions: mcpOpts})
 	if err != nil {
 		return err
 	}
