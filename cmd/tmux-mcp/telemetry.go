@@ -46,12 +46,18 @@ const (
 // supervisor metrics).
 const instrumentationName = "github.com/tmux-mcp/tmux-mcp/cmd/tmux-mcp"
 
-// otlpRetry bounds the retries of one export (the SDK's default retries
-// for a minute, with the batch queue filling behind it).
-var otlpRetry = struct {
+// retryConfig has the fields of each OTLP exporter's RetryConfig, so it
+// converts to any of them.
+type retryConfig struct {
 	Enabled                                      bool
 	InitialInterval, MaxInterval, MaxElapsedTime time.Duration
-}{true, 500 * time.Millisecond, 2 * time.Second, 5 * time.Second}
+}
+
+// otlpRetry bounds the retries of one export (the SDK's default retries
+// for a minute, with the batch queue filling behind it).
+func otlpRetry() retryConfig {
+	return retryConfig{Enabled: true, InitialInterval: 500 * time.Millisecond, MaxInterval: 2 * time.Second, MaxElapsedTime: 5 * time.Second}
+}
 
 // otelSignal is one OpenTelemetry signal the binary exports over OTLP.
 type otelSignal string
@@ -226,13 +232,13 @@ func newTraceExporter(ctx context.Context, proto string, getenv func(string) str
 	var exp sdktrace.SpanExporter
 	var err error
 	if proto == "grpc" {
-		opts := []otlptracegrpc.Option{otlptracegrpc.WithRetry(otlptracegrpc.RetryConfig(otlpRetry))}
+		opts := []otlptracegrpc.Option{otlptracegrpc.WithRetry(otlptracegrpc.RetryConfig(otlpRetry()))}
 		if !timeoutSet(getenv, otelTraces) {
 			opts = append(opts, otlptracegrpc.WithTimeout(otlpTimeout))
 		}
 		exp, err = otlptracegrpc.New(ctx, opts...)
 	} else { // http/protobuf or http/json: the exporter reads which from the environment
-		opts := []otlptracehttp.Option{otlptracehttp.WithRetry(otlptracehttp.RetryConfig(otlpRetry))}
+		opts := []otlptracehttp.Option{otlptracehttp.WithRetry(otlptracehttp.RetryConfig(otlpRetry()))}
 		if !timeoutSet(getenv, otelTraces) {
 			opts = append(opts, otlptracehttp.WithTimeout(otlpTimeout))
 		}
@@ -248,13 +254,13 @@ func newMetricExporter(ctx context.Context, proto string, getenv func(string) st
 	var exp sdkmetric.Exporter
 	var err error
 	if proto == "grpc" {
-		opts := []otlpmetricgrpc.Option{otlpmetricgrpc.WithRetry(otlpmetricgrpc.RetryConfig(otlpRetry))}
+		opts := []otlpmetricgrpc.Option{otlpmetricgrpc.WithRetry(otlpmetricgrpc.RetryConfig(otlpRetry()))}
 		if !timeoutSet(getenv, otelMetrics) {
 			opts = append(opts, otlpmetricgrpc.WithTimeout(otlpTimeout))
 		}
 		exp, err = otlpmetricgrpc.New(ctx, opts...)
 	} else {
-		opts := []otlpmetrichttp.Option{otlpmetrichttp.WithRetry(otlpmetrichttp.RetryConfig(otlpRetry))}
+		opts := []otlpmetrichttp.Option{otlpmetrichttp.WithRetry(otlpmetrichttp.RetryConfig(otlpRetry()))}
 		if !timeoutSet(getenv, otelMetrics) {
 			opts = append(opts, otlpmetrichttp.WithTimeout(otlpTimeout))
 		}
