@@ -317,7 +317,7 @@ func TestSpansCarryNoSecrets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tmuxtest.WaitFor(t, 5*time.Second, "the pane's text through the supervisor", func() bool {
+	tmuxtest.WaitFor(t, 10*time.Second, "the pane's text through the supervisor", func() bool {
 		c, err := srv.Capture(context.Background(), supervisor.CaptureRequest{Pane: tmux.PaneID(pane.ID)})
 		return err == nil && strings.Contains(string(c.Content), printed)
 	})

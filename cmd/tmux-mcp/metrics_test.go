@@ -136,14 +136,14 @@ func TestMetricsAgreeWithHealth(t *testing.T) {
 		t.Fatal(err)
 	}
 	pane := tmux.PaneID(trimNL(out))
-	tmuxtest.WaitFor(t, 5*time.Second, "a cached capture", func() bool {
+	tmuxtest.WaitFor(t, 10*time.Second, "a cached capture", func() bool {
 		c, err := srv.Capture(testCtx(t), supervisor.CaptureRequest{Pane: pane})
 		return err == nil && c.Cached
 	})
 	if _, err := srv.Do(testCtx(t), "kill-pane", "-t", "%999"); err == nil {
 		t.Fatal("kill-pane of a missing pane succeeded")
 	}
-	tmuxtest.WaitFor(t, 5*time.Second, "a resource sample", func() bool { return srv.Health().FDs > 0 })
+	tmuxtest.WaitFor(t, 10*time.Second, "a resource sample", func() bool { return srv.Health().FDs > 0 })
 
 	h := srv.Health()
 	got := e.collect()
