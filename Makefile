@@ -5,8 +5,9 @@ PKGS      := ./...
 STATICCHECK_VERSION := v0.8.2
 STATICCHECK := $(shell $(GO) env GOPATH)/bin/staticcheck
 BENCHTIME ?= 2s
+STRESS    ?= 5
 
-.PHONY: all build run test race lint fmt-check vet staticcheck bench fuzz ci clean
+.PHONY: all build run test race lint fmt-check vet staticcheck bench fuzz ci stress clean
 
 all: build
 
@@ -44,6 +45,11 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzControlParse -fuzztime 30s ./supervisor/tmux/
 
 ci: lint test
+
+# The whole race suite STRESS times in a row (default 5), naming every
+# failing test; non-zero exit on any failure. Run it before you stop.
+stress:
+	STRESS=$(STRESS) GO=$(GO) scripts/stress
 
 clean:
 	rm -rf bin

@@ -11,8 +11,10 @@ import (
 )
 
 // BenchmarkCaptureUnchanged compares, in one run, a capture of a pane that
-// has not changed: through the supervisor (served from cache), straight
-// over the wire's control transport, and over exec.
+// has not changed: through the supervisor served from cache (the barrier
+// round trip included), through the supervisor with nothing cached (barrier
+// and capture-pane), straight over the wire's control transport, and over
+// exec; and counts what 600 captures of the silent pane cost tmux.
 func BenchmarkCaptureUnchanged(b *testing.B) {
 	ts := tmuxtest.New(b)
 	sup := New(Config{DefaultSocket: tmux.Socket{Path: ts.Socket}, TmuxConfig: "/dev/null",
@@ -50,6 +52,32 @@ func BenchmarkCaptureUnchanged(b *testing.B) {
 			}
 			return err
 		})
+	})
+	b.Run("supervisor-uncached", func(b *testing.B) {
+		tmuxtest.MeasureLatency(b, func() error {
+			srv.fresh.changed()
+			c, err := srv.Capture(ctx, CaptureRequest{Pane: pane})
+			if err == nil && c.Cached {
+				b.Fatal("capture was served from cache after the cache was dropped")
+			}
+			return err
+		})
+	})
+	b.Run("silent-pane-600-captures", func(b *testing.B) {
+		var barriers, captures uint64
+		for i := 0; i < b.N; i++ {
+			before := srv.Health()
+			for j := 0; j < 600; j++ {
+				if _, err := srv.Capture(ctx, CaptureRequest{Pane: pane}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			after := srv.Health()
+			barriers += after.Barriers - before.Barriers
+			captures += after.Captures - before.Captures
+		}
+		b.ReportMetric(float64(barriers)/float64(b.N), "barriers/600")
+		b.ReportMetric(float64(captures)/float64(b.N), "capture-pane/600")
 	})
 	b.Run("wire-control", func(b *testing.B) {
 		tmuxtest.MeasureLatency(b, func() error {

@@ -10,20 +10,17 @@ import (
 )
 
 // captureKey identifies one capture of one pane: the planned range, the
-// flags, the caps, and, in exec-only mode, the probe signature of the
-// pane's cheap state. An entry found under a key with a probe signature is
-// as fresh as the probe: a different signature is a different key.
+// flags and the caps.
 type captureKey struct {
 	pane               tmux.PaneID
 	start, end         string
 	join, escape       bool
 	maxLines, maxBytes int
-	probe              string // exec-only probe signature; "" with a watcher
 }
 
-// String returns the key as text, for singleflight.
+// String returns the key as text, for logs and tests.
 func (k captureKey) String() string {
-	return fmt.Sprintf("%s|%s|%s|%t|%t|%d|%d|%s", k.pane, k.start, k.end, k.join, k.escape, k.maxLines, k.maxBytes, k.probe)
+	return fmt.Sprintf("%s|%s|%s|%t|%t|%d|%d", k.pane, k.start, k.end, k.join, k.escape, k.maxLines, k.maxBytes)
 }
 
 // Bounds of the capture cache.
@@ -33,19 +30,15 @@ const (
 	cacheMaxContent = 64 << 20 // bytes of pane text kept in all
 )
 
-// captureCache keeps recent captures per pane and serves them again while
-// the pane has not changed. Change is tracked by a generation per pane:
-// touch (any %output, %extended-output, %pause, %continue or mode change
-// for the pane) and touchAll (layout changes, and whenever output tracking
-// may have missed something: a watcher connection coming up or going away)
-// start a new generation, and an entry is served only at the generation it
-// was stored at. The caller reads the generation before its tmux call and
-// passes it to put, so output that arrives during the call keeps the
-// result out of the cache.
-//
-// Freshness is only as good as the caller's tracking: entries without a
-// probe signature must be stored and read only while a watcher reports the
-// pane's output, and touchAll must be called when that stops or starts.
+// captureCache keeps recent captures per pane, each with the proof it was
+// taken under (see freshness.go), and serves one again only under an
+// identical proof. Change is tracked by a generation per pane: touch (any
+// %output, %pause, %continue or mode change for the pane) and touchAll
+// (tmux-mcp ran a command that may change panes; the server died) start a
+// new generation, and an entry is served only at the generation it was
+// stored at. The generation is part of the proof, read after the barrier or
+// probe and before the tmux call, so output that arrives during the call
+// keeps the result out of the cache.
 //
 // The cache is bounded: cachePerPane keys per pane, cacheMaxPanes panes
 // (least recently used go first) and cacheMaxContent bytes in all. It is
@@ -67,8 +60,9 @@ type paneCache struct {
 }
 
 type cacheEntry struct {
-	key captureKey
-	c   Capture
+	key   captureKey
+	proof proof
+	c     Capture
 }
 
 func newCaptureCache() *captureCache {
@@ -110,9 +104,9 @@ func (c *captureCache) touchAll() {
 	c.mu.Unlock()
 }
 
-// get returns the capture stored under key if the pane has not changed
-// since. Callers must not modify its Content.
-func (c *captureCache) get(key captureKey) (Capture, bool) {
+// get returns the capture stored under key if it was stored under proof p
+// and the pane has not changed since. Callers must not modify its Content.
+func (c *captureCache) get(key captureKey, p proof) (Capture, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e, ok := c.panes[key.pane]
@@ -120,8 +114,11 @@ func (c *captureCache) get(key captureKey) (Capture, bool) {
 		return Capture{}, false
 	}
 	pc := e.Value.(*paneCache)
+	if pc.gen != p.gen {
+		return Capture{}, false
+	}
 	for i, ent := range pc.entries {
-		if ent.key == key {
+		if ent.key == key && ent.proof == p {
 			copy(pc.entries[1:i+1], pc.entries[:i])
 			pc.entries[0] = ent
 			c.lru.MoveToFront(e)
@@ -131,11 +128,11 @@ func (c *captureCache) get(key captureKey) (Capture, bool) {
 	return Capture{}, false
 }
 
-// put stores a capture taken under key at generation gen (read with
-// generation before the tmux call). It stores nothing, and returns false,
-// when the pane has changed since gen or the capture alone is larger than
-// the cache. The cache keeps its own copy of Content.
-func (c *captureCache) put(key captureKey, gen uint64, capture Capture) bool {
+// put stores a capture taken under key after proof p was established. It
+// stores nothing, and returns false, when the pane has changed since p's
+// generation or the capture alone is larger than the cache. The cache
+// keeps its own copy of Content.
+func (c *captureCache) put(key captureKey, p proof, capture Capture) bool {
 	if len(capture.Content) > c.maxContent/c.perPane {
 		return false
 	}
@@ -143,7 +140,7 @@ func (c *captureCache) put(key captureKey, gen uint64, capture Capture) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e, ok := c.panes[key.pane]
-	if !ok || e.Value.(*paneCache).gen != gen {
+	if !ok || e.Value.(*paneCache).gen != p.gen {
 		return false
 	}
 	pc := e.Value.(*paneCache)
@@ -162,14 +159,11 @@ func (c *captureCache) put(key captureKey, gen uint64, capture Capture) bool {
 	}
 	pc.entries = append(pc.entries, cacheEntry{})
 	copy(pc.entries[1:], pc.entries)
-	pc.entries[0] = cacheEntry{key: key, c: capture}
+	pc.entries[0] = cacheEntry{key: key, proof: p, c: capture}
 	c.content += len(capture.Content)
 	c.evict()
 	return true
 }
-
-// forget drops a pane that no longer exists.
-func (c *captureCache) forget(pane tmux.PaneID) { c.touch(pane) }
 
 // evict drops least recently used panes until the bounds hold. The most
 // recently used pane is never dropped.

@@ -13,24 +13,32 @@ func capOf(s string) Capture {
 	return Capture{Content: []byte(s), Lines: strings.Count(s, "\n"), Freshness: "watcher"}
 }
 
-// store reads the generation and puts, as a capture without interference
-// would.
+// now returns the proof a barrier on watcher connection 1 would give for
+// pane right now, with the pane's state unchanged ("s").
+func now(c *captureCache, pane tmux.PaneID) proof {
+	return proof{how: "watcher", epoch: 1, sig: "s", gen: c.generation(pane)}
+}
+
+// store proves and puts, as a capture without interference would.
 func store(t *testing.T, c *captureCache, k captureKey, content string) {
 	t.Helper()
-	if !c.put(k, c.generation(k.pane), capOf(content)) {
+	if !c.put(k, now(c, k.pane), capOf(content)) {
 		t.Fatalf("put(%v) refused without a change in between", k)
 	}
 }
+
+// get looks k up under a proof taken now.
+func get(c *captureCache, k captureKey) (Capture, bool) { return c.get(k, now(c, k.pane)) }
 
 func TestCaptureCacheHitAndMiss(t *testing.T) {
 	c := newCaptureCache()
 	k := captureKey{pane: "%1", start: "-10", maxLines: 500, maxBytes: 1 << 18}
 
-	if _, ok := c.get(k); ok {
+	if _, ok := get(c, k); ok {
 		t.Fatal("get on an empty cache hit")
 	}
 	store(t, c, k, "hello\n")
-	got, ok := c.get(k)
+	got, ok := get(c, k)
 	if !ok || string(got.Content) != "hello\n" || got.Lines != 1 {
 		t.Fatalf("get after put = %q, %v; want \"hello\\n\", true", got.Content, ok)
 	}
@@ -43,10 +51,9 @@ func TestCaptureCacheHitAndMiss(t *testing.T) {
 		{pane: "%1", start: "-10", escape: true, maxLines: 500, maxBytes: 1 << 18},
 		{pane: "%1", start: "-10", maxLines: 50, maxBytes: 1 << 18},
 		{pane: "%1", start: "-10", maxLines: 500, maxBytes: 1 << 10},
-		{pane: "%1", start: "-10", maxLines: 500, maxBytes: 1 << 18, probe: "1 0 0 4242 80 24"},
 	}
 	for _, o := range other {
-		if _, ok := c.get(o); ok {
+		if _, ok := get(c, o); ok {
 			t.Errorf("get(%v) hit an entry stored under %v", o, k)
 		}
 		if o.String() == k.String() {
@@ -66,7 +73,6 @@ func TestCaptureCacheTouch(t *testing.T) {
 		{"touch of the pane", func(c *captureCache) { c.touch("%1") }, false, true},
 		{"touch of another pane", func(c *captureCache) { c.touch("%3") }, true, true},
 		{"touchAll", func(c *captureCache) { c.touchAll() }, false, false},
-		{"forget", func(c *captureCache) { c.forget("%2") }, true, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -74,15 +80,15 @@ func TestCaptureCacheTouch(t *testing.T) {
 			store(t, c, k1, "one\n")
 			store(t, c, k2, "two\n")
 			tt.invalidate(c)
-			if _, ok := c.get(k1); ok != tt.want1 {
+			if _, ok := get(c, k1); ok != tt.want1 {
 				t.Errorf("get(%%1) hit = %v, want %v", ok, tt.want1)
 			}
-			if _, ok := c.get(k2); ok != tt.want2 {
+			if _, ok := get(c, k2); ok != tt.want2 {
 				t.Errorf("get(%%2) hit = %v, want %v", ok, tt.want2)
 			}
 			// A new capture is cached again.
 			store(t, c, k1, "one again\n")
-			if got, ok := c.get(k1); !ok || string(got.Content) != "one again\n" {
+			if got, ok := get(c, k1); !ok || string(got.Content) != "one again\n" {
 				t.Errorf("get after a new put = %q, %v; want the new capture", got.Content, ok)
 			}
 		})
@@ -105,34 +111,43 @@ func TestCaptureCacheTouchDuringCall(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			c := newCaptureCache()
 			k := captureKey{pane: "%1"}
-			gen := c.generation("%1") // before the tmux call
+			p := now(c, "%1") // before the tmux call
 			tt.during(c)
-			if got := c.put(k, gen, capOf("x\n")); got != tt.want {
+			if got := c.put(k, p, capOf("x\n")); got != tt.want {
 				t.Errorf("put() = %v, want %v", got, tt.want)
 			}
-			if _, ok := c.get(k); ok != tt.want {
+			if _, ok := get(c, k); ok != tt.want {
 				t.Errorf("get() hit = %v, want %v", ok, tt.want)
 			}
 		})
 	}
 }
 
-func TestCaptureCacheProbeSignature(t *testing.T) {
+func TestCaptureCacheServesOnlyUnderTheSameProof(t *testing.T) {
 	c := newCaptureCache()
-	sig := "120 5 17 4242 120 40 1767000000 0 0"
-	k := captureKey{pane: "%1", probe: sig}
-	store(t, c, k, "before\n")
-	if _, ok := c.get(k); !ok {
-		t.Fatal("get with the same signature missed")
+	k := captureKey{pane: "%1"}
+	stored := now(c, "%1")
+	if !c.put(k, stored, capOf("before\n")) {
+		t.Fatal("put refused")
 	}
-	moved := k
-	moved.probe = "121 0 17 4242 120 40 1767000001 0 0" // a line was printed
-	if _, ok := c.get(moved); ok {
-		t.Error("get with a changed signature hit")
+	tests := []struct {
+		name  string
+		proof func(p proof) proof
+		want  bool
+	}{
+		{"the same proof", func(p proof) proof { return p }, true},
+		{"another watcher connection", func(p proof) proof { p.epoch++; return p }, false},
+		{"pane state changed (clear-history)", func(p proof) proof { p.sig = "t"; return p }, false},
+		{"proven by the probe instead", func(p proof) proof { p.how = "probe"; return p }, false},
+		{"an older generation", func(p proof) proof { p.gen--; return p }, false},
+		{"no proof", func(proof) proof { return proof{} }, false},
 	}
-	store(t, c, moved, "after\n")
-	if got, ok := c.get(moved); !ok || string(got.Content) != "after\n" {
-		t.Errorf("get(new signature) = %q, %v; want \"after\\n\", true", got.Content, ok)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if _, got := c.get(k, tt.proof(stored)); got != tt.want {
+				t.Errorf("get() hit = %v, want %v", got, tt.want)
+			}
+		})
 	}
 }
 
@@ -146,7 +161,7 @@ func TestCaptureCacheBounds(t *testing.T) {
 			store(t, c, k, fmt.Sprintf("capture %d\n", i))
 		}
 		for i, k := range keys {
-			_, ok := c.get(k)
+			_, ok := get(c, k)
 			if want := i >= 2; ok != want {
 				t.Errorf("key %d of %d: hit = %v, want %v (the oldest go first)", i, len(keys), ok, want)
 			}
@@ -157,10 +172,10 @@ func TestCaptureCacheBounds(t *testing.T) {
 		first := captureKey{pane: "%1", start: "first"}
 		store(t, c, first, "x\n")
 		for i := range cachePerPane * 3 {
-			c.get(first)
+			get(c, first)
 			store(t, c, captureKey{pane: "%1", start: fmt.Sprint(i)}, "y\n")
 		}
-		if _, ok := c.get(first); !ok {
+		if _, ok := get(c, first); !ok {
 			t.Error("a key read before every put was evicted")
 		}
 	})
@@ -172,11 +187,11 @@ func TestCaptureCacheBounds(t *testing.T) {
 		if panes, _ := c.stats(); panes != cacheMaxPanes {
 			t.Errorf("panes held = %d, want %d", panes, cacheMaxPanes)
 		}
-		if _, ok := c.get(captureKey{pane: "%0"}); ok {
+		if _, ok := get(c, captureKey{pane: "%0"}); ok {
 			t.Error("the least recently used pane was kept")
 		}
 		last := tmux.PaneID(fmt.Sprintf("%%%d", cacheMaxPanes+99))
-		if _, ok := c.get(captureKey{pane: last}); !ok {
+		if _, ok := get(c, captureKey{pane: last}); !ok {
 			t.Error("the most recent pane was evicted")
 		}
 	})
@@ -190,7 +205,7 @@ func TestCaptureCacheBounds(t *testing.T) {
 		if _, content := c.stats(); content > c.maxContent {
 			t.Errorf("content held = %d bytes, want <= %d", content, c.maxContent)
 		}
-		if c.put(captureKey{pane: "%1"}, c.generation("%1"), capOf(big+"y")) {
+		if c.put(captureKey{pane: "%1"}, now(c, "%1"), capOf(big+"y")) {
 			t.Error("a capture larger than a pane's share was stored")
 		}
 		c.touchAll()
@@ -204,9 +219,9 @@ func TestCaptureCacheOwnsContent(t *testing.T) {
 	c := newCaptureCache()
 	buf := []byte("hello\nworld\n")
 	k := captureKey{pane: "%1"}
-	c.put(k, c.generation("%1"), Capture{Content: buf[6:]})
+	c.put(k, now(c, "%1"), Capture{Content: buf[6:]})
 	copy(buf, "XXXXXXXXXXXX")
-	if got, _ := c.get(k); string(got.Content) != "world\n" {
+	if got, _ := get(c, k); string(got.Content) != "world\n" {
 		t.Errorf("cached content = %q after the caller reused its buffer, want %q", got.Content, "world\n")
 	}
 }
@@ -223,9 +238,9 @@ func TestCaptureCacheConcurrent(t *testing.T) {
 				case 0:
 					c.touch(p)
 				case 1:
-					c.put(k, c.generation(p), capOf("x\n"))
+					c.put(k, now(c, p), capOf("x\n"))
 				case 2:
-					c.get(k)
+					get(c, k)
 				case 3:
 					if i%100 == 3 {
 						c.touchAll()

@@ -14,6 +14,7 @@ type EventType string
 const (
 	EventCommand         EventType = "command"          // a tmux command finished
 	EventCacheHit        EventType = "cache_hit"        // a capture was served from cache
+	EventBarrier         EventType = "barrier"          // a barrier or probe round trip proved (or failed to prove) a pane fresh
 	EventRateLimited     EventType = "rate_limited"     // a call was refused or delayed by a token bucket
 	EventResourceWarning EventType = "resource_warning" // fds, PTYs or memory crossed a threshold
 	EventServerDied      EventType = "server_died"      // the server is gone; Cause says why
@@ -35,7 +36,7 @@ type Event struct {
 	Socket tmux.Socket `json:"socket"`
 	PID    int         `json:"pid,omitempty"` // server PID
 
-	// EventCommand
+	// EventCommand (and EventBarrier: Transport, Duration, ErrClass)
 	Command   string        `json:"command,omitempty"` // tmux command name only, never arguments
 	Transport string        `json:"transport,omitempty"`
 	Duration  time.Duration `json:"duration,omitempty"`
@@ -91,4 +92,24 @@ func (b *bus) emit(e Event) {
 	for _, fn := range b.subs {
 		fn(e)
 	}
+}
+
+// onCommandNotify runs on the command connection's reader goroutine. It
+// turns structural notifications into events (for resource list-changed
+// notifications and the journal) and remembers when sessions last changed
+// (death evidence: the last session closing looks like that). It never
+// touches the capture cache: renames and new windows change no pane's
+// content, and what does reaches the watchers or the barrier's state check.
+func (s *Server) onCommandNotify(n tmux.Notification) {
+	switch n.Type {
+	case tmux.NotifySessionsChanged:
+		s.mu.Lock()
+		s.lastStructure = s.now()
+		s.mu.Unlock()
+	case tmux.NotifyWindowAdd, tmux.NotifyWindowClose, tmux.NotifyUnlinkedWindowAdd, tmux.NotifyUnlinkedWindowClose,
+		tmux.NotifyWindowRenamed, tmux.NotifyUnlinkedWindowRename, tmux.NotifySessionRenamed:
+	default:
+		return
+	}
+	s.bus.emit(Event{Type: EventStructure, Socket: s.sock, Notification: string(n.Type)})
 }

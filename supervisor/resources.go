@@ -26,6 +26,11 @@ type Resources struct {
 	// first sample).
 	CPUTime    time.Duration `json:"cpu_time"`
 	CPUPercent float64       `json:"cpu_percent"`
+	// Runnable: the process was running or waiting for a CPU when sampled
+	// (state R). An idle tmux server sleeps in its event loop; one spinning
+	// on a socket it cannot accept is always runnable, even on a machine so
+	// busy that it gets little CPU.
+	Runnable bool `json:"runnable"`
 	// PTYs and PTYMax are the pseudo-terminals in use system-wide and the
 	// kernel's maximum (kernel.pty.nr, kernel.pty.max).
 	PTYs   int `json:"ptys"`
@@ -110,6 +115,9 @@ func sampleResources(ctx context.Context, pid int, prev *Resources) (Resources, 
 			}
 			return Resources{}, fmt.Errorf("sample resources of pid %d: %w", pid, err)
 		}
+	}
+	if st, err := readProcStat(pid); err == nil {
+		r.Runnable = st.State == 'R'
 	}
 	if prev != nil && prev.PID == pid && r.SampledAt.After(prev.SampledAt) && r.CPUTime >= prev.CPUTime {
 		wall := r.SampledAt.Sub(prev.SampledAt)
@@ -251,4 +259,74 @@ func isPaneCreator(name string) bool {
 		}
 	}
 	return false
+}
+
+// resourceGate refuses commands that create panes when the server is close
+// to its fd limit or the system to its PTY maximum. It samples afresh:
+// reading /proc/PID/fd costs microseconds, and a stale sample is how a
+// server livelocks.
+func (s *Server) resourceGate(ctx context.Context) error {
+	id := s.identity()
+	if id.pid <= 0 {
+		return nil
+	}
+	r, err := s.sample(ctx, id.pid)
+	if err != nil {
+		return nil // the process may be gone; the call itself will tell
+	}
+	// Judge what the server will hold once the command ran: the client that
+	// carries it (a socket plus the stdin and stdout it passes) and the new
+	// pane's pty. A server that reaches its limit livelocks.
+	projected := r
+	projected.FDs += fdsPerNewPane
+	_, refuse := evaluateResources(projected, s.cfg.FDWarn, s.cfg.FDRefuse)
+	var exhausted *ResourceExhaustedError
+	if errors.As(refuse, &exhausted) && exhausted.Resource == resFDs {
+		exhausted.Used = uint64(r.FDs)
+	}
+	return refuse
+}
+
+// fdsPerNewPane is what creating a pane may add to the server's open fds:
+// an exec client's socket, stdin and stdout, and the pane's pty master.
+const fdsPerNewPane = 4
+
+// sample takes a resource sample of the server process (CPU measured
+// since the previous one) and records it.
+func (s *Server) sample(ctx context.Context, pid int) (Resources, error) {
+	s.mu.Lock()
+	prev := s.res
+	s.mu.Unlock()
+	r, err := sampleResources(ctx, pid, &prev)
+	if err == nil {
+		s.recordResources(r)
+	}
+	return r, err
+}
+
+// recordResources stores a sample and emits a warning the first time a
+// resource crosses the warning threshold (again after it fell below).
+func (s *Server) recordResources(r Resources) {
+	levels, _ := evaluateResources(r, s.cfg.FDWarn, s.cfg.FDRefuse)
+	s.mu.Lock()
+	s.res = r
+	var emit []resourceLevel
+	seen := map[string]bool{}
+	for _, l := range levels {
+		seen[l.Resource] = true
+		if !s.warned[l.Resource] {
+			s.warned[l.Resource] = true
+			emit = append(emit, l)
+		}
+	}
+	for k := range s.warned {
+		if !seen[k] {
+			delete(s.warned, k)
+		}
+	}
+	s.mu.Unlock()
+	for _, l := range emit {
+		s.bus.emit(Event{Type: EventResourceWarning, Socket: s.sock, PID: r.PID, Resource: l.Resource,
+			Used: l.Used, Limit: l.Limit, Ratio: l.Ratio})
+	}
 }

@@ -63,11 +63,19 @@ type Config struct {
 	// highest allowed).
 	FDLimit uint64
 
+	// PauseAfter is the watcher connections' pause-after age: tmux pauses
+	// a pane whose output has waited this long for tmux-mcp to read it,
+	// and drops its output until it is continued (30s, whole seconds).
+	PauseAfter time.Duration
+
 	// Restart is the restart policy after a server death.
 	Restart RestartPolicy
 	// Restorer, when set, is called after a server was restarted to rebuild
 	// what was lost.
 	Restorer Restorer
+
+	// manualContinue leaves panes that tmux paused paused (tests only).
+	manualContinue bool
 }
 
 // Defaults returns the configuration a zero Config stands for.

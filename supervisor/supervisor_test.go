@@ -415,25 +415,24 @@ func TestConcurrentIdenticalCapturesShareOneCall(t *testing.T) {
 	rec := record(sup)
 	srv := mustServer(t, sup)
 	pane := quietPane(t, srv, "c")
-	// Hold the server so that the first capture is still in flight when
-	// the other 49 arrive, and make sure none can come from cache.
-	pid := srv.Health().PID
-	syscall.Kill(pid, syscall.SIGSTOP)
-	t.Cleanup(func() { syscall.Kill(pid, syscall.SIGCONT) })
-	srv.cache.touchAll()
+	// Nothing cached: every caller proves the pane unchanged (same
+	// watcher, state and generation), so they may share one tmux call or
+	// its cached result, whichever they find.
+	srv.fresh.changed()
 	before := captures(rec)
+	start := make(chan struct{})
 	var wg sync.WaitGroup
 	for i := 0; i < 50; i++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			<-start
 			if _, err := srv.Capture(context.Background(), CaptureRequest{Pane: pane}); err != nil {
 				t.Error(err)
 			}
 		}()
 	}
-	tmuxtest.WaitFor(t, 5*time.Second, "50 captures waiting on one call", func() bool { return srv.flightWaiters.Load() == 50 })
-	syscall.Kill(pid, syscall.SIGCONT)
+	close(start)
 	wg.Wait()
 	if got := captures(rec) - before; got != 1 {
 		t.Errorf("tmux capture calls for 50 concurrent captures = %d, want 1", got)
@@ -453,8 +452,8 @@ func TestPaneRateLimit(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Wait for the pane to print, so that the cache cannot answer.
-	gen := srv.cache.generation(pane)
-	tmuxtest.WaitFor(t, 5*time.Second, "pane output", func() bool { return srv.cache.generation(pane) != gen })
+	gen := srv.fresh.cache.generation(pane)
+	tmuxtest.WaitFor(t, 5*time.Second, "pane output", func() bool { return srv.fresh.cache.generation(pane) != gen })
 	_, err := srv.Capture(testCtx(t), CaptureRequest{Pane: pane})
 	var rl *RateLimitedError
 	if !errors.As(err, &rl) || !errors.Is(err, ErrRateLimited) {

@@ -38,6 +38,8 @@ var healthSchema = object(map[string]any{
 	"cache_hits":       tInt,
 	"cache_hit_ratio":  tNumber,
 	"rate_limited":     tInt,
+	"captures":         tInt,
+	"barriers":         tInt,
 	"watchers":         tInt,
 })
 

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // ClientOptions configures a Client.
@@ -121,13 +122,29 @@ func (c *Client) ensureHidden(ctx context.Context) error {
 	return err
 }
 
+// WatchOptions configures a watcher connection.
+type WatchOptions struct {
+	// OnNotify receives every notification, in order, on the reader
+	// goroutine, before any later command reply is handed back: a command
+	// answered on this connection was answered after every notification
+	// queued before it. It must not block and must not call Run.
+	OnNotify func(Notification)
+	// PauseAfter is the pause-after age: a pane whose queued output gets
+	// this old is paused and its output dropped until it is continued
+	// (30s; whole seconds, at least 1).
+	PauseAfter time.Duration
+	// ManualContinue leaves paused panes paused; by default a paused pane
+	// is continued at once (refresh-client -A '%N:continue').
+	ManualContinue bool
+}
+
 // Watch opens a watcher connection: a control client attached to session
 // that delivers %output (as %extended-output, with pause-after) for every
-// pane of the session's windows to onNotify, on its reader goroutine. A
-// paused pane is continued at once (its output while paused is lost, so
-// onNotify sees %pause and %continue and must treat the pane as changed).
-// It never starts a server. It needs tmux 3.2 or later.
-func (c *Client) Watch(ctx context.Context, session SessionID, onNotify func(Notification)) (*Control, error) {
+// pane of the session's windows to opts.OnNotify. A paused pane's output
+// is dropped while it is paused, so OnNotify sees %pause and %continue and
+// must treat the pane as changed. It never starts a server. It needs tmux
+// 3.2 or later.
+func (c *Client) Watch(ctx context.Context, session SessionID, opts WatchOptions) (*Control, error) {
 	v, err := c.ServerVersion(ctx)
 	if err != nil {
 		return nil, err
@@ -135,9 +152,14 @@ func (c *Client) Watch(ctx context.Context, session SessionID, onNotify func(Not
 	if !v.Capabilities().ClientFlags {
 		return nil, fmt.Errorf("tmux: watch: tmux %s has no control client flags (3.2 or later needed)", v)
 	}
+	pause := int(opts.PauseAfter / time.Second)
+	if opts.PauseAfter <= 0 {
+		pause = 30
+	}
+	pause = max(pause, 1)
 	return DialControl(ctx, ControlOptions{
-		Exec: c.exec, Target: string(session), Flags: "ignore-size,pause-after=30",
-		AutoContinue: true, OnNotify: onNotify, NoStartServer: true,
+		Exec: c.exec, Target: string(session), Flags: "ignore-size,pause-after=" + strconv.Itoa(pause),
+		AutoContinue: !opts.ManualContinue, OnNotify: opts.OnNotify, NoStartServer: true,
 	})
 }
 

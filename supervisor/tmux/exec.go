@@ -110,11 +110,15 @@ func (e *Exec) Run(ctx context.Context, args ...string) ([]byte, error) {
 	cmd.Stdin = nil
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	// A tmux client that starts a server forks it; the server closes its
-	// copies of our pipes, but bound the wait in case something does not.
+	// The server holds a copy of the client's stdout until it has handled
+	// the client's exit, and a client that starts a server forks it with
+	// our pipes: bound the wait for them to close. A client that exited
+	// successfully wrote all its output itself before exiting (tmux sends
+	// output as messages and the client exits only once it is written),
+	// so a server slow to let go of the pipe is no failure.
 	cmd.WaitDelay = 500 * time.Millisecond
 	err := cmd.Run()
-	if err == nil {
+	if err == nil || (errors.Is(err, exec.ErrWaitDelay) && cmd.ProcessState != nil && cmd.ProcessState.Success()) {
 		return stdout.Bytes(), nil
 	}
 	cerr := &CommandError{Args: args, Stderr: stderr.String(), ExitCode: -1, Transport: "exec", cause: err}

@@ -20,13 +20,13 @@ func TestWatchDeliversPaneOutput(t *testing.T) {
 
 	var mu sync.Mutex
 	var got []byte
-	w, err := c.Watch(ctx(t), sess, func(n tmux.Notification) {
+	w, err := c.Watch(ctx(t), sess, tmux.WatchOptions{OnNotify: func(n tmux.Notification) {
 		if (n.Type == tmux.NotifyOutput || n.Type == tmux.NotifyExtendedOutput) && string(n.Pane) == pane {
 			mu.Lock()
 			got = append(got, n.Data...)
 			mu.Unlock()
 		}
-	})
+	}})
 	if err != nil {
 		t.Fatal(err)
 	}

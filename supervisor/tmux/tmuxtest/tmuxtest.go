@@ -7,6 +7,7 @@ package tmuxtest
 
 import (
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -85,6 +86,11 @@ func (s *Server) TmuxWithin(d time.Duration, args ...string) (string, error) {
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
+	if errors.Is(err, exec.ErrWaitDelay) && cmd.ProcessState.Success() {
+		// The client exited with all its output written; only the server
+		// was slow to close its copy of the pipe.
+		err = nil
+	}
 	if err != nil {
 		return strings.TrimRight(string(out), "\n"), &cmdError{args: args, stderr: stderr.String(), err: err}
 	}

@@ -1,7 +1,7 @@
 package supervisor
 
-// Proposed additions for the MCP layer (tools/ and cmd/tmux-mcp), kept in
-// their own file for review.
+// Looking at tmux without supervising it: the binary's version, and a
+// server tmux-mcp must not adopt.
 
 import (
 	"context"

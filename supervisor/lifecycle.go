@@ -1,0 +1,239 @@
+package supervisor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"syscall"
+	"time"
+
+	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+)
+
+// gate is the health gate in front of every call: nil when the server is
+// up (adopting or starting it if needed), a fail-fast error otherwise.
+func (s *Server) gate(ctx context.Context) error { return s.gateStart(ctx, true) }
+
+// gateStart is gate; allowStart false never starts a server (it still
+// adopts a running one).
+func (s *Server) gateStart(ctx context.Context, allowStart bool) error {
+	err := s.failFast()
+	if errors.Is(err, ErrServerDown) && s.reprobeDue() {
+		// Recovery gave up, but a server may answer again (fixed by hand,
+		// or started by someone else): adopt it, never start one.
+		if aerr := s.readopt(ctx); aerr == nil {
+			return nil
+		}
+	}
+	if err != nil || s.State() == StateUp {
+		return err
+	}
+	return s.ensure(ctx, allowStart)
+}
+
+// reprobeInterval spaces the checks of a server that recovery gave up on.
+const reprobeInterval = 5 * time.Second
+
+func (s *Server) reprobeDue() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.now().Sub(s.lastReprobe) < reprobeInterval {
+		return false
+	}
+	s.lastReprobe = s.now()
+	return true
+}
+
+// readopt adopts a server that answers on the socket after recovery gave up.
+func (s *Server) readopt(ctx context.Context) error {
+	select {
+	case s.ensureSem <- struct{}{}:
+		defer func() { <-s.ensureSem }()
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	// Nothing answering fails at the first step; a server that answers
+	// gets each round trip of the adoption its own CommandTimeout.
+	cctx, cancel := context.WithTimeout(ctx, adoptSteps*s.cfg.CommandTimeout)
+	defer cancel()
+	s.client.ForgetServer()
+	if err := s.client.Connect(cctx); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	s.tracker.reset(s.now())
+	s.mu.Unlock()
+	return s.adopt(cctx, nil)
+}
+
+// failFast returns the error of a call made while the server is being
+// recovered, is down for good, or is no longer supervised; nil otherwise.
+func (s *Server) failFast() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch s.state {
+	case StateClosed:
+		return ErrClosed
+	case StateRestarting:
+		return &restartingError{Attempt: s.pending.Attempt, Max: s.pending.Max, RetryIn: max(time.Until(s.retryAt), 0)}
+	case StateDown:
+		if !s.startable {
+			return &serverDownError{Cause: s.lastCause, Reason: firstNonEmpty(s.pending.Reason, s.lastDetail)}
+		}
+	}
+	return nil
+}
+
+func firstNonEmpty(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// ensure adopts a running server or, when allowed, starts one, and starts
+// the monitor.
+func (s *Server) ensure(ctx context.Context, allowStart bool) error {
+	select {
+	case s.ensureSem <- struct{}{}:
+		defer func() { <-s.ensureSem }()
+	case <-ctx.Done():
+		return queueError("adopt", ctx.Err())
+	}
+	// The state may have changed while we waited: only a server never
+	// contacted, or down and startable, is (re)started here. Recovery after
+	// a death belongs to the monitor.
+	if s.State() == StateUp {
+		return nil
+	}
+	if err := s.failFast(); err != nil {
+		return err
+	}
+	var owned *tmux.StartedServer
+	err := s.client.Connect(ctx)
+	if err != nil && (errors.Is(err, tmux.ErrNoServer) || errors.Is(err, tmux.ErrSocketMissing)) && allowStart && !s.cfg.NoStart {
+		// Never start a server while the one we knew may be alive with its
+		// socket deleted: that orphans it.
+		if old := s.identity(); old.pid > 0 && pidAlive(old.pid, old.startTime) {
+			return fmt.Errorf("supervisor: server PID %d is alive but its socket %s does not answer: %w",
+				old.pid, s.sock.ResolvedPath(), err)
+		}
+		// A server we never knew may still listen on the deleted path:
+		// give it its socket back instead of starting another.
+		if pid := listenerPID(s.sock.ResolvedPath()); pid > 0 && errors.Is(err, tmux.ErrSocketMissing) {
+			if rerr := s.recreateSocket(ctx, identity{pid: pid}); rerr != nil {
+				return fmt.Errorf("supervisor: server PID %d still listens on the deleted socket %s: %w", pid, s.sock.ResolvedPath(), rerr)
+			}
+			return s.adopt(ctx, nil)
+		}
+		owned, err = s.client.Exec().StartServer(ctx, tmux.StartOptions{FDLimit: s.cfg.FDLimit})
+		if err != nil && !errors.Is(err, tmux.ErrServerRunning) { // lost a start race: adopt the winner
+			return fmt.Errorf("supervisor: start server: %w", err)
+		}
+		s.client.ForgetServer()
+		err = s.client.Connect(ctx)
+	}
+	if err == nil {
+		err = s.adopt(ctx, owned)
+	}
+	if err != nil && owned != nil {
+		// A server we started but could not take over would be adopted
+		// later as not ours: no restore, no exit status. End it instead.
+		syscall.Kill(owned.PID, syscall.SIGKILL) //nolint:errcheck // our own child
+	}
+	return err
+}
+
+// adopt records the identity of the server that now answers, marks it up
+// and makes sure the monitor runs.
+func (s *Server) adopt(ctx context.Context, owned *tmux.StartedServer) error {
+	info, err := s.client.Info(ctx)
+	if err != nil {
+		return err
+	}
+	start, _ := processStartTime(info.PID)
+	pctx, stop := context.WithCancel(context.Background())
+	exited, err := pidfdWait(pctx, info.PID)
+	if err != nil {
+		stop()
+		exited = nil // no pidfd: probes and the control connection remain
+	}
+	s.mu.Lock()
+	if s.state == StateClosed {
+		// Close won the race: undo what this call opened.
+		s.mu.Unlock()
+		stop()
+		s.client.Close() //nolint:errcheck // supervision has ended
+		return ErrClosed
+	}
+	if s.id.stopPidfd != nil {
+		s.id.stopPidfd()
+	}
+	s.id = identity{pid: info.PID, startTime: start, version: info.Version.Raw, upSince: s.now(),
+		owned: owned, pidExited: exited, stopPidfd: stop, sockIno: socketInode(s.sock.ResolvedPath())}
+	s.state = StateUp
+	s.startable = true
+	s.killRequested = false
+	s.tracker.up(s.now())
+	startMonitor := s.monitorStop == nil
+	if startMonitor {
+		mctx, cancel := context.WithCancel(context.Background())
+		s.monitorStop, s.monitorDone = cancel, make(chan struct{})
+		go s.monitor(mctx, s.monitorDone)
+	}
+	s.mu.Unlock()
+	typ := EventServerAdopted
+	if owned != nil {
+		typ = EventServerStarted
+	}
+	s.bus.emit(Event{Type: typ, Socket: s.sock, PID: info.PID, Detail: info.Version.Raw})
+	return nil
+}
+
+func (s *Server) close() error {
+	s.mu.Lock()
+	s.state = StateClosed
+	stop, done := s.monitorStop, s.monitorDone
+	if s.id.stopPidfd != nil {
+		s.id.stopPidfd()
+	}
+	s.mu.Unlock()
+	watchers := s.fresh.close()
+	if stop != nil {
+		stop()
+		<-done
+	}
+	errs := closeWatchers(watchers)
+	errs = append(errs, s.client.Close())
+	return errors.Join(errs...)
+}
+
+// Kill runs kill-server. The death that follows is classified as
+// CauseKillServer and not recovered; the next call starts a new server.
+func (s *Server) Kill(ctx context.Context) error {
+	// Never start a server only to kill it.
+	if err := s.gateStart(ctx, false); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	s.killRequested = true
+	s.mu.Unlock()
+	_, err := s.Do(ctx, "kill-server")
+	if err != nil && !tmux.IsServerDown(err) {
+		s.mu.Lock()
+		s.killRequested = false
+		s.mu.Unlock()
+		return err
+	}
+	// Wait (within ctx, at most 2s) for the monitor to see the death, so
+	// that the next call starts a fresh server instead of racing the dying
+	// one.
+	deadline := time.Now().Add(2 * time.Second)
+	for s.State() == StateUp && time.Now().Before(deadline) {
+		s.nudge()
+		if err := sleepCtx(ctx, 5*time.Millisecond); err != nil {
+			return nil // killed; the caller stopped waiting for the aftermath
+		}
+	}
+	return nil
+}

@@ -1,0 +1,56 @@
+package supervisor
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+)
+
+// probeFormat is the probe's question: the pane's state (as a barrier
+// reads it) and its window's last activity, which tmux sets, in whole
+// seconds, every time it parses output of any pane of the window.
+const probeFormat = "#{window_activity}" + fieldSep + stateFields
+
+// probe proves a pane's freshness without a watcher: it reads the pane's
+// state and its window's activity. Concurrent callers share round trips,
+// never one sent before they arrived. The zero proof is returned when the
+// probe fails or cannot vouch for the pane (see probeTrusted).
+func (f *freshness) probe(ctx context.Context, pane tmux.PaneID) proof {
+	p, err := f.probes.do(ctx, pane, false, func() (proof, error) {
+		pctx, cancel := context.WithTimeout(context.Background(), f.cfg.CommandTimeout)
+		defer cancel()
+		sent := f.now()
+		start := time.Now()
+		out, err := f.probeRun(pctx, "display-message", "-p", "-t", string(pane), probeFormat)
+		f.barrierDone(f.client.Transport().Kind(), time.Since(start), err)
+		if err != nil {
+			return proof{}, err
+		}
+		sig := strings.TrimRight(string(out), "\n")
+		act, _, _ := strings.Cut(sig, fieldSep)
+		activity, err := strconv.ParseInt(act, 10, 64)
+		if err != nil || !probeTrusted(activity, sent) {
+			return proof{}, nil
+		}
+		return proof{how: "probe", sig: sig, gen: f.cache.generation(pane)}, nil
+	})
+	if err != nil {
+		return proof{}
+	}
+	return p
+}
+
+// probeTrusted reports whether a probe sent at sent, which read the
+// window's last activity (in whole seconds) as activity, can vouch for
+// the pane. Output that tmux parses after the probe ran sets the activity
+// to that moment's second, which is no earlier than sent's second; so if
+// the activity read is older than sent's second, any later output changes
+// it and a later probe that reads the same state proves that no output
+// came in between. Activity in sent's own second proves nothing: more
+// output in that second would leave it as it is.
+func probeTrusted(activity int64, sent time.Time) bool {
+	return activity < sent.Unix()
+}

@@ -1,0 +1,31 @@
+package supervisor
+
+import (
+	"context"
+
+	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+)
+
+// ListSessions returns the server's sessions (the hidden one left out).
+func (s *Server) ListSessions(ctx context.Context) ([]tmux.Session, error) {
+	return query(ctx, s, "list-sessions", s.client.ListSessions)
+}
+
+// ListWindows returns every window of every session.
+func (s *Server) ListWindows(ctx context.Context) ([]tmux.Window, error) {
+	return query(ctx, s, "list-windows", s.client.ListWindows)
+}
+
+// ListPanes returns every pane of every session.
+func (s *Server) ListPanes(ctx context.Context) ([]tmux.Pane, error) {
+	panes, err := query(ctx, s, "list-panes", s.client.ListPanes)
+	if err == nil {
+		s.fresh.learnPanes(panes)
+	}
+	return panes, err
+}
+
+// Info returns the server's identity.
+func (s *Server) Info(ctx context.Context) (tmux.ServerInfo, error) {
+	return query(ctx, s, "display-message", s.client.Info)
+}

@@ -1,0 +1,225 @@
+package supervisor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+)
+
+// died records a death, tells subscribers and carries out the restart
+// policy's decision.
+func (s *Server) died(ctx context.Context, id identity, cause Cause, detail string) {
+	now := s.now()
+	s.mu.Lock()
+	if s.state != StateUp {
+		s.mu.Unlock()
+		return
+	}
+	s.lastCause, s.lastDetail, s.lastDeathAt = cause, detail, now
+	d := s.tracker.decide(now, cause)
+	s.pending = d
+	if s.id.stopPidfd != nil {
+		s.id.stopPidfd()
+	}
+	switch d.Action {
+	case actRestart, actRecreateSocket, actTerminate:
+		s.state, s.retryAt = StateRestarting, now.Add(d.Delay)
+	case actNone, actStartOnDemand:
+		s.state, s.startable = StateDown, true
+	default:
+		s.state, s.startable = StateDown, false
+	}
+	s.mu.Unlock()
+	watchers := s.fresh.reset()
+	// In the background: closing the watchers of a stopped server takes
+	// seconds each, and the death must be announced and acted on now.
+	go closeWatchers(watchers)
+	s.bus.emit(Event{Type: EventServerDied, Socket: s.sock, PID: id.pid, Cause: cause, Detail: detail})
+	if d.Action == actRecreateSocket || d.Action == actRestart || d.Action == actTerminate {
+		s.bus.emit(Event{Type: EventRestarting, Socket: s.sock, PID: id.pid, Cause: cause, Attempt: d.Attempt, Delay: d.Delay, Detail: d.Reason})
+	}
+	if d.Action != actRecreateSocket {
+		s.client.Close() //nolint:errcheck // the connection is dead
+		s.client.ForgetServer()
+	}
+	s.recover(ctx, id, cause, d)
+}
+
+// recover carries out decisions until the server is back or the policy
+// gives up. It runs on the monitor goroutine.
+func (s *Server) recover(ctx context.Context, id identity, cause Cause, d decision) {
+	for {
+		var err error
+		switch d.Action {
+		case actRecreateSocket, actRestart, actTerminate:
+			if err = sleepCtx(ctx, d.Delay); err != nil {
+				return
+			}
+		default:
+			return
+		}
+		switch d.Action {
+		case actRecreateSocket:
+			err = s.recreateSocket(ctx, id)
+		case actTerminate:
+			terminate(ctx, id)
+			err = s.restart(ctx)
+		case actRestart:
+			err = s.restart(ctx)
+		}
+		if err == nil {
+			return
+		}
+		if d.Action == actRecreateSocket && !pidAlive(id.pid, id.startTime) {
+			// The server died while its socket was gone: nothing to signal
+			// any more, start a new one instead.
+			cause = CauseUnknown
+		}
+		now := s.now()
+		s.mu.Lock()
+		s.lastDetail = fmt.Sprintf("%s; recovery failed: %v", s.lastDetail, err)
+		d = s.tracker.decide(now, cause)
+		s.pending = d
+		if s.state == StateClosed {
+			s.mu.Unlock()
+			return
+		}
+		if d.Action == actGiveUp {
+			s.state, s.startable = StateDown, false
+		} else {
+			s.retryAt = now.Add(d.Delay)
+		}
+		s.mu.Unlock()
+		if d.Action != actGiveUp {
+			s.bus.emit(Event{Type: EventRestarting, Socket: s.sock, Cause: cause, Attempt: d.Attempt, Delay: d.Delay, Detail: d.Reason})
+		}
+	}
+}
+
+// recreateSocket brings back a deleted socket: mkdir -p -m 700 of its
+// directory, SIGUSR1 to the live server, then verify it answers. It never
+// starts a server.
+func (s *Server) recreateSocket(ctx context.Context, id identity) error {
+	path := s.sock.ResolvedPath()
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return fmt.Errorf("supervisor: recreate socket directory: %w", err)
+	}
+	if !pidAlive(id.pid, id.startTime) {
+		return fmt.Errorf("supervisor: server PID %d is gone", id.pid)
+	}
+	if err := syscall.Kill(id.pid, syscall.SIGUSR1); err != nil {
+		return fmt.Errorf("supervisor: signal server: %w", err)
+	}
+	deadline := time.Now().Add(2 * time.Second)
+	for probeSocket(ctx, path, 100*time.Millisecond) != nil {
+		if time.Now().After(deadline) {
+			return errors.New("supervisor: socket not recreated after SIGUSR1")
+		}
+		if err := sleepCtx(ctx, 5*time.Millisecond); err != nil {
+			return err
+		}
+	}
+	cctx, cancel := context.WithTimeout(ctx, connectSteps*s.cfg.CommandTimeout)
+	defer cancel()
+	if err := s.client.Connect(cctx); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	if s.state == StateClosed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.state = StateUp
+	s.restarts++
+	s.tracker.up(s.now())
+	s.id.sockIno = socketInode(path)
+	pctx, stop := context.WithCancel(context.Background())
+	if exited, err := pidfdWait(pctx, id.pid); err == nil {
+		s.id.pidExited, s.id.stopPidfd = exited, stop
+	} else {
+		stop()
+	}
+	s.mu.Unlock()
+	s.bus.emit(Event{Type: EventSocketRecreated, Socket: s.sock, PID: id.pid})
+	return nil
+}
+
+// terminate ends a hung or livelocked server: SIGTERM, then SIGKILL if it
+// is still alive a second later. Only the PID (and start time) we recorded
+// is signalled.
+func terminate(ctx context.Context, id identity) {
+	if !pidAlive(id.pid, id.startTime) {
+		return
+	}
+	syscall.Kill(id.pid, syscall.SIGCONT) //nolint:errcheck // a stopped process cannot handle SIGTERM
+	syscall.Kill(id.pid, syscall.SIGTERM) //nolint:errcheck
+	deadline := time.Now().Add(time.Second)
+	for pidAlive(id.pid, id.startTime) && time.Now().Before(deadline) {
+		if sleepCtx(ctx, 10*time.Millisecond) != nil {
+			return
+		}
+	}
+	if pidAlive(id.pid, id.startTime) {
+		syscall.Kill(id.pid, syscall.SIGKILL) //nolint:errcheck
+	}
+}
+
+// connectSteps is how many tmux round trips attaching to a server takes at
+// most, each allowed CommandTimeout: its version, the hidden session
+// (looked up, created) and the control connection. adoptSteps adds reading
+// the server's identity (two queries); restartSteps adds starting it.
+const (
+	connectSteps = 4
+	adoptSteps   = connectSteps + 2
+	restartSteps = 1 + adoptSteps
+)
+
+// restart starts a new server, attaches to it and runs the restore hook.
+func (s *Server) restart(ctx context.Context) error {
+	if s.cfg.NoStart {
+		return errors.New("supervisor: starting servers is disabled (NoStart)")
+	}
+	sctx, cancel := context.WithTimeout(ctx, restartSteps*s.cfg.CommandTimeout)
+	defer cancel()
+	s.client.ForgetServer()
+	// Another tmux-mcp process on the same socket may have restarted the
+	// server first: adopt it rather than fight over the socket.
+	owned, err := s.client.Exec().StartServer(sctx, tmux.StartOptions{FDLimit: s.cfg.FDLimit})
+	if err != nil && !errors.Is(err, tmux.ErrServerRunning) {
+		return err
+	}
+	err = s.client.Connect(sctx)
+	if err == nil {
+		err = s.adopt(sctx, owned)
+	}
+	if err != nil {
+		if owned != nil {
+			syscall.Kill(owned.PID, syscall.SIGKILL) //nolint:errcheck // ours, and not taken over
+		}
+		return err
+	}
+	pid := s.identity().pid
+	s.mu.Lock()
+	s.restarts++
+	s.mu.Unlock()
+	s.bus.emit(Event{Type: EventRestarted, Socket: s.sock, PID: pid})
+	// Only the process that started the new server restores it; one that
+	// adopted it leaves that to the winner (restoring twice duplicates).
+	if s.cfg.Restorer != nil && owned != nil {
+		rctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		err := s.cfg.Restorer.Restore(rctx, s)
+		cancel()
+		detail := ""
+		if err != nil {
+			detail = err.Error()
+		}
+		s.bus.emit(Event{Type: EventRestored, Socket: s.sock, PID: pid, Detail: detail})
+	}
+	return nil
+}
