@@ -37,6 +37,7 @@ type supervisorSource interface {
 // nothing of metrics.
 type supervisorMetrics struct {
 	commandDuration metric.Float64Histogram
+	barrierDuration metric.Float64Histogram
 	captures        metric.Int64Counter
 	rateLimited     metric.Int64Counter
 	deaths          metric.Int64Counter
@@ -59,8 +60,12 @@ func observeSupervisor(mp metric.MeterProvider, src supervisorSource) (stop func
 		metric.WithDescription("tmux commands sent to a server, by command, transport and error.type (absent on success)"),
 		metric.WithExplicitBucketBoundaries(0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10))
 	add(e)
+	sm.barrierDuration, e = m.Float64Histogram("tmux.barrier.duration", metric.WithUnit("s"),
+		metric.WithDescription("round trips that prove a cached capture fresh (a watcher barrier or an exec probe), by transport and error.type"),
+		metric.WithExplicitBucketBoundaries(0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10))
+	add(e)
 	sm.captures, e = m.Int64Counter("tmux.captures", metric.WithUnit("{capture}"),
-		metric.WithDescription("pane captures, served from cache (tmux.cache_hit true) or by tmux (false)"))
+		metric.WithDescription("pane captures served from cache (tmux.cache_hit true) or by tmux (false)"))
 	add(e)
 	sm.rateLimited, e = m.Int64Counter("tmux.rate_limited", metric.WithUnit("{call}"),
 		metric.WithDescription("calls refused by a token bucket, by scope (server or pane)"))
@@ -148,9 +153,15 @@ func (sm *supervisorMetrics) record(e supervisor.Event) {
 			attrs = append(attrs, errorTypeKey.String(e.ErrClass))
 		}
 		sm.commandDuration.Record(ctx, e.Duration.Seconds(), metric.WithAttributes(attrs...))
-		if e.Command == "capture-pane" {
+		if e.Command == "capture-pane" && e.ErrClass == "" {
 			sm.captures.Add(ctx, 1, metric.WithAttributes(sock, cacheHitKey.Bool(false)))
 		}
+	case supervisor.EventBarrier:
+		attrs := []attribute.KeyValue{sock, transportKey.String(e.Transport)}
+		if e.ErrClass != "" {
+			attrs = append(attrs, errorTypeKey.String(e.ErrClass))
+		}
+		sm.barrierDuration.Record(ctx, e.Duration.Seconds(), metric.WithAttributes(attrs...))
 	case supervisor.EventCacheHit:
 		sm.captures.Add(ctx, 1, metric.WithAttributes(sock, cacheHitKey.Bool(true)))
 	case supervisor.EventRateLimited:

@@ -160,8 +160,11 @@ func TestMetricsAgreeWithHealth(t *testing.T) {
 	if n := sum(got["tmux.captures"], map[string]string{"tmux.cache_hit": "true"}); n != int64(h.CacheHits) || n == 0 {
 		t.Errorf("tmux.captures from cache = %d, want Health().CacheHits %d (> 0)", n, h.CacheHits)
 	}
-	if n := sum(got["tmux.captures"], map[string]string{"tmux.cache_hit": "false"}); n == 0 {
-		t.Errorf("tmux.captures by tmux = 0, want the first capture")
+	if n := sum(got["tmux.captures"], map[string]string{"tmux.cache_hit": "false"}); n != int64(h.Captures) || n == 0 {
+		t.Errorf("tmux.captures by tmux = %d, want Health().Captures %d (> 0)", n, h.Captures)
+	}
+	if n := sum(got["tmux.barrier.duration"], nil); n != int64(h.Barriers) || n == 0 {
+		t.Errorf("tmux.barrier.duration count = %d, want Health().Barriers %d (> 0)", n, h.Barriers)
 	}
 	for _, name := range []string{"tmux.server.open_fds", "tmux.server.fd_limit", "tmux.server.memory.rss"} {
 		if n := sum(got[name], sock); n <= 0 {
