@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -270,68 +271,102 @@ func blackhole(t testing.TB) (endpoint string, accepted *atomic.Int32) {
 // accepts and never answers, with a span queue far smaller than what the
 // calls produce: every call completes (spans that do not fit are dropped,
 // span.End never waits), and after stdin closes the process exits cleanly,
-// having given up the flush at its bound.
+// having given up the flush at its bound. It does so however the client
+// stops it: MCP clients may close its stderr first (the flush's warnings
+// then hit a closed pipe) or send SIGTERM a moment after closing stdin.
 func TestHungCollectorBlocksNothing(t *testing.T) {
 	bin := buildBinary(t)
-	endpoint, accepted := blackhole(t)
-	tm := tmuxtest.New(t)
-	tm.Start("main")
-	cmd := exec.Command(bin)
-	cmd.Env = binaryEnv(tm.Socket, "OTEL_EXPORTER_OTLP_ENDPOINT="+endpoint,
-		"OTEL_BSP_MAX_QUEUE_SIZE=8", "OTEL_BSP_MAX_EXPORT_BATCH_SIZE=4", "OTEL_BSP_SCHEDULE_DELAY=1",
-		"OTEL_METRIC_EXPORT_INTERVAL=50", "TMUX_MCP_SERVER_RATE=100000")
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stderr := &syncBuffer{}
-	cmd.Stderr = stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	t.Cleanup(func() {
-		if cmd.ProcessState == nil {
-			cmd.Process.Kill()
-			<-exited
-		}
-	})
-	c := client.NewClient(transport.NewIO(stdout, stdin, io.NopCloser(strings.NewReader(""))))
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if err := c.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	var init mcp.InitializeRequest
-	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
-	init.Params.ClientInfo = mcp.Implementation{Name: "e2e", Version: "0"}
-	if _, err := c.Initialize(ctx, init); err != nil {
-		t.Fatalf("initialize: %v\nstderr:\n%s", err, stderr)
-	}
-	tmuxtest.WaitFor(t, 10*time.Second, "an export stuck at the collector", func() bool { return accepted.Load() > 0 })
-	const calls = 100 // each makes a request span and a tmux span: 25 times the queue
-	for i := range calls {
-		res, err := c.CallTool(ctx, mcp.CallToolRequest{Params: mcp.CallToolParams{Name: "list_sessions"}})
-		if err != nil || res.IsError {
-			t.Fatalf("call %d: %v %v\nstderr:\n%s", i, err, res, stderr)
-		}
-	}
-	stdin.Close()
-	select {
-	case err := <-exited:
-		if err != nil {
-			t.Errorf("exit: %v, want 0\nstderr:\n%s", err, stderr)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatalf("tmux-mcp still running 30s after stdin closed\nstderr:\n%s", stderr)
-	}
-	if !strings.Contains(stderr.String(), "telemetry: flush at exit") || !strings.Contains(stderr.String(), "deadline exceeded") {
-		t.Errorf("stderr does not show the flush given up at its bound:\n%s", stderr)
+	for _, stop := range []string{"stdin", "stderr_then_stdin", "stdin_then_sigterm"} {
+		t.Run(stop, func(t *testing.T) {
+			endpoint, accepted := blackhole(t)
+			tm := tmuxtest.New(t)
+			tm.Start("main")
+			cmd := exec.Command(bin)
+			cmd.Env = binaryEnv(tm.Socket, "OTEL_EXPORTER_OTLP_ENDPOINT="+endpoint,
+				"OTEL_BSP_MAX_QUEUE_SIZE=8", "OTEL_BSP_MAX_EXPORT_BATCH_SIZE=4", "OTEL_BSP_SCHEDULE_DELAY=1",
+				"OTEL_METRIC_EXPORT_INTERVAL=50", "TMUX_MCP_SERVER_RATE=100000")
+			stdin, err := cmd.StdinPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			stdout, err := cmd.StdoutPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Our own pipe: Wait must not close its read end, and the test
+			// may close it before stdin.
+			stderrR, stderrW, err := os.Pipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			cmd.Stderr = stderrW
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			stderrW.Close()
+			stderr := &syncBuffer{}
+			copied := make(chan struct{})
+			go func() {
+				io.Copy(stderr, stderrR)
+				close(copied)
+			}()
+			exited := make(chan error, 1)
+			go func() { exited <- cmd.Wait() }()
+			t.Cleanup(func() {
+				if cmd.ProcessState == nil {
+					cmd.Process.Kill()
+					<-exited
+				}
+				stderrR.Close()
+			})
+			c := client.NewClient(transport.NewIO(stdout, stdin, io.NopCloser(strings.NewReader(""))))
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			if err := c.Start(ctx); err != nil {
+				t.Fatal(err)
+			}
+			var init mcp.InitializeRequest
+			init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
+			init.Params.ClientInfo = mcp.Implementation{Name: "e2e", Version: "0"}
+			if _, err := c.Initialize(ctx, init); err != nil {
+				t.Fatalf("initialize: %v\nstderr:\n%s", err, stderr)
+			}
+			tmuxtest.WaitFor(t, 10*time.Second, "an export stuck at the collector", func() bool { return accepted.Load() > 0 })
+			const calls = 100 // each makes a request span and a tmux span: 25 times the queue
+			for i := range calls {
+				res, err := c.CallTool(ctx, mcp.CallToolRequest{Params: mcp.CallToolParams{Name: "list_sessions"}})
+				if err != nil || res.IsError {
+					t.Fatalf("call %d: %v %v\nstderr:\n%s", i, err, res, stderr)
+				}
+			}
+			if stop == "stderr_then_stdin" {
+				stderrR.Close()
+			}
+			stdin.Close()
+			if stop == "stdin_then_sigterm" {
+				// Serving has ended; the supervisor closes and the flush runs
+				// for its bound (the collector never answers).
+				tmuxtest.WaitFor(t, 10*time.Second, "serving to end", func() bool {
+					return strings.Contains(stderr.String(), "tmux-mcp stopped")
+				})
+				cmd.Process.Signal(syscall.SIGTERM) //nolint:errcheck // it may have exited already
+			}
+			select {
+			case err := <-exited:
+				if err != nil {
+					t.Fatalf("exit: %v, want 0\nstderr:\n%s", err, stderr)
+				}
+			case <-time.After(30 * time.Second):
+				t.Fatalf("tmux-mcp still running 30s after stdin closed\nstderr:\n%s", stderr)
+			}
+			if stop == "stderr_then_stdin" {
+				return
+			}
+			<-copied
+			if !strings.Contains(stderr.String(), "telemetry: flush at exit") || !strings.Contains(stderr.String(), "deadline exceeded") {
+				t.Errorf("stderr does not show the flush given up at its bound:\n%s", stderr)
+			}
+		})
 	}
 }
 

@@ -79,6 +79,16 @@ func runServe(ctx context.Context, args []string, e env) int {
 		fmt.Fprintf(e.stderr, "tmux-mcp serve: telemetry: %v\n", err)
 		return exitUsage
 	}
+	// MCP clients often close our stderr before stdin when they stop us,
+	// and send SIGTERM a moment after closing stdin. Until runServe returns
+	// neither may kill the process: a log line must not end it with SIGPIPE
+	// mid-drain, and once serving has stopped (serve handles SIGINT and
+	// SIGTERM until then), closing the supervisor and the bounded telemetry
+	// flush finish. Catching the signals (rather than ignoring them) keeps
+	// children, tmux included, on the default disposition.
+	held := make(chan os.Signal, 1)
+	signal.Notify(held, syscall.SIGPIPE, syscall.SIGINT, syscall.SIGTERM)
+	defer signal.Stop(held)
 	tel, err := startTelemetry(ctx, plan, e.getenv, logger)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "tmux-mcp serve: %v\n", err)
@@ -174,13 +184,6 @@ func serve(ctx context.Context, o serveOptions, e env, logger *slog.Logger, tel 
 	logger.Info("tmux-mcp serving", "version", version(), "tier", o.tier.String(), "tools", len(ts.Tools),
 		"socket", sup.Config().DefaultSocket.String(), "transport", transportName(o.HTTP))
 
-	// MCP clients often close our stderr before stdin when they stop us; a
-	// log line must not kill the process with SIGPIPE mid-drain. Catching
-	// the signal (rather than ignoring it) keeps children, tmux included,
-	// on the default disposition.
-	pipe := make(chan os.Signal, 1)
-	signal.Notify(pipe, syscall.SIGPIPE)
-	defer signal.Stop(pipe)
 	sigCtx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	if o.HTTP != "" {
