@@ -164,7 +164,8 @@ func newGRPCCollector(t testing.TB) *collector {
 // TestOTLPExportFromBinary runs the built binary with OTEL_* pointing at a
 // local collector, makes a tool call carrying the caller's trace context,
 // and checks that the request span and its tmux command span arrived in
-// the caller's trace, with the metrics.
+// the caller's trace, with the metrics. (The flush at exit is covered by
+// TestTraceFileHoldsJSONLines and TestHungCollectorBlocksNothing.)
 func TestOTLPExportFromBinary(t *testing.T) {
 	bin := buildBinary(t)
 	for _, tt := range []struct {
@@ -180,7 +181,7 @@ func TestOTLPExportFromBinary(t *testing.T) {
 			tm.Start("main")
 			c, cmd, stderr := startStdio(t, bin, binaryEnv(tm.Socket,
 				"OTEL_EXPORTER_OTLP_ENDPOINT="+col.endpoint, "OTEL_EXPORTER_OTLP_PROTOCOL="+tt.protocol,
-				"OTEL_SERVICE_NAME=tmux-mcp-e2e", "OTEL_METRIC_EXPORT_INTERVAL=100"))
+				"OTEL_SERVICE_NAME=tmux-mcp-e2e", "OTEL_BSP_SCHEDULE_DELAY=50", "OTEL_METRIC_EXPORT_INTERVAL=100"))
 			const traceID, parentID = "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7"
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
@@ -190,9 +191,11 @@ func TestOTLPExportFromBinary(t *testing.T) {
 			if res, err := c.CallTool(ctx, req); err != nil || res.IsError {
 				t.Fatalf("list_sessions: %v %v", err, res)
 			}
-			// Gauges are observed while the server runs, by the periodic reader.
-			tmuxtest.WaitFor(t, 10*time.Second, "server gauges at the collector", func() bool {
-				return col.hasMetric("tmux.server.open_fds")
+			// Exported while the server runs: spans by the batch processor,
+			// metrics (gauges too) by the periodic reader.
+			tmuxtest.WaitFor(t, 10*time.Second, "the call's spans and the server gauges at the collector", func() bool {
+				return len(col.span("tools/call list_sessions")) > 0 && len(col.span("tmux list-sessions")) > 0 &&
+					col.hasMetric("tmux.server.open_fds")
 			})
 			if err := c.Close(); err != nil || !cmd.ProcessState.Success() {
 				t.Fatalf("exit: %v %v\nstderr:\n%s", err, cmd.ProcessState, stderr)
