@@ -7,7 +7,7 @@ STATICCHECK := $(shell $(GO) env GOPATH)/bin/staticcheck
 BENCHTIME ?= 2s
 STRESS    ?= 5
 
-.PHONY: all build run test race lint fmt-check vet staticcheck bench fuzz ci stress clean
+.PHONY: all build run test race lint fmt-check vet staticcheck bench fuzz ci stress conformance clean
 
 all: build
 
@@ -50,6 +50,13 @@ ci: lint test
 # failing test; non-zero exit on any failure. Run it before you stop.
 stress:
 	STRESS=$(STRESS) GO=$(GO) scripts/stress
+
+# The official MCP conformance suite's server scenarios that need no
+# fixtures, against `tmux-mcp --http` on a private tmux server. Needs
+# Node.js 20+ and npm (the suite installs itself on first use); not part
+# of ci. See scripts/conformance.
+conformance: build
+	BIN=$(BIN) scripts/conformance
 
 clean:
 	rm -rf bin

@@ -17,6 +17,7 @@ const (
 	EventBarrier         EventType = "barrier"          // a barrier or probe round trip proved (or failed to prove) a pane fresh
 	EventRateLimited     EventType = "rate_limited"     // a call was refused or delayed by a token bucket
 	EventResourceWarning EventType = "resource_warning" // fds, PTYs or memory crossed a threshold
+	EventResourceRefused EventType = "resource_refused" // a pane-creating command was refused before the server ran out
 	EventServerDied      EventType = "server_died"      // the server is gone; Cause says why
 	EventRestarting      EventType = "restarting"       // a restart attempt is scheduled
 	EventRestarted       EventType = "restarted"        // a new server answers
@@ -51,7 +52,7 @@ type Event struct {
 	Attempt int           `json:"attempt,omitempty"`
 	Delay   time.Duration `json:"delay,omitempty"`
 
-	// EventResourceWarning
+	// EventResourceWarning, EventResourceRefused
 	Resource string  `json:"resource,omitempty"` // "fds", "ptys", "rss"
 	Used     uint64  `json:"used,omitempty"`
 	Limit    uint64  `json:"limit,omitempty"`

@@ -281,8 +281,12 @@ func (s *Server) resourceGate(ctx context.Context) error {
 	projected.FDs += fdsPerNewPane
 	_, refuse := evaluateResources(projected, s.cfg.FDWarn, s.cfg.FDRefuse)
 	var exhausted *ResourceExhaustedError
-	if errors.As(refuse, &exhausted) && exhausted.Resource == resFDs {
-		exhausted.Used = uint64(r.FDs)
+	if errors.As(refuse, &exhausted) {
+		if exhausted.Resource == resFDs {
+			exhausted.Used = uint64(r.FDs)
+		}
+		s.bus.emit(Event{Type: EventResourceRefused, Socket: s.sock, PID: id.pid, Resource: exhausted.Resource,
+			Used: exhausted.Used, Limit: exhausted.Limit, Ratio: ratio(exhausted.Used, exhausted.Limit)})
 	}
 	return refuse
 }

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -331,6 +332,9 @@ func TestSmallFDLimitWarnsThenRefuses(t *testing.T) {
 	if w.Resource != "fds" || w.Limit != 40 {
 		t.Errorf("warning = %+v, want fds of 40", w)
 	}
+	if r := rec.wait(t, time.Second, "resource_refused", isType(EventResourceRefused)); r.Resource != "fds" || r.Limit != 40 || r.Used == 0 {
+		t.Errorf("refusal event = %+v, want fds used of 40", r)
+	}
 	// Not livelocked: the server still answers.
 	mustDo(t, srv, "list-sessions")
 }
@@ -421,21 +425,33 @@ func TestConcurrentIdenticalCapturesShareOneCall(t *testing.T) {
 	srv.fresh.changed()
 	before := captures(rec)
 	start := make(chan struct{})
+	var unproven atomic.Int32
 	var wg sync.WaitGroup
 	for i := 0; i < 50; i++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			<-start
-			if _, err := srv.Capture(context.Background(), CaptureRequest{Pane: pane}); err != nil {
+			c, err := srv.Capture(context.Background(), CaptureRequest{Pane: pane})
+			if err != nil {
 				t.Error(err)
+			}
+			if c.Freshness == "none" {
+				unproven.Add(1)
 			}
 		}()
 	}
 	close(start)
 	wg.Wait()
-	if got := captures(rec) - before; got != 1 {
-		t.Errorf("tmux capture calls for 50 concurrent captures = %d, want 1", got)
+	// A machine too busy to answer a barrier within half a capture's time
+	// budget leaves some captures unproven; those share only calls that
+	// began after they arrived: at most two more.
+	want := 1
+	if unproven.Load() > 0 {
+		want = 3
+	}
+	if got := captures(rec) - before; got < 1 || got > want {
+		t.Errorf("tmux capture calls for 50 concurrent captures (%d unproven) = %d, want 1 to %d", unproven.Load(), got, want)
 	}
 }
 

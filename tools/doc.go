@@ -1,7 +1,10 @@
 // Package tools is the MCP surface of tmux-mcp: the tool registry, safety
 // tiers, argument checking, the error contract, resources and server
-// instructions. Tool names, parameters and result fields follow
-// libtmux-mcp.
+// instructions, and what the server pushes: resource subscriptions
+// (subscriptions.go), log notifications of supervisor events (logging.go)
+// and progress of long calls (progress.go); plus prompts (prompts.go) and
+// completions (completions.go). Tool names, parameters and result fields
+// follow libtmux-mcp.
 //
 // Where to start: [Groups] is the one declarative list of tools; each tool
 // is a constructor such as [ListSessions] that returns its schema and its

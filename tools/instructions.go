@@ -17,7 +17,8 @@ func instructions(d Deps, socket string) string {
 			"Find IDs with list_sessions, list_windows, list_panes. Without a target, tools act on the first session or window.",
 		"Targeted tools accept socket_name (tmux -L); default server: " + socket + ". list_servers finds others.",
 		"list_* tools search metadata (names, commands, paths), not pane text; filters take {field__op: value}.",
-		"Every tmux call passes a supervisor: reads are cached and rate-limited, so polling is cheap; waiting for a change beats polling in a loop.",
+		"Every tmux call passes a supervisor: reads are cached and rate-limited, so polling is cheap; waiting for a change beats polling in a loop. " +
+			"Subscribe to tmux://panes/{pane_id}/content to be told when a pane prints.",
 		"Errors end with the error class in [brackets] and a next step. If the server is unreachable or restarting, call server_health and retry.",
 		fmt.Sprintf("Safety level: %s (readonly < mutating < destructive). Tools above it are hidden; TMUX_MCP_SAFETY=destructive enables kill_*.", d.Tier),
 	}

@@ -20,8 +20,9 @@ type Options struct {
 	// DrainTimeout bounds how long calls in flight may run on after
 	// shutdown began (5s).
 	DrainTimeout time.Duration
-	// NotifyEvery is the minimum interval between two resource list-changed
-	// notifications (100ms).
+	// NotifyEvery is the minimum interval between two notifications about
+	// one thing: resource list changes, and updates of one subscribed
+	// resource to one client (100ms).
 	NotifyEvery time.Duration
 	// ServerOptions are more mcp-go options (the binary's telemetry),
 	// applied after tmux-mcp's own.
@@ -34,10 +35,14 @@ type Server struct {
 	Tools    []Entry // the tools listed at the tier, sorted by group and name
 	drain    *drain
 	notifier *structureNotifier
+	subs     *subscriptions
+	log      *eventLog
 }
 
 // New builds the MCP server: the tools of the selected toolsets, the
-// resources, the instructions, and the middleware. Tools above d.Tier are
+// resources and their subscriptions, the prompts, completions, log
+// notifications of supervisor events, the instructions, and the
+// middleware. Tools above d.Tier are
 // registered but hidden: tools/list leaves them out, and calling one fails
 // with a tool error naming the tier it needs, without running its handler.
 // Close it to stop event delivery.
@@ -76,7 +81,12 @@ func New(d Deps, opts Options) (*Server, error) {
 	mcpOpts := []server.ServerOption{
 		server.WithHooks(hooks),
 		server.WithToolCapabilities(false),
-		server.WithResourceCapabilities(false, true),
+		server.WithResourceCapabilities(true, true),
+		server.WithPromptCapabilities(false),
+		server.WithLogging(),
+		server.WithCompletions(),
+		server.WithPromptCompletionProvider(completer{d}),
+		server.WithResourceCompletionProvider(completer{d}),
 		server.WithInstructions(instructions(d, d.Sup.Config().DefaultSocket.String())),
 		server.WithOutputSchemaValidation(),
 		// Outermost first: logging sees panics as error results, drain
@@ -96,10 +106,13 @@ func New(d Deps, opts Options) (*Server, error) {
 		selected = append(selected, e)
 	}
 	addResources(s, d)
+	addPrompts(s, served(selected, "journal_events") && served(selected, "restore_sessions"))
 	srv := &Server{MCP: s, Tools: selected, drain: g}
 	if src := d.events(); src != nil {
 		srv.notifier = startNotifier(s, src, opts.NotifyEvery)
 	}
+	srv.subs = newSubscriptions(s, hooks, d, opts.NotifyEvery)
+	srv.log = newEventLog(s, hooks, d.events())
 	return srv, nil
 }
 
@@ -124,10 +137,18 @@ func (s *Server) BeginShutdown() { s.drain.stopping.Store(true) }
 // Drain waits for calls in flight, at most until ctx ends.
 func (s *Server) Drain(ctx context.Context) error { return s.drain.wait(ctx) }
 
-// Close stops resource notifications.
+// served reports whether the tool name is among entries.
+func served(entries []Entry, name string) bool {
+	return slices.ContainsFunc(entries, func(e Entry) bool { return e.Tool.Name == name })
+}
+
+// Close stops notifications: resource list changes, subscriptions and log
+// messages.
 func (s *Server) Close() error {
 	if s.notifier != nil {
 		s.notifier.close()
 	}
+	s.subs.close()
+	s.log.close()
 	return nil
 }

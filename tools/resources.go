@@ -16,6 +16,17 @@ import (
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
 )
 
+// The resources: libtmux-mcp's six templates and tmux://health.
+const (
+	uriSessions       = "tmux://sessions{?socket_name}"
+	uriSession        = "tmux://sessions/{session_name}{?socket_name}"
+	uriSessionWindows = "tmux://sessions/{session_name}/windows{?socket_name}"
+	uriWindow         = "tmux://sessions/{session_name}/windows/{window_index}{?socket_name}"
+	uriPane           = "tmux://panes/{pane_id}{?socket_name}"
+	uriPaneContent    = "tmux://panes/{pane_id}/content{?socket_name}"
+	uriHealth         = "tmux://health"
+)
+
 // addResources registers libtmux-mcp's six tmux:// templates and
 // tmux://health.
 func addResources(s *server.MCPServer, d Deps) {
@@ -23,7 +34,7 @@ func addResources(s *server.MCPServer, d Deps) {
 		s.AddResourceTemplate(mcp.NewResourceTemplate(uri, name, mcp.WithTemplateDescription(desc),
 			mcp.WithTemplateMIMEType("application/json")), h)
 	}
-	jsonT("tmux://sessions{?socket_name}", "get_sessions", "All sessions.",
+	jsonT(uriSessions, "get_sessions", "All sessions.",
 		d.resource(func(ctx context.Context, srv *supervisor.Server, _ vars) (any, error) {
 			sessions, err := srv.ListSessions(ctx)
 			out := make([]SessionInfo, 0, len(sessions))
@@ -32,7 +43,7 @@ func addResources(s *server.MCPServer, d Deps) {
 			}
 			return out, err
 		}))
-	jsonT("tmux://sessions/{session_name}{?socket_name}", "get_session", "A session and its windows.",
+	jsonT(uriSession, "get_session", "A session and its windows.",
 		d.resource(func(ctx context.Context, srv *supervisor.Server, v vars) (any, error) {
 			sess, windows, err := sessionWindows(ctx, srv, v.get("session_name"))
 			if err != nil {
@@ -43,12 +54,12 @@ func addResources(s *server.MCPServer, d Deps) {
 				Windows []WindowInfo `json:"windows"`
 			}{sessionInfo(sess), windows}, nil
 		}))
-	jsonT("tmux://sessions/{session_name}/windows{?socket_name}", "get_session_windows", "A session's windows.",
+	jsonT(uriSessionWindows, "get_session_windows", "A session's windows.",
 		d.resource(func(ctx context.Context, srv *supervisor.Server, v vars) (any, error) {
 			_, windows, err := sessionWindows(ctx, srv, v.get("session_name"))
 			return windows, err
 		}))
-	jsonT("tmux://sessions/{session_name}/windows/{window_index}{?socket_name}", "get_window", "A window and its panes.",
+	jsonT(uriWindow, "get_window", "A window and its panes.",
 		d.resource(func(ctx context.Context, srv *supervisor.Server, v vars) (any, error) {
 			_, windows, err := sessionWindows(ctx, srv, v.get("session_name"))
 			if err != nil {
@@ -76,7 +87,7 @@ func addResources(s *server.MCPServer, d Deps) {
 			}
 			return nil, resourceNotFound("Window not found: index %s", idx)
 		}))
-	jsonT("tmux://panes/{pane_id}{?socket_name}", "get_pane", "A pane.",
+	jsonT(uriPane, "get_pane", "A pane.",
 		d.resource(func(ctx context.Context, srv *supervisor.Server, v vars) (any, error) {
 			p, err := paneByID(ctx, srv, tmux.PaneID(v.get("pane_id")))
 			if err != nil {
@@ -84,7 +95,7 @@ func addResources(s *server.MCPServer, d Deps) {
 			}
 			return d.paneInfo(p, srv.Socket()), nil
 		}))
-	s.AddResourceTemplate(mcp.NewResourceTemplate("tmux://panes/{pane_id}/content{?socket_name}", "get_pane_content",
+	s.AddResourceTemplate(mcp.NewResourceTemplate(uriPaneContent, "get_pane_content",
 		mcp.WithTemplateDescription("A pane's visible text."), mcp.WithTemplateMIMEType("text/plain")),
 		func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
 			v := vars(req.Params.Arguments)
@@ -106,7 +117,7 @@ func addResources(s *server.MCPServer, d Deps) {
 			text := strings.TrimRight(string(c.Content), "\n")
 			return []mcp.ResourceContents{mcp.TextResourceContents{URI: req.Params.URI, MIMEType: "text/plain", Text: text}}, nil
 		})
-	s.AddResource(mcp.NewResource("tmux://health", "health", mcp.WithResourceDescription("Supervisor health of the default server."),
+	s.AddResource(mcp.NewResource(uriHealth, "health", mcp.WithResourceDescription("Supervisor health of the default server."),
 		mcp.WithMIMEType("application/json")),
 		func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
 			h, err := d.health(ctx, params{})

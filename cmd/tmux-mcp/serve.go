@@ -261,10 +261,11 @@ func serveHTTP(ctx context.Context, ts *tools.Server, addr string, logger *slog.
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
+	sessions := &server.InsecureStatefulSessionIdManager{}
 	h := server.NewStreamableHTTPServer(ts.MCP, server.WithEndpointPath("/mcp"),
-		server.WithStreamableHTTPLogger(logger))
+		server.WithStreamableHTTPLogger(logger), server.WithSessionIdManager(sessions))
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", h)
+	mux.Handle("/mcp", requireSessionForGET(sessions, h))
 	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()

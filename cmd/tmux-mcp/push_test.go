@@ -1,0 +1,333 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux/tmuxtest"
+)
+
+// pushed records the notifications a client received, in order.
+type pushed struct {
+	mu     sync.Mutex
+	all    []received
+	signal chan struct{}
+}
+
+type received struct {
+	at     time.Time
+	method string
+	params map[string]any
+	raw    string
+}
+
+func (r received) str(key string) string { s, _ := r.params[key].(string); return s }
+
+func (r received) data(key string) any {
+	d, _ := r.params["data"].(map[string]any)
+	return d[key]
+}
+
+func (p *pushed) add(n mcp.JSONRPCNotification) {
+	raw, _ := json.Marshal(n)
+	var m struct {
+		Params map[string]any `json:"params"`
+	}
+	_ = json.Unmarshal(raw, &m)
+	p.mu.Lock()
+	p.all = append(p.all, received{at: time.Now(), method: n.Method, params: m.Params, raw: string(raw)})
+	p.mu.Unlock()
+	select {
+	case p.signal <- struct{}{}:
+	default:
+	}
+}
+
+func (p *pushed) since(i int) []received {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]received(nil), p.all[min(i, len(p.all)):]...)
+}
+
+func (p *pushed) len() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.all)
+}
+
+func (p *pushed) wait(tb testing.TB, i int, timeout time.Duration, what string, ok func(received) bool) received {
+	tb.Helper()
+	deadline := time.After(timeout)
+	for {
+		for _, r := range p.since(i) {
+			if ok(r) {
+				return r
+			}
+		}
+		select {
+		case <-p.signal:
+		case <-deadline:
+			var b strings.Builder
+			for _, r := range p.since(i) {
+				b.WriteString("\n  " + r.raw)
+			}
+			tb.Fatalf("no %s within %v; got:%s", what, timeout, b.String())
+		}
+	}
+}
+
+func isUpdate(uri string) func(received) bool {
+	return func(r received) bool {
+		return r.method == string(mcp.MethodNotificationResourceUpdated) && r.str("uri") == uri
+	}
+}
+
+func isLogOf(event string) func(received) bool {
+	return func(r received) bool {
+		return r.method == string(mcp.MethodNotificationMessage) && r.data("event") == event
+	}
+}
+
+// startLegacyStdio starts the binary and connects a client of the
+// 2025-11-25 protocol (initialize handshake, resources/subscribe,
+// logging/setLevel), as MCP clients in the field speak it.
+func startLegacyStdio(tb testing.TB, bin string, env []string) (*client.Client, *pushed, *syncBuffer) {
+	tb.Helper()
+	stderr := &syncBuffer{}
+	tr := transport.NewStdioWithOptions(bin, env, []string{"serve"},
+		transport.WithCommandFunc(func(ctx context.Context, command string, env []string, args []string) (*exec.Cmd, error) {
+			cmd := exec.CommandContext(ctx, command, args...)
+			cmd.Env = env
+			return cmd, nil
+		}),
+		transport.WithCommandStderrWriter(stderr))
+	c := client.NewClient(tr, client.WithProtocolVersion(mcp.LATEST_LEGACY_PROTOCOL_VERSION))
+	p := &pushed{signal: make(chan struct{}, 1)}
+	c.OnNotification(p.add)
+	// Start (not the transport's) also routes notifications to p.
+	if err := c.Start(context.Background()); err != nil {
+		tb.Fatalf("start: %v", err)
+	}
+	tb.Cleanup(func() { c.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	var init mcp.InitializeRequest
+	init.Params.ProtocolVersion = mcp.LATEST_LEGACY_PROTOCOL_VERSION
+	init.Params.ClientInfo = mcp.Implementation{Name: "e2e-legacy", Version: "0"}
+	if _, err := c.Initialize(ctx, init); err != nil {
+		tb.Fatalf("initialize: %v\nstderr:\n%s", err, stderr)
+	}
+	return c, p, stderr
+}
+
+var rpcIDs atomic.Int64
+
+// rpc sends a request the client library offers only as a deprecated call
+// (resources/subscribe, logging/setLevel) and returns the server's error.
+func rpc(c *client.Client, method string, params any) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	resp, err := c.GetTransport().SendRequest(ctx, transport.JSONRPCRequest{JSONRPC: mcp.JSONRPC_VERSION,
+		ID: mcp.NewRequestId(fmt.Sprintf("e2e-%d", rpcIDs.Add(1))), Method: method, Params: params})
+	if err != nil {
+		return err
+	}
+	if resp.Error != nil {
+		return fmt.Errorf("%d %s", resp.Error.Code, resp.Error.Message)
+	}
+	return nil
+}
+
+func contentURI(pane string) string { return "tmux://panes/" + url.PathEscape(pane) + "/content" }
+
+// health is the part of server_health these tests read.
+type health struct {
+	State    string `json:"state"`
+	PID      int    `json:"pid"`
+	Commands int    `json:"commands"`
+	Barriers int    `json:"barriers"`
+	Captures int    `json:"captures"`
+}
+
+func serverHealth(tb testing.TB, c *client.Client) health {
+	tb.Helper()
+	var h health
+	if err := json.Unmarshal(callTool(tb, c, "server_health", nil).RawStructuredContent, &h); err != nil {
+		tb.Fatalf("decode server_health: %v", err)
+	}
+	return h
+}
+
+// TestStdioPush drives the built binary over stdio the way an MCP client
+// of the 2025 protocol does: prompts, completion, a subscription that is
+// pushed an update when the pane prints and none once unsubscribed (and
+// costs nothing while the pane is silent), and log notifications when the
+// tmux server is killed, at or above the level set and never carrying
+// pane text or keystrokes.
+func TestStdioPush(t *testing.T) {
+	bin := buildBinary(t)
+	tm := tmuxtest.New(t)
+	pid := tm.Start("main")
+	tm.MustTmux("new-session", "-d", "-s", "mainline", "exec cat")
+	c, p, stderr := startLegacyStdio(t, bin, binaryEnv(tm.Socket))
+	ctx := context.Background()
+
+	prompts, err := c.ListPrompts(ctx, mcp.ListPromptsRequest{})
+	if err != nil || len(prompts.Prompts) != 5 {
+		t.Fatalf("prompts/list: %v, %v; want 5 prompts", err, prompts)
+	}
+	var preq mcp.GetPromptRequest
+	preq.Params.Name = "interrupt_gracefully"
+	preq.Params.Arguments = map[string]string{"pane_id": "%1"}
+	if res, err := c.GetPrompt(ctx, preq); err != nil || !strings.Contains(res.Messages[0].Content.(mcp.TextContent).Text, `send_keys(pane_id="%1", keys="C-c"`) {
+		t.Errorf("prompts/get interrupt_gracefully: %v %v", err, res)
+	}
+
+	var creq mcp.CompleteRequest
+	creq.Params.Ref = mcp.ResourceReference{Type: "ref/resource", URI: "tmux://sessions/{session_name}{?socket_name}"}
+	creq.Params.Argument = mcp.CompleteArgument{Name: "session_name", Value: "mai"}
+	if res, err := c.Complete(ctx, creq); err != nil || !slices.Equal(res.Completion.Values, []string{"main", "mainline"}) {
+		t.Errorf("complete session_name \"mai\": %v %v, want [main mainline]", err, res)
+	}
+
+	if err := rpc(c, string(mcp.MethodSetLogLevel), map[string]any{"level": "warning"}); err != nil {
+		t.Fatal(err)
+	}
+	pane := tm.MustTmux("split-window", "-d", "-P", "-F", "#{pane_id}", "-t", "main", "exec cat")
+	uri := contentURI(pane)
+	if err := rpc(c, string(mcp.MethodResourcesSubscribe), map[string]any{"uri": uri}); err != nil {
+		t.Fatalf("subscribe: %v", err)
+	}
+
+	// Silent: no tmux command, barrier or capture.
+	before := serverHealth(t, c)
+	time.Sleep(time.Second) // the silence being measured
+	if after := serverHealth(t, c); after.Commands != before.Commands || after.Barriers != before.Barriers || after.Captures != before.Captures {
+		t.Errorf("a subscribed silent pane cost tmux work: health %+v, then %+v", before, after)
+	}
+
+	const marker = "MARKER-e2e-51c2"
+	i := p.len()
+	start := time.Now()
+	tm.MustTmux("send-keys", "-t", pane, marker, "Enter")
+	got := p.wait(t, i, 5*time.Second, "an update of "+uri, isUpdate(uri))
+	t.Logf("send-keys to notifications/resources/updated over stdio: %v (exec send-keys included)", got.at.Sub(start))
+
+	if err := rpc(c, string(mcp.MethodResourcesUnsubscribe), map[string]any{"uri": uri}); err != nil {
+		t.Fatal(err)
+	}
+	i = p.len()
+	tm.MustTmux("send-keys", "-t", pane, "after-unsubscribe", "Enter")
+	tmuxtest.WaitFor(t, 5*time.Second, "the pane to print", func() bool {
+		return strings.Contains(tm.MustTmux("capture-pane", "-p", "-t", pane), "after-unsubscribe")
+	})
+	time.Sleep(300 * time.Millisecond) // absence cannot be awaited: three hold-offs
+	for _, r := range p.since(i) {
+		if isUpdate(uri)(r) {
+			t.Errorf("update after unsubscribe: %s", r.raw)
+		}
+	}
+
+	// kill -9, twice: the second death's message proves (one queue per
+	// session, in order) that anything the first restart logged below the
+	// level would have arrived before it.
+	if got := tm.PID(); got != pid {
+		t.Fatalf("test server has pid %d, started %d; not signalling", got, pid)
+	}
+	for round := 1; round <= 2; round++ {
+		h := serverHealth(t, c)
+		if h.PID != tm.PID() || h.PID <= 0 {
+			t.Fatalf("server_health pid %d, test socket's server %d; not signalling", h.PID, tm.PID())
+		}
+		i := p.len()
+		if err := syscall.Kill(h.PID, syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		died := p.wait(t, i, 10*time.Second, "a server_died log message", isLogOf("server_died"))
+		if died.str("level") != "error" || died.data("cause") != "killed" || died.data("pid") != float64(h.PID) {
+			t.Errorf("death message %s, want level error, cause killed, pid %d", died.raw, h.PID)
+		}
+		tmuxtest.WaitFor(t, 15*time.Second, "the server to be restarted", func() bool {
+			h2 := serverHealth(t, c)
+			if h2.State == "up" && h2.PID > 0 && h2.PID != h.PID {
+				tm.Track(h2.PID)
+				return true
+			}
+			return false
+		})
+	}
+	rank := map[string]int{"debug": 0, "info": 1, "notice": 2, "warning": 3, "error": 4, "critical": 5, "alert": 6, "emergency": 7}
+	for _, r := range p.since(0) {
+		if r.method == string(mcp.MethodNotificationMessage) && rank[r.str("level")] < rank["warning"] {
+			t.Errorf("log message below the level set (warning): %s", r.raw)
+		}
+		if strings.Contains(r.raw, marker) {
+			t.Errorf("a notification carries pane text or keys: %s", r.raw)
+		}
+	}
+	if t.Failed() {
+		t.Logf("stderr:\n%s", stderr)
+	}
+}
+
+// BenchmarkStdioPaneUpdateLatency measures the time from a pane's output
+// to notifications/resources/updated at a client of the built binary over
+// stdio. The pane runs cat on a FIFO: the clock starts when the benchmark
+// writes a line to it, which cat prints at once. Samples are 150 ms apart,
+// so each is the first change after a quiet spell (within 100 ms of an
+// update, the next is held back by design).
+//
+//	go test -run '^$' -bench StdioPaneUpdateLatency -benchtime 200x ./cmd/tmux-mcp
+func BenchmarkStdioPaneUpdateLatency(b *testing.B) {
+	bin := buildBinary(b)
+	tm := tmuxtest.New(b)
+	tm.Start("main")
+	fifo := filepath.Join(tm.Dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		b.Fatal(err)
+	}
+	pane := tm.MustTmux("split-window", "-d", "-P", "-F", "#{pane_id}", "-t", "main", "exec cat "+fifo)
+	w, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { w.Close() })
+	c, p, _ := startLegacyStdio(b, bin, binaryEnv(tm.Socket))
+	uri := contentURI(pane)
+	if err := rpc(c, string(mcp.MethodResourcesSubscribe), map[string]any{"uri": uri}); err != nil {
+		b.Fatal(err)
+	}
+	lat := make([]time.Duration, 0, b.N)
+	for b.Loop() {
+		b.StopTimer()
+		time.Sleep(150 * time.Millisecond)
+		b.StartTimer()
+		i := p.len()
+		start := time.Now()
+		if _, err := w.Write([]byte("x\n")); err != nil {
+			b.Fatal(err)
+		}
+		got := p.wait(b, i, 10*time.Second, "an update", isUpdate(uri))
+		lat = append(lat, got.at.Sub(start))
+	}
+	slices.Sort(lat)
+	pct := func(q float64) float64 { return float64(lat[int(q*float64(len(lat)-1))].Microseconds()) }
+	b.ReportMetric(pct(0.50), "p50-µs")
+	b.ReportMetric(pct(0.95), "p95-µs")
+}

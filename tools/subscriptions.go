@@ -1,0 +1,604 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/tmux-mcp/tmux-mcp/supervisor"
+	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+)
+
+// subscribable lists what resources/subscribe accepts, for error messages.
+const subscribable = "tmux://panes/{pane_id}/content, tmux://sessions, tmux://sessions/{session_name}, " +
+	"tmux://sessions/{session_name}/windows, tmux://sessions/{session_name}/windows/{window_index} " +
+	"(each with an optional ?socket_name=) and tmux://health"
+
+// subscriptions serves resources/subscribe and resources/unsubscribe: it
+// sends notifications/resources/updated when a subscribed resource may
+// have changed, to the client session that subscribed, until it
+// unsubscribes or the session ends.
+//
+//   - tmux://panes/{pane_id}/content: the watcher connection's %output for
+//     the pane (supervisor.Server.PaneChanges), never polling: a silent pane
+//     costs no tmux command. The pane being killed, its session or server
+//     going away, is an update too (reading the resource then says what
+//     happened).
+//   - the session listings (tmux://sessions...): sessions and windows
+//     coming, going or being renamed, and server deaths and restarts.
+//   - tmux://health: the default server's state changes (death, restart,
+//     restore, socket recreation, adoption, resource warnings and
+//     refusals). Its counters change with every command and are not
+//     pushed: read the resource for them.
+//
+// Updates of one resource to one session are coalesced: at most one per
+// interval (100 ms), and always one after the last change. In exec-only
+// mode there is no watcher and no control connection to see changes, so
+// subscribing to a pane or a session listing fails with an error that says
+// so; tmux://health can still be subscribed.
+//
+// Both protocol eras are served: resources/subscribe (2025-11-25 and
+// before; mcp-go acknowledges it, and the hooks here do the work) and the
+// resource subscriptions of a subscriptions/listen stream (2026-07-28),
+// which end with the stream.
+type subscriptions struct {
+	mcp   *server.MCPServer
+	d     Deps
+	every time.Duration
+	unsub func()
+
+	templates []subTemplate
+
+	mu sync.Mutex
+	// owners maps a session ID (resources/subscribe) or a *listenStream
+	// (subscriptions/listen) to its subscriptions by URI.
+	owners map[any]map[string]*subscription
+	// pending holds subscriptions prepared while a resources/subscribe
+	// request is checked, until mcp-go has acknowledged it.
+	pending map[pendingKey]*subscription
+	// live is every prepared subscription, started or not: the event
+	// dispatch wakes them.
+	live   map[*subscription]bool
+	closed bool
+}
+
+// pendingKey names one request of one session. The JSON-RPC ID is kept in
+// its JSON form: a client may send any JSON there, and a map key must be
+// comparable.
+type pendingKey struct {
+	session string
+	id      string
+}
+
+func keyOf(session string, id any) pendingKey {
+	b, _ := json.Marshal(id)
+	return pendingKey{session, string(b)}
+}
+
+// listenStream owns the subscriptions of one subscriptions/listen request.
+// It is not empty: pointers to distinct zero-size values may be equal, and
+// each stream must be its own map key.
+type listenStream struct{ id any }
+
+// subKind is what a subscription watches.
+type subKind int
+
+const (
+	kindPane      subKind = iota + 1 // a pane's content, from its watcher
+	kindStructure                    // a session listing, from structure events
+	kindHealth                       // tmux://health, from state events
+)
+
+// subTemplate is a subscribable resource template.
+type subTemplate struct {
+	tmpl *mcp.URITemplate
+	kind subKind
+}
+
+// subscription is one client's subscription to one resource.
+type subscription struct {
+	m    *subscriptions
+	uri  string
+	kind subKind
+	sock tmux.Socket
+	pane tmux.PaneID
+	send func()
+
+	kick chan struct{} // structure and health: an event may have changed it
+
+	// Pane subscriptions: the server, and the change stream opened while
+	// the subscription was checked, handed to run.
+	srv         *supervisor.Server
+	changes     <-chan struct{}
+	stopChanges func()
+
+	ctx     context.Context // ends with the subscription: bounds tmux calls
+	cancel  context.CancelFunc
+	quit    chan struct{}
+	done    chan struct{}
+	started bool
+}
+
+func newSubscriptions(s *server.MCPServer, hooks *server.Hooks, d Deps, every time.Duration) *subscriptions {
+	m := &subscriptions{mcp: s, d: d, every: every,
+		owners: map[any]map[string]*subscription{}, pending: map[pendingKey]*subscription{}, live: map[*subscription]bool{}}
+	m.templates = []subTemplate{
+		{tmplOf(uriPaneContent), kindPane},
+		{tmplOf(uriSessions), kindStructure},
+		{tmplOf(uriSession), kindStructure},
+		{tmplOf(uriSessionWindows), kindStructure},
+		{tmplOf(uriWindow), kindStructure},
+	}
+	hooks.AddOnRequestInitialization(m.onRequest)
+	hooks.AddAfterSubscribe(func(ctx context.Context, id any, _ *mcp.SubscribeRequest, _ *mcp.EmptyResult) {
+		if cs := server.ClientSessionFromContext(ctx); cs != nil {
+			m.commit(cs.SessionID(), id)
+		}
+	})
+	hooks.AddOnError(func(ctx context.Context, id any, method mcp.MCPMethod, _ any, _ error) {
+		if method != mcp.MethodResourcesSubscribe {
+			return
+		}
+		if cs := server.ClientSessionFromContext(ctx); cs != nil {
+			m.discardPending(keyOf(cs.SessionID(), id))
+		}
+	})
+	hooks.AddAfterUnsubscribe(func(ctx context.Context, _ any, req *mcp.UnsubscribeRequest, _ *mcp.EmptyResult) {
+		if cs := server.ClientSessionFromContext(ctx); cs != nil {
+			m.remove(cs.SessionID(), req.Params.URI)
+		}
+	})
+	hooks.AddBeforeSubscriptionsListen(m.listen)
+	hooks.AddOnUnregisterSession(func(_ context.Context, cs server.ClientSession) {
+		m.removeOwner(cs.SessionID())
+	})
+	if src := d.events(); src != nil {
+		m.unsub = src.Subscribe(m.onEvent)
+	}
+	return m
+}
+
+func tmplOf(uri string) *mcp.URITemplate {
+	return mcp.NewResourceTemplate(uri, "").URITemplate
+}
+
+// onRequest checks a resources/subscribe request before mcp-go handles it,
+// so that a bad URI, a pane that does not exist or a resource that cannot
+// be watched gets an error instead of a subscription that never fires
+// (mcp-go's own handler accepts any URI). What it prepares waits in
+// pending until the request succeeded. It also checks the resources of a
+// subscriptions/listen request.
+func (m *subscriptions) onRequest(ctx context.Context, id any, message any) error {
+	raw, ok := message.(json.RawMessage)
+	if !ok {
+		return nil
+	}
+	var req struct {
+		Method mcp.MCPMethod `json:"method"`
+		Params struct {
+			URI           string                 `json:"uri"`
+			Notifications mcp.SubscriptionFilter `json:"notifications"`
+			Meta          *mcp.Meta              `json:"_meta"`
+		} `json:"params"`
+	}
+	// Only the two subscription methods are decoded in full.
+	if !bytes.Contains(raw, []byte("resources/subscribe")) && !bytes.Contains(raw, []byte("subscriptions/listen")) {
+		return nil
+	}
+	if err := json.Unmarshal(raw, &req); err != nil {
+		return nil // mcp-go reports the malformed request
+	}
+	modern := mcp.IsModernProtocol(req.Params.Meta.ProtocolVersion())
+	switch {
+	case req.Method == mcp.MethodResourcesSubscribe && !modern:
+		cs := server.ClientSessionFromContext(ctx)
+		if cs == nil || req.Params.URI == "" {
+			return nil // mcp-go answers these
+		}
+		sub, err := m.prepare(ctx, req.Params.URI)
+		if err != nil {
+			return fmt.Errorf("resources/subscribe %s: %w", req.Params.URI, err)
+		}
+		m.mu.Lock()
+		key := keyOf(cs.SessionID(), id)
+		old := m.pending[key]
+		m.pending[key] = sub
+		m.mu.Unlock()
+		if old != nil {
+			old.stop()
+		}
+	case req.Method == mcp.MethodSubscriptionsListen && modern:
+		for _, uri := range req.Params.Notifications.ResourceSubscriptions {
+			if _, err := m.parse(uri); err != nil {
+				return fmt.Errorf("subscriptions/listen %s: %w", uri, err)
+			}
+		}
+	}
+	return nil
+}
+
+// target is a parsed subscribable URI.
+type target struct {
+	kind    subKind
+	sock    tmux.Socket
+	pane    tmux.PaneID
+	session string // named-session listings
+}
+
+// parse resolves a URI to what it watches, without calling tmux.
+func (m *subscriptions) parse(uri string) (target, error) {
+	def := m.d.Sup.Config().DefaultSocket
+	if uri == uriHealth {
+		return target{kind: kindHealth, sock: def}, nil
+	}
+	for _, t := range m.templates {
+		if !t.tmpl.Regexp().MatchString(uri) {
+			continue
+		}
+		v := vars{}
+		for name, val := range t.tmpl.Match(uri) {
+			v[name] = val.V
+		}
+		sock, err := socketArg(params{"socket_name": v.get("socket_name")})
+		if err != nil {
+			return target{}, err
+		}
+		if sock == (tmux.Socket{}) {
+			sock = def
+		}
+		tg := target{kind: t.kind, sock: sock, session: v.get("session_name")}
+		if t.kind == kindPane {
+			tg.pane = tmux.PaneID(v.get("pane_id"))
+			if !paneIDRe.MatchString(string(tg.pane)) {
+				return target{}, fmt.Errorf("pane_id must be a pane ID like %%3 (percent-encoded in a URI: %%253)")
+			}
+		}
+		if m.d.Sup.Config().ExecOnly {
+			return target{}, errors.New("tmux-mcp runs exec-only (no control mode), so it cannot see panes print or " +
+				"sessions change; read the resource when you need it, or restart tmux-mcp without --exec-only")
+		}
+		return tg, nil
+	}
+	if tmplOf(uriPane).Regexp().MatchString(uri) {
+		return target{}, fmt.Errorf("not subscribable: pane metadata (title, command, path) changes without telling tmux-mcp; subscribable: %s", subscribable)
+	}
+	return target{}, fmt.Errorf("not a subscribable tmux-mcp resource; subscribable: %s", subscribable)
+}
+
+// prepare parses uri and opens what it watches (for a pane, its change
+// stream: changes from now on are never missed), without starting to send.
+func (m *subscriptions) prepare(ctx context.Context, uri string) (*subscription, error) {
+	tg, err := m.parse(uri)
+	if err != nil {
+		return nil, err
+	}
+	sctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	sub := &subscription{m: m, uri: uri, kind: tg.kind, sock: tg.sock, pane: tg.pane,
+		kick: make(chan struct{}, 1), ctx: sctx, cancel: cancel, quit: make(chan struct{}), done: make(chan struct{})}
+	if tg.kind == kindPane || tg.session != "" {
+		if err := sub.open(ctx, tg); err != nil {
+			cancel()
+			return nil, err
+		}
+	}
+	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		sub.stop()
+		return nil, supervisor.ErrClosed
+	}
+	m.live[sub] = true
+	m.mu.Unlock()
+	return sub, nil
+}
+
+// open checks that what tg names exists, and for a pane opens its change
+// stream. It never starts a tmux server.
+func (sub *subscription) open(ctx context.Context, tg target) error {
+	srv, err := sub.m.d.Sup.Existing(ctx, tg.sock)
+	if err != nil {
+		return fmt.Errorf("tmux server %s: %w", tg.sock, err)
+	}
+	if tg.kind != kindPane {
+		if _, err := findSession(ctx, srv, params{"session_name": tg.session}); err != nil {
+			return resourceNotFound("Session not found: %s", tg.session)
+		}
+		return nil
+	}
+	changes, stop, err := srv.PaneChanges(sub.ctx, tg.pane)
+	switch {
+	case errors.Is(err, tmux.ErrPaneNotFound):
+		return resourceNotFound("Pane not found: %s", tg.pane)
+	case errors.Is(err, supervisor.ErrNotWatched):
+		return fmt.Errorf("pane %s cannot be watched (no control-mode watcher: tmux older than 3.2, or too many watched sessions); read the resource when you need it", tg.pane)
+	case err != nil:
+		return fmt.Errorf("watch pane %s: %w", tg.pane, err)
+	}
+	sub.srv, sub.changes, sub.stopChanges = srv, changes, stop
+	return nil
+}
+
+// commit starts the subscription that onRequest prepared for the request
+// id of session, now that mcp-go has acknowledged it. Subscribing to a URI
+// the session is already subscribed to keeps the first subscription.
+func (m *subscriptions) commit(session string, id any) {
+	key := keyOf(session, id)
+	m.mu.Lock()
+	sub := m.pending[key]
+	delete(m.pending, key)
+	if sub == nil || m.closed {
+		m.mu.Unlock()
+		if sub != nil {
+			sub.stop()
+		}
+		return
+	}
+	subs := m.owners[session]
+	if subs == nil {
+		subs = map[string]*subscription{}
+		m.owners[session] = subs
+	}
+	if subs[sub.uri] != nil {
+		m.mu.Unlock()
+		sub.stop()
+		return
+	}
+	subs[sub.uri] = sub
+	sub.send = func() {
+		_ = m.mcp.SendNotificationToSpecificClient(session, mcp.MethodNotificationResourceUpdated, map[string]any{"uri": sub.uri})
+	}
+	sub.start()
+	m.mu.Unlock()
+}
+
+// discardPending drops what a failed resources/subscribe request prepared.
+func (m *subscriptions) discardPending(key pendingKey) {
+	m.mu.Lock()
+	sub := m.pending[key]
+	delete(m.pending, key)
+	m.mu.Unlock()
+	if sub != nil {
+		sub.stop()
+	}
+}
+
+// listen serves the resource subscriptions of a subscriptions/listen
+// request (protocol 2026-07-28): each is sent on the request's stream and
+// ends with it. A resource that cannot be opened (its pane is gone) gets
+// one update, so the client reads it and learns why.
+func (m *subscriptions) listen(ctx context.Context, id any, req *mcp.SubscriptionsListenRequest) {
+	owner := &listenStream{id: id}
+	send := func(uri string) func() {
+		return func() {
+			_ = m.mcp.SendNotificationToClient(ctx, mcp.MethodNotificationResourceUpdated, map[string]any{"uri": uri})
+		}
+	}
+	m.mu.Lock()
+	m.owners[owner] = map[string]*subscription{}
+	m.mu.Unlock()
+	for _, uri := range req.Params.Notifications.ResourceSubscriptions {
+		sub, err := m.prepare(ctx, uri)
+		if err != nil {
+			send(uri)()
+			continue
+		}
+		m.mu.Lock()
+		subs := m.owners[owner]
+		if m.closed || subs == nil || subs[uri] != nil {
+			m.mu.Unlock()
+			sub.stop()
+			continue
+		}
+		subs[uri] = sub
+		sub.send = send(uri)
+		sub.start()
+		m.mu.Unlock()
+	}
+	context.AfterFunc(ctx, func() { m.removeOwner(owner) })
+}
+
+// remove ends owner's subscription to uri, if any. No update for it is
+// sent once remove returns.
+func (m *subscriptions) remove(owner any, uri string) {
+	m.mu.Lock()
+	sub := m.owners[owner][uri]
+	delete(m.owners[owner], uri)
+	m.mu.Unlock()
+	if sub != nil {
+		sub.stop()
+	}
+}
+
+// removeOwner ends every subscription of owner: its session ended, or its
+// listen stream closed.
+func (m *subscriptions) removeOwner(owner any) {
+	m.mu.Lock()
+	var end []*subscription
+	for _, sub := range m.owners[owner] {
+		end = append(end, sub)
+	}
+	delete(m.owners, owner)
+	if s, ok := owner.(string); ok {
+		for k, sub := range m.pending {
+			if k.session == s {
+				delete(m.pending, k)
+				end = append(end, sub)
+			}
+		}
+	}
+	m.mu.Unlock()
+	for _, sub := range end {
+		sub.stop()
+	}
+}
+
+// total returns how many subscriptions are prepared or running.
+func (m *subscriptions) total() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.live)
+}
+
+// onEvent wakes the subscriptions an event may concern. It runs on the
+// emitting goroutine and never blocks.
+func (m *subscriptions) onEvent(e supervisor.Event) {
+	health, structure := healthChanges(e), changesResources(e)
+	if !health && !structure {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for sub := range m.live {
+		if sub.sock != e.Socket || (sub.kind == kindHealth && !health) || (sub.kind == kindStructure && !structure) ||
+			sub.kind == kindPane {
+			continue
+		}
+		select {
+		case sub.kick <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// healthChanges reports whether e changes what tmux://health shows beyond
+// its counters.
+func healthChanges(e supervisor.Event) bool {
+	switch e.Type {
+	case supervisor.EventServerDied, supervisor.EventRestarting, supervisor.EventRestarted, supervisor.EventRestored,
+		supervisor.EventSocketRecreated, supervisor.EventServerAdopted, supervisor.EventServerStarted,
+		supervisor.EventResourceWarning, supervisor.EventResourceRefused:
+		return true
+	}
+	return false
+}
+
+func (m *subscriptions) close() {
+	if m.unsub != nil {
+		m.unsub()
+	}
+	m.mu.Lock()
+	m.closed = true
+	var all []*subscription
+	for sub := range m.live {
+		all = append(all, sub)
+	}
+	m.owners, m.pending = map[any]map[string]*subscription{}, map[pendingKey]*subscription{}
+	m.mu.Unlock()
+	for _, sub := range all {
+		sub.stop()
+	}
+}
+
+// start runs the subscription; called with m.mu held.
+func (sub *subscription) start() {
+	sub.started = true
+	go sub.run()
+}
+
+// stop ends the subscription and waits until it can send no more.
+func (sub *subscription) stop() {
+	sub.m.mu.Lock()
+	started := sub.started
+	select {
+	case <-sub.quit:
+		sub.m.mu.Unlock()
+		<-sub.done
+		return
+	default:
+	}
+	close(sub.quit)
+	delete(sub.m.live, sub)
+	sub.m.mu.Unlock()
+	sub.cancel()
+	if started {
+		<-sub.done
+	} else {
+		if sub.stopChanges != nil {
+			sub.stopChanges()
+		}
+		close(sub.done)
+	}
+}
+
+func (sub *subscription) run() {
+	defer close(sub.done)
+	if sub.kind != kindPane {
+		sub.pump(sub.kick)
+		return
+	}
+	changes, stop := sub.changes, sub.stopChanges
+	for {
+		ended := sub.pump(changes)
+		stop()
+		if !ended {
+			return
+		}
+		// The watcher ended: the pane's session or server is gone, or
+		// the connection was lost. That is an update; then watch again
+		// if the pane still exists.
+		if !sub.send1() || !sub.holdOff() {
+			return
+		}
+		var err error
+		changes, stop, err = sub.srv.PaneChanges(sub.ctx, sub.pane)
+		if err != nil {
+			return // gone for good: reading the resource says so
+		}
+	}
+}
+
+// pump sends one update per signal on in, at most one per interval:
+// signals during the hold-off wait in in (it holds one) and are sent after
+// it. It returns true when in was closed, false when the subscription
+// stopped.
+func (sub *subscription) pump(in <-chan struct{}) bool {
+	for {
+		select {
+		case <-sub.quit:
+			return false
+		case _, ok := <-in:
+			if !ok {
+				return !sub.stopped()
+			}
+			if !sub.send1() || !sub.holdOff() {
+				return false
+			}
+		}
+	}
+}
+
+// send1 sends one update unless the subscription has stopped.
+func (sub *subscription) send1() bool {
+	if sub.stopped() {
+		return false
+	}
+	sub.send()
+	return true
+}
+
+func (sub *subscription) holdOff() bool {
+	t := time.NewTimer(sub.m.every)
+	defer t.Stop()
+	select {
+	case <-sub.quit:
+		return false
+	case <-t.C:
+		return true
+	}
+}
+
+func (sub *subscription) stopped() bool {
+	select {
+	case <-sub.quit:
+		return true
+	default:
+		return false
+	}
+}
