@@ -5,7 +5,9 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -290,9 +292,51 @@ func TestFailedRequestSpans(t *testing.T) {
 	}
 }
 
+func TestPromptAndResourceSpans(t *testing.T) {
+	e := newTracedEnv(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	var prompt mcp.GetPromptRequest
+	prompt.Params.Name = "diagnose_failing_pane"
+	prompt.Params.Arguments = map[string]string{"pane_id": "%0"}
+	if _, err := e.c.GetPrompt(ctx, prompt); err != nil {
+		t.Fatal(err)
+	}
+	prompt.Params.Name = "no_such_prompt"
+	if _, err := e.c.GetPrompt(ctx, prompt); err == nil {
+		t.Fatal("unknown prompt: got no error")
+	}
+	var read mcp.ReadResourceRequest
+	read.Params.URI = "tmux://sessions"
+	if _, err := e.c.ReadResource(ctx, read); err != nil {
+		t.Fatal(err)
+	}
+
+	if got := attrs(e.span("prompts/get diagnose_failing_pane"))["gen_ai.prompt.name"]; got != "diagnose_failing_pane" {
+		t.Errorf("prompt span gen_ai.prompt.name = %q, want diagnose_failing_pane", got)
+	}
+	// A name no prompt has names neither the span nor its metric.
+	unknown := attrs(e.span("prompts/get"))
+	if _, named := unknown["gen_ai.prompt.name"]; named || unknown["error.type"] == "" {
+		t.Errorf("unknown prompt's span attributes %v, want error.type and no gen_ai.prompt.name", unknown)
+	}
+	res := e.span("resources/read")
+	if got := attrs(res)["mcp.resource.uri"]; got != "tmux://sessions" {
+		t.Errorf("resource span mcp.resource.uri = %q, want tmux://sessions", got)
+	}
+	var kids []string
+	for _, s := range e.children(res) {
+		kids = append(kids, s.Name())
+	}
+	if !slices.Contains(kids, "tmux list-sessions") {
+		t.Errorf("spans under resources/read = %q, want tmux list-sessions", kids)
+	}
+}
+
 // TestSpansCarryNoSecrets sends an environment value, a command line, pane
-// text and a name that tmux echoes in its error through the MCP server,
-// and checks that no span or metric holds any of them.
+// text, a name that tmux echoes in its error and a prompt's command
+// through the MCP server, and checks that no span or metric holds any of
+// them.
 func TestSpansCarryNoSecrets(t *testing.T) {
 	e := newTracedEnv(t)
 	secret := func() string {
@@ -300,7 +344,7 @@ func TestSpansCarryNoSecrets(t *testing.T) {
 		rand.Read(b)
 		return "s3cret" + hex.EncodeToString(b)
 	}
-	envValue, printed, echoed, toolName := secret(), secret(), secret(), secret()
+	envValue, printed, echoed, toolName, command := secret(), secret(), secret(), secret(), secret()
 
 	e.ok("create_session", map[string]any{"session_name": "sec", "environment": map[string]any{"TOKEN": envValue}})
 	var pane struct {
@@ -328,6 +372,12 @@ func TestSpansCarryNoSecrets(t *testing.T) {
 	if _, err := e.call(toolName, nil, nil); err == nil || !strings.Contains(err.Error(), toolName) {
 		t.Fatalf("unknown tool %s: got %v, want a JSON-RPC error naming it", toolName, err)
 	}
+	var prompt mcp.GetPromptRequest
+	prompt.Params.Name = "run_and_wait"
+	prompt.Params.Arguments = map[string]string{"pane_id": pane.ID, "command": "echo " + command}
+	if got, err := e.c.GetPrompt(context.Background(), prompt); err != nil || !strings.Contains(fmt.Sprint(got.Messages), command) {
+		t.Fatalf("run_and_wait prompt: got %v %v, want it to show the command", got, err)
+	}
 
 	ended := e.spans.Ended()
 	var sawNewSession, sawSplit bool
@@ -346,7 +396,7 @@ func TestSpansCarryNoSecrets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range []string{envValue, printed, echoed, toolName} {
+	for _, s := range []string{envValue, printed, echoed, toolName, command} {
 		if strings.Contains(string(b), s) {
 			t.Errorf("a span holds %s", s)
 		}
