@@ -20,6 +20,7 @@ const (
 	transportKey = attribute.Key("tmux.transport")
 	cacheHitKey  = attribute.Key("tmux.cache_hit")
 	scopeKey     = attribute.Key("tmux.rate_limit.scope")
+	resourceKey  = attribute.Key("tmux.resource")
 	causeKey     = attribute.Key("tmux.death.cause")
 	restartKey   = attribute.Key("tmux.restart.kind")
 	errorTypeKey = semconv.ErrorTypeKey
@@ -40,6 +41,7 @@ type supervisorMetrics struct {
 	barrierDuration metric.Float64Histogram
 	captures        metric.Int64Counter
 	rateLimited     metric.Int64Counter
+	refused         metric.Int64Counter
 	deaths          metric.Int64Counter
 	restarts        metric.Int64Counter
 	restoreDuration metric.Float64Histogram
@@ -69,6 +71,9 @@ func observeSupervisor(mp metric.MeterProvider, src supervisorSource) (stop func
 	add(e)
 	sm.rateLimited, e = m.Int64Counter("tmux.rate_limited", metric.WithUnit("{call}"),
 		metric.WithDescription("calls refused by a token bucket, by scope (server or pane)"))
+	add(e)
+	sm.refused, e = m.Int64Counter("tmux.resource_refused", metric.WithUnit("{call}"),
+		metric.WithDescription("commands that create panes refused before the server ran out of fds (or the host of PTYs), by resource"))
 	add(e)
 	sm.deaths, e = m.Int64Counter("tmux.server.deaths", metric.WithUnit("{death}"),
 		metric.WithDescription("tmux server deaths, by cause"))
@@ -170,6 +175,8 @@ func (sm *supervisorMetrics) record(e supervisor.Event) {
 			scope = "server"
 		}
 		sm.rateLimited.Add(ctx, 1, metric.WithAttributes(sock, scopeKey.String(scope)))
+	case supervisor.EventResourceRefused:
+		sm.refused.Add(ctx, 1, metric.WithAttributes(sock, resourceKey.String(e.Resource)))
 	case supervisor.EventServerDied:
 		sm.deaths.Add(ctx, 1, metric.WithAttributes(sock, causeKey.String(string(e.Cause))))
 	case supervisor.EventRestarted:

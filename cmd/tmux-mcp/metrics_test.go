@@ -228,6 +228,21 @@ func TestRateLimitedMetric(t *testing.T) {
 	}
 }
 
+func TestResourceRefusedMetric(t *testing.T) {
+	// Any fd use is above these fractions of the limit: every command
+	// that creates a pane is refused.
+	e := newMetricsEnv(t, supervisor.Config{FDWarn: 1e-9, FDRefuse: 1e-9})
+	e.tm.Start("main")
+	srv := e.server()
+	if _, err := srv.Do(testCtx(t), "new-window", "-d"); !errors.Is(err, supervisor.ErrResourceExhausted) {
+		t.Fatalf("new-window: got %v, want it refused", err)
+	}
+	got := e.collect()["tmux.resource_refused"]
+	if n := sum(got, map[string]string{"tmux.resource": "fds", "tmux.socket": e.tm.Socket}); n != 1 {
+		t.Errorf("tmux.resource_refused for fds = %d, want 1; points %v", n, got)
+	}
+}
+
 // restorer recreates one session, as the journal would.
 type restorer struct {
 	mu    sync.Mutex
