@@ -25,6 +25,7 @@ type config struct {
 	HTTPAllowRemote bool
 	LogFile         string
 	LogLevel        string
+	TraceFile       string
 	ExecOnly        bool
 	NoStart         bool
 	CommandTimeout  time.Duration
@@ -153,6 +154,8 @@ func settings() []setting {
 				}
 				return errors.New("want debug, info, warn or error")
 			}},
+		{Flag: "trace-file", Env: "TMUX_MCP_TRACE_FILE",
+			Usage: "append spans to this file as JSON lines (OTEL_* variables configure OTLP export)", set: str(func(c *config) *string { return &c.TraceFile })},
 		{Flag: "exec-only", Env: "TMUX_MCP_EXEC_ONLY", Default: "false", Bool: true,
 			Usage: "run every tmux command as a subprocess (no control mode)", set: boolean(func(c *config) *bool { return &c.ExecOnly })},
 		{Flag: "no-start", Env: "TMUX_MCP_NO_START", Default: "false", Bool: true,
