@@ -26,6 +26,9 @@ type Deps struct {
 	// Log receives one record per tool call (never arguments or pane text);
 	// nil discards.
 	Log *slog.Logger
+	// Diagnoser writes the diagnose tool's report; nil makes the tool
+	// answer that it is not available.
+	Diagnoser Diagnoser
 }
 
 // EventSource is the part of the supervisor that resources subscribe to.

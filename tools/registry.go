@@ -60,6 +60,7 @@ func Groups() []Group {
 		}},
 		{ID: "supervisor", Description: "the supervisor's view of a tmux server", Tools: []Spec{
 			{Readonly, ServerHealth},
+			{Readonly, Diagnose},
 		}},
 	}
 }
