@@ -140,6 +140,7 @@ func serve(ctx context.Context, o serveOptions, e env, logger *slog.Logger) erro
 		Caller:    tools.ParseCaller(e.getenv("TMUX"), e.getenv("TMUX_PANE")),
 		SocketDir: socketDir(e.getenv),
 		Log:       logger,
+		Diagnoser: toolDiagnoser{sup: sup, binary: sup.Config().Binary},
 	}
 	ts, err := tools.New(d, tools.Options{Version: version(), Toolsets: o.toolsets, DrainTimeout: drainTimeout})
 	if err != nil {
