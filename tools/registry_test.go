@@ -273,7 +273,7 @@ func TestToolsetsSelectGroups(t *testing.T) {
 	for _, e := range sel {
 		got = append(got, e.Tool.Name)
 	}
-	if want := []string{"list_panes", "split_window", "server_health"}; !slices.Equal(got, want) {
+	if want := []string{"list_panes", "split_window", "diagnose", "server_health"}; !slices.Equal(got, want) {
 		t.Errorf("Select(supervisor, pane) = %v, want %v", got, want)
 	}
 }

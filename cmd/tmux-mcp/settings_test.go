@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"context"
 	"flag"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
+	"github.com/tmux-mcp/tmux-mcp/tools"
 )
 
 func TestSettingsPrecedence(t *testing.T) {
@@ -113,7 +115,7 @@ func TestUnknownSafetyFallsBackToReadonly(t *testing.T) {
 func TestToolsStats(t *testing.T) {
 	var out bytes.Buffer
 	code := run(context.Background(), []string{"tools", "--stats", "--safety", "destructive"}, env{stdout: &out, stderr: io.Discard, getenv: func(string) string { return "" }})
-	if code != exitOK || !strings.Contains(out.String(), "20 tools") {
+	if want := fmt.Sprintf("%d tools", len(tools.Catalog(tools.Deps{}))); code != exitOK || !strings.Contains(out.String(), want) {
 		t.Errorf("tools --stats: exit %d, %q", code, out.String())
 	}
 }
