@@ -7,7 +7,6 @@ import (
 	"runtime"
 	"sort"
 	"strconv"
-	"sync"
 )
 
 // Run diagnoses the servers o names (and with o.All every server it can
@@ -44,12 +43,10 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	if o.All {
 		sockets = discover(o.Sockets, o.Journal)
 	}
-	// Reading every process's state for zombies costs a /proc walk: done
-	// once, and only if a dead server needs it.
-	zombies := sync.OnceValue(func() []zombie { return tmuxZombies(o.Machine) })
+	left := newLeftovers(o.Machine)
 	var facts []*serverFacts
 	for _, s := range sockets {
-		facts = append(facts, gather(ctx, o, s, client, zombies))
+		facts = append(facts, gather(ctx, o, s, client, left))
 	}
 	finish(ctx, o, r, facts)
 	return r, nil
@@ -105,7 +102,7 @@ func summarize(r *Report) ([]Finding, Status) {
 				Text: fmt.Sprintf("%s: %s (%s)", title(s.Verdict.Cause), s.Verdict.Detail, s.Verdict.Confidence)})
 		}
 		for _, c := range s.Checks {
-			if c.cause == causeEvidence && s.Verdict != nil && s.Verdict.Cause != "" {
+			if s.Verdict != nil && s.Verdict.Cause != "" && (c.cause == causeEvidence || c.cause == s.Verdict.Cause) {
 				status = worse(status, c.Status)
 				continue // the verdict's line says it
 			}

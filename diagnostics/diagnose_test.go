@@ -81,6 +81,51 @@ func TestKilledServer(t *testing.T) {
 	}
 }
 
+// TestCrashedServer: tmux 3.3a dies of SIGSEGV on a bad select-layout
+// argument (which the wire refuses to send; tmuxtest does not). Its zombie
+// says so; once it is reaped, the kernel log does, for the PID the
+// journal recorded.
+func TestCrashedServer(t *testing.T) {
+	ts := tmuxtest.New(t)
+	pid := ts.Start("main")
+	j := newMemJournal()
+	j.record(t, ts)
+	ts.Tmux("select-layout", "x") //nolint:errcheck // the server dies answering
+	tmuxtest.WaitFor(t, 10*time.Second, "server to crash", func() bool {
+		st, err := supervisor.ReadProcStat(pid)
+		return err == nil && st.State == 'Z' || !tmuxtest.Alive(pid)
+	})
+	if ws, ok := supervisor.ZombieStatus(pid, 0); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGSEGV {
+		t.Skipf("this tmux did not crash on select-layout x (wait status %#x, zombie %v)", uint32(ws), ok)
+	}
+	withJournal := func(o *Options) { o.Journal = j }
+	r := diagnose(t, tmux.Socket{Path: ts.Socket}, withJournal)
+	top := wantTop(t, r, string(supervisor.CauseCrashed), ExitFailures)
+	if top.Confidence != Certain || !strings.Contains(r.Servers[0].Verdict.Detail, "signal 11") {
+		t.Errorf("from the zombie: %s %+v, want crashed by signal 11 (certain)", top.Confidence, r.Servers[0].Verdict)
+	}
+
+	var ws unix.WaitStatus
+	if _, err := unix.Wait4(pid, &ws, 0, nil); err != nil {
+		t.Fatalf("reap server %d (this process is its subreaper): %v", pid, err)
+	}
+	recs, err := readKernelLog(Machine{}.withDefaults())
+	if err != nil {
+		t.Skipf("kernel log not readable here: %v", err)
+	}
+	if _, ok := kernelRecordOf(recs, pid, time.Time{}); !ok {
+		t.Skip("the kernel did not log the segfault (debug.exception-trace off?)")
+	}
+	r = diagnose(t, tmux.Socket{Path: ts.Socket}, withJournal)
+	top = wantTop(t, r, string(supervisor.CauseCrashed), ExitFailures)
+	if v := r.Servers[0].Verdict; top.Confidence != Certain || !strings.Contains(v.Basis, "kernel logged") {
+		t.Errorf("from the kernel log: %s %+v, want crashed (certain) by the kernel's record", top.Confidence, v)
+	}
+	if !hasTimeline(r, "kernel", "segfault") {
+		t.Errorf("timeline %+v: want the kernel's record", r.Timeline)
+	}
+}
+
 // TestExitedNormally: the last pane's command exits, exit-empty (on by
 // default) ends the server with status 0.
 func TestExitedNormally(t *testing.T) {

@@ -9,14 +9,14 @@
 //
 // Diagnose gathers what is left of a server (the socket file and what a
 // connect() says about it, the processes listening on its path, the exit
-// status of an unreaped zombie, the answer to one tmux client, the
-// journal's record) into a supervisor.DeathEvidence and classifies it with
-// supervisor.ClassifyDeath, the classifier the supervisor's monitor uses.
-// The evidence helpers are the supervisor's too (PIDAlive, ProbeSocket,
-// ZombieStatus, ListenerPIDs, SampleResources). Each verdict says how sure
-// it is and what that rests on: after the fact, with nobody watching, the
-// evidence of a kill -9 survives only while the dead server is a zombie or
-// in the journal.
+// status of an unreaped zombie, the kernel's log of a crash or OOM kill,
+// the answer to one tmux client, the journal's record) into a
+// supervisor.DeathEvidence and classifies it with supervisor.ClassifyDeath,
+// the classifier the supervisor's monitor uses. The evidence helpers are
+// the supervisor's too (PIDAlive, ProbeSocket, ZombieStatus, ListenerPIDs,
+// SampleResources). Each verdict says how sure it is and what that rests
+// on: after the fact, with nobody watching, the evidence of a kill -9
+// survives only while the dead server is a zombie or in the journal.
 //
 // # Never worse
 //
@@ -31,7 +31,8 @@
 // [Report.JSON]; [Journal] and [HealthSource], the interfaces the binary
 // wires in. One file per concern: socket.go (directory, socket file,
 // discovery), cleaner.go (temporary-file cleaners), process.go (server
-// processes and zombies), probe.go (the one tmux client), serverchecks.go
+// processes and zombies), kernel.go (the kernel's log), probe.go (the one
+// tmux client), serverchecks.go
 // (process, exit options, history), versions.go, system.go (PTYs, file
 // handles, this process), darwin.go (macOS, testable anywhere), journal.go,
 // health.go, verdict.go (evidence and confidence), causes.go (ranking and

@@ -160,7 +160,8 @@ func fixedMachine() Machine {
 		"/usr/lib/tmpfiles.d/tmp.conf": "# systemd's default\nD /tmp 1777 root root -\n",
 	}
 	return Machine{
-		GOOS: "linux",
+		GOOS:      "linux",
+		KernelLog: func() ([]string, error) { return nil, nil },
 		System: func() supervisor.Resources {
 			return supervisor.Resources{PTYs: 12, PTYMax: 4096, FilesAllocated: 3000, FilesMax: 1000000}
 		},

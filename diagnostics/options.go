@@ -74,6 +74,9 @@ type Machine struct {
 	// output of `launchctl limit maxfiles`. Both fail off macOS.
 	Sysctl          func(name string) (string, error)
 	LaunchdMaxfiles func(ctx context.Context) (string, error)
+	// KernelLog returns the kernel's log records (/dev/kmsg: "pri,seq,
+	// usec,flags;text"), which on most systems only root may read.
+	KernelLog func() ([]string, error)
 }
 
 // errNotDarwin is what the macOS readers return elsewhere.
@@ -97,6 +100,9 @@ func (m Machine) withDefaults() Machine {
 	}
 	if m.LaunchdMaxfiles == nil {
 		m.LaunchdMaxfiles = launchdMaxfiles
+	}
+	if m.KernelLog == nil {
+		m.KernelLog = kmsg
 	}
 	return m
 }

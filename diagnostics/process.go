@@ -110,20 +110,11 @@ func startedAt(m Machine, ticks uint64) time.Time {
 		return time.Time{}
 	}
 	now := time.Now()
-	b, err := m.ReadFile("/proc/uptime")
-	if err != nil {
+	up := uptime(m)
+	if up == 0 {
 		return time.Time{}
 	}
-	f := strings.Fields(string(b))
-	if len(f) == 0 {
-		return time.Time{}
-	}
-	up, err := strconv.ParseFloat(f[0], 64)
-	if err != nil {
-		return time.Time{}
-	}
-	age := time.Duration(up*float64(time.Second)) - time.Duration(ticks)*time.Second/clockTicks
-	return now.Add(-age)
+	return now.Add(-(up - time.Duration(ticks)*time.Second/clockTicks))
 }
 
 // zombie is a tmux server that exited and was not reaped: its exit status
@@ -183,19 +174,22 @@ func procUID(pid int) int {
 }
 
 // Tolerances for tying a zombie to a socket file by time. A server binds
-// its socket milliseconds after it starts (more on a loaded machine); the
-// start time read through /proc has 10 ms resolution.
+// its socket milliseconds after it starts (up to a few hundred on a loaded
+// machine); a longer window ties the zombie of an unrelated server started
+// just before (seen: 974 ms). The start time read through /proc has 10 ms
+// resolution.
 const (
-	bindSlack  = time.Second
+	bindSlack  = 500 * time.Millisecond
 	clockSlack = 30 * time.Millisecond
 )
 
 // matchZombie finds the zombie of the server that made the socket file: by
-// the PID (and start time) the journal recorded when it has them, else by
-// the start time closest before the socket file's creation, among the
-// zombies of the socket's owner (socketUID, -1 for any). A tie within the
-// clock's resolution is no match: two servers started together cannot be
-// told apart.
+// the PID (and start time) the journal recorded when it has them (and then
+// by nothing else: the journal knows which server was last), else by the
+// start time closest before the socket file's creation, among the zombies
+// of the socket's owner (socketUID, -1 for any). A tie within the clock's
+// resolution is no match: two servers started together cannot be told
+// apart.
 func matchZombie(zs []zombie, journalPID int, journalStart, socketMade time.Time, socketUID int) (zombie, bool) {
 	if journalPID > 0 {
 		for _, z := range zs {
@@ -212,6 +206,7 @@ func matchZombie(zs []zombie, journalPID int, journalStart, socketMade time.Time
 				return z, true
 			}
 		}
+		return zombie{}, false
 	}
 	if socketMade.IsZero() {
 		return zombie{}, false

@@ -97,9 +97,10 @@ type Check struct {
 	cause string
 }
 
-// causeEvidence marks a check that only restates a death the server's
-// verdict already names (a stale socket, an exited process): the summary
-// and the ranking leave it to the verdict.
+// causeEvidence marks a check that only restates the evidence of a death
+// (a stale socket, an exited process), which always comes with a verdict:
+// the summary and the ranking leave it to the verdict. A check whose cause
+// is the verdict's is left out of the summary too.
 const causeEvidence = "evidence"
 
 // fact appends a fact.
@@ -138,7 +139,8 @@ type Event struct {
 	Time   time.Time `json:"time"`
 	Socket string    `json:"socket,omitempty"`
 	// Source: "journal" (recorded by tmux-mcp), "process" (from /proc),
-	// "socket" (the socket file's timestamps), "diagnose" (now).
+	// "kernel" (the kernel's log), "socket" (the socket file's
+	// timestamps), "diagnose" (now).
 	Source string `json:"source"`
 	What   string `json:"what"`
 }

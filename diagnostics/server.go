@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"syscall"
 	"time"
 
@@ -33,11 +34,13 @@ type serverFacts struct {
 	probeErr     error
 	probeSkipped string // why no tmux client was sent
 
-	zombie  *zombie
-	journal *journalFacts
-	client  tmux.Version // the tmux binary's version; zero if unknown
-	now     time.Time
-	goos    string
+	zombie    *zombie
+	kernel    *kernelRecord // how the kernel logged the server's end
+	kernelErr error         // why the kernel log could not be read
+	journal   *journalFacts
+	client    tmux.Version // the tmux binary's version; zero if unknown
+	now       time.Time
+	goos      string
 }
 
 // connectTimeout bounds the raw connect to a socket: a live server's
@@ -49,7 +52,7 @@ const connectTimeout = 500 * time.Millisecond
 // only when something accepts connections, send it one tmux client with a
 // deadline (and not even that when the client's fds could tip a server at
 // its fd limit into livelock).
-func gather(ctx context.Context, o Options, sock tmux.Socket, client tmux.Version, zombies func() []zombie) *serverFacts {
+func gather(ctx context.Context, o Options, sock tmux.Socket, client tmux.Version, left leftovers) *serverFacts {
 	f := &serverFacts{sock: sock, path: sock.ResolvedPath(), named: sock.Name != "", client: client, now: o.Now(), goos: o.Machine.GOOS}
 	f.dir, f.dirErr = os.Stat(filepath.Dir(f.path))
 	f.file, f.fileErr = os.Lstat(f.path)
@@ -85,11 +88,34 @@ func gather(ctx context.Context, o Options, sock tmux.Socket, client tmux.Versio
 				uid = int(st.Uid)
 			}
 		}
-		if z, ok := matchZombie(zombies(), jpid, jstart, made, uid); ok {
+		if z, ok := matchZombie(left.zombies(), jpid, jstart, made, uid); ok {
 			f.zombie = &z
+		} else if jpid > 0 {
+			// Reaped, but the journal named it: the kernel may have
+			// logged how it ended.
+			recs, err := left.kernel()
+			if r, ok := kernelRecordOf(recs, jpid, jstart); ok {
+				f.kernel = &r
+			} else {
+				f.kernelErr = err
+			}
 		}
 	}
 	return f
+}
+
+// leftovers reads what outlives a dead server, once per run and only when
+// a dead server needs it: unreaped zombies, and the kernel's log.
+type leftovers struct {
+	zombies func() []zombie
+	kernel  func() ([]kernelRecord, error)
+}
+
+func newLeftovers(m Machine) leftovers {
+	return leftovers{
+		zombies: sync.OnceValue(func() []zombie { return tmuxZombies(m) }),
+		kernel:  sync.OnceValues(func() ([]kernelRecord, error) { return readKernelLog(m) }),
+	}
 }
 
 // fdsPerClient is what a tmux client costs the server while it runs: its
@@ -154,6 +180,8 @@ func (f *serverFacts) pid() int {
 		return f.mainProc().PID
 	case f.zombie != nil:
 		return f.zombie.PID
+	case f.kernel != nil:
+		return f.kernel.PID
 	}
 	pid, _ := f.journal.lastServer()
 	return pid

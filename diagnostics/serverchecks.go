@@ -58,10 +58,21 @@ func checkProcess(f *serverFacts) Check {
 			c.Status, c.Summary = StatusSkipped, "skipped: no server process, and no trace of one"
 			return c
 		}
+		if k := f.kernel; k != nil {
+			c.fact("pid", k.PID)
+			c.fact("kernel log", k.Text)
+			c.fact("ended", k.Time.UTC().Format(time.RFC3339Nano))
+			c.Status, c.cause = StatusFail, causeEvidence
+			c.Summary = fmt.Sprintf("PID %d has ended: the kernel logged %s", k.PID, k.Signal)
+			return c
+		}
 		if pid, _ := f.journal.lastServer(); pid > 0 {
 			c.fact("last PID (journal)", pid)
 		}
 		c.fact("zombie", "none found")
+		if f.kernelErr != nil {
+			c.fact("kernel log", "not readable: "+f.kernelErr.Error())
+		}
 		c.Status, c.cause = StatusWarn, causeEvidence
 		c.Summary = "no process listens on the path, and no exit status survived (the dead server's parent reaped it)"
 		return c
@@ -89,7 +100,7 @@ func checkProcess(f *serverFacts) Check {
 		}
 		switch {
 		case stopped(p.Stat.State):
-			c.Status, c.cause = StatusFail, causeEvidence
+			c.Status, c.cause = StatusFail, string(supervisor.CauseHung)
 			c.Summary = fmt.Sprintf("PID %d is stopped (state %c, SIGSTOP or a debugger): it answers nothing until it is continued", p.PID, p.Stat.State)
 			c.Commands = append(c.Commands, "kill -CONT "+strconv.Itoa(p.PID))
 		case p.ResErr == nil && levelStatus(uint64(r.FDs), r.FDLimit) != StatusOK:

@@ -27,6 +27,9 @@ func timeline(servers []ServerReport, facts []*serverFacts, now time.Time) []Eve
 			out = append(out, Event{Time: z.Started, Socket: sr.Socket, Source: "process",
 				What: "server PID " + strconv.Itoa(z.PID) + " started (since then it " + waitPast(z.Status) + "; the kernel keeps no time of death)"})
 		}
+		if k := f.kernel; k != nil {
+			out = append(out, Event{Time: k.Time, Socket: sr.Socket, Source: "kernel", What: k.Text})
+		}
 		if f.fileErr == nil {
 			out = append(out, Event{Time: f.times.Mtime, Socket: sr.Socket, Source: "socket", What: "socket file created"})
 		}

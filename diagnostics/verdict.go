@@ -21,8 +21,12 @@ func evidence(f *serverFacts) supervisor.DeathEvidence {
 	} else if len(f.procs) > 0 {
 		ev.PID, ev.PIDAlive = f.procs[0].PID, supervisor.PIDAlive(f.procs[0].PID, f.procs[0].Stat.StartTime)
 	}
-	if f.zombie != nil {
+	switch {
+	case f.zombie != nil:
 		ws := f.zombie.Status
+		ev.Wait = &ws
+	case f.kernel != nil:
+		ws := syscall.WaitStatus(f.kernel.Signal) // waitpid's form of "killed by this signal"
 		ev.Wait = &ws
 	}
 	if f.probeErr != nil {
@@ -97,6 +101,10 @@ func confidence(f *serverFacts, cause supervisor.Cause, probeTimeout time.Durati
 		return Possible, "no exit status survived (the server's parent reaped it) and the journal recorded no death of it"
 	}
 	// Causes from a wait status: killed, crashed, last_session_gone.
+	if k := f.kernel; k != nil {
+		return Certain, fmt.Sprintf("the kernel logged how PID %d (the server tmux-mcp's journal recorded) ended, at %s: %q",
+			k.PID, k.Time.UTC().Format(time.RFC3339), k.Text)
+	}
 	if z := f.zombie; z != nil {
 		basis := fmt.Sprintf("the exit status was read from the zombie of PID %d, tied to this socket by %s", z.PID, z.MatchedBy)
 		if z.Exact {

@@ -111,6 +111,7 @@ func TestMatchZombie(t *testing.T) {
 		{"another user's", []zombie{z(1, 40*time.Millisecond)}, 0, time.Time{}, 0, 0, false},
 		{"the journal's PID and start", []zombie{z(1, 40*time.Millisecond), z(7, time.Hour)}, 7, made.Add(-time.Hour), 1000, 7, true},
 		{"the journal's PID, reused", []zombie{z(7, time.Hour)}, 7, made.Add(-3 * time.Hour), 1000, 0, false},
+		{"the journal's PID reaped: no other", []zombie{z(1, 40*time.Millisecond)}, 7, made.Add(-time.Hour), 1000, 0, false},
 		{"the journal's PID without a start", []zombie{z(7, time.Hour)}, 7, time.Time{}, 1000, 7, false},
 	}
 	for _, tt := range tests {
