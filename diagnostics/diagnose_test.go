@@ -50,6 +50,32 @@ func TestHealthyServerIsAllOK(t *testing.T) {
 	}
 }
 
+// TestNoSecretsInTheReport: environment values, pane contents and
+// keystrokes never reach the report.
+func TestNoSecretsInTheReport(t *testing.T) {
+	ts := tmuxtest.New(t)
+	// The pane prints one secret and echoes the keys it gets (cat is ready
+	// at once, unlike a shell still reading its startup files).
+	ts.MustTmux("new-session", "-d", "-s", "main", "-e", "API_TOKEN=env-secret-4711", "printf 'pane-secret-%s\\n' 4711; exec cat")
+	ts.MustTmux("send-keys", "-t", "main", "keys-secret-4711", "Enter")
+	tmuxtest.WaitFor(t, 10*time.Second, "the pane to show both", func() bool {
+		out, _ := ts.Tmux("capture-pane", "-p", "-t", "main")
+		return strings.Contains(out, "pane-secret-4711") && strings.Contains(out, "keys-secret-4711")
+	})
+	r := diagnose(t, tmux.Socket{Path: ts.Socket})
+	js, err := r.JSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, out := range []string{string(js), r.Markdown()} {
+		for _, secret := range []string{"env-secret", "pane-secret", "keys-secret", "API_TOKEN"} {
+			if strings.Contains(out, secret) {
+				t.Errorf("the report holds %q", secret)
+			}
+		}
+	}
+}
+
 // TestKilledServer: kill -9 a server tmux-mcp journaled. Its zombie,
 // identified by the PID and start time in the journal, keeps the signal.
 func TestKilledServer(t *testing.T) {
