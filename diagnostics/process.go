@@ -63,6 +63,9 @@ func stopped(s byte) bool { return s == 'T' || s == 't' }
 // inspectProcesses samples each live PID twice, cpuInterval apart, to get
 // its CPU use; it starts nothing.
 func inspectProcesses(ctx context.Context, m Machine, pids []int) []procFacts {
+	if len(pids) == 0 {
+		return nil
+	}
 	out := make([]procFacts, 0, len(pids))
 	first := make([]supervisor.Resources, len(pids))
 	for i, pid := range pids {
