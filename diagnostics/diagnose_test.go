@@ -280,6 +280,10 @@ func startNamed(t *testing.T, sock tmux.Socket) int {
 func TestFDExhaustion(t *testing.T) {
 	ts := tmuxtest.New(t)
 	pid := ts.Start("main")
+	// A livelocked server spins until killed, and answers no kill-server:
+	// end it at once rather than load the machine through tmuxtest's
+	// cleanup timeouts.
+	t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) })
 	var lim unix.Rlimit
 	if err := unix.Prlimit(pid, unix.RLIMIT_NOFILE, nil, &lim); err != nil {
 		t.Fatal(err)
