@@ -114,7 +114,7 @@ func (s *Server) ensure(ctx context.Context, allowStart bool) error {
 	if err != nil && (errors.Is(err, tmux.ErrNoServer) || errors.Is(err, tmux.ErrSocketMissing)) && allowStart && !s.cfg.NoStart {
 		// Never start a server while the one we knew may be alive with its
 		// socket deleted: that orphans it.
-		if old := s.identity(); old.pid > 0 && pidAlive(old.pid, old.startTime) {
+		if old := s.identity(); old.pid > 0 && PIDAlive(old.pid, old.startTime) {
 			return fmt.Errorf("supervisor: server PID %d is alive but its socket %s does not answer: %w",
 				old.pid, s.sock.ResolvedPath(), err)
 		}

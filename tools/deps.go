@@ -30,6 +30,10 @@ type Deps struct {
 	// Journal is the session journal; nil when it is off.
 	Journal Journal
 
+	// Diagnoser writes the diagnose tool's report; nil makes the tool
+	// answer that it is not available.
+	Diagnoser Diagnoser
+
 	// MaxWait is the ceiling on the timeout of tools that wait
 	// (wait_for_text, run_command, wait_for_channel); 0 means
 	// DefaultMaxWait.

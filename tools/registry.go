@@ -105,6 +105,7 @@ func Groups() []Group {
 		}},
 		{ID: "supervisor", Description: "the supervisor's view of a tmux server", Tools: []Spec{
 			{Readonly, ServerHealth},
+			{Readonly, Diagnose},
 		}},
 		{ID: "journal", Description: "the session journal: events, snapshots, restore", Tools: []Spec{
 			{Readonly, JournalEvents},

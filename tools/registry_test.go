@@ -313,7 +313,7 @@ func TestToolsetsSelectGroups(t *testing.T) {
 	for _, e := range sel {
 		got = append(got, e.Tool.Name)
 	}
-	if want := []string{"server_health", "get_window_info", "kill_window", "move_window", "rename_window", "resize_window",
+	if want := []string{"diagnose", "server_health", "get_window_info", "kill_window", "move_window", "rename_window", "resize_window",
 		"select_layout"}; !slices.Equal(got, want) {
 		t.Errorf("Select(supervisor, window) = %v, want %v", got, want)
 	}
