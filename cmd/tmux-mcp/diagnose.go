@@ -6,10 +6,13 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
+	"log/slog"
 	"os"
 	"time"
 
 	"github.com/tmux-mcp/tmux-mcp/diagnostics"
+	"github.com/tmux-mcp/tmux-mcp/journal"
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
 	"github.com/tmux-mcp/tmux-mcp/tools"
@@ -30,7 +33,7 @@ func runDiagnose(ctx context.Context, args []string, e env) int {
 	var o diagnoseOptions
 	fs := flag.NewFlagSet("diagnose", flag.ContinueOnError)
 	fs.SetOutput(e.stderr)
-	b := bind(fs, "socket-name", "socket-path", "tmux-bin")
+	b := bind(fs, "socket-name", "socket-path", "tmux-bin", "journal")
 	fs.BoolVar(&o.all, "all", false, "diagnose every tmux server found: in the socket directory, listening on a socket, or in the journal")
 	fs.StringVar(&o.format, "format", "markdown", "report format: markdown or json")
 	fs.StringVar(&o.out, "out", "", "write the report to this file instead of stdout")
@@ -61,6 +64,14 @@ func runDiagnose(ctx context.Context, args []string, e env) int {
 	o.config = c
 	opts := diagnostics.Options{Binary: c.TmuxBin, All: o.all, Since: o.since,
 		Sockets: []tmux.Socket{c.supervisorConfig().DefaultSocket}}
+	j, err := openJournalToRead(c, e)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "tmux-mcp diagnose: the journal: %v\n", err)
+	}
+	if j != nil {
+		defer j.Close()
+		opts.Journal = diagnosticsJournal(j)
+	}
 	r, err := diagnostics.Run(ctx, opts)
 	if err != nil {
 		return fail("%v", err)
@@ -82,15 +93,32 @@ func runDiagnose(ctx context.Context, args []string, e env) int {
 	return r.ExitCode()
 }
 
+// openJournalToRead opens the journal the settings name, if it exists:
+// diagnose reads it and never creates one. It returns nil, nil when the
+// journal is off, has no place (no HOME) or there is no file.
+func openJournalToRead(c config, e env) (*journal.Journal, error) {
+	path, err := c.journalPath(e.getenv)
+	if err != nil || path == "" {
+		return nil, nil //nolint:nilerr // no place for a journal: there is none to read
+	}
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	logger := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	return journal.Open(path, &journal.Options{Logger: logger})
+}
+
 // toolDiagnoser runs diagnose for the MCP tool inside the serving process:
 // with the supervisor's figures and this process's own fds and goroutines.
 type toolDiagnoser struct {
-	sup    *supervisor.Supervisor
-	binary string
+	sup     *supervisor.Supervisor
+	binary  string
+	journal *journal.Journal // nil when it is off
 }
 
 func (d toolDiagnoser) Diagnose(ctx context.Context, q tools.DiagnoseQuery) (tools.DiagnoseResult, error) {
-	opts := diagnostics.Options{Binary: d.binary, All: q.All, Since: q.Since, Health: supervisedHealth{d.sup}, Self: true}
+	opts := diagnostics.Options{Binary: d.binary, All: q.All, Since: q.Since, Health: supervisedHealth{d.sup}, Self: true,
+		Journal: diagnosticsJournal(d.journal)}
 	if q.Socket != (tmux.Socket{}) {
 		opts.Sockets = []tmux.Socket{q.Socket}
 	}

@@ -12,6 +12,9 @@ import (
 	"testing"
 
 	"github.com/tmux-mcp/tmux-mcp/diagnostics"
+	"github.com/tmux-mcp/tmux-mcp/journal"
+	"github.com/tmux-mcp/tmux-mcp/supervisor"
+	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux/tmuxtest"
 )
 
@@ -156,5 +159,65 @@ func TestDiagnoseBinary(t *testing.T) {
 	}
 	if !self {
 		t.Errorf("no tmux_mcp.self check over MCP: %+v", r.System)
+	}
+}
+
+// TestDiagnoseReadsTheJournal: `tmux-mcp diagnose` reads the journal the
+// settings name: its health, the server's last snapshot and the deaths it
+// logged, which outlive the dead server.
+func TestDiagnoseReadsTheJournal(t *testing.T) {
+	privateTmpdir(t)
+	tm := tmuxtest.New(t)
+	tm.Start("main")
+	path := filepath.Join(t.TempDir(), "journal.db")
+	j, err := journal.Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sup := supervisor.New(supervisor.Config{DefaultSocket: tmux.Socket{Path: tm.Socket}, TmuxConfig: "/dev/null"})
+	srv, err := sup.Default(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := j.TakeSnapshot(context.Background(), srv); err != nil {
+		t.Fatal(err)
+	}
+	j.Append(supervisor.Event{Type: supervisor.EventServerDied, Socket: srv.Socket(), PID: 4242, Cause: supervisor.CauseKilled})
+	if err := j.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := errors.Join(sup.Close(), j.Close()); err != nil {
+		t.Fatal(err)
+	}
+
+	var out, errb bytes.Buffer
+	vars := map[string]string{"TMUX_MCP_JOURNAL": path, "TMUX_MCP_SOCKET_PATH": tm.Socket}
+	code := run(context.Background(), []string{"diagnose", "--format", "json"},
+		env{stdout: &out, stderr: &errb, getenv: func(k string) string { return vars[k] }})
+	if code == diagnostics.ExitNotRun {
+		t.Fatalf("exit %d; stderr:\n%s", code, errb.String())
+	}
+	var r diagnostics.Report
+	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
+		t.Fatalf("decode report: %v\n%s", err, out.String())
+	}
+	got := map[string]diagnostics.Check{}
+	for _, c := range r.System {
+		got[c.ID] = c
+	}
+	for _, s := range r.Servers {
+		for _, c := range s.Checks {
+			got[c.ID] = c
+		}
+	}
+	if c := got["journal"]; c.Status != diagnostics.StatusOK || !strings.Contains(c.Summary, "1 server") {
+		t.Errorf("journal check = %s %q, want ok with records of 1 server", c.Status, c.Summary)
+	}
+	c := got["journal.server"]
+	text, _ := json.Marshal(c)
+	for _, want := range []string{"1 sessions, 1 windows, 1 panes", "killed"} {
+		if !strings.Contains(string(text), want) {
+			t.Errorf("journal.server check lacks %q: %s", want, text)
+		}
 	}
 }

@@ -193,7 +193,7 @@ func serve(ctx context.Context, o serveOptions, e env, logger *slog.Logger, tel 
 		MaxWait:      o.MaxWait,
 		ReadyTimeout: o.ReadyTimeout,
 		PipeDirs:     o.pipeDirs(),
-		Diagnoser:    toolDiagnoser{sup: sup, binary: sup.Config().Binary},
+		Diagnoser:    toolDiagnoser{sup: sup, binary: sup.Config().Binary, journal: j},
 	}
 	ts, err := tools.New(d, tools.Options{Version: version(), Toolsets: o.toolsets, DrainTimeout: drainTimeout,
 		ServerOptions: mcpOpts})
