@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+	"go.opentelemetry.io/otel/attribute"
 )
 
 // gate is the health gate in front of every call: nil when the server is
@@ -25,8 +26,13 @@ func (s *Server) gateStart(ctx context.Context, allowStart bool) error {
 			return nil
 		}
 	}
-	if err != nil || s.State() == StateUp {
+	if err != nil {
+		spanEvent(ctx, "tmux.gate_refused", attribute.String("tmux.socket", s.sock.String()),
+			attribute.String("tmux.error_class", tmux.ClassName(err)))
 		return err
+	}
+	if s.State() == StateUp {
+		return nil
 	}
 	return s.ensure(ctx, allowStart)
 }

@@ -9,6 +9,10 @@ import (
 	"syscall"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
 )
 
@@ -36,6 +40,19 @@ func (s *Server) died(ctx context.Context, id identity, cause Cause, detail stri
 		s.state, s.startable = StateDown, false
 	}
 	s.mu.Unlock()
+	// The death is a span of its own, from detection to the end of
+	// recovery (or giving up); restarts and restores are its children.
+	ctx, span := s.tracer.Start(ctx, "tmux server death", trace.WithAttributes(
+		attribute.String("tmux.socket", s.sock.String()), attribute.Int("tmux.server.pid", id.pid),
+		attribute.String("tmux.death.cause", string(cause)), attribute.String("tmux.recovery.action", d.Action.String())))
+	defer func() {
+		st := s.State()
+		span.SetAttributes(attribute.Bool("tmux.recovered", st == StateUp), attribute.String("tmux.server.state", string(st)))
+		if st != StateUp && d.Action != actNone && d.Action != actStartOnDemand {
+			span.SetStatus(codes.Error, "not recovered")
+		}
+		span.End()
+	}()
 	watchers := s.fresh.reset()
 	// In the background: closing the watchers of a stopped server takes
 	// seconds each, and the death must be announced and acted on now.
@@ -64,15 +81,21 @@ func (s *Server) recover(ctx context.Context, id identity, cause Cause, d decisi
 		default:
 			return
 		}
+		actx, span := s.tracer.Start(ctx, "tmux server "+d.Action.String(), trace.WithAttributes(
+			attribute.String("tmux.socket", s.sock.String()), attribute.Int("tmux.recovery.attempt", d.Attempt)))
 		switch d.Action {
 		case actRecreateSocket:
-			err = s.recreateSocket(ctx, id)
+			err = s.recreateSocket(actx, id)
 		case actTerminate:
-			terminate(ctx, id)
-			err = s.restart(ctx)
+			terminate(actx, id)
+			err = s.restart(actx)
 		case actRestart:
-			err = s.restart(ctx)
+			err = s.restart(actx)
 		}
+		if err != nil {
+			span.SetStatus(codes.Error, tmux.ClassName(err))
+		}
+		span.End()
 		if err == nil {
 			return
 		}
@@ -213,7 +236,13 @@ func (s *Server) restart(ctx context.Context) error {
 	// adopted it leaves that to the winner (restoring twice duplicates).
 	if s.cfg.Restorer != nil && owned != nil {
 		rctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		rctx, span := s.tracer.Start(rctx, "tmux server restore", trace.WithAttributes(
+			attribute.String("tmux.socket", s.sock.String()), attribute.Int("tmux.server.pid", pid)))
 		err := s.cfg.Restorer.Restore(rctx, s)
+		if err != nil {
+			span.SetStatus(codes.Error, tmux.ClassName(err))
+		}
+		span.End()
 		cancel()
 		detail := ""
 		if err != nil {

@@ -2,6 +2,7 @@ package supervisor
 
 import (
 	"github.com/shirou/gopsutil/v3/process"
+	"go.opentelemetry.io/otel/attribute"
 
 	"context"
 	"errors"
@@ -296,6 +297,8 @@ func (s *Server) resourceGate(ctx context.Context) error {
 		}
 		s.bus.emit(Event{Type: EventResourceRefused, Socket: s.sock, PID: id.pid, Resource: exhausted.Resource,
 			Used: exhausted.Used, Limit: exhausted.Limit, Ratio: ratio(exhausted.Used, exhausted.Limit)})
+		spanEvent(ctx, "tmux.resource_refused", attribute.String("tmux.resource", exhausted.Resource),
+			attribute.Int64("tmux.resource.used", int64(exhausted.Used)), attribute.Int64("tmux.resource.limit", int64(exhausted.Limit)))
 	}
 	return refuse
 }
