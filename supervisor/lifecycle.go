@@ -166,14 +166,21 @@ func (s *Server) ensure(ctx context.Context, allowStart bool) error {
 		err = s.adopt(ctx, owned)
 	}
 	if endRestore != nil {
-		if err != nil {
-			endRestore()
-		} else {
+		// Counted under mu: close marks the server closed under mu
+		// before it waits for the restores counted.
+		s.mu.Lock()
+		run := err == nil && s.state != StateClosed
+		if run {
 			s.restores.Add(1)
+		}
+		s.mu.Unlock()
+		if run {
 			go func() {
 				defer s.restores.Done()
 				s.runRestorer(s.life, owned.PID, endRestore)
 			}()
+		} else {
+			endRestore()
 		}
 	}
 	if err != nil && owned != nil {
