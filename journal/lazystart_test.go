@@ -16,7 +16,7 @@ func buildSmallTree(t *testing.T, srv *supervisor.Server, dir string) {
 	for _, args := range [][]string{
 		{"new-session", "-d", "-s", "keep", "-c", dir, "-n", "one"},
 		{"new-window", "-d", "-t", "=keep:", "-n", "two", "-c", dir},
-		{"new-session", "-d", "-s", "also", "-c", dir},
+		{"new-session", "-d", "-s", "also", "-c", dir, "-n", "three"}, // named: an automatic name follows the program running
 	} {
 		if _, err := srv.Do(testCtx(t), args...); err != nil {
 			t.Fatalf("tmux %s: %v", strings.Join(args, " "), err)
