@@ -402,7 +402,7 @@ func TestRecoverySpans(t *testing.T) {
 	}
 	attrs := map[attribute.Key]string{}
 	for _, kv := range death.Attributes {
-		attrs[kv.Key] = kv.Value.Emit()
+		attrs[kv.Key] = kv.Value.String()
 	}
 	if attrs["tmux.death.cause"] != string(CauseKilled) || attrs["tmux.recovered"] != "true" || attrs["tmux.recovery.action"] != "restart" {
 		t.Errorf("death span attributes = %v, want cause killed, action restart, recovered", attrs)
