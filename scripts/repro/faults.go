@@ -26,7 +26,9 @@ const (
 )
 
 // AllFaults is every fault kind in injection order.
-var AllFaults = []string{FaultKill, FaultSocket, FaultHang, FaultStuck, FaultExitEmpty, FaultFDLimit, FaultPTY}
+// The ones that keep the main server come first, while the targets still
+// run their programs.
+var AllFaults = []string{FaultStuck, FaultExitEmpty, FaultFDLimit, FaultKill, FaultSocket, FaultHang, FaultPTY}
 
 // inject runs one fault and returns what followed.
 func (r *run) inject(ctx context.Context, kind string) Fault {
@@ -97,8 +99,12 @@ func (r *run) outage(ctx context.Context, kind string, do func(procRef)) Fault {
 	}
 	if e, ok := r.m.waitEvent(ctx, mark, 90*time.Second, onMain("restored", "socket_recreated")); ok {
 		f.RecoveredMs = ms(e.at.Sub(t))
-		if e.kind == "restored" && !e.ok {
-			f.Note = "tmux-mcp reported the restore as failed"
+		if e.kind == "restored" {
+			f.Restored = e.ok
+			f.RestoreReported = true
+			if !e.ok {
+				f.Note = "tmux-mcp reported the restore as failed: " + r.restoreDetail(ctx)
+			}
 		}
 	} else if e, ok := r.m.waitEvent(ctx, mark, time.Second, onMain("restarted")); ok {
 		f.RecoveredMs = ms(e.at.Sub(t))
@@ -114,29 +120,75 @@ func (r *run) outage(ctx context.Context, kind string, do func(procRef)) Fault {
 	if pid.same() && kind == FaultSocket {
 		f.Note = "the same server answers again (socket recreated, not restarted)"
 	}
-	r.track(refOf(r.serverPID(ctx)))
+	now := r.serverPID(ctx)
+	r.track(refOf(now))
 	f.Lost = r.waitInventory(ctx, before, 20*time.Second)
+	if now != pid.pid {
+		r.relaunch(ctx)
+	}
 	f.Errors = r.errorCount() - errs
 	f.End = r.since(time.Now())
-	r.lastChange = time.Now()
+	if now != pid.pid {
+		// A new server: the next fault needs a snapshot of it.
+		r.lastChange = time.Now()
+	}
 	return f
+}
+
+// restoreDetail is what the journal recorded about the newest restore.
+func (r *run) restoreDetail(ctx context.Context) string {
+	var evs struct {
+		Result []struct {
+			Type   string `json:"type"`
+			Detail string `json:"detail"`
+		} `json:"result"`
+	}
+	if err := r.m.mustTool(ctx, "journal_events", map[string]any{"limit": 20}, &evs); err != nil {
+		return err.Error()
+	}
+	for i := len(evs.Result) - 1; i >= 0; i-- {
+		if e := evs.Result[i]; strings.HasPrefix(e.Type, "restore") && e.Detail != "" {
+			return e.Detail
+		}
+	}
+	return "no detail in journal_events"
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
-// stuckClient attaches a control-mode client to the chatty session and
-// never reads its output, for a while, then kills it. tmux stops reading
-// a pane whose output such a client cannot take: the question is whether
-// the server and everyone else's calls carry on.
+// stuckClient attaches a control-mode client that never reads its output
+// to a session of its own, floods that session's pane, and holds the
+// client there for a while before killing it. tmux stops reading a pane
+// whose output such a client cannot take (reference section 3.9): the
+// question is whether the server and everyone else's calls carry on.
 func (r *run) stuckClient(ctx context.Context) Fault {
 	f := Fault{Kind: FaultStuck, DetectedMs: -1, RecoveredMs: -1}
 	before, _ := r.inventory(ctx)
 	f.ObjectsBefore = len(before)
+	const sess = "scratch-flood" // not in the inventory: it is the fault's own
+	var win struct {
+		Pane string `json:"active_pane_id"`
+	}
+	if err := r.m.mustTool(ctx, "create_session", map[string]any{"session_name": sess, "window_name": sess, "x": 80, "y": 24}, nil); err != nil {
+		f.Skipped = err.Error()
+		return f
+	}
+	defer r.tmuxRun(context.WithoutCancel(ctx), 5*time.Second, "kill-session", "-t", "="+sess) //nolint:errcheck // best effort
+	out, err := r.tmuxRun(ctx, 5*time.Second, "display-message", "-p", "-t", sess+":0.0", "#{pane_id}")
+	if err != nil {
+		f.Skipped = err.Error()
+		return f
+	}
+	win.Pane = out
+	if err := r.waitPrompt(ctx, win.Pane); err != nil {
+		f.Skipped = err.Error()
+		return f
+	}
 	// supervisor/tmux has no client that stops reading on purpose (its
 	// control client always drains), so this one fault starts the tmux
 	// client itself, with the argv and environment the exec transport
 	// would use.
-	argv := r.x.Command("-C", "attach-session", "-t", "chatty")
+	argv := r.x.Command("-C", "attach-session", "-t", "="+sess)
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = r.x.Environ()
 	stdin, err := cmd.StdinPipe()
@@ -156,61 +208,51 @@ func (r *run) stuckClient(ctx context.Context) Fault {
 		return f
 	}
 	r.track(refOf(cmd.Process.Pid))
-	first := r.chattyCount(ctx)
+	// 4 MB of output: far more than the pipe to the stuck client holds.
+	if err := r.typeLine(ctx, win.Pane, "yes flood-line | head -n 400000; echo flood-finished"); err != nil {
+		f.Note = err.Error()
+	}
 	hold := r.cfg.stuckFor
-	var probes, slow int
+	var probes, failed int
 	var worst time.Duration
 	for end := time.Now().Add(hold); time.Now().Before(end); {
 		s := time.Now()
 		_, err := r.tmuxRun(ctx, 3*time.Second, "list-sessions")
 		probes++
-		if d := time.Since(s); d > worst {
-			worst = d
-		}
+		worst = max(worst, time.Since(s))
 		if err != nil {
-			slow++
+			failed++
 		}
 		sleepCtx(ctx, 250*time.Millisecond) //nolint:errcheck // the loop ends on time
 	}
-	last := r.chattyCount(ctx)
+	finished := func() bool {
+		out, err := r.tmuxRun(ctx, 3*time.Second, "capture-pane", "-p", "-t", win.Pane)
+		return err == nil && strings.Contains(out, "flood-finished\n") || strings.HasSuffix(strings.TrimSpace(out), "flood-finished")
+	}
+	during := finished()
 	cmd.Process.Kill() //nolint:errcheck // our own child
 	stdin.Close()
 	cmd.Wait() //nolint:errcheck // killed
-	after := r.chattyCount(ctx)
-	deadline := time.Now().Add(5 * time.Second)
-	for after <= last && time.Now().Before(deadline) {
+	after := during
+	for deadline := time.Now().Add(10 * time.Second); !after && time.Now().Before(deadline); {
 		sleepCtx(ctx, 100*time.Millisecond) //nolint:errcheck
-		after = r.chattyCount(ctx)
+		after = finished()
 	}
 	f.Check = "the server answered every raw list-sessions (3 s deadline) while the stuck client was attached"
-	f.CheckPass = slow == 0
-	stalled := "kept printing"
-	if last <= first {
-		stalled = "stalled (tmux stopped reading it)"
+	f.CheckPass = failed == 0
+	flood := "finished while the client was attached"
+	switch {
+	case !during && after:
+		flood = "stalled while the client was attached (tmux stopped reading the pane) and finished once it was killed"
+	case !during:
+		flood = "had not finished 10 s after the client was killed"
 	}
-	f.Note = fmt.Sprintf("%d probes over %s, %d failed, slowest %s; the chatty pane %s (line %d -> %d), and after the client was killed it reached line %d",
-		probes, hold, slow, worst.Round(time.Millisecond), stalled, first, last, after)
+	f.Note = fmt.Sprintf("%d probes over %s, %d failed, slowest %s; a 4 MB flood in the client's session %s",
+		probes, hold, failed, worst.Round(time.Millisecond), flood)
 	f.Lost = r.waitInventory(ctx, before, 10*time.Second)
 	f.Errors = r.errorCount() - errs
 	f.End = r.since(time.Now())
 	return f
-}
-
-// chattyCount is the last line number the chatty pane shows, 0 if unknown.
-func (r *run) chattyCount(ctx context.Context) int {
-	out, err := r.tmuxRun(ctx, 3*time.Second, "capture-pane", "-p", "-t", "chatty:"+targetChatty+".0")
-	if err != nil {
-		return 0
-	}
-	n := 0
-	for _, line := range strings.Split(out, "\n") {
-		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "chatty "); ok {
-			if i, err := strconv.Atoi(v); err == nil && i > n {
-				n = i
-			}
-		}
-	}
-	return n
 }
 
 // exitEmpty starts a server of the harness's own with tmux's defaults
@@ -251,8 +293,15 @@ func (r *run) exitEmpty(ctx context.Context) Fault {
 	if _, err := x.Run(cctx, "send-keys", "-t", name+":0.0", "C-d"); err != nil {
 		f.Note = "send C-d: " + err.Error()
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for ref.same() && time.Now().Before(deadline) {
+	// Wait for the session to end, then give the server a moment to
+	// exit if it is going to.
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); {
+		if _, err := x.Run(cctx, "has-session", "-t", "="+name); err != nil {
+			break
+		}
+		sleepCtx(ctx, 20*time.Millisecond) //nolint:errcheck
+	}
+	for deadline := time.Now().Add(time.Second); ref.same() && time.Now().Before(deadline); {
 		sleepCtx(ctx, 20*time.Millisecond) //nolint:errcheck
 	}
 	f.Died = !ref.same()

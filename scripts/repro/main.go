@@ -53,7 +53,7 @@ type config struct {
 // profiles are the durations of smoke (CI), short (make soak) and long
 // (make soak-long) runs.
 var profiles = map[string]config{
-	"smoke": {idle: time.Second, phase: 1500 * time.Millisecond, gap: time.Second, agents: 2, hungAfter: 2 * time.Second, stuckFor: 2 * time.Second},
+	"smoke": {idle: time.Second, phase: 1500 * time.Millisecond, gap: 500 * time.Millisecond, agents: 2, hungAfter: 2 * time.Second, stuckFor: 2 * time.Second},
 	"short": {idle: 4 * time.Second, phase: 6 * time.Second, gap: 2 * time.Second, agents: 3, hungAfter: 3 * time.Second, stuckFor: 3 * time.Second},
 	"long":  {idle: 30 * time.Second, phase: 150 * time.Second, gap: 20 * time.Second, agents: 3, hungAfter: 3 * time.Second, stuckFor: 10 * time.Second},
 }
@@ -238,7 +238,7 @@ func (r *run) runPhase(ctx context.Context, name, workload string, hz float64, d
 	h1, _ := r.m.health(ctx, "")
 	s1, ok := statOf(h0.PID)
 	p := Phase{Name: name, Workload: workload, Hz: hz, Start: r.since(start), End: r.since(end), ServerPID: h0.PID,
-		RSSStart: s0.RSS, FDsStart: s0.FDs, Died: !ok || h1.PID != h0.PID}
+		RSSStart: s0.RSS, FDsStart: s0.FDs, WatchersStart: h0.Watchers, WatchersEnd: h1.Watchers, Died: !ok || h1.PID != h0.PID}
 	if ok {
 		p.RSSEnd, p.FDsEnd, p.ServerCPUms = s1.RSS, s1.FDs, s1.CPUms-s0.CPUms
 	}

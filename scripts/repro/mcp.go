@@ -268,6 +268,7 @@ type health struct {
 	Restarts  int    `json:"restarts"`
 	FDs       int    `json:"fds"`
 	FDLimit   int    `json:"fd_limit"`
+	Watchers  int    `json:"watchers"`
 }
 
 // health calls server_health (which makes no tmux call) for socketName,

@@ -70,7 +70,11 @@ type Phase struct {
 	RSSEnd       uint64  `json:"server_rss_end"`
 	FDsStart     int     `json:"server_fds_start"`
 	FDsEnd       int     `json:"server_fds_end"`
-	Died         bool    `json:"server_died"`
+	// Watchers are tmux-mcp's control-mode watcher connections (3 server
+	// fds each) at the start and end.
+	WatchersStart int  `json:"watchers_start"`
+	WatchersEnd   int  `json:"watchers_end"`
+	Died          bool `json:"server_died"`
 }
 
 // IncidentRow compares raw and supervised polling at one rate: the
@@ -109,7 +113,11 @@ type Fault struct {
 	ObjectsBefore int      `json:"objects_before"`
 	Lost          []string `json:"lost,omitempty"`
 	Errors        int      `json:"call_errors"` // failed calls during the fault window
-	Note          string   `json:"note,omitempty"`
+	// RestoreReported says tmux-mcp announced a restore; Restored whether
+	// it said the restore succeeded.
+	RestoreReported bool   `json:"restore_reported"`
+	Restored        bool   `json:"restored"`
+	Note            string `json:"note,omitempty"`
 	// Check is a fault's own pass condition beyond detection and loss
 	// (the server still answers, the death is classified right).
 	Check     string  `json:"check,omitempty"`

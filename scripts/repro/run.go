@@ -43,6 +43,29 @@ type run struct {
 	stable     []string          // journaled objects the run keeps (not the agents' scratch windows)
 }
 
+// targetCommands are the programs the targets run.
+var targetCommands = map[string]string{
+	targetSilent:  "cat",
+	targetChatty:  "i=0; while :; do i=$((i+1)); echo chatty $i; sleep 0.05; done",
+	targetHistory: "seq -f 'history line %06g of fifty thousand, padded to eighty columns ...........' 1 50000",
+}
+
+// relaunch starts the silent and chatty programs again in a rebuilt
+// server, as an agent would (a restore recreates panes, not the programs
+// in them, unless asked to).
+func (r *run) relaunch(ctx context.Context) {
+	for _, target := range []string{targetSilent, targetChatty} {
+		pane := targetSessions[target] + ":" + target + ".0"
+		if err := r.waitPrompt(ctx, pane); err != nil {
+			r.note("relaunch %s: %v", target, err)
+			continue
+		}
+		if err := r.typeLine(ctx, pane, targetCommands[target]); err != nil {
+			r.note("relaunch %s: %v", target, err)
+		}
+	}
+}
+
 // Target names.
 const (
 	targetSilent  = "silent"  // cat: prints nothing, the incident's pane
@@ -154,6 +177,7 @@ func (r *run) setup(ctx context.Context) error {
 			return err
 		}
 	}
+	r.lastChange = time.Now()
 	for target, sess := range targetSessions {
 		id, err := r.tmuxRun(ctx, 5*time.Second, "display-message", "-p", "-t", sess+":"+target+".0", "#{pane_id}")
 		if err != nil {
@@ -161,12 +185,7 @@ func (r *run) setup(ctx context.Context) error {
 		}
 		r.panes[target] = id
 	}
-	cmds := map[string]string{
-		targetSilent:  "cat",
-		targetChatty:  "i=0; while :; do i=$((i+1)); echo chatty $i; sleep 0.05; done",
-		targetHistory: "seq -f 'history line %06g of fifty thousand, padded to eighty columns ...........' 1 50000",
-	}
-	for target, cmd := range cmds {
+	for target, cmd := range targetCommands {
 		if err := r.waitPrompt(ctx, r.panes[target]); err != nil {
 			return err
 		}
@@ -188,7 +207,6 @@ func (r *run) setup(ctx context.Context) error {
 			return err
 		}
 	}
-	r.lastChange = time.Now()
 	r.waitJournaled(ctx)
 	stable, err := r.inventory(ctx)
 	if err != nil {
@@ -252,8 +270,8 @@ func (r *run) waitJournaled(ctx context.Context) {
 }
 
 // inventory lists the main server's sessions, windows and panes the run
-// keeps (everything except the hidden session and the agents' scratch
-// windows), straight from tmux.
+// keeps (everything except the hidden session and what is named scratch:
+// the agents' windows, the faults' own sessions), straight from tmux.
 func (r *run) inventory(ctx context.Context) ([]string, error) {
 	out, err := r.tmuxRun(ctx, 5*time.Second, "list-panes", "-a", "-F", "#{session_name}\t#{window_name}\t#{pane_index}")
 	if err != nil {
@@ -275,7 +293,7 @@ func inventoryOf(listing string) []string {
 	}
 	for _, line := range strings.Split(listing, "\n") {
 		f := strings.Split(line, "\t")
-		if len(f) != 3 || f[0] == tmux.HiddenSession || strings.HasPrefix(f[1], "scratch") {
+		if len(f) != 3 || f[0] == tmux.HiddenSession || strings.HasPrefix(f[0], "scratch") || strings.HasPrefix(f[1], "scratch") {
 			continue
 		}
 		add("session " + f[0])

@@ -37,7 +37,8 @@ var BoundsDoc = []string{
 	"hung detect: a stopped server is only declared hung after the supervisor's hung bound (TMUX_MCP_HUNG_AFTER), so its bound is that plus 15 s.",
 	"recover: a recoverable death must be recovered (server answering, sessions restored) within 60 s; the restart policy's first attempt starts at once and restore is a few tmux commands per object.",
 	"server RSS: over the incident phases (one server, no panes created) RSS may grow by at most 8 MiB + 10 % of its start: tmux allocates in malloc arenas, not per call, and a per-call leak (3.3 kB per control-mode capture on tmux < 3.6) exceeds this at the long run's call counts.",
-	"server fds: over the incident phases fds may grow by at most 4: a tmux client holds 3 server fds only while it runs, so one client in flight at the last sample is allowed, nothing more.",
+	"server fds: over the incident phases fds may grow by at most 4, plus 3 per control-mode watcher connection tmux-mcp opened meanwhile (server_health watchers): a tmux client holds 3 server fds (socket, stdin, stdout) only while it is connected, so one client in flight at the last sample is allowed, nothing more.",
+	"restore: when tmux-mcp announces a restore it must say it succeeded; a failed step (reported in journal_events) fails the run even if every object the harness keeps came back.",
 	"leaks: after cleanup no process may remain whose command line or environment names the run's private directory (servers, clients, pane programs).",
 }
 
@@ -71,6 +72,9 @@ func Judge(phases []Phase, faults []Fault, leaked []string, b Bounds) []Verdict 
 				add("detected: "+f.Kind, false, "reported after %.0f ms, bound %.0f ms", f.DetectedMs, bound)
 			default:
 				add("detected: "+f.Kind, true, "reported after %.0f ms as %s (bound %.0f ms)", f.DetectedMs, orDash(f.Cause), bound)
+			}
+			if f.RestoreReported {
+				add("restore succeeded: "+f.Kind, f.Restored, "%s", orDash(f.Note))
 			}
 			if f.Recoverable {
 				switch {
@@ -113,8 +117,9 @@ func Judge(phases []Phase, faults []Fault, leaked []string, b Bounds) []Verdict 
 				mib(first.RSSStart), mib(last.RSSEnd), mib(limit))
 		}
 		if !died && first.FDsStart > 0 {
-			add("server fds bounded", last.FDsEnd <= first.FDsStart+b.FDGrowth, "%d -> %d over the polling phases (limit %d)",
-				first.FDsStart, last.FDsEnd, first.FDsStart+b.FDGrowth)
+			limit := first.FDsStart + b.FDGrowth + 3*max(last.WatchersEnd-first.WatchersStart, 0)
+			add("server fds bounded", last.FDsEnd <= limit, "%d -> %d over the polling phases (limit %d: %d watcher connections opened)",
+				first.FDsStart, last.FDsEnd, limit, max(last.WatchersEnd-first.WatchersStart, 0))
 		}
 	}
 	if len(leaked) > 0 {
