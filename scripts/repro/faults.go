@@ -208,8 +208,8 @@ func (r *run) stuckClient(ctx context.Context) Fault {
 		return f
 	}
 	r.track(refOf(cmd.Process.Pid))
-	// 4 MB of output: far more than the pipe to the stuck client holds.
-	if err := r.typeLine(ctx, win.Pane, "yes flood-line | head -n 400000; echo flood-finished"); err != nil {
+	// 1 MB of output: far more than the pipe to the stuck client holds.
+	if err := r.typeLine(ctx, win.Pane, "yes flood-line | head -n 100000; echo flood-finished"); err != nil {
 		f.Note = err.Error()
 	}
 	hold := r.cfg.stuckFor
@@ -247,7 +247,7 @@ func (r *run) stuckClient(ctx context.Context) Fault {
 	case !during:
 		flood = "had not finished 10 s after the client was killed"
 	}
-	f.Note = fmt.Sprintf("%d probes over %s, %d failed, slowest %s; a 4 MB flood in the client's session %s",
+	f.Note = fmt.Sprintf("%d probes over %s, %d failed, slowest %s; a 1 MB flood in the client's session %s",
 		probes, hold, failed, worst.Round(time.Millisecond), flood)
 	f.Lost = r.waitInventory(ctx, before, 10*time.Second)
 	f.Errors = r.errorCount() - errs

@@ -69,7 +69,7 @@ func (c chart) yRange() (lo, hi float64) {
 	minY := math.Inf(1)
 	for _, s := range c.series {
 		for _, p := range s.pts {
-			if math.IsNaN(p.y) {
+			if math.IsNaN(p.y) || c.log && p.y <= 0 {
 				continue
 			}
 			maxY = max(maxY, p.y)
@@ -106,7 +106,7 @@ func (c chart) svg() template.HTML {
 	}
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %d %d" width="%d" height="%d" role="img" aria-label="%s">`,
 		chartW, chartH, chartW, chartH, template.HTMLEscapeString(c.title))
-	fmt.Fprintf(&b, `<text x="%d" y="16" class="t">%s</text>`, padL, template.HTMLEscapeString(c.title+" ("+c.unit+")"))
+	fmt.Fprintf(&b, `<text x="%d" y="14" class="t">%s</text>`, padL, template.HTMLEscapeString(c.title+" ("+c.unit+")"))
 	for i, bd := range c.bands {
 		if i%2 == 0 {
 			fmt.Fprintf(&b, `<rect x="%.1f" y="%d" width="%.1f" height="%d" fill="#f3f5f8"/>`, sx(bd.from), padT, max(sx(bd.to)-sx(bd.from), 0), plotH)
@@ -143,7 +143,8 @@ func (c chart) svg() template.HTML {
 		var d strings.Builder
 		pen := false
 		for _, p := range s.pts {
-			if math.IsNaN(p.y) {
+			// A log axis has no zero: a zero breaks the line like a gap.
+			if math.IsNaN(p.y) || c.log && p.y <= 0 {
 				pen = false
 				continue
 			}
@@ -157,9 +158,9 @@ func (c chart) svg() template.HTML {
 		fmt.Fprintf(&b, `<path d="%s" fill="none" stroke="%s" stroke-width="1.6"/>`, strings.TrimSpace(d.String()), s.color)
 	}
 	// legend
-	x := float64(padL + 260)
+	x := float64(padL)
 	for _, s := range c.series {
-		fmt.Fprintf(&b, `<rect x="%.0f" y="8" width="10" height="10" fill="%s"/><text x="%.0f" y="17" class="l">%s</text>`,
+		fmt.Fprintf(&b, `<rect x="%.0f" y="21" width="10" height="10" fill="%s"/><text x="%.0f" y="30" class="l">%s</text>`,
 			x, s.color, x+13, template.HTMLEscapeString(s.name))
 		x += 20 + 6.5*float64(len(s.name))
 	}
@@ -283,10 +284,10 @@ pre{background:#f6f6f6;padding:8px;overflow:auto;font-size:12px}
 {{.R.Host.CPUs}} CPUs · {{.R.Host.Tmux}} · {{.R.Host.TmuxMCP}} · {{.R.Host.Go}} · server CPU from {{.R.Host.CPUClock}}</div>
 
 <h2>Incident workload: polling a silent pane</h2>
-<table><tr><th>workload</th><th>calls</th><th>errors</th><th>capture-pane reaching tmux</th><th>all tmux commands</th><th>server CPU ms</th><th>per 1,000 calls</th><th>above idle</th><th>p50 ms</th><th>p99 ms</th><th>RSS start → end</th><th>fds</th></tr>
-{{range .R.Phases}}{{if ne .Workload "mixed"}}<tr><td>{{.Name}}</td><td class="n">{{.Calls}}</td><td class="n">{{len .Errors}}{{range $k, $v := .Errors}} {{$k}}:{{$v}}{{end}}</td><td class="n">{{.CaptureCommands}}</td><td class="n">{{.TmuxCommands}}</td><td class="n">{{f1 .ServerCPUms}}</td><td class="n">{{if .Calls}}{{f1 (per1k .ServerCPUms .Calls)}}{{else}}-{{end}}</td><td class="n">{{above $.Idle .}}</td><td class="n">{{f1 .Latencies.P50}}</td><td class="n">{{f1 .Latencies.P99}}</td><td>{{mib .RSSStart}} → {{mib .RSSEnd}}</td><td class="n">{{.FDsStart}} → {{.FDsEnd}}</td></tr>{{end}}{{end}}
+<table><tr><th>workload</th><th>calls</th><th>errors</th><th>capture-pane reaching tmux</th><th>all tmux commands</th><th>barriers</th><th>cache hits</th><th>server CPU ms</th><th>per 1,000 calls</th><th>above idle</th><th>p50 ms</th><th>p99 ms</th><th>RSS start → end</th><th>fds</th></tr>
+{{range .R.Phases}}{{if ne .Workload "mixed"}}<tr><td>{{.Name}}</td><td class="n">{{.Calls}}</td><td class="n">{{len .Errors}}{{range $k, $v := .Errors}} {{$k}}:{{$v}}{{end}}</td><td class="n">{{.CaptureCommands}}</td><td class="n">{{.TmuxCommands}}</td><td class="n">{{.Barriers}}</td><td class="n">{{.CacheHits}}</td><td class="n">{{f1 .ServerCPUms}}</td><td class="n">{{if .Calls}}{{f1 (per1k .ServerCPUms .Calls)}}{{else}}-{{end}}</td><td class="n">{{above $.Idle .}}</td><td class="n">{{f1 .Latencies.P50}}</td><td class="n">{{f1 .Latencies.P99}}</td><td>{{mib .RSSStart}} → {{mib .RSSEnd}}</td><td class="n">{{.FDsStart}} → {{.FDsEnd}}</td></tr>{{end}}{{end}}
 </table>
-<p class="small">Raw calls are each one <code>tmux capture-pane -p</code> subprocess. For supervised calls, "capture-pane reaching tmux" is tmux-mcp's own count (server_health captures) and "all tmux commands" includes its liveness probes. "Above idle" subtracts the idle phase's server CPU rate (tmux-mcp's monitor probes included) over the phase's length.</p>
+<p class="small">Raw calls are each one <code>tmux capture-pane -p</code> subprocess. For supervised calls, "capture-pane reaching tmux" is tmux-mcp's own count (server_health captures), "all tmux commands" its commands counter, "barriers" the round trips on a watcher connection that proved a cached capture fresh, and "cache hits" the captures served without a capture-pane. For raw phases "all tmux commands" is the raw calls plus whatever tmux-mcp sent meanwhile. "Above idle" subtracts the idle phase's server CPU rate (tmux-mcp's monitor probes included) over the phase's length.</p>
 
 <h2>Verdicts</h2>
 <table><tr><th></th><th>verdict</th><th>detail</th></tr>

@@ -248,6 +248,7 @@ func (r *run) runPhase(ctx context.Context, name, workload string, hz float64, d
 		p.Target = targetSilent
 		p.tally = tallyOf(r.raw.between(start, end))
 		p.CaptureCommands = uint64(p.Calls)
+		p.TmuxCommands += uint64(p.Calls)
 	case "supervised":
 		p.Target = targetSilent
 		p.tally = tallyOf(r.sup.between(start, end))
@@ -277,7 +278,7 @@ func incidentRow(hz float64, idle, raw, sup Phase) IncidentRow {
 		idleRate = idle.ServerCPUms / d
 	}
 	return IncidentRow{Hz: hz,
-		RawCalls: raw.Calls, RawCaptures: raw.CaptureCommands, RawCPUmsPer1k: per1k(raw.ServerCPUms, raw.Calls),
+		RawCalls: raw.Calls, RawCaptures: raw.CaptureCommands, RawCommands: raw.TmuxCommands, RawCPUmsPer1k: per1k(raw.ServerCPUms, raw.Calls),
 		SupCalls: sup.Calls, SupCaptures: sup.CaptureCommands, SupCommands: sup.TmuxCommands,
 		SupCPUmsPer1k:      per1k(sup.ServerCPUms, sup.Calls),
 		IdleCPUmsPerSecond: idleRate,

@@ -83,6 +83,7 @@ type IncidentRow struct {
 	Hz                 float64 `json:"hz"`
 	RawCalls           int     `json:"raw_calls"`
 	RawCaptures        uint64  `json:"raw_capture_commands"`
+	RawCommands        uint64  `json:"raw_tmux_commands"`
 	RawCPUmsPer1k      float64 `json:"raw_server_cpu_ms_per_1000_calls"`
 	SupCalls           int     `json:"supervised_calls"`
 	SupCaptures        uint64  `json:"supervised_capture_commands"`

@@ -43,7 +43,7 @@ func SummaryMarkdown(r *Report) string {
 	b.WriteString("|---|---:|---:|---:|---:|---:|---:|\n")
 	for _, row := range r.Incident {
 		fmt.Fprintf(&b, "| raw `capture-pane`, %g Hz | %d | %d | %d | %.1f | %.1f | %d |\n",
-			row.Hz, row.RawCalls, row.RawCaptures, row.RawCaptures, row.RawCPUmsPer1k, row.RawCPUmsAboveIdle, row.RawErrors)
+			row.Hz, row.RawCalls, row.RawCaptures, row.RawCommands, row.RawCPUmsPer1k, row.RawCPUmsAboveIdle, row.RawErrors)
 		fmt.Fprintf(&b, "| supervised (tmux-mcp), %g Hz | %d | %d | %d | %.1f | %.1f | %d |\n",
 			row.Hz, row.SupCalls, row.SupCaptures, row.SupCommands, row.SupCPUmsPer1k, row.SupCPUmsAboveIdle, row.SupErrors)
 	}
