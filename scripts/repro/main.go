@@ -186,6 +186,9 @@ func (r *run) body(ctx context.Context, rep *Report) error {
 	// are injected one after another.
 	var faults []Fault
 	agentsFrom := time.Now()
+	if err := r.typeLine(ctx, r.panes[targetChatty], targetCommands[targetChatty]); err != nil {
+		return err
+	}
 	mixed := r.runPhase(ctx, "mixed + faults", "mixed", 0, 0, func(c context.Context) {
 		bg, stop := context.WithCancel(c)
 		done := make(chan struct{}, 3)
@@ -278,8 +281,9 @@ func incidentRow(hz float64, idle, raw, sup Phase) IncidentRow {
 		idleRate = idle.ServerCPUms / d
 	}
 	return IncidentRow{Hz: hz,
-		RawCalls: raw.Calls, RawCaptures: raw.CaptureCommands, RawCommands: raw.TmuxCommands, RawCPUmsPer1k: per1k(raw.ServerCPUms, raw.Calls),
+		RawCalls: raw.Calls, RawCaptures: raw.CaptureCommands, RawCommands: raw.TmuxCommands, RawCPUms: raw.ServerCPUms, RawCPUmsPer1k: per1k(raw.ServerCPUms, raw.Calls),
 		SupCalls: sup.Calls, SupCaptures: sup.CaptureCommands, SupCommands: sup.TmuxCommands,
+		SupCPUms:           sup.ServerCPUms,
 		SupCPUmsPer1k:      per1k(sup.ServerCPUms, sup.Calls),
 		IdleCPUmsPerSecond: idleRate,
 		RawCPUmsAboveIdle:  raw.ServerCPUms - idleRate*(raw.End-raw.Start),

@@ -84,10 +84,12 @@ type IncidentRow struct {
 	RawCalls           int     `json:"raw_calls"`
 	RawCaptures        uint64  `json:"raw_capture_commands"`
 	RawCommands        uint64  `json:"raw_tmux_commands"`
+	RawCPUms           float64 `json:"raw_server_cpu_ms"`
 	RawCPUmsPer1k      float64 `json:"raw_server_cpu_ms_per_1000_calls"`
 	SupCalls           int     `json:"supervised_calls"`
 	SupCaptures        uint64  `json:"supervised_capture_commands"`
 	SupCommands        uint64  `json:"supervised_tmux_commands"`
+	SupCPUms           float64 `json:"supervised_server_cpu_ms"`
 	SupCPUmsPer1k      float64 `json:"supervised_server_cpu_ms_per_1000_calls"`
 	IdleCPUmsPerSecond float64 `json:"idle_server_cpu_ms_per_second"`
 	RawCPUmsAboveIdle  float64 `json:"raw_server_cpu_ms_above_idle"`

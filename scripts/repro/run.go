@@ -185,7 +185,10 @@ func (r *run) setup(ctx context.Context) error {
 		}
 		r.panes[target] = id
 	}
-	for target, cmd := range targetCommands {
+	// The chatty pane starts printing with the mixed phase: until then
+	// the server's only load is the workload being measured.
+	for _, target := range []string{targetSilent, targetHistory} {
+		cmd := targetCommands[target]
 		if err := r.waitPrompt(ctx, r.panes[target]); err != nil {
 			return err
 		}
