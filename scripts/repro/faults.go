@@ -146,10 +146,18 @@ func (r *run) restoreDetail(ctx context.Context) string {
 	if err := r.m.mustTool(ctx, "journal_events", map[string]any{"limit": 20}, &evs); err != nil {
 		return err.Error()
 	}
-	for i := len(evs.Result) - 1; i >= 0; i-- {
-		if e := evs.Result[i]; strings.HasPrefix(e.Type, "restore") && e.Detail != "" {
-			return e.Detail
+	// The newest restore summary (steps applied, failed, objects created)
+	// and the restorer's error, newest first.
+	var parts []string
+	seen := map[string]bool{}
+	for i := len(evs.Result) - 1; i >= 0 && len(parts) < 2; i-- {
+		if e := evs.Result[i]; (e.Type == "restore" || e.Type == "restored") && e.Detail != "" && !seen[e.Type] {
+			seen[e.Type] = true
+			parts = append(parts, e.Detail)
 		}
+	}
+	if len(parts) > 0 {
+		return strings.Join(parts, "; journal: ")
 	}
 	return "no detail in journal_events"
 }
@@ -209,7 +217,7 @@ func (r *run) stuckClient(ctx context.Context) Fault {
 	}
 	r.track(refOf(cmd.Process.Pid))
 	// 1 MB of output: far more than the pipe to the stuck client holds.
-	if err := r.typeLine(ctx, win.Pane, "yes flood-line | head -n 100000; echo flood-finished"); err != nil {
+	if err := r.typeLine(ctx, win.Pane, "yes flood-line | head -n 100000; echo flood-fini''shed"); err != nil {
 		f.Note = err.Error()
 	}
 	hold := r.cfg.stuckFor
@@ -225,9 +233,19 @@ func (r *run) stuckClient(ctx context.Context) Fault {
 		}
 		sleepCtx(ctx, 250*time.Millisecond) //nolint:errcheck // the loop ends on time
 	}
+	// The marker is quoted apart on the command line, so only the echo's
+	// output matches a line that is exactly the marker.
 	finished := func() bool {
 		out, err := r.tmuxRun(ctx, 3*time.Second, "capture-pane", "-p", "-t", win.Pane)
-		return err == nil && strings.Contains(out, "flood-finished\n") || strings.HasSuffix(strings.TrimSpace(out), "flood-finished")
+		if err != nil {
+			return false
+		}
+		for _, line := range strings.Split(out, "\n") {
+			if strings.TrimSpace(line) == "flood-finished" {
+				return true
+			}
+		}
+		return false
 	}
 	during := finished()
 	cmd.Process.Kill() //nolint:errcheck // our own child

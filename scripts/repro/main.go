@@ -282,7 +282,7 @@ func incidentRow(hz float64, idle, raw, sup Phase) IncidentRow {
 	}
 	return IncidentRow{Hz: hz,
 		RawCalls: raw.Calls, RawCaptures: raw.CaptureCommands, RawCommands: raw.TmuxCommands, RawCPUms: raw.ServerCPUms, RawCPUmsPer1k: per1k(raw.ServerCPUms, raw.Calls),
-		SupCalls: sup.Calls, SupCaptures: sup.CaptureCommands, SupCommands: sup.TmuxCommands,
+		SupCalls: sup.Calls, SupCaptures: sup.CaptureCommands, SupCommands: sup.TmuxCommands, SupBarriers: sup.Barriers,
 		SupCPUms:           sup.ServerCPUms,
 		SupCPUmsPer1k:      per1k(sup.ServerCPUms, sup.Calls),
 		IdleCPUmsPerSecond: idleRate,

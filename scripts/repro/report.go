@@ -89,6 +89,7 @@ type IncidentRow struct {
 	SupCalls           int     `json:"supervised_calls"`
 	SupCaptures        uint64  `json:"supervised_capture_commands"`
 	SupCommands        uint64  `json:"supervised_tmux_commands"`
+	SupBarriers        uint64  `json:"supervised_barriers"`
 	SupCPUms           float64 `json:"supervised_server_cpu_ms"`
 	SupCPUmsPer1k      float64 `json:"supervised_server_cpu_ms_per_1000_calls"`
 	IdleCPUmsPerSecond float64 `json:"idle_server_cpu_ms_per_second"`

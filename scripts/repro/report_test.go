@@ -150,7 +150,7 @@ func TestWriteFiles(t *testing.T) {
 
 func TestSummaryMarkdown(t *testing.T) {
 	md := SummaryMarkdown(sampleReport())
-	for _, want := range []string{"| raw `capture-pane`, 1 Hz | 5 | 5 | 5 | 20.0 | 4000.0 | 2000.0 | 0 |",
+	for _, want := range []string{"| raw `capture-pane`, 1 Hz | 5 | 5 | 0 | - | 20.0 | 4000.0 | 2000.0 | 0 |",
 		"| kill-9 | yes | 40 ms | killed | 900 ms | 0 of 15 |", "| pty-pressure | skipped |"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("summary lacks %q:\n%s", want, md)

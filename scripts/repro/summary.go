@@ -39,14 +39,14 @@ func passWord(ok bool) string {
 // polling phases, and each fault.
 func SummaryMarkdown(r *Report) string {
 	var b strings.Builder
-	b.WriteString("| incident workload (silent pane) | calls | capture-pane reaching tmux | all tmux commands | server CPU ms | per 1,000 calls | above idle, per 1,000 calls | errors |\n")
-	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|\n")
+	b.WriteString("| incident workload (silent pane) | calls | capture-pane reaching tmux | other tmux commands | barrier round trips | server CPU ms | per 1,000 calls | above idle, per 1,000 calls | errors |\n")
+	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	per1k := func(v float64, calls int) float64 { return v * 1000 / float64(max(calls, 1)) }
 	for _, row := range r.Incident {
-		fmt.Fprintf(&b, "| raw `capture-pane`, %g Hz | %d | %d | %d | %.1f | %.1f | %.1f | %d |\n",
-			row.Hz, row.RawCalls, row.RawCaptures, row.RawCommands, row.RawCPUms, row.RawCPUmsPer1k, per1k(row.RawCPUmsAboveIdle, row.RawCalls), row.RawErrors)
-		fmt.Fprintf(&b, "| supervised (tmux-mcp), %g Hz | %d | %d | %d | %.1f | %.1f | %.1f | %d |\n",
-			row.Hz, row.SupCalls, row.SupCaptures, row.SupCommands, row.SupCPUms, row.SupCPUmsPer1k, per1k(row.SupCPUmsAboveIdle, row.SupCalls), row.SupErrors)
+		fmt.Fprintf(&b, "| raw `capture-pane`, %g Hz | %d | %d | %d | - | %.1f | %.1f | %.1f | %d |\n",
+			row.Hz, row.RawCalls, row.RawCaptures, row.RawCommands-row.RawCaptures, row.RawCPUms, row.RawCPUmsPer1k, per1k(row.RawCPUmsAboveIdle, row.RawCalls), row.RawErrors)
+		fmt.Fprintf(&b, "| supervised (tmux-mcp), %g Hz | %d | %d | %d | %d | %.1f | %.1f | %.1f | %d |\n",
+			row.Hz, row.SupCalls, row.SupCaptures, row.SupCommands-min(row.SupCaptures, row.SupCommands), row.SupBarriers, row.SupCPUms, row.SupCPUmsPer1k, per1k(row.SupCPUmsAboveIdle, row.SupCalls), row.SupErrors)
 	}
 	var polling []Phase
 	for _, p := range r.Phases {
