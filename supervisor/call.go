@@ -77,11 +77,16 @@ func (s *Server) callOn(ctx context.Context, name string, tr tmux.Transport, f f
 	if blocking {
 		slots = s.blocking
 	}
-	if ok, wait := s.serverRate.reserve("server", s.cfg.RateWait); !ok {
+	ok, wait := s.serverRate.reserve("server", s.cfg.RateWait)
+	if !ok {
 		s.rateLimited.Add(1)
 		s.bus.emit(Event{Type: EventRateLimited, Socket: s.sock, Detail: "server"})
+		spanEvent(ctx, "tmux.rate_limited", attribute.String("tmux.command", name), attribute.String("tmux.rate_limit.scope", "server"),
+			attribute.Int64("tmux.retry_after_ms", wait.Milliseconds()))
 		return nil, &RateLimitedError{RetryAfter: wait, Scope: "server"}
-	} else if wait > 0 {
+	}
+	if wait > 0 {
+		spanEvent(ctx, "tmux.rate_wait", attribute.String("tmux.command", name), attribute.Int64("tmux.wait_ms", wait.Milliseconds()))
 		if err := sleepCtx(ctx, wait); err != nil {
 			return nil, err
 		}
@@ -110,7 +115,8 @@ func (s *Server) callOn(ctx context.Context, name string, tr tmux.Transport, f f
 	out, err := f(ctx, tr)
 	dur := s.now().Sub(start)
 	class := tmux.ClassName(err)
-	span.SetAttributes(attribute.Int("tmux.output_bytes", len(out)), attribute.Bool("tmux.cache_hit", false))
+	span.SetAttributes(attribute.Int("tmux.output_bytes", len(out)), attribute.Bool("tmux.cache_hit", false),
+		attribute.Bool("tmux.rate_limited", wait > 0))
 	if err != nil {
 		span.SetAttributes(attribute.String("tmux.error_class", class))
 		span.SetStatus(codes.Error, class)
@@ -123,6 +129,15 @@ func (s *Server) callOn(ctx context.Context, name string, tr tmux.Transport, f f
 		s.nudge()
 	}
 	return out, err
+}
+
+// spanEvent records a supervisor decision as an event of the caller's span
+// (the MCP request's, when there is one): what was decided and the
+// figures behind it, never arguments or pane text.
+func spanEvent(ctx context.Context, name string, attrs ...attribute.KeyValue) {
+	if span := trace.SpanFromContext(ctx); span.IsRecording() {
+		span.AddEvent(name, trace.WithAttributes(attrs...))
+	}
 }
 
 // queueError is the error of a call whose context ended before it was sent:

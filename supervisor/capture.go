@@ -89,6 +89,8 @@ func (s *Server) Capture(ctx context.Context, req CaptureRequest) (Capture, erro
 		maxLines: plan.MaxLines, maxBytes: plan.MaxBytes}
 
 	p := s.fresh.prove(ctx, req.Pane)
+	spanEvent(ctx, "tmux.capture_proof", attribute.String("tmux.pane", string(req.Pane)),
+		attribute.String("tmux.freshness", p.freshnessName()), attribute.Bool("tmux.proven", p.proven()))
 	if c, ok := s.fresh.lookup(p, key); ok {
 		return s.hit(ctx, req.Pane, c, p), nil
 	}
@@ -114,8 +116,11 @@ func (s *Server) captureFromTmux(ctx context.Context, req CaptureRequest, plan c
 	if ok, wait := s.paneRate.reserve(string(req.Pane), s.cfg.RateWait); !ok {
 		s.rateLimited.Add(1)
 		s.bus.emit(Event{Type: EventRateLimited, Socket: s.sock, Pane: req.Pane})
+		spanEvent(ctx, "tmux.rate_limited", attribute.String("tmux.command", "capture-pane"),
+			attribute.String("tmux.rate_limit.scope", "pane"), attribute.Int64("tmux.retry_after_ms", wait.Milliseconds()))
 		return Capture{}, &RateLimitedError{RetryAfter: wait, Scope: "pane " + string(req.Pane)}
 	} else if wait > 0 {
+		spanEvent(ctx, "tmux.rate_wait", attribute.String("tmux.command", "capture-pane"), attribute.Int64("tmux.wait_ms", wait.Milliseconds()))
 		if err := sleepCtx(ctx, wait); err != nil {
 			return Capture{}, err
 		}

@@ -17,18 +17,20 @@ import (
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
 )
 
-// deathEvidence is what the supervisor saw when a server stopped
-// answering. Every field is optional; classifyDeath uses what is there.
-type deathEvidence struct {
+// DeathEvidence is what was seen of a server that stopped answering: live
+// by the supervisor's monitor, or after the fact by `tmux-mcp diagnose`.
+// Every field is optional; ClassifyDeath uses what is there.
+type DeathEvidence struct {
 	PID int // the server's PID, if known
 
-	// Wait is the server's wait status when tmux-mcp started it (tmux -D)
-	// and it has exited; nil otherwise. See waitStatusOf.
+	// Wait is the exited server's wait status: from tmux -D when tmux-mcp
+	// started it (waitStatusOf), or read from its zombie (ZombieStatus);
+	// nil otherwise.
 	Wait *syscall.WaitStatus
 
-	// PIDAlive: the server process still exists (pidAlive).
+	// PIDAlive: the server process still exists (PIDAlive).
 	PIDAlive bool
-	// ConnectErr is the socket probe's result (probeSocket): nil when
+	// ConnectErr is the socket probe's result (ProbeSocket): nil when
 	// something listens, else wrapping ENOENT, ECONNREFUSED, EAGAIN (Linux:
 	// accept backlog full), EACCES, or a timeout.
 	ConnectErr error
@@ -53,10 +55,10 @@ type deathEvidence struct {
 	StderrClass error
 }
 
-// fdLivelockRatio is the fd usage above which a live server that stops
+// FDLivelockRatio is the fd usage above which a live server that stops
 // answering is taken to be livelocked in imsg_read (EAGAIN) rather than
 // merely hung.
-const fdLivelockRatio = 0.85
+const FDLivelockRatio = 0.85
 
 // isCrashSignal reports whether sig means the server itself faulted.
 func isCrashSignal(sig syscall.Signal) bool {
@@ -67,12 +69,13 @@ func isCrashSignal(sig syscall.Signal) bool {
 	return false
 }
 
-// classifyDeath says why a server died or stopped answering, and explains
-// it in a sentence for the crash report. It is pure. The Cause is "" when
+// ClassifyDeath says why a server died or stopped answering, and explains
+// it in a sentence for the crash report. It is pure, and the one
+// classifier: the monitor and diagnose both call it. The Cause is "" when
 // the evidence shows a live server whose socket accepts and nothing wrong
 // with it (say, only the control connection was lost, because its hidden
 // session was killed): that is no death; reconnect, do not restart.
-func classifyDeath(e deathEvidence) (Cause, string) {
+func ClassifyDeath(e DeathEvidence) (Cause, string) {
 	who := "server"
 	if e.PID > 0 {
 		who = "server PID " + strconv.Itoa(e.PID)
@@ -98,7 +101,7 @@ func classifyDeath(e deathEvidence) (Cause, string) {
 		return CauseVersionSkew, who + " runs a tmux version that the tmux client does not speak to (upgraded binary?); restart the server, or run commands with its own binary (/proc/PID/exe)"
 
 	case e.Wait == nil && e.PIDAlive && timedOut:
-		if e.FDRatio >= fdLivelockRatio {
+		if e.FDRatio >= FDLivelockRatio {
 			return CauseFDLivelock, fmt.Sprintf("%s is alive but not answering with %.0f%% of its file descriptors in use: fd-exhausted servers spin in a livelock and never recover", who, 100*e.FDRatio)
 		}
 		return CauseHung, who + " is alive but not answering (stopped with SIGSTOP, blocked writing to a stuck terminal, or a full accept backlog)"
@@ -173,36 +176,36 @@ func waitStatusOf(err error) *syscall.WaitStatus {
 	return &ws
 }
 
-// procStat is the part of /proc/<pid>/stat the supervisor uses.
-type procStat struct {
+// ProcStat is the part of /proc/<pid>/stat the supervisor and diagnose use.
+type ProcStat struct {
 	State     byte   // R, S, D, Z, T, ...
 	UTime     uint64 // clock ticks in user mode
 	STime     uint64 // clock ticks in kernel mode
 	StartTime uint64 // clock ticks after boot; with the PID, a process identity
 }
 
-// readProcStat parses /proc/<pid>/stat.
-func readProcStat(pid int) (procStat, error) {
+// ReadProcStat parses /proc/<pid>/stat. It also works for a zombie.
+func ReadProcStat(pid int) (ProcStat, error) {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
-		return procStat{}, err
+		return ProcStat{}, err
 	}
 	return parseProcStat(string(b))
 }
 
-func parseProcStat(s string) (procStat, error) {
+func parseProcStat(s string) (ProcStat, error) {
 	// The command name is in parentheses and may hold spaces and ")": the
 	// fields start after the last ")".
 	i := strings.LastIndexByte(s, ')')
 	if i < 0 {
-		return procStat{}, fmt.Errorf("parse /proc stat: no command name in %q", s)
+		return ProcStat{}, fmt.Errorf("parse /proc stat: no command name in %q", s)
 	}
 	f := strings.Fields(s[i+1:])
 	// f[0] is field 3 (state); utime, stime and starttime are fields 14, 15, 22.
 	if len(f) < 20 || len(f[0]) != 1 {
-		return procStat{}, fmt.Errorf("parse /proc stat: %d fields after the command name", len(f))
+		return ProcStat{}, fmt.Errorf("parse /proc stat: %d fields after the command name", len(f))
 	}
-	var st procStat
+	var st ProcStat
 	st.State = f[0][0]
 	for _, x := range []struct {
 		field int
@@ -210,7 +213,7 @@ func parseProcStat(s string) (procStat, error) {
 	}{{14, &st.UTime}, {15, &st.STime}, {22, &st.StartTime}} {
 		v, err := strconv.ParseUint(f[x.field-3], 10, 64)
 		if err != nil {
-			return procStat{}, fmt.Errorf("parse /proc stat field %d: %w", x.field, err)
+			return ProcStat{}, fmt.Errorf("parse /proc stat field %d: %w", x.field, err)
 		}
 		*x.dst = v
 	}
@@ -220,24 +223,24 @@ func parseProcStat(s string) (procStat, error) {
 // processStartTime returns pid's start time in clock ticks after boot, which
 // together with the PID identifies a process across PID reuse.
 func processStartTime(pid int) (uint64, error) {
-	st, err := readProcStat(pid)
+	st, err := ReadProcStat(pid)
 	if err != nil {
 		return 0, fmt.Errorf("process start time of %d: %w", pid, err)
 	}
 	return st.StartTime, nil
 }
 
-// pidAlive reports whether process pid exists, is not a zombie, and (when
+// PIDAlive reports whether process pid exists, is not a zombie, and (when
 // startTime is not 0) is the process that started at startTime and not a
 // later one that reused its PID.
-func pidAlive(pid int, startTime uint64) bool {
+func PIDAlive(pid int, startTime uint64) bool {
 	if pid <= 0 {
 		return false
 	}
 	if err := unix.Kill(pid, 0); err != nil && !errors.Is(err, unix.EPERM) {
 		return false
 	}
-	st, err := readProcStat(pid)
+	st, err := ReadProcStat(pid)
 	if err != nil {
 		// No procfs (or the process just went): trust kill(2) only when
 		// there is no identity to check.
@@ -252,7 +255,7 @@ func pidAlive(pid int, startTime uint64) bool {
 // pidfdWait returns a channel that is closed when process pid exits. If ctx
 // ends first, the channel is never closed and nothing is left running. It
 // fails when pidfds are not available (Linux < 5.3, or not Linux); callers
-// then fall back to polling pidAlive. A process that is already gone gives
+// then fall back to polling PIDAlive. A process that is already gone gives
 // a closed channel.
 func pidfdWait(ctx context.Context, pid int) (<-chan struct{}, error) {
 	exited := make(chan struct{})
@@ -317,13 +320,13 @@ func pollPidfd(pfd, efd int) bool {
 	}
 }
 
-// probeSocket connects to the unix socket at path and hangs up at once. It
+// ProbeSocket connects to the unix socket at path and hangs up at once. It
 // never starts a server and speaks no tmux protocol: nil means something
 // listens there, not that it answers (a stopped server's socket still
 // accepts into its backlog). Errors wrap the errno: ENOENT (socket file
 // missing), ECONNREFUSED (stale socket: nobody listens), EAGAIN (Linux:
 // backlog full), EACCES, or a timeout.
-func probeSocket(ctx context.Context, path string, timeout time.Duration) error {
+func ProbeSocket(ctx context.Context, path string, timeout time.Duration) error {
 	d := net.Dialer{Timeout: timeout}
 	c, err := d.DialContext(ctx, "unix", path)
 	if err != nil {
@@ -331,4 +334,31 @@ func probeSocket(ctx context.Context, path string, timeout time.Duration) error 
 	}
 	c.Close()
 	return nil
+}
+
+// ZombieStatus returns the exit status of process pid if it has exited but
+// was not reaped yet (tmux servers are reparented, and their new parent may
+// be slow to reap them): field 52 of /proc/PID/stat holds it in waitpid
+// form. With startTime not 0, only the process that started then counts.
+// ok is false for a running process, a reaped one, or one that reused the
+// PID.
+func ZombieStatus(pid int, startTime uint64) (syscall.WaitStatus, bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, false
+	}
+	st, err := parseProcStat(string(b))
+	if err != nil || st.State != 'Z' || (startTime != 0 && st.StartTime != startTime) {
+		return 0, false
+	}
+	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+	const exitCodeField = 52 // 1-based; f[0] is field 3
+	if len(f) < exitCodeField-2 {
+		return 0, false
+	}
+	code, err := strconv.Atoi(f[exitCodeField-3])
+	if err != nil {
+		return 0, false
+	}
+	return syscall.WaitStatus(code), true
 }

@@ -35,73 +35,73 @@ func connErr(errno syscall.Errno) error {
 func TestClassifyDeath(t *testing.T) {
 	tests := []struct {
 		name       string
-		e          deathEvidence
+		e          DeathEvidence
 		want       Cause
 		wantDetail string // a fragment of the detail
 	}{
-		{"kill requested wins", deathEvidence{PID: 7, KillRequested: true, Wait: signaledBy(syscall.SIGKILL)},
+		{"kill requested wins", DeathEvidence{PID: 7, KillRequested: true, Wait: signaledBy(syscall.SIGKILL)},
 			CauseKillServer, "killed on request"},
-		{"socket deleted, server alive", deathEvidence{PID: 7, PIDAlive: true, ConnectErr: connErr(syscall.ENOENT)},
+		{"socket deleted, server alive", DeathEvidence{PID: 7, PIDAlive: true, ConnectErr: connErr(syscall.ENOENT)},
 			CauseSocketDeleted, "socket file is gone"},
-		{"socket missing by stderr, server alive", deathEvidence{PID: 7, PIDAlive: true, StderrClass: tmux.ErrSocketMissing},
+		{"socket missing by stderr, server alive", DeathEvidence{PID: 7, PIDAlive: true, StderrClass: tmux.ErrSocketMissing},
 			CauseSocketDeleted, "SIGUSR1"},
-		{"socket replaced, server alive", deathEvidence{PID: 7, PIDAlive: true, ConnectErr: connErr(syscall.ECONNREFUSED)},
+		{"socket replaced, server alive", DeathEvidence{PID: 7, PIDAlive: true, ConnectErr: connErr(syscall.ECONNREFUSED)},
 			CauseSocketDeleted, "replaced"},
-		{"hung: timeouts", deathEvidence{PID: 7, PIDAlive: true, ProbeTimeouts: 3, FDRatio: 0.2},
+		{"hung: timeouts", DeathEvidence{PID: 7, PIDAlive: true, ProbeTimeouts: 3, FDRatio: 0.2},
 			CauseHung, "not answering"},
-		{"hung: backlog full", deathEvidence{PID: 7, PIDAlive: true, ConnectErr: connErr(syscall.EAGAIN)},
+		{"hung: backlog full", DeathEvidence{PID: 7, PIDAlive: true, ConnectErr: connErr(syscall.EAGAIN)},
 			CauseHung, "not answering"},
-		{"hung: connect timeout", deathEvidence{PID: 7, PIDAlive: true, ConnectErr: fmt.Errorf("probe: %w", context.DeadlineExceeded)},
+		{"hung: connect timeout", DeathEvidence{PID: 7, PIDAlive: true, ConnectErr: fmt.Errorf("probe: %w", context.DeadlineExceeded)},
 			CauseHung, "not answering"},
-		{"fd livelock", deathEvidence{PID: 7, PIDAlive: true, ProbeTimeouts: 1, FDRatio: 0.9},
+		{"fd livelock", DeathEvidence{PID: 7, PIDAlive: true, ProbeTimeouts: 1, FDRatio: 0.9},
 			CauseFDLivelock, "90% of its file descriptors"},
-		{"fd livelock at the threshold", deathEvidence{PID: 7, PIDAlive: true, StderrClass: tmux.ErrTimeout, FDRatio: 0.85},
+		{"fd livelock at the threshold", DeathEvidence{PID: 7, PIDAlive: true, StderrClass: tmux.ErrTimeout, FDRatio: 0.85},
 			CauseFDLivelock, "livelock"},
-		{"exiting limbo", deathEvidence{PID: 7, PIDAlive: true, StderrClass: tmux.ErrServerExited},
+		{"exiting limbo", DeathEvidence{PID: 7, PIDAlive: true, StderrClass: tmux.ErrServerExited},
 			CauseHung, "stuck exiting"},
-		{"alive and accepting is no death", deathEvidence{PID: 7, PIDAlive: true, ControlExited: true},
+		{"alive and accepting is no death", DeathEvidence{PID: 7, PIDAlive: true, ControlExited: true},
 			"", "alive"},
-		{"permission", deathEvidence{StderrClass: tmux.ErrPermission},
+		{"permission", DeathEvidence{StderrClass: tmux.ErrPermission},
 			CausePermission, "owner or mode"},
-		{"permission by connect", deathEvidence{ConnectErr: connErr(syscall.EACCES)},
+		{"permission by connect", DeathEvidence{ConnectErr: connErr(syscall.EACCES)},
 			CausePermission, "owner or mode"},
-		{"version skew", deathEvidence{PID: 7, PIDAlive: true, StderrClass: tmux.ErrVersionMismatch},
+		{"version skew", DeathEvidence{PID: 7, PIDAlive: true, StderrClass: tmux.ErrVersionMismatch},
 			CauseVersionSkew, "version"},
-		{"SIGSEGV", deathEvidence{PID: 1234, Wait: signaledBy(syscall.SIGSEGV)},
+		{"SIGSEGV", DeathEvidence{PID: 1234, Wait: signaledBy(syscall.SIGSEGV)},
 			CauseCrashed, "server PID 1234 crashed with signal 11 (segmentation fault)"},
-		{"SIGABRT", deathEvidence{PID: 1234, Wait: signaledBy(syscall.SIGABRT)}, CauseCrashed, "signal 6"},
-		{"SIGBUS", deathEvidence{Wait: signaledBy(syscall.SIGBUS)}, CauseCrashed, "bus error"},
-		{"SIGILL", deathEvidence{Wait: signaledBy(syscall.SIGILL)}, CauseCrashed, "signal 4"},
-		{"SIGFPE", deathEvidence{Wait: signaledBy(syscall.SIGFPE)}, CauseCrashed, "signal 8"},
-		{"SIGKILL", deathEvidence{PID: 1234, Wait: signaledBy(syscall.SIGKILL)},
+		{"SIGABRT", DeathEvidence{PID: 1234, Wait: signaledBy(syscall.SIGABRT)}, CauseCrashed, "signal 6"},
+		{"SIGBUS", DeathEvidence{Wait: signaledBy(syscall.SIGBUS)}, CauseCrashed, "bus error"},
+		{"SIGILL", DeathEvidence{Wait: signaledBy(syscall.SIGILL)}, CauseCrashed, "signal 4"},
+		{"SIGFPE", DeathEvidence{Wait: signaledBy(syscall.SIGFPE)}, CauseCrashed, "signal 8"},
+		{"SIGKILL", DeathEvidence{PID: 1234, Wait: signaledBy(syscall.SIGKILL)},
 			CauseKilled, "server PID 1234 ended by signal 9 (killed)"},
-		{"SIGTERM", deathEvidence{Wait: signaledBy(syscall.SIGTERM)}, CauseKilled, "signal 15 (terminated)"},
-		{"SIGINT", deathEvidence{Wait: signaledBy(syscall.SIGINT)}, CauseKilled, "signal 2"},
-		{"SIGHUP", deathEvidence{Wait: signaledBy(syscall.SIGHUP)}, CauseKilled, "signal 1"},
-		{"exit 1: fatal", deathEvidence{PID: 9, Wait: exitedWith(1)}, CauseCrashed, "status 1"},
-		{"exit 0: normal", deathEvidence{PID: 9, Wait: exitedWith(0)}, CauseLastSession, "exited normally"},
-		{"exit 3: odd", deathEvidence{PID: 9, Wait: exitedWith(3)}, CauseUnknown, "status 3"},
-		{"wait status beats a stale PIDAlive", deathEvidence{Wait: signaledBy(syscall.SIGKILL), PIDAlive: true, ConnectErr: connErr(syscall.ECONNREFUSED)},
+		{"SIGTERM", DeathEvidence{Wait: signaledBy(syscall.SIGTERM)}, CauseKilled, "signal 15 (terminated)"},
+		{"SIGINT", DeathEvidence{Wait: signaledBy(syscall.SIGINT)}, CauseKilled, "signal 2"},
+		{"SIGHUP", DeathEvidence{Wait: signaledBy(syscall.SIGHUP)}, CauseKilled, "signal 1"},
+		{"exit 1: fatal", DeathEvidence{PID: 9, Wait: exitedWith(1)}, CauseCrashed, "status 1"},
+		{"exit 0: normal", DeathEvidence{PID: 9, Wait: exitedWith(0)}, CauseLastSession, "exited normally"},
+		{"exit 3: odd", DeathEvidence{PID: 9, Wait: exitedWith(3)}, CauseUnknown, "status 3"},
+		{"wait status beats a stale PIDAlive", DeathEvidence{Wait: signaledBy(syscall.SIGKILL), PIDAlive: true, ConnectErr: connErr(syscall.ECONNREFUSED)},
 			CauseKilled, "signal 9"},
-		{"control: last session", deathEvidence{PID: 9, ControlExited: true, SessionsChangedBeforeExit: true},
+		{"control: last session", DeathEvidence{PID: 9, ControlExited: true, SessionsChangedBeforeExit: true},
 			CauseLastSession, "last session"},
-		{"control: exited unexpectedly", deathEvidence{PID: 9, ControlExited: true, ControlExitReason: "server exited unexpectedly"},
+		{"control: exited unexpectedly", DeathEvidence{PID: 9, ControlExited: true, ControlExitReason: "server exited unexpectedly"},
 			CauseKilled, "look the same"},
-		{"control: other reason", deathEvidence{PID: 9, ControlExited: true, ControlExitReason: "too far behind"},
+		{"control: other reason", DeathEvidence{PID: 9, ControlExited: true, ControlExitReason: "too far behind"},
 			CauseKilled, `"too far behind"`},
-		{"control: EOF without sessions-changed", deathEvidence{PID: 9, ControlExited: true, ConnectErr: connErr(syscall.ECONNREFUSED)},
+		{"control: EOF without sessions-changed", DeathEvidence{PID: 9, ControlExited: true, ConnectErr: connErr(syscall.ECONNREFUSED)},
 			CauseUnknown, "stale"},
-		{"gone, stale socket", deathEvidence{PID: 9, ConnectErr: connErr(syscall.ECONNREFUSED)},
+		{"gone, stale socket", DeathEvidence{PID: 9, ConnectErr: connErr(syscall.ECONNREFUSED)},
 			CauseUnknown, "server PID 9 is gone and its socket is stale"},
-		{"gone, socket missing", deathEvidence{StderrClass: tmux.ErrSocketMissing},
+		{"gone, socket missing", DeathEvidence{StderrClass: tmux.ErrSocketMissing},
 			CauseUnknown, "server is gone and its socket file is missing"},
-		{"nothing known", deathEvidence{}, CauseUnknown, "no exit status"},
+		{"nothing known", DeathEvidence{}, CauseUnknown, "no exit status"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, detail := classifyDeath(tt.e)
+			got, detail := ClassifyDeath(tt.e)
 			if got != tt.want || !strings.Contains(detail, tt.wantDetail) {
-				t.Errorf("classifyDeath() = %q, %q; want %q with detail containing %q", got, detail, tt.want, tt.wantDetail)
+				t.Errorf("ClassifyDeath() = %q, %q; want %q with detail containing %q", got, detail, tt.want, tt.wantDetail)
 			}
 		})
 	}
@@ -119,8 +119,8 @@ func TestWaitStatusOf(t *testing.T) {
 	if ws == nil || !ws.Signaled() || ws.Signal() != syscall.SIGSEGV {
 		t.Fatalf("waitStatusOf(%v) = %v, want signaled by SIGSEGV", err, ws)
 	}
-	if c, _ := classifyDeath(deathEvidence{Wait: ws}); c != CauseCrashed {
-		t.Errorf("classifyDeath(SIGSEGV from a real process) = %q, want %q", c, CauseCrashed)
+	if c, _ := ClassifyDeath(DeathEvidence{Wait: ws}); c != CauseCrashed {
+		t.Errorf("ClassifyDeath(SIGSEGV from a real process) = %q, want %q", c, CauseCrashed)
 	}
 }
 
@@ -132,7 +132,7 @@ func TestParseProcStat(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := procStat{State: 'S', UTime: 37, STime: 12, StartTime: 998877}
+	want := ProcStat{State: 'S', UTime: 37, STime: 12, StartTime: 998877}
 	if got != want {
 		t.Errorf("parseProcStat() = %+v, want %+v", got, want)
 	}
@@ -162,8 +162,8 @@ func TestPIDAlive(t *testing.T) {
 		{"zero", 0, 0, false},
 	}
 	for _, tt := range tests {
-		if got := pidAlive(tt.pid, tt.start); got != tt.want {
-			t.Errorf("%s: pidAlive(%d, %d) = %v, want %v", tt.name, tt.pid, tt.start, got, tt.want)
+		if got := PIDAlive(tt.pid, tt.start); got != tt.want {
+			t.Errorf("%s: PIDAlive(%d, %d) = %v, want %v", tt.name, tt.pid, tt.start, got, tt.want)
 		}
 	}
 	// A zombie is not alive.
@@ -172,7 +172,7 @@ func TestPIDAlive(t *testing.T) {
 		t.Fatal(err)
 	}
 	pid := cmd.Process.Pid
-	tmuxtest.WaitFor(t, 5*time.Second, "child to exit", func() bool { return !pidAlive(pid, 0) })
+	tmuxtest.WaitFor(t, 5*time.Second, "child to exit", func() bool { return !PIDAlive(pid, 0) })
 	cmd.Wait() //nolint:errcheck
 }
 
@@ -254,8 +254,8 @@ func TestProbeSocket(t *testing.T) {
 	t.Run("live", func(t *testing.T) {
 		s := tmuxtest.New(t)
 		s.Start("x")
-		if err := probeSocket(ctx, s.Socket, timeout); err != nil {
-			t.Errorf("probeSocket(live) = %v, want nil", err)
+		if err := ProbeSocket(ctx, s.Socket, timeout); err != nil {
+			t.Errorf("ProbeSocket(live) = %v, want nil", err)
 		}
 	})
 
@@ -266,8 +266,8 @@ func TestProbeSocket(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer syscall.Kill(pid, syscall.SIGCONT) //nolint:errcheck
-		if err := probeSocket(ctx, s.Socket, timeout); err != nil {
-			t.Errorf("probeSocket(stopped) = %v, want nil (connect lands in the backlog)", err)
+		if err := ProbeSocket(ctx, s.Socket, timeout); err != nil {
+			t.Errorf("ProbeSocket(stopped) = %v, want nil (connect lands in the backlog)", err)
 		}
 	})
 
@@ -281,20 +281,20 @@ func TestProbeSocket(t *testing.T) {
 		if err := os.Remove(s.Socket); err != nil {
 			t.Fatal(err)
 		}
-		err = probeSocket(ctx, s.Socket, timeout)
+		err = ProbeSocket(ctx, s.Socket, timeout)
 		if !errors.Is(err, syscall.ENOENT) {
-			t.Fatalf("probeSocket(deleted) = %v, want ENOENT", err)
+			t.Fatalf("ProbeSocket(deleted) = %v, want ENOENT", err)
 		}
-		e := deathEvidence{PID: pid, PIDAlive: pidAlive(pid, start), ConnectErr: err}
-		if got, detail := classifyDeath(e); got != CauseSocketDeleted {
-			t.Errorf("classifyDeath(%+v) = %q (%s), want %q", e, got, detail, CauseSocketDeleted)
+		e := DeathEvidence{PID: pid, PIDAlive: PIDAlive(pid, start), ConnectErr: err}
+		if got, detail := ClassifyDeath(e); got != CauseSocketDeleted {
+			t.Errorf("ClassifyDeath(%+v) = %q (%s), want %q", e, got, detail, CauseSocketDeleted)
 		}
 		// The recovery the policy chooses: SIGUSR1 to the live server.
 		if err := syscall.Kill(pid, syscall.SIGUSR1); err != nil {
 			t.Fatal(err)
 		}
 		tmuxtest.WaitFor(t, 5*time.Second, "socket to come back", func() bool {
-			return probeSocket(ctx, s.Socket, timeout) == nil
+			return ProbeSocket(ctx, s.Socket, timeout) == nil
 		})
 		if out := s.MustTmux("list-sessions", "-F", "#{session_name}"); out != "x" {
 			t.Errorf("after SIGUSR1 list-sessions = %q, want %q", out, "x")
@@ -311,14 +311,14 @@ func TestProbeSocket(t *testing.T) {
 		if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 			t.Fatal(err)
 		}
-		tmuxtest.WaitFor(t, 5*time.Second, "server to die", func() bool { return !pidAlive(pid, start) })
-		err = probeSocket(ctx, s.Socket, timeout)
+		tmuxtest.WaitFor(t, 5*time.Second, "server to die", func() bool { return !PIDAlive(pid, start) })
+		err = ProbeSocket(ctx, s.Socket, timeout)
 		if !errors.Is(err, syscall.ECONNREFUSED) {
-			t.Fatalf("probeSocket(stale) = %v, want ECONNREFUSED", err)
+			t.Fatalf("ProbeSocket(stale) = %v, want ECONNREFUSED", err)
 		}
-		e := deathEvidence{PID: pid, ConnectErr: err}
-		if got, detail := classifyDeath(e); got != CauseUnknown || !strings.Contains(detail, "stale") {
-			t.Errorf("classifyDeath(%+v) = %q (%s), want %q about a stale socket", e, got, detail, CauseUnknown)
+		e := DeathEvidence{PID: pid, ConnectErr: err}
+		if got, detail := ClassifyDeath(e); got != CauseUnknown || !strings.Contains(detail, "stale") {
+			t.Errorf("ClassifyDeath(%+v) = %q (%s), want %q about a stale socket", e, got, detail, CauseUnknown)
 		}
 	})
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+	"go.opentelemetry.io/otel/attribute"
 )
 
 // gate is the health gate in front of every call: nil when the server is
@@ -25,8 +26,13 @@ func (s *Server) gateStart(ctx context.Context, allowStart bool) error {
 			return nil
 		}
 	}
-	if err != nil || s.State() == StateUp {
+	if err != nil {
+		spanEvent(ctx, "tmux.gate_refused", attribute.String("tmux.socket", s.sock.String()),
+			attribute.String("tmux.error_class", tmux.ClassName(err)))
 		return err
+	}
+	if s.State() == StateUp {
+		return nil
 	}
 	return s.ensure(ctx, allowStart)
 }
@@ -114,7 +120,7 @@ func (s *Server) ensure(ctx context.Context, allowStart bool) error {
 	if err != nil && (errors.Is(err, tmux.ErrNoServer) || errors.Is(err, tmux.ErrSocketMissing)) && allowStart && !s.cfg.NoStart {
 		// Never start a server while the one we knew may be alive with its
 		// socket deleted: that orphans it.
-		if old := s.identity(); old.pid > 0 && pidAlive(old.pid, old.startTime) {
+		if old := s.identity(); old.pid > 0 && PIDAlive(old.pid, old.startTime) {
 			return fmt.Errorf("supervisor: server PID %d is alive but its socket %s does not answer: %w",
 				old.pid, s.sock.ResolvedPath(), err)
 		}

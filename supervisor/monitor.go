@@ -69,10 +69,10 @@ func (s *Server) check(ctx context.Context, trigger string) {
 		return
 	}
 	id := s.identity()
-	ev := deathEvidence{PID: id.pid}
-	ev.PIDAlive = pidAlive(id.pid, id.startTime)
+	ev := DeathEvidence{PID: id.pid}
+	ev.PIDAlive = PIDAlive(id.pid, id.startTime)
 	path := s.sock.ResolvedPath()
-	ev.ConnectErr = probeSocket(ctx, path, 200*time.Millisecond)
+	ev.ConnectErr = ProbeSocket(ctx, path, 200*time.Millisecond)
 	ctrl := s.client.Control()
 
 	if ev.PIDAlive && ev.ConnectErr != nil && !errors.Is(ev.ConnectErr, syscall.ENOENT) && exitsSoon(ctx, id) {
@@ -88,7 +88,7 @@ func (s *Server) check(ctx context.Context, trigger string) {
 	// The process is gone.
 	if id.owned != nil {
 		ev.Wait = waitStatusOf(id.owned.Err())
-	} else if ws, ok := zombieStatus(id.pid, id.startTime); ok {
+	} else if ws, ok := ZombieStatus(id.pid, id.startTime); ok {
 		ev.Wait = &ws
 	}
 	s.mu.Lock()
@@ -105,14 +105,14 @@ func (s *Server) check(ctx context.Context, trigger string) {
 			}
 		}
 	}
-	cause, detail := classifyDeath(ev)
+	cause, detail := ClassifyDeath(ev)
 	s.died(ctx, id, cause, detail)
 }
 
 // checkLive handles a server whose process is alive: does its socket
 // still lead to it, and does it answer? Every abnormal answer goes to
-// classifyDeath; a live server that answers is left alone.
-func (s *Server) checkLive(ctx context.Context, id identity, ev deathEvidence, ctrl *tmux.Control, trigger string) {
+// ClassifyDeath; a live server that answers is left alone.
+func (s *Server) checkLive(ctx context.Context, id identity, ev DeathEvidence, ctrl *tmux.Control, trigger string) {
 	if ev.ConnectErr == nil {
 		if replaced, newPID := s.socketReplaced(ctx, id); replaced {
 			s.died(ctx, id, CauseSocketDeleted, fmt.Sprintf(
@@ -130,7 +130,7 @@ func (s *Server) checkLive(ctx context.Context, id identity, ev deathEvidence, c
 		// process that is runnable whenever it is sampled.
 		var probe tmux.Transport = s.client.Exec()
 		s.mu.Lock()
-		suspect := s.res.FDRatio() >= fdLivelockRatio && (s.res.CPUPercent >= 50 || s.res.Runnable)
+		suspect := s.res.FDRatio() >= FDLivelockRatio && (s.res.CPUPercent >= 50 || s.res.Runnable)
 		s.mu.Unlock()
 		if ctrl != nil && !suspect {
 			probe = ctrl
@@ -175,7 +175,7 @@ func (s *Server) checkLive(ctx context.Context, id identity, ev deathEvidence, c
 		}
 		ev.ProbeTimeouts = 1
 	}
-	cause, detail := classifyDeath(ev)
+	cause, detail := ClassifyDeath(ev)
 	if cause == "" {
 		return
 	}
@@ -189,7 +189,7 @@ const exitGrace = 200 * time.Millisecond
 // exitsSoon reports whether the server process ends within exitGrace.
 func exitsSoon(ctx context.Context, id identity) bool {
 	deadline := time.Now().Add(exitGrace)
-	for pidAlive(id.pid, id.startTime) {
+	for PIDAlive(id.pid, id.startTime) {
 		if time.Now().After(deadline) || sleepCtx(ctx, 5*time.Millisecond) != nil {
 			return false
 		}
@@ -232,28 +232,4 @@ func socketInode(path string) uint64 {
 		return st.Ino
 	}
 	return 0
-}
-
-// zombieStatus reads the exit status of a process that has exited but was
-// not reaped (tmux servers are reparented; field 52 of /proc/PID/stat holds
-// the status in waitpid form).
-func zombieStatus(pid int, startTime uint64) (syscall.WaitStatus, bool) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0, false
-	}
-	st, err := parseProcStat(string(b))
-	if err != nil || st.State != 'Z' || (startTime != 0 && st.StartTime != startTime) {
-		return 0, false
-	}
-	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
-	const exitCodeField = 52 // 1-based; f[0] is field 3
-	if len(f) < exitCodeField-2 {
-		return 0, false
-	}
-	code, err := strconv.Atoi(f[exitCodeField-3])
-	if err != nil {
-		return 0, false
-	}
-	return syscall.WaitStatus(code), true
 }

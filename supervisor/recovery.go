@@ -9,6 +9,10 @@ import (
 	"syscall"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
 )
 
@@ -36,6 +40,19 @@ func (s *Server) died(ctx context.Context, id identity, cause Cause, detail stri
 		s.state, s.startable = StateDown, false
 	}
 	s.mu.Unlock()
+	// The death is a span of its own, from detection to the end of
+	// recovery (or giving up); restarts and restores are its children.
+	ctx, span := s.tracer.Start(ctx, "tmux server death", trace.WithAttributes(
+		attribute.String("tmux.socket", s.sock.String()), attribute.Int("tmux.server.pid", id.pid),
+		attribute.String("tmux.death.cause", string(cause)), attribute.String("tmux.recovery.action", d.Action.String())))
+	defer func() {
+		st := s.State()
+		span.SetAttributes(attribute.Bool("tmux.recovered", st == StateUp), attribute.String("tmux.server.state", string(st)))
+		if st != StateUp && d.Action != actNone && d.Action != actStartOnDemand {
+			span.SetStatus(codes.Error, "not recovered")
+		}
+		span.End()
+	}()
 	watchers := s.fresh.reset()
 	// In the background: closing the watchers of a stopped server takes
 	// seconds each, and the death must be announced and acted on now.
@@ -64,19 +81,25 @@ func (s *Server) recover(ctx context.Context, id identity, cause Cause, d decisi
 		default:
 			return
 		}
+		actx, span := s.tracer.Start(ctx, "tmux server "+d.Action.String(), trace.WithAttributes(
+			attribute.String("tmux.socket", s.sock.String()), attribute.Int("tmux.recovery.attempt", d.Attempt)))
 		switch d.Action {
 		case actRecreateSocket:
-			err = s.recreateSocket(ctx, id)
+			err = s.recreateSocket(actx, id)
 		case actTerminate:
-			terminate(ctx, id)
-			err = s.restart(ctx)
+			terminate(actx, id)
+			err = s.restart(actx)
 		case actRestart:
-			err = s.restart(ctx)
+			err = s.restart(actx)
 		}
+		if err != nil {
+			span.SetStatus(codes.Error, tmux.ClassName(err))
+		}
+		span.End()
 		if err == nil {
 			return
 		}
-		if d.Action == actRecreateSocket && !pidAlive(id.pid, id.startTime) {
+		if d.Action == actRecreateSocket && !PIDAlive(id.pid, id.startTime) {
 			// The server died while its socket was gone: nothing to signal
 			// any more, start a new one instead.
 			cause = CauseUnknown
@@ -110,14 +133,14 @@ func (s *Server) recreateSocket(ctx context.Context, id identity) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return fmt.Errorf("supervisor: recreate socket directory: %w", err)
 	}
-	if !pidAlive(id.pid, id.startTime) {
+	if !PIDAlive(id.pid, id.startTime) {
 		return fmt.Errorf("supervisor: server PID %d is gone", id.pid)
 	}
 	if err := syscall.Kill(id.pid, syscall.SIGUSR1); err != nil {
 		return fmt.Errorf("supervisor: signal server: %w", err)
 	}
 	deadline := time.Now().Add(2 * time.Second)
-	for probeSocket(ctx, path, 100*time.Millisecond) != nil {
+	for ProbeSocket(ctx, path, 100*time.Millisecond) != nil {
 		if time.Now().After(deadline) {
 			return errors.New("supervisor: socket not recreated after SIGUSR1")
 		}
@@ -154,18 +177,18 @@ func (s *Server) recreateSocket(ctx context.Context, id identity) error {
 // is still alive a second later. Only the PID (and start time) we recorded
 // is signalled.
 func terminate(ctx context.Context, id identity) {
-	if !pidAlive(id.pid, id.startTime) {
+	if !PIDAlive(id.pid, id.startTime) {
 		return
 	}
 	syscall.Kill(id.pid, syscall.SIGCONT) //nolint:errcheck // a stopped process cannot handle SIGTERM
 	syscall.Kill(id.pid, syscall.SIGTERM) //nolint:errcheck
 	deadline := time.Now().Add(time.Second)
-	for pidAlive(id.pid, id.startTime) && time.Now().Before(deadline) {
+	for PIDAlive(id.pid, id.startTime) && time.Now().Before(deadline) {
 		if sleepCtx(ctx, 10*time.Millisecond) != nil {
 			return
 		}
 	}
-	if pidAlive(id.pid, id.startTime) {
+	if PIDAlive(id.pid, id.startTime) {
 		syscall.Kill(id.pid, syscall.SIGKILL) //nolint:errcheck
 	}
 }
@@ -213,7 +236,13 @@ func (s *Server) restart(ctx context.Context) error {
 	// adopted it leaves that to the winner (restoring twice duplicates).
 	if s.cfg.Restorer != nil && owned != nil {
 		rctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		rctx, span := s.tracer.Start(rctx, "tmux server restore", trace.WithAttributes(
+			attribute.String("tmux.socket", s.sock.String()), attribute.Int("tmux.server.pid", pid)))
 		err := s.cfg.Restorer.Restore(rctx, s)
+		if err != nil {
+			span.SetStatus(codes.Error, tmux.ClassName(err))
+		}
+		span.End()
 		cancel()
 		detail := ""
 		if err != nil {

@@ -2,6 +2,7 @@ package supervisor
 
 import (
 	"github.com/shirou/gopsutil/v3/process"
+	"go.opentelemetry.io/otel/attribute"
 
 	"context"
 	"errors"
@@ -58,13 +59,13 @@ func ratio(used, limit uint64) float64 {
 // procRoot is where procfs is mounted.
 const procRoot = "/proc"
 
-// sampleResources reads pid's resource use with gopsutil (open fds, the
+// SampleResources reads pid's resource use with gopsutil (open fds, the
 // RLIMIT_NOFILE soft limit, RSS, threads, CPU time) and the system-wide PTY
 // and file-handle counters from procfs, which gopsutil does not cover. With
 // prev, a sample of the same process, it also computes CPUPercent. A
 // process that is gone gives an error matching os.ErrNotExist. It starts
 // no process.
-func sampleResources(ctx context.Context, pid int, prev *Resources) (Resources, error) {
+func SampleResources(ctx context.Context, pid int, prev *Resources) (Resources, error) {
 	r := Resources{PID: pid, SampledAt: time.Now()}
 	p, err := process.NewProcessWithContext(ctx, int32(pid))
 	if err != nil {
@@ -110,20 +111,29 @@ func sampleResources(ctx context.Context, pid int, prev *Resources) (Resources, 
 			return Resources{}, err
 		}
 		if err := step(); err != nil {
-			if !pidAlive(pid, 0) {
+			if !PIDAlive(pid, 0) {
 				err = errors.Join(err, os.ErrNotExist)
 			}
 			return Resources{}, fmt.Errorf("sample resources of pid %d: %w", pid, err)
 		}
 	}
-	if st, err := readProcStat(pid); err == nil {
+	if st, err := ReadProcStat(pid); err == nil {
 		r.Runnable = st.State == 'R'
 	}
 	if prev != nil && prev.PID == pid && r.SampledAt.After(prev.SampledAt) && r.CPUTime >= prev.CPUTime {
 		wall := r.SampledAt.Sub(prev.SampledAt)
 		r.CPUPercent = 100 * float64(r.CPUTime-prev.CPUTime) / float64(wall)
 	}
-	// System-wide counters: best effort (a container may hide them).
+	sys := SystemResources()
+	r.PTYs, r.PTYMax, r.FilesAllocated, r.FilesMax = sys.PTYs, sys.PTYMax, sys.FilesAllocated, sys.FilesMax
+	return r, nil
+}
+
+// SystemResources returns the system-wide counters of a sample (PTYs and
+// file handles in use and their maxima), best effort: fields a container
+// hides, or that do not exist on this system, stay 0.
+func SystemResources() Resources {
+	r := Resources{SampledAt: time.Now()}
 	if n, err := readUint(procRoot + "/sys/kernel/pty/nr"); err == nil {
 		r.PTYs = int(n)
 	}
@@ -134,7 +144,7 @@ func sampleResources(ctx context.Context, pid int, prev *Resources) (Resources, 
 		r.FilesAllocated, _ = strconv.ParseUint(f[0], 10, 64)
 		r.FilesMax, _ = strconv.ParseUint(f[2], 10, 64)
 	}
-	return r, nil
+	return r
 }
 
 func readFields(path string) ([]string, error) {
@@ -287,6 +297,8 @@ func (s *Server) resourceGate(ctx context.Context) error {
 		}
 		s.bus.emit(Event{Type: EventResourceRefused, Socket: s.sock, PID: id.pid, Resource: exhausted.Resource,
 			Used: exhausted.Used, Limit: exhausted.Limit, Ratio: ratio(exhausted.Used, exhausted.Limit)})
+		spanEvent(ctx, "tmux.resource_refused", attribute.String("tmux.resource", exhausted.Resource),
+			attribute.Int64("tmux.resource.used", int64(exhausted.Used)), attribute.Int64("tmux.resource.limit", int64(exhausted.Limit)))
 	}
 	return refuse
 }
@@ -301,7 +313,7 @@ func (s *Server) sample(ctx context.Context, pid int) (Resources, error) {
 	s.mu.Lock()
 	prev := s.res
 	s.mu.Unlock()
-	r, err := sampleResources(ctx, pid, &prev)
+	r, err := SampleResources(ctx, pid, &prev)
 	if err == nil {
 		s.recordResources(r)
 	}

@@ -21,9 +21,9 @@ func TestSampleResourcesRealServer(t *testing.T) {
 	s.MustTmux("new-window", "-d", "-t", "x")
 	ctx := context.Background()
 
-	first, err := sampleResources(ctx, pid, nil)
+	first, err := SampleResources(ctx, pid, nil)
 	if err != nil {
-		t.Fatalf("sampleResources: %v", err)
+		t.Fatalf("SampleResources: %v", err)
 	}
 	if first.PID != pid || first.FDs <= 0 || first.FDLimit == 0 || first.RSS == 0 || first.Threads <= 0 || first.PTYMax <= 0 {
 		t.Errorf("first sample = %+v; want PID %d and FDs, FDLimit, RSS, Threads, PTYMax > 0", first, pid)
@@ -46,9 +46,9 @@ func TestSampleResourcesRealServer(t *testing.T) {
 	for range 20 {
 		s.MustTmux("capture-pane", "-p", "-t", "x", "-S", "-")
 	}
-	second, err := sampleResources(ctx, pid, &first)
+	second, err := SampleResources(ctx, pid, &first)
 	if err != nil {
-		t.Fatalf("second sampleResources: %v", err)
+		t.Fatalf("second SampleResources: %v", err)
 	}
 	if second.CPUTime < first.CPUTime || second.CPUPercent < 0 || second.CPUPercent > 100*float64(4) {
 		t.Errorf("second sample CPUTime %v (first %v), CPUPercent %v; want non-decreasing and a plausible percentage",
@@ -58,7 +58,7 @@ func TestSampleResourcesRealServer(t *testing.T) {
 	other := first
 	other.PID = pid + 1
 	other.CPUTime = 0
-	if third, err := sampleResources(ctx, pid, &other); err != nil || third.CPUPercent != 0 {
+	if third, err := SampleResources(ctx, pid, &other); err != nil || third.CPUPercent != 0 {
 		t.Errorf("sample with another PID's prev: CPUPercent %v, err %v; want 0, nil", third.CPUPercent, err)
 	}
 }
@@ -76,7 +76,7 @@ func TestSampleResourcesFDLimit(t *testing.T) {
 	var r Resources
 	tmuxtest.WaitFor(t, 5*time.Second, "the child to exec sleep", func() bool {
 		var err error
-		r, err = sampleResources(context.Background(), cmd.Process.Pid, nil)
+		r, err = SampleResources(context.Background(), cmd.Process.Pid, nil)
 		return err == nil && r.FDLimit == 77
 	})
 	if r.FDs < 3 {
@@ -89,14 +89,14 @@ func TestSampleResourcesErrors(t *testing.T) {
 	if err := cmd.Run(); err != nil {
 		t.Fatal(err)
 	}
-	_, err := sampleResources(context.Background(), cmd.Process.Pid, nil)
+	_, err := SampleResources(context.Background(), cmd.Process.Pid, nil)
 	if !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("sampleResources(gone) = %v, want os.ErrNotExist", err)
+		t.Errorf("SampleResources(gone) = %v, want os.ErrNotExist", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := sampleResources(ctx, os.Getpid(), nil); !errors.Is(err, context.Canceled) {
-		t.Errorf("sampleResources(cancelled) = %v, want context.Canceled", err)
+	if _, err := SampleResources(ctx, os.Getpid(), nil); !errors.Is(err, context.Canceled) {
+		t.Errorf("SampleResources(cancelled) = %v, want context.Canceled", err)
 	}
 }
 

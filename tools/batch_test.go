@@ -180,7 +180,7 @@ func TestBatchArguments(t *testing.T) {
 		`argument operations: item 0: unknown field "pane"`)
 	e.fails("call_readonly_tools_batch", map[string]any{"operations": []any{map[string]any{"tool": "list_sessions", "arguments": "x"}}},
 		"argument operations: item 0: arguments: want object")
-	e.fails("call_readonly_tools_batch", map[string]any{"operations": []any{"list_sessions"}}, "argument operations: item 0: want an object")
+	e.fails("call_readonly_tools_batch", map[string]any{"operations": []any{"list_sessions"}}, "argument operations: want an array of objects; item 0 is of type string")
 	e.fails("call_readonly_tools_batch", map[string]any{"operations": []any{op("list_sessions", nil)}, "on_error": "ignore"},
 		"argument on_error: want one of stop, continue")
 	// An inner call's own argument check still applies.

@@ -31,8 +31,8 @@ func channelArg(p params) (string, error) {
 	return c, nil
 }
 
-// seconds formats seconds as Python prints a float: 30.0, 0.5.
-func seconds(f float64) string {
+// secondsText formats seconds as Python prints a float: 30.0, 0.5.
+func secondsText(f float64) string {
 	s := strconv.FormatFloat(f, 'f', -1, 64)
 	if !strings.Contains(s, ".") {
 		s += ".0"
@@ -81,7 +81,7 @@ func WaitForChannel(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		case ctx.Err() != nil:
 			return nil, ctx.Err()
 		case errors.Is(err, tmux.ErrTimeout) && wctx.Err() != nil:
-			return nil, &toolError{msg: fmt.Sprintf("wait-for timeout: channel '%s' was not signalled within %ss", c, seconds(eff)),
+			return nil, &toolError{msg: fmt.Sprintf("wait-for timeout: channel '%s' was not signalled within %ss", c, secondsText(eff)),
 				class: "timeout", hint: "Signal it with signal_channel (tmux wait-for -S), or wait again."}
 		case err != nil:
 			var ce *tmux.CommandError
@@ -99,7 +99,7 @@ func WaitForChannel(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 				"so the channel was probably never signalled — tmux exits 0 for both. Re-check the work you were waiting on.", c),
 				class: "server_exited", hint: "Call server_health for the cause."}
 		}
-		return message(fmt.Sprintf("Channel '%s' was signalled (timeout %ss)", c, seconds(eff)))
+		return message(fmt.Sprintf("Channel '%s' was signalled (timeout %ss)", c, secondsText(eff)))
 	})
 }
 

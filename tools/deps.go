@@ -30,19 +30,36 @@ type Deps struct {
 	// Journal is the session journal; nil when it is off.
 	Journal Journal
 
+	// Diagnoser writes the diagnose tool's report; nil makes the tool
+	// answer that it is not available.
+	Diagnoser Diagnoser
+
 	// MaxWait is the ceiling on the timeout of tools that wait
-	// (wait_for_channel); 0 means DefaultMaxWait.
+	// (wait_for_text, run_command, wait_for_channel); 0 means
+	// DefaultMaxWait.
 	MaxWait time.Duration
+	// ReadyTimeout bounds the wait for a new pane to be ready before the
+	// first keys are sent to it (0: DefaultReadyTimeout).
+	ReadyTimeout time.Duration
+	// PipeDirs are directories pipe_pane may write into, besides the
+	// pane's current directory and the temporary directory.
+	PipeDirs []string
 
 	// bufNS is the prefix of this process's buffer names (set by New).
 	bufNS string
 	// index is the tools the server serves, for the batch tools (set by
 	// New).
 	index *toolIndex
+	// panes serialises keystrokes per pane and remembers which panes are
+	// ready; Catalog sets it, so every tool of one catalog shares it.
+	panes *paneIO
 }
 
-// DefaultMaxWait is the default ceiling on waits (libtmux-mcp's).
-const DefaultMaxWait = 30 * time.Second
+// Defaults of the Deps durations. DefaultMaxWait is libtmux-mcp's.
+const (
+	DefaultMaxWait      = 30 * time.Second
+	DefaultReadyTimeout = 2 * time.Second
+)
 
 func (d Deps) maxWait() time.Duration {
 	if d.MaxWait > 0 {
@@ -129,3 +146,10 @@ func ParseCaller(tmuxEnv, tmuxPane string) Caller {
 
 // InTmux reports whether the MCP process runs inside tmux.
 func (c Caller) InTmux() bool { return c.SocketPath != "" || c.Pane != "" }
+
+func (d Deps) readyTimeout() time.Duration {
+	if d.ReadyTimeout > 0 {
+		return d.ReadyTimeout
+	}
+	return DefaultReadyTimeout
+}

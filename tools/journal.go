@@ -58,12 +58,10 @@ type RestoreSummary struct {
 	Errors   []string          `json:"errors,omitempty"`
 }
 
-var tStrings = map[string]any{"type": "array", "items": tString}
-
 var journalEventSchema = record(tString, []string{"time", "type"},
 	map[string]any{"seq": tInt, "pid": tInt, "cause": tString, "detail": tString, "notification": tString})
 
-var snapshotSchema = record(tInt, []string{"snapshot", "server_pid", "sessions", "windows", "panes"},
+var snapshotInfoSchema = record(tInt, []string{"snapshot", "server_pid", "sessions", "windows", "panes"},
 	map[string]any{"taken": tString})
 
 var restoreSchema = object(map[string]any{
@@ -107,7 +105,7 @@ func JournalEvents(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 // ListSnapshots lists the stored snapshots of a server's session tree.
 func ListSnapshots(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 	t := newTool("list_snapshots", "Stored snapshots of a tmux server's session tree, newest first.",
-		hintsRead, listOf(snapshotSchema), pLimit, pSocket)
+		hintsRead, listOf(snapshotInfoSchema), pLimit, pSocket)
 	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
 		sock, err := d.socket(p)
 		if err != nil {

@@ -24,6 +24,9 @@ type Options struct {
 	// one thing: resource list changes, and updates of one subscribed
 	// resource to one client (100ms).
 	NotifyEvery time.Duration
+	// ServerOptions are more mcp-go options (the binary's telemetry),
+	// applied after tmux-mcp's own.
+	ServerOptions []server.ServerOption
 }
 
 // Server is an MCP server over a supervisor.
@@ -84,7 +87,7 @@ func New(d Deps, opts Options) (*Server, error) {
 	hooks.AddAfterListTools(func(_ context.Context, _ any, _ *mcp.ListToolsRequest, res *mcp.ListToolsResult) {
 		res.Tools = slices.DeleteFunc(slices.Clone(res.Tools), func(t mcp.Tool) bool { return hidden[t.Name] })
 	})
-	s := server.NewMCPServer(opts.Name, opts.Version,
+	mcpOpts := []server.ServerOption{
 		server.WithHooks(hooks),
 		server.WithToolCapabilities(false),
 		server.WithResourceCapabilities(true, true),
@@ -100,7 +103,8 @@ func New(d Deps, opts Options) (*Server, error) {
 		server.WithToolHandlerMiddleware(g.middleware),
 		server.WithToolHandlerMiddleware(logCalls(log)),
 		server.WithToolHandlerMiddleware(recoverPanics(log)),
-	)
+	}
+	s := server.NewMCPServer(opts.Name, opts.Version, append(mcpOpts, opts.ServerOptions...)...)
 	var selected []Entry
 	for _, e := range registered {
 		if hidden[e.Tool.Name] {

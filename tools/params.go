@@ -166,7 +166,9 @@ func coerceTo(typ string, v any, lenient bool) (any, bool) {
 	case "number":
 		switch x := v.(type) {
 		case float64:
-			return x, true
+			if !math.IsNaN(x) && !math.IsInf(x, 0) {
+				return x, true
+			}
 		case int:
 			return float64(x), true
 		case string:
@@ -215,11 +217,13 @@ func checkConstraints(name string, schema map[string]any, v any) error {
 			}
 		}
 	}
-	// Arrays of strings are checked here; handlers check arrays of objects.
-	if items, ok := v.([]any); ok && slices.Contains(schemaTypes(mapOf(schema["items"])), "string") {
-		for _, it := range items {
-			if _, isStr := it.(string); !isStr {
-				return argError(name, "want an array of strings, got an element of type %s", jsonType(it))
+	// Arrays are checked against their items' type; handlers check what
+	// is inside arrays of objects.
+	if items, ok := v.([]any); ok && len(schemaTypes(mapOf(schema["items"]))) == 1 {
+		want := schemaTypes(mapOf(schema["items"]))[0]
+		for i, it := range items {
+			if jsonType(it) != want {
+				return argError(name, "want an array of %ss; item %d is of type %s", want, i, jsonType(it))
 			}
 		}
 	}
@@ -271,6 +275,14 @@ func (p params) str(name string) string {
 func (p params) integer(name string) (int, bool) {
 	n, ok := p[name].(int)
 	return n, ok
+}
+
+// flag returns a boolean argument, or def when it is absent.
+func (p params) flag(name string, def bool) bool {
+	if b, ok := p[name].(bool); ok {
+		return b
+	}
+	return def
 }
 
 func (p params) number(name string) (float64, bool) {

@@ -54,9 +54,20 @@ func Groups() []Group {
 			{Mutating, ResizeWindow},
 			{Mutating, MoveWindow},
 		}},
-		{ID: "pane", Description: "panes: list, split, inspect, select, resize, respawn, kill", Tools: []Spec{
+		{ID: "pane", Description: "panes: list, split, type, read, wait, inspect, select, resize, respawn, kill", Tools: []Spec{
 			{Readonly, ListPanes},
 			{Mutating, SplitWindow},
+			{Mutating, SendKeys},
+			{Mutating, SendKeysBatch},
+			{Mutating, RunCommand},
+			{Readonly, CapturePane},
+			{Readonly, CaptureSince},
+			{Readonly, SnapshotPane},
+			{Readonly, SearchPanes},
+			{Readonly, WaitForText},
+			{Mutating, PasteText},
+			{Mutating, ClearPane},
+			{Mutating, PipePane},
 			{Readonly, GetPaneInfo},
 			{Readonly, FindPaneByPosition},
 			{Readonly, DisplayMessage},
@@ -94,6 +105,7 @@ func Groups() []Group {
 		}},
 		{ID: "supervisor", Description: "the supervisor's view of a tmux server", Tools: []Spec{
 			{Readonly, ServerHealth},
+			{Readonly, Diagnose},
 		}},
 		{ID: "journal", Description: "the session journal: events, snapshots, restore", Tools: []Spec{
 			{Readonly, JournalEvents},
@@ -152,6 +164,9 @@ type Entry struct {
 // Catalog builds every tool of the registry, sorted by group and name.
 // Building a tool makes no tmux call.
 func Catalog(d Deps) []Entry {
+	if d.panes == nil {
+		d.panes = newPaneIO()
+	}
 	var out []Entry
 	for _, g := range Groups() {
 		for _, s := range g.Tools {

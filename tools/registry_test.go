@@ -140,7 +140,8 @@ func TestInstructions(t *testing.T) {
 		if len(got) >= maxInstructions {
 			t.Errorf("instructions are %d bytes, want under %d", len(got), maxInstructions)
 		}
-		for _, want := range []string{"Server > Session > Window > Pane", "Safety level: " + d.Tier.String(), "polling is cheap"} {
+		for _, want := range []string{"Server > Session > Window > Pane", "Safety level: " + d.Tier.String(), "polling is cheap",
+			"WAIT, DON'T POLL", "if_sha256"} {
 			if !strings.Contains(got, want) {
 				t.Errorf("instructions do not contain %q:\n%s", want, got)
 			}
@@ -236,6 +237,12 @@ var hiddenCallArgs = map[string]map[string]any{
 		"arguments": map[string]any{"session_name": "made"}}}},
 	"call_destructive_tools_batch": {"operations": []any{map[string]any{"tool": "kill_session",
 		"arguments": map[string]any{"session_name": "main"}}}},
+	"send_keys":       {"session_name": "main", "keys": "exit"},
+	"send_keys_batch": {"operations": []any{map[string]any{"keys": "exit"}}},
+	"run_command":     {"session_name": "main", "command": "exit"},
+	"paste_text":      {"session_name": "main", "text": "exit\n"},
+	"clear_pane":      {"session_name": "main"},
+	"pipe_pane":       {"session_name": "main", "output_path": "/tmp/tmux-mcp-hidden-call"},
 }
 
 // TestTiers checks that each tier lists exactly its tools, and that calling
@@ -306,7 +313,7 @@ func TestToolsetsSelectGroups(t *testing.T) {
 	for _, e := range sel {
 		got = append(got, e.Tool.Name)
 	}
-	if want := []string{"server_health", "get_window_info", "kill_window", "move_window", "rename_window", "resize_window",
+	if want := []string{"diagnose", "server_health", "get_window_info", "kill_window", "move_window", "rename_window", "resize_window",
 		"select_layout"}; !slices.Equal(got, want) {
 		t.Errorf("Select(supervisor, window) = %v, want %v", got, want)
 	}

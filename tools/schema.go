@@ -82,6 +82,13 @@ var (
 	tNumber  = map[string]any{"type": "number"}
 	tStrNull = map[string]any{"type": []string{"string", "null"}}
 	tBoolNil = map[string]any{"type": []string{"boolean", "null"}}
+	tStrings = map[string]any{"type": "array", "items": tString}
+	tIntNull = map[string]any{"type": []string{"integer", "null"}}
+	// tField types the fields of a record of mixed fields: the record
+	// lists every field by name, but checks only that each is a string,
+	// number, boolean or array (a property per field would cost 20 to 40
+	// bytes more each). Nullable fields stay properties.
+	tField = map[string]any{"type": []string{"string", "number", "boolean", "array"}}
 )
 
 // object is an object schema with the given properties.

@@ -13,12 +13,12 @@ import (
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux/tmuxtest"
 )
 
-// BenchmarkStdioReadTools measures, in one run over stdio, the p50 and p95
+// BenchmarkStdioAdminReadTools measures, in one run over stdio, the p50 and p95
 // of MCP ping and of the read tools of panes, options, environment, hooks
 // and buffers, so each can be quoted as a ratio to ping.
 //
-//	go test -run '^$' -bench StdioReadTools -benchtime 1000x ./cmd/tmux-mcp
-func BenchmarkStdioReadTools(b *testing.B) {
+//	go test -run '^$' -bench StdioAdminReadTools -benchtime 1000x ./cmd/tmux-mcp
+func BenchmarkStdioAdminReadTools(b *testing.B) {
 	bin := buildBinary(b)
 	tm := tmuxtest.New(b)
 	tm.Start("main")

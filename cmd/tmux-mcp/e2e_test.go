@@ -8,8 +8,10 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -23,25 +25,51 @@ import (
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux/tmuxtest"
 )
 
-// buildBinary builds tmux-mcp into a temporary directory.
+// built is the binary the tests of one run share: linking it (gRPC and
+// protobuf included) costs seconds.
+var built struct {
+	once sync.Once
+	dir  string
+	bin  string
+	err  error
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if built.dir != "" {
+		os.RemoveAll(built.dir)
+	}
+	os.Exit(code)
+}
+
+// buildBinary builds tmux-mcp once per test run, into a temporary
+// directory removed when the run ends.
 func buildBinary(tb testing.TB) string {
 	tb.Helper()
 	if testing.Short() {
 		tb.Skip("builds the binary")
 	}
-	bin := filepath.Join(tb.TempDir(), "tmux-mcp")
-	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
-	if err != nil {
-		tb.Fatalf("go build: %v\n%s", err, out)
+	built.once.Do(func() {
+		if built.dir, built.err = os.MkdirTemp("", "tmux-mcp-test"); built.err != nil {
+			return
+		}
+		built.bin = filepath.Join(built.dir, "tmux-mcp")
+		if out, err := exec.Command("go", "build", "-o", built.bin, ".").CombinedOutput(); err != nil {
+			built.err = fmt.Errorf("go build: %w\n%s", err, out)
+		}
+	})
+	if built.err != nil {
+		tb.Fatal(built.err)
 	}
-	return bin
+	return built.bin
 }
 
 // binaryEnv is the environment for the binary: the test's isolated server,
-// a journal beside its socket (never the user's), and nothing from the
-// caller's tmux.
+// a journal beside its socket (never the user's), nothing from the
+// caller's tmux, and no OpenTelemetry settings but those in extra.
 func binaryEnv(socket string, extra ...string) []string {
-	return append(tmuxtest.Env(), append([]string{
+	env := slices.DeleteFunc(tmuxtest.Env(), func(kv string) bool { return strings.HasPrefix(kv, "OTEL_") })
+	return append(env, append([]string{
 		"TMUX_MCP_SOCKET_PATH=" + socket,
 		"TMUX_MCP_TMUX_CONFIG=/dev/null",
 		"TMUX_MCP_JOURNAL=" + filepath.Join(filepath.Dir(socket), "journal.db"),

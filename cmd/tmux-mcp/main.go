@@ -4,6 +4,7 @@
 // Usage:
 //
 //	tmux-mcp [serve] [flags]   serve MCP over stdio (or --http ADDR)
+//	tmux-mcp diagnose [flags]  write the crash report of a tmux server
 //	tmux-mcp tools [flags]     print the tool registry (--markdown, --json, --stats)
 //	tmux-mcp journal CMD       the session journal: ls, show, events, restore, check, compact
 //	tmux-mcp version           print tmux-mcp's and tmux's versions
@@ -46,6 +47,8 @@ func run(ctx context.Context, args []string, e env) int {
 	switch name {
 	case "serve":
 		return runServe(ctx, args, e)
+	case "diagnose":
+		return runDiagnose(ctx, args, e)
 	case "tools":
 		return runTools(ctx, args, e)
 	case "journal":
@@ -62,6 +65,7 @@ func run(ctx context.Context, args []string, e env) int {
 
 const usage = `Usage:
   tmux-mcp [serve] [flags]   serve MCP over stdio, or streamable HTTP with --http
+  tmux-mcp diagnose [flags]  write the crash report of a tmux server (--all, --format json)
   tmux-mcp tools [flags]     print the tool registry (--markdown, --json, --stats)
   tmux-mcp journal CMD       the session journal: ls, show, events, restore, check, compact
   tmux-mcp version           print the versions of tmux-mcp and tmux

@@ -75,7 +75,30 @@ func runServe(ctx context.Context, args []string, e env) int {
 			return exitUsage
 		}
 	}
-	if err := serve(ctx, opts, e, logger); err != nil {
+	plan, err := planTelemetry(e.getenv, c.TraceFile)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "tmux-mcp serve: telemetry: %v\n", err)
+		return exitUsage
+	}
+	// MCP clients often close our stderr before stdin when they stop us,
+	// and send SIGTERM a moment after closing stdin. Until runServe returns
+	// neither may kill the process: a log line must not end it with SIGPIPE
+	// mid-drain, and once serving has stopped (serve handles SIGINT and
+	// SIGTERM until then), closing the supervisor and the bounded telemetry
+	// flush finish. Catching the signals (rather than ignoring them) keeps
+	// children, tmux included, on the default disposition.
+	held := make(chan os.Signal, 1)
+	signal.Notify(held, syscall.SIGPIPE, syscall.SIGINT, syscall.SIGTERM)
+	defer signal.Stop(held)
+	tel, err := startTelemetry(ctx, plan, e.getenv, logger)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "tmux-mcp serve: %v\n", err)
+		return exitUsage
+	}
+	// Last out: what the supervisor and the tools record while stopping
+	// is flushed too.
+	defer tel.shutdown(ctx, logger)
+	if err := serve(ctx, opts, e, logger, tel); err != nil {
 		logger.Error("serve", "err", err)
 		return exitFail
 	}
@@ -128,7 +151,7 @@ func socketDir(getenv func(string) string) string {
 	return filepath.Join(dir, "tmux-"+strconv.Itoa(os.Geteuid()))
 }
 
-func serve(ctx context.Context, o serveOptions, e env, logger *slog.Logger) error {
+func serve(ctx context.Context, o serveOptions, e env, logger *slog.Logger, tel *telemetry) error {
 	j := openJournal(o.config, e.getenv, logger)
 	cfg := o.supervisorConfig()
 	if j != nil && o.Restore == "auto" {
@@ -149,16 +172,31 @@ func serve(ctx context.Context, o serveOptions, e env, logger *slog.Logger) erro
 			}
 		}()
 	}
-	d := tools.Deps{
-		Sup:       sup,
-		Tier:      o.tier,
-		Caller:    tools.ParseCaller(e.getenv("TMUX"), e.getenv("TMUX_PANE")),
-		SocketDir: socketDir(e.getenv),
-		Log:       logger,
-		Journal:   toolsJournal(j, o.Restore),
-		MaxWait:   o.MaxWait,
+	if tel.metering {
+		stop, err := observeSupervisor(tel.meters, sup)
+		if err != nil {
+			return fmt.Errorf("telemetry: metrics: %w", err)
+		}
+		defer stop()
 	}
-	ts, err := tools.New(d, tools.Options{Version: version(), Toolsets: o.toolsets, DrainTimeout: drainTimeout})
+	mcpOpts, err := tel.mcpOptions(transportName(o.HTTP))
+	if err != nil {
+		return fmt.Errorf("telemetry: %w", err)
+	}
+	d := tools.Deps{
+		Sup:          sup,
+		Tier:         o.tier,
+		Caller:       tools.ParseCaller(e.getenv("TMUX"), e.getenv("TMUX_PANE")),
+		SocketDir:    socketDir(e.getenv),
+		Log:          logger,
+		Journal:      toolsJournal(j, o.Restore),
+		MaxWait:      o.MaxWait,
+		ReadyTimeout: o.ReadyTimeout,
+		PipeDirs:     o.pipeDirs(),
+		Diagnoser:    toolDiagnoser{sup: sup, binary: sup.Config().Binary, journal: j},
+	}
+	ts, err := tools.New(d, tools.Options{Version: version(), Toolsets: o.toolsets, DrainTimeout: drainTimeout,
+		ServerOptions: mcpOpts})
 	if err != nil {
 		return err
 	}
@@ -166,13 +204,6 @@ func serve(ctx context.Context, o serveOptions, e env, logger *slog.Logger) erro
 	logger.Info("tmux-mcp serving", "version", version(), "tier", o.tier.String(), "tools", len(ts.Tools),
 		"socket", sup.Config().DefaultSocket.String(), "transport", transportName(o.HTTP), "journal", j.Path())
 
-	// MCP clients often close our stderr before stdin when they stop us; a
-	// log line must not kill the process with SIGPIPE mid-drain. Catching
-	// the signal (rather than ignoring it) keeps children, tmux included,
-	// on the default disposition.
-	pipe := make(chan os.Signal, 1)
-	signal.Notify(pipe, syscall.SIGPIPE)
-	defer signal.Stop(pipe)
 	sigCtx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	if o.HTTP != "" {

@@ -25,6 +25,7 @@ type config struct {
 	HTTPAllowRemote bool
 	LogFile         string
 	LogLevel        string
+	TraceFile       string
 	ExecOnly        bool
 	NoStart         bool
 	CommandTimeout  time.Duration
@@ -45,6 +46,8 @@ type config struct {
 	Restore         string
 	RestoreCommands bool
 	MaxWait         time.Duration
+	ReadyTimeout    time.Duration
+	PipeDirs        string
 }
 
 // setting is one row of the settings table: it drives the flag, the
@@ -151,6 +154,8 @@ func settings() []setting {
 				}
 				return errors.New("want debug, info, warn or error")
 			}},
+		{Flag: "trace-file", Env: "TMUX_MCP_TRACE_FILE",
+			Usage: "append spans to this file as JSON lines (OTEL_* variables configure OTLP export)", set: str(func(c *config) *string { return &c.TraceFile })},
 		{Flag: "exec-only", Env: "TMUX_MCP_EXEC_ONLY", Default: "false", Bool: true,
 			Usage: "run every tmux command as a subprocess (no control mode)", set: boolean(func(c *config) *bool { return &c.ExecOnly })},
 		{Flag: "no-start", Env: "TMUX_MCP_NO_START", Default: "false", Bool: true,
@@ -172,7 +177,7 @@ func settings() []setting {
 		{Flag: "max-capture-bytes", Env: "TMUX_MCP_MAX_CAPTURE_BYTES", Default: strconv.Itoa(def.MaxCaptureBytes),
 			Usage: "ceiling a capture may raise its byte cap to", set: positive(func(c *config) *int { return &c.MaxCaptureBytes })},
 		{Flag: "max-wait", Env: "TMUX_MCP_MAX_WAIT", Default: tools.DefaultMaxWait.String(),
-			Usage: "ceiling on a waiting tool's timeout (wait_for_channel); longer timeouts are clamped to it", set: duration(func(c *config) *time.Duration { return &c.MaxWait })},
+			Usage: "ceiling on a waiting tool's timeout (wait_for_text, run_command, wait_for_channel); longer timeouts are clamped to it", set: duration(func(c *config) *time.Duration { return &c.MaxWait })},
 		{Flag: "probe-interval", Env: "TMUX_MCP_PROBE_INTERVAL", Default: def.ProbeInterval.String(),
 			Usage: "how often each server is probed and its resources sampled", set: duration(func(c *config) *time.Duration { return &c.ProbeInterval })},
 		{Flag: "fd-warn", Env: "TMUX_MCP_FD_WARN", Default: strconv.FormatFloat(def.FDWarn, 'g', -1, 64),
@@ -198,6 +203,10 @@ func settings() []setting {
 			}},
 		{Flag: "restore-commands", Env: "TMUX_MCP_RESTORE_COMMANDS", Default: "false", Bool: true,
 			Usage: "re-run every pane's command on restore (otherwise only panes created with the restore flag)", set: boolean(func(c *config) *bool { return &c.RestoreCommands })},
+		{Flag: "ready-timeout", Env: "TMUX_MCP_READY_TIMEOUT", Default: tools.DefaultReadyTimeout.String(),
+			Usage: "how long the first keys to a new pane wait for it to print or move its cursor", set: duration(func(c *config) *time.Duration { return &c.ReadyTimeout })},
+		{Flag: "pipe-dirs", Env: "TMUX_MCP_PIPE_DIRS",
+			Usage: "colon-separated directories pipe_pane may write into, besides the pane's current directory and the temp directory", set: str(func(c *config) *string { return &c.PipeDirs })},
 	}
 }
 
@@ -316,6 +325,17 @@ func settingsMarkdown() string {
 		fmt.Fprintf(&b, "| `--%s` | `%s` | %s | %s |\n", s.Flag, s.Env, def, s.Usage)
 	}
 	return b.String()
+}
+
+// pipeDirs splits --pipe-dirs.
+func (c config) pipeDirs() []string {
+	var out []string
+	for _, d := range strings.Split(c.PipeDirs, ":") {
+		if d = strings.TrimSpace(d); d != "" {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 // supervisorConfig maps the settings onto the supervisor's Config.

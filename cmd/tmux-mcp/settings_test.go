@@ -115,8 +115,9 @@ func TestUnknownSafetyFallsBackToReadonly(t *testing.T) {
 func TestToolsStats(t *testing.T) {
 	var out bytes.Buffer
 	code := run(context.Background(), []string{"tools", "--stats", "--safety", "destructive"}, env{stdout: &out, stderr: io.Discard, getenv: func(string) string { return "" }})
-	if want := fmt.Sprintf("%d tools", len(tools.Catalog(tools.Deps{}))); code != exitOK || !strings.Contains(out.String(), want) {
-		t.Errorf("tools --stats: exit %d, %q", code, out.String())
+	want := fmt.Sprintf("%d tools", len(tools.Select(tools.Catalog(tools.Deps{}), tools.Destructive, nil)))
+	if code != exitOK || !strings.Contains(out.String(), want) {
+		t.Errorf("tools --stats: exit %d, %q; want %q", code, out.String(), want)
 	}
 }
 
@@ -202,5 +203,34 @@ func TestMaxWaitSetting(t *testing.T) {
 		case c.MaxWait != tt.want:
 			t.Errorf("env %q flag %q: MaxWait = %v, want %v", tt.env, tt.flag, c.MaxWait, tt.want)
 		}
+	}
+}
+
+func TestPaneSettings(t *testing.T) {
+	fs := flag.NewFlagSet("t", flag.ContinueOnError)
+	b := bind(fs)
+	if err := fs.Parse([]string{"--max-wait", "2m"}); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"TMUX_MCP_MAX_WAIT": "5s", "TMUX_MCP_READY_TIMEOUT": "500ms", "TMUX_MCP_PIPE_DIRS": "/srv/logs: :/var/tmp"}
+	c, err := b.resolve(func(k string) string { return env[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.MaxWait != 2*time.Minute || c.ReadyTimeout != 500*time.Millisecond || strings.Join(c.pipeDirs(), ",") != "/srv/logs,/var/tmp" {
+		t.Errorf("config = max wait %v, ready %v, pipe dirs %q; want 2m (flag), 500ms, [/srv/logs /var/tmp]",
+			c.MaxWait, c.ReadyTimeout, c.pipeDirs())
+	}
+	c, err = bind(flag.NewFlagSet("t", flag.ContinueOnError)).resolve(func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.MaxWait != 30*time.Second || c.ReadyTimeout != 2*time.Second || c.pipeDirs() != nil {
+		t.Errorf("defaults = max wait %v, ready %v, pipe dirs %q; want 30s, 2s, none", c.MaxWait, c.ReadyTimeout, c.pipeDirs())
+	}
+	if _, err := bind(flag.NewFlagSet("t", flag.ContinueOnError)).resolve(func(k string) string {
+		return map[string]string{"TMUX_MCP_READY_TIMEOUT": "0s"}[k]
+	}); err == nil || !strings.Contains(err.Error(), "$TMUX_MCP_READY_TIMEOUT") {
+		t.Errorf("TMUX_MCP_READY_TIMEOUT=0s: got %v, want an error naming it", err)
 	}
 }

@@ -1,0 +1,127 @@
+package diagnostics
+
+import (
+	"errors"
+	"fmt"
+	"syscall"
+	"time"
+
+	"github.com/tmux-mcp/tmux-mcp/supervisor"
+	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+)
+
+// evidence turns the facts into the supervisor's death evidence, so that
+// diagnose and the supervisor's monitor reach their verdicts through one
+// classifier. Only what was seen goes in.
+func evidence(f *serverFacts) supervisor.DeathEvidence {
+	ev := supervisor.DeathEvidence{PID: f.pid(), ConnectErr: f.connectErr}
+	if p := f.mainProc(); p != nil {
+		ev.PIDAlive = supervisor.PIDAlive(p.PID, p.Stat.StartTime)
+		ev.FDRatio = p.Res.FDRatio()
+	} else if len(f.procs) > 0 {
+		ev.PID, ev.PIDAlive = f.procs[0].PID, supervisor.PIDAlive(f.procs[0].PID, f.procs[0].Stat.StartTime)
+	}
+	switch {
+	case f.zombie != nil:
+		ws := f.zombie.Status
+		ev.Wait = &ws
+	case f.kernel != nil:
+		ws := syscall.WaitStatus(f.kernel.Signal) // waitpid's form of "killed by this signal"
+		ev.Wait = &ws
+	}
+	if f.probeErr != nil {
+		ev.StderrClass = f.probeErr
+		if errors.Is(f.probeErr, tmux.ErrTimeout) {
+			ev.ProbeTimeouts = 1
+		}
+	}
+	return ev
+}
+
+// verdict classifies the server with supervisor.ClassifyDeath and says how
+// sure that is. When nothing survived to classify by, a cause that
+// tmux-mcp's supervisor recorded in the journal at the time stands in.
+func verdict(f *serverFacts, probeTimeout time.Duration) *Verdict {
+	cause, detail := supervisor.ClassifyDeath(evidence(f))
+	v := &Verdict{Cause: string(cause), Detail: detail}
+	v.Confidence, v.Basis = confidence(f, cause, probeTimeout)
+	if cause == supervisor.CauseUnknown {
+		if d, ok := f.journal.lastDeath(); ok && d.Cause != "" && d.Cause != supervisor.CauseUnknown {
+			v.Cause, v.Detail, v.Confidence = string(d.Cause), d.Detail, Likely
+			v.Basis = fmt.Sprintf("tmux-mcp's supervisor recorded this cause in the journal when it saw the server die (%s); "+
+				"no exit status survived to check it against", d.Time.UTC().Format(time.RFC3339))
+		}
+	}
+	return v
+}
+
+// confidence says how sure a verdict is and what that rests on.
+func confidence(f *serverFacts, cause supervisor.Cause, probeTimeout time.Duration) (Confidence, string) {
+	p := f.mainProc()
+	switch cause {
+	case "":
+		if f.ans != nil {
+			return Certain, fmt.Sprintf("it answered a tmux client in %v", roundDuration(f.ans.Took))
+		}
+		if f.probeSkipped != "" {
+			return Possible, "its socket accepts connections; " + f.probeSkipped
+		}
+		return Possible, "its socket accepts connections"
+	case supervisor.CauseSocketDeleted:
+		found := "finds no socket file there"
+		if !errors.Is(f.connectErr, syscall.ENOENT) {
+			found = "is refused there (the file is no longer its socket)"
+		}
+		return Certain, fmt.Sprintf("PID %d still listens on the path (the kernel lists the bound name in /proc/net/unix), and connect() %s", f.pid(), found)
+	case supervisor.CausePermission:
+		if errors.Is(f.probeErr, tmux.ErrPermission) {
+			return Certain, "tmux itself refused: " + firstLine(f.probeErr.Error())
+		}
+		return Likely, "connect() was refused with a permission error"
+	case supervisor.CauseVersionSkew:
+		return Certain, "tmux itself said so: " + firstLine(f.probeErr.Error())
+	case supervisor.CauseHung:
+		if p != nil && stopped(p.Stat.State) {
+			return Certain, fmt.Sprintf("process state %c (stopped): it cannot answer until it gets SIGCONT; a tmux client waited %v in vain", p.Stat.State, probeTimeout)
+		}
+		return Likely, fmt.Sprintf("a tmux client got no answer in %v (once: a very busy machine can be that slow)", probeTimeout)
+	case supervisor.CauseFDLivelock:
+		if p == nil {
+			return Likely, fmt.Sprintf("a tmux client got no answer in %v with the server's fds near its limit", probeTimeout)
+		}
+		basis := fmt.Sprintf("a tmux client got no answer in %v while the server holds %.0f%% of its fds", probeTimeout, 100*p.Res.FDRatio())
+		if p.Spinning {
+			basis += fmt.Sprintf(" and spins (%.0f%% CPU)", p.Res.CPUPercent)
+		}
+		return Likely, basis
+	case supervisor.CauseUnknown:
+		if f.journal == nil {
+			return Possible, "no exit status survived (the server's parent reaped it) and there is no journal"
+		}
+		return Possible, "no exit status survived (the server's parent reaped it) and the journal recorded no death of it"
+	}
+	// Causes from a wait status: killed, crashed, last_session_gone.
+	if k := f.kernel; k != nil {
+		return Certain, fmt.Sprintf("the kernel logged how PID %d (the server tmux-mcp's journal recorded) ended, at %s: %q",
+			k.PID, k.Time.UTC().Format(time.RFC3339), k.Text)
+	}
+	if z := f.zombie; z != nil {
+		basis := fmt.Sprintf("the exit status was read from the zombie of PID %d, tied to this socket by %s", z.PID, z.MatchedBy)
+		if z.Exact {
+			return Certain, basis
+		}
+		return Likely, basis + "; two servers started in the same instant could not be told apart"
+	}
+	return Possible, "no direct evidence"
+}
+
+// verdictStatus is how bad a verdict is for the report's status.
+func verdictStatus(v *Verdict) Status {
+	switch {
+	case v == nil || v.Cause == "" || v.Cause == string(supervisor.CauseKillServer):
+		return StatusOK
+	case v.Cause == string(supervisor.CauseLastSession) || v.Cause == string(supervisor.CauseUnknown):
+		return StatusWarn
+	}
+	return StatusFail
+}

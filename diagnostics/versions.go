@@ -1,0 +1,179 @@
+package diagnostics
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+
+	"github.com/tmux-mcp/tmux-mcp/supervisor"
+	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+)
+
+// regressions37 are the known 3.7.x regressions (peers.md section 3).
+const regressions37 = "tmux 3.7.x has known regressions: clients busy-spin in sendmsg when the socket is congested " +
+	"(h0x91b/dev-3.0 #810, which pins 3.6a); the server spins at 100% CPU in select() after an SSH client dies " +
+	"uncleanly (tmux #5455, 3.7b); the server livelocks for good in server_client_ensure_ranges and only SIGKILL " +
+	"ends it (tmux #5510, 3.7c)"
+
+// has37Regressions reports whether v is a 3.7 release or pre-release.
+func has37Regressions(v tmux.Version) bool { return v.Major == 3 && v.Minor == 7 }
+
+// clientVersion finds the tmux binary and asks its version (tmux -V, which
+// contacts no server).
+func clientVersion(ctx context.Context, binary string) (path string, v tmux.Version, err error) {
+	path, err = exec.LookPath(binary)
+	if err != nil {
+		return "", tmux.Version{}, fmt.Errorf("diagnostics: tmux binary: %w", err)
+	}
+	raw, err := supervisor.TmuxVersion(ctx, binary)
+	if err != nil {
+		return path, tmux.Version{}, err
+	}
+	v, err = tmux.ParseVersion(raw)
+	return path, v, err
+}
+
+// checkBinary reports the tmux binary and its version.
+func checkBinary(binary, path string, v tmux.Version, err error) Check {
+	c := Check{ID: "tmux.binary", Title: "tmux binary"}
+	c.fact("binary", binary)
+	if path != "" {
+		c.fact("path", path)
+	}
+	if err != nil {
+		c.Status, c.Summary = StatusFail, "cannot run the tmux binary: "+err.Error()
+		c.Remedy = "install tmux, or point tmux-mcp at it with --tmux-bin"
+		return c
+	}
+	c.fact("version", v.Raw)
+	switch {
+	case has37Regressions(v):
+		c.Status, c.Summary = StatusWarn, v.Raw+": "+regressions37
+		c.Remedy = "use 3.6a until the 3.7 regressions are fixed, or a build with the fixes"
+	case !v.AtLeast(3, 2):
+		c.Status, c.Summary = StatusWarn, v.Raw+" is older than 3.2: no -N (a client may start a server by accident), no control-mode client flags, no tmux -D"
+		c.Remedy = "upgrade tmux to 3.2 or later (tmux-mcp needs it for control mode)"
+	default:
+		c.Status, c.Summary = StatusOK, v.Raw
+	}
+	if !v.Capabilities().ControlCapture {
+		c.fact("control-mode capture-pane -p", "leaks the capture inside the server before 3.6 (tmux #4590); tmux-mcp avoids it")
+	}
+	return c
+}
+
+// checkServerVersion compares the running server with the binary, and
+// looks for a server binary deleted by an upgrade.
+func checkServerVersion(f *serverFacts) Check {
+	c := Check{ID: "server.version", Title: "Server version"}
+	p := f.mainProc()
+	if f.ans == nil && p == nil {
+		c.Status, c.Summary = StatusSkipped, "skipped: no live server"
+		return c
+	}
+	if f.client.Raw != "" {
+		c.fact("client", f.client.Raw)
+	}
+	if f.ans != nil {
+		c.fact("server", f.ans.Version)
+	}
+	if p != nil && p.Exe != "" {
+		exe := p.Exe
+		if p.ExeDeleted {
+			exe += " (deleted)"
+		}
+		c.fact("server binary", exe)
+	}
+	c.Status, c.Summary = StatusOK, "the server and the tmux binary match"
+	switch {
+	case f.probeErr != nil && errors.Is(f.probeErr, tmux.ErrVersionMismatch):
+		c.Status = StatusFail
+		c.Summary = "the tmux binary cannot talk to the running server: " + firstLine(f.probeErr.Error())
+	case f.ans != nil && f.client.Raw != "" && f.ans.Version != strings.TrimPrefix(f.client.Raw, "tmux "):
+		c.Status = StatusWarn
+		c.Summary = fmt.Sprintf("the server runs %s but the tmux binary is %s: commands may fail or hang (an upgrade without a server restart)",
+			f.ans.Version, f.client.Raw)
+	case p != nil && p.ExeDeleted:
+		c.Status = StatusWarn
+		c.Summary = "the server's binary was deleted or replaced since it started (an upgrade?)"
+	case f.ans == nil:
+		c.Status, c.Summary = StatusSkipped, "skipped: the server did not answer"
+		return c
+	}
+	if c.Status != StatusOK && p != nil {
+		c.Remedy = "talk to the server with its own binary, or save your work and restart the server with the new one"
+		c.Commands = []string{fmt.Sprintf("/proc/%d/exe %s ls", p.PID, strings.Join(shellArgs(f.sock.Args()), " "))}
+	}
+	return c
+}
+
+// checkServerKnownBad warns about server versions with known regressions,
+// and about the capture leak of control-mode clients before 3.6.
+func checkServerKnownBad(f *serverFacts) Check {
+	c := Check{ID: "server.known_bad", Title: "Known-bad tmux versions"}
+	if f.ans == nil {
+		c.Status, c.Summary = StatusSkipped, "skipped: the server did not answer"
+		return c
+	}
+	v, err := tmux.ParseVersion(f.ans.Version)
+	if err != nil {
+		c.Status, c.Summary = StatusSkipped, "skipped: cannot parse server version "+strconv.Quote(f.ans.Version)
+		return c
+	}
+	c.fact("server version", v.Raw)
+	var foreign []string
+	for _, cl := range f.ans.Clients {
+		if cl.Control && !isTmuxMCPClient(cl.PID) {
+			foreign = append(foreign, strconv.Itoa(cl.PID))
+		}
+	}
+	c.fact("control-mode clients of other programs", len(foreign))
+	switch {
+	case has37Regressions(v):
+		c.Status, c.Summary = StatusWarn, regressions37
+		c.Remedy = "restart the server with 3.6a, or a build with the fixes"
+	case !v.Capabilities().ControlCapture && len(foreign) > 0:
+		c.Status = StatusWarn
+		c.Summary = fmt.Sprintf("tmux %s leaks every capture-pane -p sent over control mode (fixed in 3.6, tmux #4590), and %d control-mode client(s) of other programs are attached (PIDs %s): if they poll captures, the server's memory grows without bound",
+			v.Raw, len(foreign), strings.Join(foreign, ", "))
+		c.Remedy = "upgrade tmux to 3.6 or later, or make those programs capture over exec (or capture-pane -b, show-buffer, delete-buffer)"
+		c.Commands = []string{"ps -o pid,ppid,args -p " + strings.Join(foreign, ",")}
+	default:
+		c.Status, c.Summary = StatusOK, "no known regression in "+v.Raw+" for how this server is used"
+	}
+	return c
+}
+
+// isTmuxMCPClient reports whether a control-mode client was started by a
+// tmux-mcp process (which captures without the leak on old versions).
+func isTmuxMCPClient(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		return false
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "PPid:"); ok {
+			ppid, _ := strconv.Atoi(strings.TrimSpace(v))
+			return ppid == os.Getpid() || comm(ppid) == "tmux-mcp"
+		}
+	}
+	return false
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
+	return line
+}
+
+// shellArgs quotes each argument for a shell.
+func shellArgs(args []string) []string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		out[i] = shellQuote(a)
+	}
+	return out
+}

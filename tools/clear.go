@@ -1,0 +1,34 @@
+package tools
+
+import (
+	"context"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// ClearPane clears a pane's screen and its history.
+func ClearPane(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
+	t := newTool("clear_pane", "Reset a pane's terminal and clear its screen and scrollback.", hintsMutate, messageSchema,
+		paneTarget()...)
+	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
+		srv, pn, err := d.pane(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		unlock, err := d.panes.lock(ctx, srv.Socket(), pn.ID)
+		if err != nil {
+			return nil, err
+		}
+		defer unlock()
+		// The reset first: with scroll-on-clear (tmux 3.3) it pushes the
+		// screen into the history, which clear-history then drops.
+		if _, err := srv.Do(ctx, "send-keys", "-R", "-t", string(pn.ID)); err != nil {
+			return nil, err
+		}
+		if _, err := srv.Do(ctx, "clear-history", "-t", string(pn.ID)); err != nil {
+			return nil, err
+		}
+		return message("Pane cleared: " + string(pn.ID))
+	})
+}

@@ -1,0 +1,332 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"time"
+	"unicode/utf8"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/tmux-mcp/tmux-mcp/supervisor"
+	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+)
+
+// sentSchema is the result of the tools that type into a pane.
+var sentSchema = record(tField, []string{"result", "pane_id", "ready_timed_out"}, nil)
+
+// sent is the result of a tool that typed into a pane.
+type sent struct {
+	Result        string `json:"result"`
+	PaneID        string `json:"pane_id"`
+	ReadyTimedOut bool   `json:"ready_timed_out"`
+}
+
+func (d Deps) sentResult(msg string, pane tmux.PaneID, notReady bool) (*mcp.CallToolResult, error) {
+	if notReady {
+		msg += fmt.Sprintf(" (it showed no output within %s; sent anyway)", d.readyTimeout())
+	}
+	return mcp.NewToolResultStructured(sent{Result: msg, PaneID: string(pane), ReadyTimedOut: notReady}, msg), nil
+}
+
+// The options of one send: send_keys takes them, and so does each
+// operation of send_keys_batch.
+var (
+	pKeys         = mcp.WithString("keys", mcp.Required())
+	pEnter        = mcp.WithBoolean("enter")
+	pLiteral      = mcp.WithBoolean("literal")
+	pSuppressHist = mcp.WithBoolean("suppress_history")
+)
+
+// SendKeys types keys into a pane.
+func SendKeys(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
+	t := newTool("send_keys", "Type keys (key names like C-c unless literal), then Enter. For output and exit status: run_command.",
+		hintsShell, sentSchema, paneTarget(pKeys, pEnter, pLiteral, pSuppressHist, pIfSHA256)...)
+	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
+		k := keystrokes(p)
+		if k.keys == "" && !k.enter {
+			return nil, argError("keys", "must not be empty when enter is false")
+		}
+		want, err := guardArg(p)
+		if err != nil {
+			return nil, err
+		}
+		srv, pn, err := d.pane(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		unlock, err := d.panes.lock(ctx, srv.Socket(), pn.ID)
+		if err != nil {
+			return nil, err
+		}
+		defer unlock()
+		notReady, err := d.awaitReady(ctx, srv, pn)
+		if err != nil {
+			return nil, err
+		}
+		if err := checkScreen(ctx, srv, pn.ID, want); err != nil {
+			return nil, err
+		}
+		if err := k.send(ctx, srv, pn.ID); err != nil {
+			return nil, err
+		}
+		return d.sentResult("Keys sent to pane "+string(pn.ID), pn.ID, notReady)
+	})
+}
+
+// keystroke is one send: keys, then Enter if asked.
+type keystroke struct {
+	keys           string
+	enter, literal bool
+}
+
+// keystrokes reads a send's options from p (send_keys, or one operation of
+// send_keys_batch).
+func keystrokes(p params) keystroke {
+	k := keystroke{keys: p.str("keys"), enter: p.flag("enter", true), literal: p.boolean("literal")}
+	if p.boolean("suppress_history") {
+		k.keys = " " + k.keys
+	}
+	return k
+}
+
+// maxKeysArg is the most text one send-keys carries: a tmux client sends
+// its whole command in one message of at most 16 KiB.
+const maxKeysArg = 8 << 10
+
+// send types k into pane. Without literal the keys are one argument, which
+// tmux takes for a key name (C-c, Enter, F1) when it is one and for text
+// otherwise; long text is sent literally, in pieces tmux accepts. A caller
+// that must not interleave with other sends holds the pane's lock.
+func (k keystroke) send(ctx context.Context, srv *supervisor.Server, pane tmux.PaneID) error {
+	target := string(pane)
+	if !k.literal && len(k.keys) <= maxKeysArg {
+		args := []string{"send-keys", "-t", target}
+		if k.keys != "" {
+			args = append(args, "--", k.keys)
+		}
+		if k.enter {
+			args = append(args, "Enter")
+		}
+		if len(args) == 3 {
+			return nil
+		}
+		_, err := srv.Do(ctx, args...)
+		return err
+	}
+	if err := sendLiteral(ctx, srv, pane, k.keys); err != nil {
+		return err
+	}
+	if k.enter {
+		_, err := srv.Do(ctx, "send-keys", "-t", target, "Enter")
+		return err
+	}
+	return nil
+}
+
+// sendLiteral types text into pane as characters (send-keys -l).
+func sendLiteral(ctx context.Context, srv *supervisor.Server, pane tmux.PaneID, text string) error {
+	for _, chunk := range chunks(text, maxKeysArg) {
+		if _, err := srv.Do(ctx, "send-keys", "-l", "-t", string(pane), "--", chunk); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// chunks splits s into pieces of at most n bytes at character boundaries.
+// Only the last piece may end in ";": a tmux client run with a command in
+// its argv takes an argument ending in ";" for the end of the command.
+func chunks(s string, n int) []string {
+	var out []string
+	for len(s) > n {
+		cut := n
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		for cut > 1 && s[cut-1] == ';' {
+			cut--
+		}
+		out = append(out, s[:cut])
+		s = s[cut:]
+	}
+	if s != "" {
+		out = append(out, s)
+	}
+	return out
+}
+
+// sendOp is one operation of send_keys_batch; its schema is the items'.
+var sendOp = mcp.NewTool("op", pKeys, pPaneID, pSessionName, pSessionID, pWindowID, pEnter, pLiteral, pSuppressHist)
+
+// maxBatch bounds the operations of one batch.
+const maxBatch = 1000
+
+// keysRow is one operation's outcome.
+type keysRow struct {
+	Index   int     `json:"index"`
+	PaneID  *string `json:"pane_id"`
+	Success bool    `json:"success"`
+	Error   *string `json:"error"`
+	Elapsed float64 `json:"elapsed_seconds"`
+}
+
+var batchRowSchema = record(map[string]any{"type": []string{"string", "number", "boolean", "null"}},
+	[]string{"index", "pane_id", "success", "error", "elapsed_seconds"}, nil)
+
+// SendKeysBatch types several sends in order.
+func SendKeysBatch(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
+	t := newTool("send_keys_batch", "Several send_keys in order ({keys, pane_id, enter, literal, ...} each).",
+		hintsShell,
+		record(tInt, []string{"succeeded", "failed"}, map[string]any{
+			"results": map[string]any{"type": "array", "items": batchRowSchema}, "stopped_at": tIntNull}),
+		mcp.WithArray("operations", mcp.Required(), mcp.Items(map[string]any{"type": "object"})),
+		mcp.WithString("on_error", mcp.Enum("stop", "continue")),
+		mcp.WithNumber("timeout"),
+		pSocket)
+	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
+		ops, err := keyOps(p)
+		if err != nil {
+			return nil, err
+		}
+		if secs, ok := p.number("timeout"); ok {
+			if secs <= 0 || math.IsInf(secs, 0) {
+				return nil, argError("timeout", "must be positive")
+			}
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(ctx, time.Duration(secs*float64(time.Second)))
+			defer cancel()
+			return d.runKeysBatch(ctx, p, ops, fmt.Sprintf("batch execution exceeded timeout of %gs", secs))
+		}
+		return d.runKeysBatch(ctx, p, ops, "")
+	})
+}
+
+// keyOps checks every operation before any runs.
+func keyOps(p params) ([]params, error) {
+	items, _ := p["operations"].([]any)
+	if len(items) == 0 {
+		return nil, &toolError{msg: "operations must not be empty", class: "argument"}
+	}
+	if len(items) > maxBatch {
+		return nil, &toolError{msg: fmt.Sprintf("operations must contain at most %d operations", maxBatch), class: "argument"}
+	}
+	props, required := sendOp.InputSchema.Properties, sendOp.InputSchema.Required
+	ops := make([]params, len(items))
+	for i, it := range items {
+		op, err := checkArgs(props, required, it)
+		if err != nil {
+			var te *toolError
+			if errors.As(err, &te) {
+				return nil, &toolError{msg: fmt.Sprintf("operations[%d]: %s", i, te.msg), class: te.class, hint: te.hint}
+			}
+			return nil, err
+		}
+		k := keystrokes(op)
+		if k.keys == "" && !k.enter {
+			return nil, argError(fmt.Sprintf("operations[%d].keys", i), "must not be empty when enter is false")
+		}
+		ops[i] = op
+	}
+	return ops, nil
+}
+
+// runKeysBatch resolves every target, locks the panes the batch types into,
+// and runs the operations in order. overrun, if set, is the error of an
+// operation cut short by the batch's timeout.
+func (d Deps) runKeysBatch(ctx context.Context, p params, ops []params, overrun string) (*mcp.CallToolResult, error) {
+	srv, err := d.server(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	stop := p.str("on_error") != "continue"
+	panes := make([]tmux.Pane, len(ops))
+	errs := make([]error, len(ops))
+	var lock []tmux.PaneID
+	for i, op := range ops {
+		panes[i], errs[i] = findPane(ctx, srv, op)
+		if errs[i] == nil {
+			lock = append(lock, panes[i].ID)
+		} else if stop {
+			break
+		}
+	}
+	type result struct {
+		Results   []keysRow `json:"results"`
+		Succeeded int       `json:"succeeded"`
+		Failed    int       `json:"failed"`
+		StoppedAt *int      `json:"stopped_at"`
+	}
+	res := result{Results: []keysRow{}}
+	unlock, err := d.panes.lock(ctx, srv.Socket(), lock...)
+	if err != nil && overrun == "" {
+		return nil, err // cancelled
+	}
+	if unlock != nil {
+		defer unlock()
+	}
+	for i, op := range ops {
+		start := time.Now()
+		row := keysRow{Index: i}
+		err := errs[i]
+		if err == nil {
+			id := string(panes[i].ID)
+			row.PaneID = &id
+			err = d.sendOne(ctx, srv, panes[i], keystrokes(op))
+		}
+		if err != nil && ctx.Err() != nil && overrun != "" {
+			err = errors.New(overrun)
+		}
+		row.Elapsed = seconds(time.Since(start))
+		if err == nil {
+			row.Success = true
+			res.Succeeded++
+		} else {
+			msg := errorText(err)
+			row.Error = &msg
+			res.Failed++
+		}
+		res.Results = append(res.Results, row)
+		if err != nil && stop {
+			res.StoppedAt = &i
+			break
+		}
+	}
+	return structured(res)
+}
+
+// sendOne is one operation of a batch whose panes are locked.
+func (d Deps) sendOne(ctx context.Context, srv *supervisor.Server, pn tmux.Pane, k keystroke) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if _, err := d.awaitReady(ctx, srv, pn); err != nil {
+		return err
+	}
+	return k.send(ctx, srv, pn.ID)
+}
+
+// errorText is an error as a tool error result would show it (message,
+// class, suggestion), for rows of a batch.
+func errorText(err error) string {
+	te := asToolError(err)
+	if te == nil {
+		return err.Error()
+	}
+	s := te.msg
+	if te.class != "" {
+		s += " [" + te.class + "]"
+	}
+	if te.hint != "" {
+		s += "\n" + te.hint
+	}
+	return s
+}
+
+// seconds rounds d to milliseconds, in seconds.
+func seconds(d time.Duration) float64 {
+	return math.Round(d.Seconds()*1000) / 1000
+}

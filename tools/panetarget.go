@@ -1,0 +1,70 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/tmux-mcp/tmux-mcp/supervisor"
+	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+)
+
+// paneStateFields are what readPane asks tmux for, in order.
+var paneStateFields = []string{"pane_id", "session_id", "session_name", "window_id", "pane_pid", "pane_dead",
+	"cursor_x", "cursor_y", "history_size", "history_limit", "pane_width", "pane_height", "alternate_on", "pane_in_mode"}
+
+var paneStateFormat = formatOf(paneStateFields)
+
+// formatOf joins #{field} formats with the unit separator, which tmux
+// never prints itself.
+func formatOf(fields []string) string {
+	var b strings.Builder
+	for i, f := range fields {
+		if i > 0 {
+			b.WriteByte('\x1f')
+		}
+		b.WriteString("#{" + f + "}")
+	}
+	return b.String()
+}
+
+// readPane reads one pane's state with one display-message. A pane that
+// does not exist (or belongs to tmux-mcp's hidden session) is a "Pane not
+// found" error.
+func readPane(ctx context.Context, srv *supervisor.Server, id tmux.PaneID) (tmux.Pane, error) {
+	f, err := displayFields(ctx, srv, id, paneStateFormat, len(paneStateFields))
+	if err != nil {
+		return tmux.Pane{}, err
+	}
+	n := func(i int) int { v, _ := strconv.Atoi(f[i]); return v }
+	pn := tmux.Pane{ID: tmux.PaneID(f[0]), SessionID: tmux.SessionID(f[1]), SessionName: f[2], WindowID: tmux.WindowID(f[3]),
+		PID: n(4), Dead: f[5] == "1", CursorX: n(6), CursorY: n(7), HistorySize: n(8), HistoryLimit: n(9),
+		Width: n(10), Height: n(11), AlternateOn: f[12] == "1", InMode: f[13] == "1"}
+	if pn.ID != id || pn.SessionName == tmux.HiddenSession {
+		return tmux.Pane{}, paneNotFound(id)
+	}
+	return pn, nil
+}
+
+// displayFields runs display-message -p -t pane format and splits its one
+// record into want fields (the last may hold newlines).
+func displayFields(ctx context.Context, srv *supervisor.Server, pane tmux.PaneID, format string, want int) ([]string, error) {
+	out, err := srv.Do(ctx, "display-message", "-p", "-t", string(pane), format)
+	if errors.Is(err, tmux.ErrNotFound) {
+		return nil, paneNotFound(pane)
+	}
+	if err != nil {
+		return nil, err
+	}
+	f := strings.SplitN(strings.TrimSuffix(string(out), "\n"), "\x1f", want)
+	if len(f) != want {
+		return nil, fmt.Errorf("tools: display-message for %s: %d fields, want %d", pane, len(f), want)
+	}
+	return f, nil
+}
+
+func paneNotFound(id tmux.PaneID) error {
+	return &toolError{msg: "Pane not found: " + string(id), class: "pane_not_found", hint: hintPanes}
+}

@@ -1,0 +1,94 @@
+package tools
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/tmux-mcp/tmux-mcp/supervisor"
+	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+)
+
+// maxPaste bounds paste_text's text.
+const maxPaste = 1 << 20
+
+// PasteText pastes text into a pane through a private buffer.
+func PasteText(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
+	t := newTool("paste_text", "Paste text into a pane (bracketed if the app asked for it), through a private buffer.",
+		hintsShell, sentSchema,
+		paneTarget(mcp.WithString("text", mcp.Required()),
+			mcp.WithBoolean("bracket", mcp.Description("default true")), pIfSHA256)...)
+	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
+		text := p.str("text")
+		switch {
+		case text == "":
+			return nil, argError("text", "must not be empty")
+		case len(text) > maxPaste:
+			return nil, argError("text", "at most %d bytes", maxPaste)
+		}
+		want, err := guardArg(p)
+		if err != nil {
+			return nil, err
+		}
+		srv, pn, err := d.pane(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		unlock, err := d.panes.lock(ctx, srv.Socket(), pn.ID)
+		if err != nil {
+			return nil, err
+		}
+		defer unlock()
+		notReady, err := d.awaitReady(ctx, srv, pn)
+		if err != nil {
+			return nil, err
+		}
+		if err := checkScreen(ctx, srv, pn.ID, want); err != nil {
+			return nil, err
+		}
+		if err := paste(ctx, srv, pn.ID, text, p.flag("bracket", true)); err != nil {
+			return nil, err
+		}
+		return d.sentResult("Text pasted to pane "+string(pn.ID), pn.ID, notReady)
+	})
+}
+
+// paste loads text into a buffer of its own (never the user's clipboard
+// buffers), pastes it with paste-buffer -d, which deletes it, and deletes
+// it anyway if something failed. With bracket, paste-buffer -p wraps the
+// text in bracketed-paste sequences when the application asked for them,
+// so a newline in it cannot run a half-pasted command.
+func paste(ctx context.Context, srv *supervisor.Server, pane tmux.PaneID, text string, bracket bool) (err error) {
+	name := bufferName("paste")
+	defer func() {
+		if err != nil {
+			srv.Do(context.WithoutCancel(ctx), "delete-buffer", "-b", name) //nolint:errcheck // best effort; it may not exist
+		}
+	}()
+	for i, chunk := range chunks(text, maxKeysArg) {
+		args := []string{"set-buffer", "-b", name, "--", chunk}
+		if i > 0 {
+			args = []string{"set-buffer", "-a", "-b", name, "--", chunk}
+		}
+		if _, err := srv.Do(ctx, args...); err != nil {
+			return err
+		}
+	}
+	args := []string{"paste-buffer", "-d", "-b", name, "-t", string(pane)}
+	if bracket {
+		args = append(args, "-p")
+	}
+	_, err = srv.Do(ctx, args...)
+	return err
+}
+
+// bufferName returns a buffer name no other call uses:
+// tmux_mcp_<random>_<purpose>.
+func bufferName(purpose string) string {
+	var b [8]byte
+	rand.Read(b[:]) //nolint:errcheck // crypto/rand.Read never fails
+	return "tmux_mcp_" + hex.EncodeToString(b[:]) + "_" + purpose
+}

@@ -1,0 +1,132 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"unicode"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// PipePane starts or stops copying a pane's output to a file.
+func PipePane(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
+	t := newTool("pipe_pane", "Append a pane's output to a file under its cwd or the temp dir (output_path omitted: stop).",
+		hintsShell, messageSchema,
+		paneTarget(mcp.WithString("output_path"), mcp.WithBoolean("append", mcp.Description("default true")))...)
+	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
+		raw, given := p["output_path"].(string)
+		if given && strings.TrimSpace(raw) == "" {
+			return nil, &toolError{msg: "output_path must be a non-empty path, or null to stop piping.", class: "argument"}
+		}
+		srv, pn, err := d.pane(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		if !given {
+			if _, err := srv.Do(ctx, "pipe-pane", "-t", string(pn.ID)); err != nil {
+				return nil, err
+			}
+			return message("Piping stopped for pane " + string(pn.ID))
+		}
+		f, err := displayFields(ctx, srv, pn.ID, "#{pane_current_path}", 1)
+		if err != nil {
+			return nil, err
+		}
+		path, err := d.pipePath(raw, f[0])
+		if err != nil {
+			return nil, err
+		}
+		redirect := ">>"
+		if !p.flag("append", true) {
+			redirect = ">"
+		}
+		cmd := "cat " + redirect + " " + shQuote(path)
+		if _, err := srv.Do(ctx, "pipe-pane", "-t", string(pn.ID), formatEscape(cmd)); err != nil {
+			return nil, err
+		}
+		return message(fmt.Sprintf("Piping pane %s to %s", pn.ID, path))
+	})
+}
+
+// pipePath checks where pipe_pane may write. A relative path is taken
+// from the pane's current directory. The file's directory, with symlinks
+// resolved, must be inside the pane's current directory, the temporary
+// directory or one of d.PipeDirs (also resolved); the file must not be a
+// symlink or anything but a regular file. It returns the path with its
+// directory resolved, so that what was checked is what is opened.
+func (d Deps) pipePath(raw, cwd string) (string, error) {
+	if strings.ContainsFunc(raw, unicode.IsControl) {
+		return "", argError("output_path", "must not contain control characters")
+	}
+	path := raw
+	if !filepath.IsAbs(path) {
+		if cwd == "" {
+			return "", argError("output_path", "want an absolute path (the pane's current directory is unknown)")
+		}
+		path = filepath.Join(cwd, path)
+	}
+	path = filepath.Clean(path)
+	dir, err := filepath.EvalSymlinks(filepath.Dir(path))
+	if err != nil {
+		return "", refused(fmt.Sprintf("output_path %s: its directory does not exist", path))
+	}
+	roots := append([]string{cwd, os.TempDir()}, d.PipeDirs...)
+	inside := false
+	for _, r := range roots {
+		if r == "" {
+			continue
+		}
+		if rr, err := filepath.EvalSymlinks(r); err == nil && (dir == rr || strings.HasPrefix(dir, rr+string(filepath.Separator))) {
+			inside = true
+			break
+		}
+	}
+	if !inside {
+		return "", &toolError{msg: fmt.Sprintf("output_path %s is outside the directories pipe_pane may write to", path), class: "refused",
+			hint: "Use a path under the pane's current directory or " + os.TempDir() + ", or start tmux-mcp with --pipe-dirs."}
+	}
+	path = filepath.Join(dir, filepath.Base(path))
+	if fi, err := os.Lstat(path); err == nil && !fi.Mode().IsRegular() {
+		return "", refused(fmt.Sprintf("output_path %s is not a regular file (%s)", path, fi.Mode().Type()))
+	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return "", refused(fmt.Sprintf("output_path %s: %v", path, err))
+	}
+	return path, nil
+}
+
+// formatEscape escapes s for tmux's format expansion, which pipe-pane
+// applies to its command: every % is doubled (strftime), and a run of #
+// is doubled unless a [ follows it (tmux keeps "#[" and "##[" as they
+// are). So "#{pane_id}", "#(cmd)", "#S" and "%Y" stay literal.
+func formatEscape(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		switch s[i] {
+		case '%':
+			b.WriteString("%%")
+			i++
+		case '#':
+			j := i
+			for j < len(s) && s[j] == '#' {
+				j++
+			}
+			run := s[i:j]
+			if j < len(s) && s[j] == '[' {
+				b.WriteString(run)
+			} else {
+				b.WriteString(run + run)
+			}
+			i = j
+		default:
+			b.WriteByte(s[i])
+			i++
+		}
+	}
+	return b.String()
+}

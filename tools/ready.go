@@ -1,0 +1,74 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	"time"
+
+	"github.com/tmux-mcp/tmux-mcp/supervisor"
+	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+)
+
+// awaitReady waits until a pane is ready for keys, at most
+// d.readyTimeout(): shells such as zsh discard what is typed while they
+// start, so keys sent to a pane created a moment ago can be lost. A pane is
+// ready once it has printed something or its cursor has left the origin
+// (as tmuxp checks), or it shows the alternate screen or a mode. Each
+// process is checked until it is ready or has had its wait once. pn is the
+// pane's state as just read; awaitReady reports whether the wait timed
+// out.
+func (d Deps) awaitReady(ctx context.Context, srv *supervisor.Server, pn tmux.Pane) (timedOut bool, err error) {
+	key := readyKey{paneKey{srv.Socket(), pn.ID}, pn.PID}
+	if d.panes.isReady(key) {
+		return false, nil
+	}
+	ready, err := paneReady(ctx, srv, pn)
+	if err != nil || ready {
+		if ready {
+			d.panes.markReady(key)
+		}
+		return false, err
+	}
+	feed := watchPane(ctx, srv, pn.ID, minPoll)
+	defer feed.close()
+	deadline := time.NewTimer(d.readyTimeout())
+	defer deadline.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return false, ctx.Err()
+		case <-deadline.C:
+			d.panes.markReady(key) // it had its chance; do not make every send wait
+			return true, nil
+		case _, ok := <-feed.C:
+			if !ok {
+				feed.reopen(ctx)
+			}
+		}
+		if pn, err = readPane(ctx, srv, pn.ID); err != nil {
+			return false, err
+		}
+		if ready, err = paneReady(ctx, srv, pn); err != nil {
+			return false, err
+		}
+		key.pid = pn.PID // a respawned pane is a new process to wait for
+		if ready {
+			d.panes.markReady(key)
+			return false, nil
+		}
+	}
+}
+
+// paneReady reports whether pn has shown signs of life. Only a pane whose
+// cursor sits at the origin with no history costs a capture (from cache
+// when unchanged).
+func paneReady(ctx context.Context, srv *supervisor.Server, pn tmux.Pane) (bool, error) {
+	if pn.Dead || pn.CursorX > 0 || pn.CursorY > 0 || pn.HistorySize > 0 || pn.AlternateOn || pn.InMode {
+		return true, nil
+	}
+	c, err := srv.Capture(ctx, screenRequest(pn.ID))
+	if err != nil {
+		return false, err
+	}
+	return len(bytes.TrimSpace(c.Content)) > 0, nil
+}

@@ -1,0 +1,333 @@
+package tools
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"os/exec"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/tmux-mcp/tmux-mcp/supervisor"
+	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+)
+
+// Shared parameters of the tools that wait.
+var (
+	pTimeout  = mcp.WithNumber("timeout")
+	pMaxLines = mcp.WithInteger("max_lines")
+)
+
+// runResult is run_command's result.
+type runResult struct {
+	PaneID           string   `json:"pane_id"`
+	ExitStatus       *int     `json:"exit_status"`
+	TimedOut         bool     `json:"timed_out"`
+	Elapsed          float64  `json:"elapsed_seconds"`
+	Output           []string `json:"output"`
+	Truncated        bool     `json:"output_truncated"`
+	TruncatedLines   int      `json:"output_truncated_lines"`
+	EffectiveTimeout float64  `json:"effective_timeout"`
+	ReadyTimedOut    bool     `json:"ready_timed_out"`
+}
+
+var runSchema = record(tField, []string{"pane_id", "timed_out", "elapsed_seconds", "output", "output_truncated",
+	"output_truncated_lines", "effective_timeout", "ready_timed_out"},
+	map[string]any{"exit_status": tIntNull})
+
+// RunCommand runs a shell command in a pane and returns its exit status and
+// output.
+func RunCommand(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
+	t := newTool("run_command", "Run a command in a subshell at a pane's prompt; returns its exit status and output.",
+		hintsShell, runSchema,
+		paneTarget(mcp.WithString("command", mcp.Required()), pTimeout, pMaxLines, pSuppressHist, pIfSHA256)...)
+	return t, withRequest(handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
+		start := time.Now()
+		cmd := p.str("command")
+		noHistory := p.flag("suppress_history", true)
+		switch {
+		case strings.TrimSpace(cmd) == "":
+			return nil, &toolError{msg: "command must not be empty", class: "argument"}
+		case noHistory && strings.ContainsAny(cmd, "\r\n"):
+			return nil, &toolError{msg: "command must be a single line when suppress_history=True", class: "argument",
+				hint: "Pass suppress_history=false for a multi-line command."}
+		}
+		timeout, err := d.timeoutArg(p, 30)
+		if err != nil {
+			return nil, err
+		}
+		maxLines, err := positiveArg(p, "max_lines", d.Sup.Config().CaptureLines)
+		if err != nil {
+			return nil, err
+		}
+		want, err := guardArg(p)
+		if err != nil {
+			return nil, err
+		}
+		srv, pn, err := d.pane(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		unlock, err := d.panes.lock(ctx, srv.Socket(), pn.ID)
+		if err != nil {
+			return nil, err
+		}
+		defer unlock()
+		notReady, err := d.awaitReady(ctx, srv, pn)
+		if err != nil {
+			return nil, err
+		}
+		if err := checkScreen(ctx, srv, pn.ID, want); err != nil {
+			return nil, err
+		}
+		cfg := d.Sup.Config()
+		r := &run{srv: srv, pane: pn.ID, nonce: nonce(), maxLines: cfg.MaxCaptureLines, maxBytes: cfg.MaxCaptureBytes}
+		res, err := r.do(ctx, d.tmuxPath(), cmd, noHistory, timeout)
+		if err != nil {
+			return nil, err
+		}
+		res.Output, res.TruncatedLines = tailLines(res.Output, maxLines, res.TruncatedLines)
+		res.Truncated = res.TruncatedLines > 0 || res.Truncated
+		res.PaneID = string(pn.ID)
+		res.EffectiveTimeout = timeout.Seconds()
+		res.ReadyTimedOut = notReady
+		res.Elapsed = seconds(time.Since(start))
+		return structured(res)
+	}))
+}
+
+// positiveArg returns an integer argument that must be at least 1, or
+// def when it is absent.
+func positiveArg(p params, name string, def int) (int, error) {
+	n, ok := p.integer(name)
+	switch {
+	case !ok:
+		return def, nil
+	case n < 1:
+		return 0, argError(name, "must be at least 1")
+	}
+	return n, nil
+}
+
+// timeoutArg returns the timeout argument (def seconds when absent),
+// clamped to the ceiling.
+func (d Deps) timeoutArg(p params, def float64) (time.Duration, error) {
+	secs := def
+	if v, ok := p.number("timeout"); ok {
+		secs = v
+	}
+	if secs <= 0 {
+		return 0, &toolError{msg: "timeout must be positive", class: "argument"}
+	}
+	return min(time.Duration(secs*float64(time.Second)), d.maxWait()), nil
+}
+
+// tmuxPath is the tmux binary as a shell in a pane can run it.
+func (d Deps) tmuxPath() string {
+	bin := d.Sup.Config().Binary
+	if p, err := exec.LookPath(bin); err == nil {
+		return p
+	}
+	return bin
+}
+
+// nonce returns 12 random hex digits.
+func nonce() string {
+	var b [6]byte
+	rand.Read(b[:]) //nolint:errcheck // crypto/rand.Read never fails
+	return hex.EncodeToString(b[:])
+}
+
+// run is one run_command.
+//
+// The command runs in a subshell between two markers that the shell
+// prints, "TMCPS_<nonce>" before and "TMCPE_<nonce>:<status>" after; the
+// command line the shell echoes holds "TMCPS <nonce>" and "TMCPE <nonce>"
+// (a space, not an underscore), so the echo is never taken for a marker,
+// and output cannot forge one without knowing the nonce. After the end
+// marker the shell signals a private wait-for channel, so the wait is
+// exact and makes no capture while the command runs; the output is read
+// once, from scrollback, at the end.
+type run struct {
+	srv   *supervisor.Server
+	pane  tmux.PaneID
+	nonce string
+	// maxLines and maxBytes are the most a capture may hold.
+	maxLines, maxBytes int
+}
+
+func (r *run) startMarker() string { return "TMCPS_" + r.nonce }
+func (r *run) channel() string     { return "tmux_mcp_run_" + r.nonce }
+
+// script is what is typed at the prompt.
+func (r *run) script(tmuxBin, cmd string, noHistory bool) string {
+	lead := ""
+	if noHistory {
+		lead = " "
+	}
+	return fmt.Sprintf("%s(printf '%%s_%%s\\n' TMCPS %s\n%s\n); s=$?; printf '%%s_%%s:%%s\\n' TMCPE %s \"$s\"; %s -S %s wait-for -S %s",
+		lead, r.nonce, cmd, r.nonce, shQuote(tmuxBin), shQuote(r.srv.Socket().ResolvedPath()), r.channel())
+}
+
+// markerGrace bounds the wait for the end marker to show once the channel
+// was signalled (tmux may take the signal before it reads the pane's last
+// output).
+const markerGrace = 2 * time.Second
+
+func (r *run) do(ctx context.Context, tmuxBin, cmd string, noHistory bool, timeout time.Duration) (runResult, error) {
+	base, err := readPane(ctx, r.srv, r.pane)
+	if err != nil {
+		return runResult{}, err
+	}
+	if base.Dead {
+		return runResult{}, &toolError{msg: fmt.Sprintf("pane %s is dead; nothing was sent", r.pane), class: "pane_dead",
+			hint: "Call respawn_pane, or target another pane."}
+	}
+	k := keystroke{keys: r.script(tmuxBin, cmd, noHistory), enter: true, literal: true}
+	if err := k.send(ctx, r.srv, r.pane); err != nil {
+		return runResult{}, err
+	}
+	prog := startProgress(ctx, requestOf(ctx), timeout, "running a command in pane "+string(r.pane))
+	wctx, cancel := context.WithTimeout(ctx, timeout)
+	_, err = r.srv.DoBlocking(wctx, "wait-for", r.channel())
+	cancel()
+	prog.stop()
+	timedOut := false
+	switch {
+	case ctx.Err() != nil:
+		return runResult{}, ctx.Err()
+	case err != nil && wctx.Err() != nil:
+		timedOut = true
+	case err != nil:
+		return runResult{}, err
+	}
+	res, found, err := r.collect(ctx, base, timedOut)
+	if err != nil || found || timedOut {
+		return res, err
+	}
+	feed := watchPane(ctx, r.srv, r.pane, minPoll)
+	defer feed.close()
+	grace := time.NewTimer(markerGrace)
+	defer grace.Stop()
+	for !found {
+		select {
+		case <-ctx.Done():
+			return runResult{}, ctx.Err()
+		case <-grace.C:
+			return runResult{}, fmt.Errorf("tools: run_command on %s: channel signalled but no end marker within %s", r.pane, markerGrace)
+		case _, ok := <-feed.C:
+			if !ok {
+				feed.reopen(ctx)
+			}
+		}
+		if res, found, err = r.collect(ctx, base, false); err != nil {
+			return res, err
+		}
+	}
+	return res, nil
+}
+
+// collect reads the output from scrollback: from the row the command was
+// typed on (base) to the bottom of the screen, or, when the pane's history
+// is full (rows have been dropped, so row numbers moved), as much history
+// as a capture may hold. found reports whether the end marker was there.
+func (r *run) collect(ctx context.Context, base tmux.Pane, timedOut bool) (res runResult, found bool, err error) {
+	now, err := readPane(ctx, r.srv, r.pane)
+	if err != nil {
+		return runResult{}, false, err
+	}
+	start := base.HistorySize + base.CursorY - now.HistorySize
+	if now.HistorySize >= now.HistoryLimit || start < -now.HistorySize {
+		start = -now.HistorySize
+	}
+	rows := now.Height - start
+	c, err := r.srv.Capture(ctx, supervisor.CaptureRequest{Pane: r.pane, Start: &start, Join: true,
+		MaxLines: min(rows, r.maxLines), MaxBytes: r.maxBytes})
+	if err != nil {
+		return runResult{}, false, err
+	}
+	return r.parse(string(c.Content), timedOut)
+}
+
+// parse finds the output between the markers in captured lines. Without
+// the start marker (scrolled out of the history, or out of the capture)
+// the output begins at the first line captured and is marked truncated.
+func (r *run) parse(content string, timedOut bool) (res runResult, found bool, err error) {
+	lines := strings.Split(strings.TrimSuffix(content, "\n"), "\n")
+	for i := range lines {
+		lines[i] = strings.TrimRight(lines[i], " ")
+	}
+	first := -1
+	for i := len(lines) - 1; i >= 0 && first < 0; i-- {
+		if lines[i] == r.startMarker() {
+			first = i + 1
+		}
+	}
+	if first < 0 {
+		// No start marker: if the echoed command line is still there, the
+		// command has printed nothing yet; otherwise the beginning is lost.
+		res.Truncated = true
+		first = 0
+		for i := len(lines) - 1; i >= 0; i-- {
+			if strings.Contains(lines[i], "TMCPE "+r.nonce) {
+				first, res.Truncated = i+1, false
+				break
+			}
+		}
+	}
+	end := regexp.MustCompile(`^(.*)TMCPE_` + r.nonce + `:([0-9]+)$`)
+	out := lines[first:]
+	for j, l := range out {
+		m := end.FindStringSubmatch(l)
+		if m == nil {
+			continue
+		}
+		status, err := strconv.Atoi(m[2])
+		if err != nil {
+			return runResult{}, false, fmt.Errorf("tools: run_command exit status %q: %w", m[2], err)
+		}
+		res.ExitStatus = &status
+		res.Output = append(out[:j:j], nonEmpty(m[1])...)
+		return res, true, nil
+	}
+	if !timedOut {
+		return res, false, nil
+	}
+	// Still running: everything after the start marker so far.
+	for len(out) > 0 && out[len(out)-1] == "" {
+		out = out[:len(out)-1]
+	}
+	res.TimedOut = true
+	res.Output = out
+	return res, false, nil
+}
+
+func nonEmpty(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return []string{s}
+}
+
+// tailLines keeps the last n lines; dropped adds to the count already
+// known lost.
+func tailLines(lines []string, n, dropped int) ([]string, int) {
+	if lines == nil {
+		lines = []string{}
+	}
+	if len(lines) <= n {
+		return lines, dropped
+	}
+	return lines[len(lines)-n:], dropped + len(lines) - n
+}
+
+// shQuote quotes s for a POSIX shell.
+func shQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

@@ -1,0 +1,232 @@
+package tools
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux/tmuxtest"
+)
+
+func TestRunCommand(t *testing.T) {
+	e := newEnv(t, Mutating)
+	p := e.shell()
+	tests := []struct {
+		name    string
+		command string
+		status  int
+		output  []string
+	}{
+		{"success", `printf 'RUN_OK\n'`, 0, []string{"RUN_OK"}},
+		{"failure", `printf 'RUN_FAIL\n'; false`, 1, []string{"RUN_FAIL"}},
+		{"exit in the subshell", `echo before; exit 3; echo after`, 3, []string{"before"}},
+		{"set -e", `set -e; false; echo unreachable`, 1, []string{}},
+		{"no output", `true`, 0, []string{}},
+		{"no final newline", `printf 'a\nb'`, 0, []string{"a", "b"}},
+		{"state changes stay in the subshell", `cd /; PATH=/nonexistent; printf '%s\n' "$PWD"`, 0, []string{"/"}},
+		{"text that looks like the markers", `echo TMCPS_x; echo 'TMCPE_fake:7'; printf 'TMCPS %s\n' x; echo "TMCPE_$((1)):0"`,
+			0, []string{"TMCPS_x", "TMCPE_fake:7", "TMCPS x", "TMCPE_1:0"}},
+		{"quotes and formats", `echo "#{pane_id} %1 ;"' $HOME'`, 0, []string{"#{pane_id} %1 ; $HOME"}},
+		{"long lines", `printf '%0300d\n' 7`, 0, []string{strings.Repeat("0", 299) + "7"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := *e
+			e.t = t
+			var r runResult
+			e.ok("run_command", map[string]any{"pane_id": p, "command": tt.command}, &r)
+			if r.ExitStatus == nil || *r.ExitStatus != tt.status || r.TimedOut || !slices.Equal(r.Output, tt.output) ||
+				r.Truncated || r.PaneID != p || r.EffectiveTimeout != 30 {
+				t.Errorf("run_command(%q) = %+v (exit %v), want exit %d, output %q, not truncated", tt.command, r, deref(r.ExitStatus), tt.status, tt.output)
+			}
+		})
+	}
+	var r runResult
+	e.ok("run_command", map[string]any{"pane_id": p, "command": "echo one\necho two", "suppress_history": false}, &r)
+	if !slices.Equal(r.Output, []string{"one", "two"}) {
+		t.Errorf("multi-line command output = %q, want [one two]", r.Output)
+	}
+
+	bad := []struct {
+		name string
+		args map[string]any
+		want string
+	}{
+		{"blank", map[string]any{"pane_id": p, "command": "  "}, "command must not be empty"},
+		{"multi-line without history", map[string]any{"pane_id": p, "command": "a\nb"}, "command must be a single line when suppress_history=True"},
+		{"zero timeout", map[string]any{"pane_id": p, "command": "true", "timeout": 0}, "timeout must be positive"},
+		{"timeout type", map[string]any{"pane_id": p, "command": "true", "timeout": "soon"}, "argument timeout: want number, got string"},
+		{"unknown pane", map[string]any{"pane_id": "%999999", "command": "true"}, "Pane not found: %999999"},
+		{"max_lines", map[string]any{"pane_id": p, "command": "true", "max_lines": 0}, "argument max_lines"},
+	}
+	for _, tt := range bad {
+		t.Run(tt.name, func(t *testing.T) {
+			e := *e
+			e.t = t
+			e.fails("run_command", tt.args, tt.want)
+		})
+	}
+}
+
+func deref(p *int) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}
+
+// TestRunCommandScrollback runs a command printing 5,000 lines: the output
+// comes from the scrollback, not the screen, and is cut to max_lines with
+// the count of lines cut.
+func TestRunCommandScrollback(t *testing.T) {
+	e := newEnv(t, Mutating)
+	e.tmux("set-option", "-g", "history-limit", "10000")
+	p := e.shell()
+	var r runResult
+	e.ok("run_command", map[string]any{"pane_id": p, "command": "seq 1 5000", "max_lines": 100}, &r)
+	var want []string
+	for i := 4901; i <= 5000; i++ {
+		want = append(want, strconv.Itoa(i))
+	}
+	if !slices.Equal(r.Output, want) || !r.Truncated || r.TruncatedLines != 4900 || deref(r.ExitStatus) != 0 {
+		t.Errorf("run_command(seq 1 5000) = %d lines from %q, truncated %v (%d), exit %v; want 4901..5000, 4900 cut, exit 0",
+			len(r.Output), first(r.Output), r.Truncated, r.TruncatedLines, deref(r.ExitStatus))
+	}
+	// The default cap is 500 lines.
+	e.ok("run_command", map[string]any{"pane_id": p, "command": "seq 1 600"}, &r)
+	if len(r.Output) != 500 || r.Output[0] != "101" || r.TruncatedLines != 100 {
+		t.Errorf("run_command(seq 1 600) = %d lines from %q, %d cut; want 500 from 101, 100 cut", len(r.Output), first(r.Output), r.TruncatedLines)
+	}
+}
+
+func first(s []string) string {
+	if len(s) == 0 {
+		return ""
+	}
+	return s[0]
+}
+
+func TestRunCommandTimeout(t *testing.T) {
+	e := newEnv(t, Mutating, func(d *Deps) { d.MaxWait = 3 * time.Second })
+	p := e.shell()
+	fifo := filepath.Join(t.TempDir(), "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var r runResult
+	e.ok("run_command", map[string]any{"pane_id": p, "command": "echo started; read x < " + fifo + "; echo LATE_$x", "timeout": 2.5}, &r)
+	if !r.TimedOut || r.ExitStatus != nil || !slices.Equal(r.Output, []string{"started"}) || r.EffectiveTimeout != 2.5 {
+		t.Errorf("run_command = %+v, want timed out after 2.5s with output [started] and no exit status", r)
+	}
+	// The command runs on.
+	if err := os.WriteFile(fifo, []byte("2\n"), 0); err != nil {
+		t.Fatal(err)
+	}
+	e.waitScreen(p, "the command's late output", func(s string) bool { return strings.Contains(s, "\nLATE_2") })
+
+	start := time.Now()
+	e.ok("run_command", map[string]any{"pane_id": p, "command": "sleep 60", "timeout": 3600}, &r)
+	if !r.TimedOut || r.EffectiveTimeout != 3 || time.Since(start) > 30*time.Second {
+		t.Errorf("run_command(timeout 3600) = %+v after %v, want timed out at the 3s ceiling", r, time.Since(start))
+	}
+}
+
+// TestRunCommandParallel runs two commands in one pane at once: each gets
+// its own output.
+func TestRunCommandParallel(t *testing.T) {
+	e := newEnv(t, Mutating)
+	p := e.shell()
+	ctx := context.Background()
+	a := e.async(ctx, "run_command", map[string]any{"pane_id": p, "command": "sleep 0.3; echo FIRST"})
+	b := e.async(ctx, "run_command", map[string]any{"pane_id": p, "command": "echo SECOND"})
+	var ra, rb runResult
+	e.result(a, &ra)
+	e.result(b, &rb)
+	if !slices.Equal(ra.Output, []string{"FIRST"}) || !slices.Equal(rb.Output, []string{"SECOND"}) {
+		t.Errorf("parallel run_command outputs = %q and %q, want [FIRST] and [SECOND]", ra.Output, rb.Output)
+	}
+}
+
+// TestRunCommandHistory checks that suppress_history (the default) keeps
+// the command out of the shell's history, and that without it the command
+// is recorded.
+func TestRunCommandHistory(t *testing.T) {
+	e := newEnv(t, Mutating)
+	hist := filepath.Join(t.TempDir(), "history")
+	p := e.window("env PS1='$ ' HISTFILE=" + hist + " HISTCONTROL=ignorespace bash --noprofile --norc")
+	e.waitScreen(p, "prompt", func(s string) bool { return strings.HasSuffix(s, "$") })
+	e.ok("run_command", map[string]any{"pane_id": p, "command": "echo SECRET_TOKEN"}, nil)
+	e.ok("run_command", map[string]any{"pane_id": p, "command": "echo VISIBLE_ONE", "suppress_history": false}, nil)
+	e.ok("run_command", map[string]any{"pane_id": p, "command": "history -w"}, nil)
+	b, err := os.ReadFile(hist)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(b), "SECRET_TOKEN") || !strings.Contains(string(b), "VISIBLE_ONE") {
+		t.Errorf("history file:\n%s\nwant VISIBLE_ONE and no SECRET_TOKEN", b)
+	}
+}
+
+// TestRunCommandCancel cancels a call while it waits: the call ends and
+// its wait-for client does not survive.
+func TestRunCommandCancel(t *testing.T) {
+	e := newEnv(t, Mutating)
+	p := e.shell()
+	ctx, cancel := context.WithCancel(context.Background())
+	ch := e.async(ctx, "run_command", map[string]any{"pane_id": p, "command": "echo RUNNING; sleep 30"})
+	e.waitScreen(p, "the command running", func(s string) bool { return strings.Contains(s, "\nRUNNING") })
+	tmuxtest.WaitFor(t, 5*time.Second, "the wait-for client", func() bool { return len(waitForClients()) > 0 })
+	cancel()
+	select {
+	case r := <-ch:
+		if r.err == nil {
+			t.Errorf("cancelled run_command returned %v, want an error", text(r.res))
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("cancelled run_command did not return within 5s")
+	}
+	tmuxtest.WaitFor(t, 2*time.Second, "no wait-for client left", func() bool { return len(waitForClients()) == 0 })
+}
+
+// waitForClients returns the PIDs of this process's tmux clients waiting
+// for a run_command channel.
+func waitForClients() []int {
+	var out []int
+	dirs, _ := os.ReadDir("/proc")
+	me := strconv.Itoa(os.Getpid())
+	for _, d := range dirs {
+		pid, err := strconv.Atoi(d.Name())
+		if err != nil {
+			continue
+		}
+		cmd, err := os.ReadFile(filepath.Join("/proc", d.Name(), "cmdline"))
+		if err != nil || !strings.Contains(string(cmd), "wait-for\x00tmux_mcp_run_") {
+			continue
+		}
+		stat, err := os.ReadFile(filepath.Join("/proc", d.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
+		if len(f) > 1 && f[1] == me && f[0] != "Z" {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+func TestRunCommandDeadPane(t *testing.T) {
+	e := newEnv(t, Mutating)
+	e.tmux("set-option", "-g", "remain-on-exit", "on")
+	p := e.window("true")
+	tmuxtest.WaitFor(t, 5*time.Second, "pane dead", func() bool {
+		return e.tmux("display-message", "-p", "-t", p, "#{pane_dead}") == "1"
+	})
+	e.fails("run_command", map[string]any{"pane_id": p, "command": "true"}, "pane "+p+" is dead; nothing was sent", "[pane_dead]")
+}

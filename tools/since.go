@@ -1,0 +1,356 @@
+package tools
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/tmux-mcp/tmux-mcp/supervisor"
+	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+)
+
+// sinceCursor is where the previous capture_since left a pane: the row the
+// cursor was on, as an absolute row (history size + cursor row), and
+// digests of that row and the rows below it, so that rows rewritten in
+// place are noticed.
+type sinceCursor struct {
+	Version     int      `json:"v"`
+	PaneID      string   `json:"pane_id"`
+	PanePID     int      `json:"pane_pid"`
+	HistorySize int      `json:"history_size"`
+	PaneHeight  int      `json:"pane_height"`
+	AnchorAbs   int      `json:"anchor_abs"`
+	AnchorHash  string   `json:"anchor_hash"`
+	BelowHashes []string `json:"below_hashes"`
+}
+
+const cursorPrefix = "tmux-mcp-since-1:"
+
+func (c sinceCursor) encode() string {
+	b, _ := json.Marshal(c) //nolint:errchkjson // plain struct
+	return cursorPrefix + base64.RawURLEncoding.EncodeToString(b)
+}
+
+func decodeCursor(s string) (sinceCursor, error) {
+	bad := func(reason string) error {
+		return &toolError{msg: "invalid capture_since cursor: " + reason, class: "argument",
+			hint: "Pass the cursor from the previous capture_since result, or none to start over."}
+	}
+	payload, ok := strings.CutPrefix(s, cursorPrefix)
+	if !ok {
+		return sinceCursor{}, bad("wrong prefix")
+	}
+	b, err := base64.RawURLEncoding.DecodeString(payload)
+	if err != nil {
+		return sinceCursor{}, bad("undecodable payload")
+	}
+	var c sinceCursor
+	if err := json.Unmarshal(b, &c); err != nil {
+		return sinceCursor{}, bad("payload is not a cursor object")
+	}
+	switch {
+	case c.Version != 1:
+		return sinceCursor{}, bad(fmt.Sprintf("unknown version %d", c.Version))
+	case !paneIDRe.MatchString(c.PaneID) || c.PaneHeight < 1 || c.AnchorAbs < 0 || c.HistorySize < 0 || len(c.AnchorHash) != 16:
+		return sinceCursor{}, bad("missing or invalid fields")
+	}
+	return c, nil
+}
+
+// rowHash is a short digest of one row.
+func rowHash(row string) string {
+	sum := sha256.Sum256([]byte(row))
+	return hex.EncodeToString(sum[:8])
+}
+
+// newCursor anchors at pn's cursor row; visible are the screen's rows.
+func newCursor(pn tmux.Pane, visible []string) sinceCursor {
+	c := sinceCursor{Version: 1, PaneID: string(pn.ID), PanePID: pn.PID, HistorySize: pn.HistorySize,
+		PaneHeight: pn.Height, AnchorAbs: pn.HistorySize + pn.CursorY, BelowHashes: []string{}}
+	row := func(i int) string {
+		if i < len(visible) {
+			return visible[i]
+		}
+		return ""
+	}
+	c.AnchorHash = rowHash(row(pn.CursorY))
+	for i := pn.CursorY + 1; i < pn.Height; i++ {
+		c.BelowHashes = append(c.BelowHashes, rowHash(row(i)))
+	}
+	return c
+}
+
+type sinceResult struct {
+	PaneID         string   `json:"pane_id"`
+	Cursor         string   `json:"cursor"`
+	Lines          []string `json:"lines"`
+	LinesMissed    bool     `json:"lines_missed"`
+	Truncated      bool     `json:"truncated"`
+	TruncatedLines int      `json:"truncated_lines"`
+	TruncatedBytes int      `json:"truncated_bytes"`
+	captureMeta
+}
+
+var sinceSchema = record(tField, []string{"pane_id", "cursor", "lines_missed", "truncated",
+	"truncated_lines", "truncated_bytes", "sha256", "cached", "freshness", "lines"}, nil)
+
+// CaptureSince returns what a pane printed since the previous call.
+func CaptureSince(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
+	t := newTool("capture_since", "New or rewritten lines since the last call's cursor.",
+		hintsRead, sinceSchema,
+		paneTarget(mcp.WithString("cursor"), pMaxLines, mcp.WithInteger("max_bytes"))...)
+	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
+		maxLines, err := positiveArg(p, "max_lines", 500)
+		if err != nil {
+			return nil, err
+		}
+		maxBytes, err := positiveArg(p, "max_bytes", 128000)
+		if err != nil {
+			return nil, err
+		}
+		var cur *sinceCursor
+		if s := p.str("cursor"); s != "" {
+			c, err := decodeCursor(s)
+			if err != nil {
+				return nil, err
+			}
+			cur = &c
+		}
+		var srv *supervisor.Server
+		var id tmux.PaneID
+		if cur != nil && p.str("pane_id") == "" && p.str("window_id") == "" && p.str("session_id") == "" && p.str("session_name") == "" {
+			srv, err = d.server(ctx, p)
+			id = tmux.PaneID(cur.PaneID)
+		} else {
+			srv, id, err = d.paneID(ctx, p)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if cur != nil && tmux.PaneID(cur.PaneID) != id {
+			return nil, &toolError{msg: fmt.Sprintf("cursor pane %s does not match requested pane %s", cur.PaneID, id), class: "argument"}
+		}
+		cfg := d.Sup.Config()
+		res, err := since(ctx, srv, id, cur, captureCeiling{cfg.MaxCaptureLines, cfg.MaxCaptureBytes})
+		if err != nil {
+			return nil, err
+		}
+		res.Lines, res.TruncatedLines, res.TruncatedBytes = capTail(res.Lines, maxLines, maxBytes)
+		res.Truncated = res.TruncatedLines > 0 || res.TruncatedBytes > 0
+		return structured(res)
+	})
+}
+
+// captureCeiling is the most one capture may hold.
+type captureCeiling struct{ lines, bytes int }
+
+// stableTries bounds the reads of a pane that keeps changing under us.
+const stableTries = 3
+
+// since reads the lines after cur (all visible lines when cur is nil).
+// The pane's state is read before and after the capture; if it moved
+// (output scrolled, the pane resized), the read is tried again, and after
+// stableTries the result says lines may have been missed.
+func since(ctx context.Context, srv *supervisor.Server, id tmux.PaneID, cur *sinceCursor, ceiling captureCeiling) (sinceResult, error) {
+	for try := 1; ; try++ {
+		before, err := readPane(ctx, srv, id)
+		if err != nil {
+			return sinceResult{}, err
+		}
+		if cur != nil {
+			if err := anchorValid(before, cur); err != nil {
+				return sinceResult{}, err
+			}
+		}
+		res, visible, err := sinceOnce(ctx, srv, before, cur, ceiling)
+		if err != nil {
+			return sinceResult{}, err
+		}
+		after, err := readPane(ctx, srv, id)
+		if err != nil {
+			return sinceResult{}, err
+		}
+		same := after.HistorySize == before.HistorySize && after.CursorY == before.CursorY &&
+			after.Height == before.Height && after.PID == before.PID && after.AlternateOn == before.AlternateOn
+		if same || try == stableTries {
+			res.LinesMissed = res.LinesMissed || !same
+			res.PaneID = string(id)
+			res.Cursor = newCursor(after, visible).encode()
+			return res, nil
+		}
+	}
+}
+
+// anchorValid fails when the cursor's pane died or was respawned: its rows
+// no longer continue what the cursor saw.
+func anchorValid(pn tmux.Pane, cur *sinceCursor) error {
+	switch {
+	case pn.Dead:
+		return &toolError{msg: fmt.Sprintf("pane %s died; cursor/baseline anchor is no longer valid", pn.ID), class: "pane_dead"}
+	case pn.PID != cur.PanePID:
+		return &toolError{msg: fmt.Sprintf("pane %s was respawned (pid %d -> %d); cursor/baseline anchor is no longer valid",
+			pn.ID, cur.PanePID, pn.PID), class: "pane_respawned", hint: "Call capture_since without a cursor to start over."}
+	}
+	return nil
+}
+
+// sinceOnce captures once and cuts out the new lines. visible are the
+// screen's rows, for the next cursor.
+func sinceOnce(ctx context.Context, srv *supervisor.Server, pn tmux.Pane, cur *sinceCursor, ceiling captureCeiling) (res sinceResult, visible []string, err error) {
+	if cur == nil {
+		rows, c, err := captureRows(ctx, srv, pn, 0, ceiling)
+		if err != nil {
+			return sinceResult{}, nil, err
+		}
+		res.Lines, res.captureMeta = trimRows(rows), metaOf(c)
+		return res, rows, nil
+	}
+	anchor := cur.AnchorAbs - pn.HistorySize
+	lost := anchor >= pn.Height || (pn.HistorySize == 0 && cur.HistorySize > 0) ||
+		(pn.HistorySize < cur.HistorySize && pn.Height <= cur.PaneHeight)
+	limit := pn.HistoryLimit
+	trimRisk := limit > 0 && pn.HistorySize >= limit-max(limit/10, 1)
+	switch {
+	case lost:
+		// The history was cleared or shrank: the anchor is gone. Give the
+		// screen and say that lines may be missing.
+		rows, c, err := captureRows(ctx, srv, pn, 0, ceiling)
+		if err != nil {
+			return sinceResult{}, nil, err
+		}
+		res.Lines, res.LinesMissed, res.captureMeta = trimRows(rows), true, metaOf(c)
+		return res, rows, nil
+	case trimRisk:
+		// Near history-limit the top rows are being dropped and row
+		// numbers slide: find the anchor row by its digest instead.
+		top := -min(pn.HistorySize, ceiling.lines-pn.Height)
+		rows, c, err := captureRows(ctx, srv, pn, top, ceiling)
+		if err != nil {
+			return sinceResult{}, nil, err
+		}
+		res.captureMeta = metaOf(c)
+		visible = rows[max(len(rows)-pn.Height, 0):]
+		at := findAnchor(rows, cur)
+		if at < 0 {
+			res.Lines, res.LinesMissed = trimRows(visible), true
+			return res, visible, nil
+		}
+		res.Lines = newRows(rows[at:], cur)
+		return res, visible, nil
+	}
+	top := min(anchor, 0)
+	if pn.Height-top > ceiling.lines {
+		// More new lines than one capture may hold: the oldest are skipped.
+		top, res.LinesMissed = pn.Height-ceiling.lines, true
+	}
+	rows, c, err := captureRows(ctx, srv, pn, top, ceiling)
+	if err != nil {
+		return sinceResult{}, nil, err
+	}
+	res.captureMeta = metaOf(c)
+	visible = rows[min(-top, len(rows)):]
+	if res.LinesMissed {
+		res.Lines = trimRows(rows)
+		return res, visible, nil
+	}
+	res.Lines = newRows(rows[min(anchor-top, len(rows)):], cur)
+	return res, visible, nil
+}
+
+// captureRows captures from row top (negative: history) to the bottom of
+// the screen, one string per row.
+func captureRows(ctx context.Context, srv *supervisor.Server, pn tmux.Pane, top int, ceiling captureCeiling) ([]string, supervisor.Capture, error) {
+	c, err := capture(ctx, srv, supervisor.CaptureRequest{Pane: pn.ID, Start: &top,
+		MaxLines: min(pn.Height-top, ceiling.lines), MaxBytes: ceiling.bytes})
+	if err != nil {
+		return nil, c, err
+	}
+	return strings.Split(strings.TrimSuffix(string(c.Content), "\n"), "\n"), c, nil
+}
+
+// findAnchor returns the index of the one row whose digest is the
+// anchor's, or -1 when there is none or more than one.
+func findAnchor(rows []string, cur *sinceCursor) int {
+	var hits []int
+	for i, r := range rows {
+		if rowHash(r) == cur.AnchorHash {
+			hits = append(hits, i)
+		}
+	}
+	if len(hits) != 1 {
+		return -1
+	}
+	return hits[0]
+}
+
+// newRows returns rows (starting at the anchor row) less the anchor row
+// and the rows below it that are unchanged since the cursor.
+func newRows(rows []string, cur *sinceCursor) []string {
+	if len(rows) > 0 && rowHash(rows[0]) == cur.AnchorHash {
+		rows = rows[1:]
+		for k := 0; k < len(cur.BelowHashes) && len(rows) > 0 && rowHash(rows[0]) == cur.BelowHashes[k]; k++ {
+			rows = rows[1:]
+		}
+	}
+	return trimRows(rows)
+}
+
+// trimRows drops trailing blank rows.
+func trimRows(rows []string) []string {
+	n := len(rows)
+	for n > 0 && strings.TrimSpace(rows[n-1]) == "" {
+		n--
+	}
+	return append([]string{}, rows[:n]...)
+}
+
+// capTail keeps the last maxLines lines, and of those the last maxBytes
+// bytes (lines joined by newlines; a line longer than that keeps its
+// tail).
+func capTail(lines []string, maxLines, maxBytes int) (kept []string, droppedLines, droppedBytes int) {
+	total := 0
+	for _, l := range lines {
+		total += len(l) + 1
+	}
+	kept = lines
+	if len(kept) > maxLines {
+		kept = kept[len(kept)-maxLines:]
+	}
+	size := 0
+	i := len(kept)
+	for i > 0 && size+len(kept[i-1])+boolInt(size > 0) <= maxBytes {
+		size += len(kept[i-1]) + boolInt(size > 0)
+		i--
+	}
+	if i > 0 && i == len(kept) {
+		// Not even the last line fits: keep its tail.
+		last := kept[len(kept)-1]
+		cut := len(last) - maxBytes
+		for cut < len(last) && !utf8.RuneStart(last[cut]) {
+			cut++
+		}
+		kept = []string{last[cut:]}
+	} else {
+		kept = kept[i:]
+	}
+	keptSize := 0
+	for _, l := range kept {
+		keptSize += len(l) + 1
+	}
+	return kept, len(lines) - len(kept), total - keptSize
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,360 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/tmux-mcp/tmux-mcp/supervisor"
+	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+)
+
+// Caps of wait_for_text's tail and matched_lines.
+const (
+	waitTailLines = 20
+	waitTailBytes = 2000
+)
+
+// liveEvery is how often a wait checks that its pane still exists.
+const liveEvery = time.Second
+
+// checkSpacing is the least time between two reads of a waited-on pane:
+// output that keeps coming is read at most 20 times a second, the rate the
+// supervisor lets captures of one pane reach tmux.
+const checkSpacing = 50 * time.Millisecond
+
+type waitResult struct {
+	Found            bool     `json:"found"`
+	Outcome          string   `json:"outcome"`
+	MatchedIndex     *int     `json:"matched_index"`
+	MatchedLines     []string `json:"matched_lines"`
+	Tail             []string `json:"tail"`
+	SawNewOutput     bool     `json:"saw_new_output"`
+	MatchedAtEntry   bool     `json:"matched_at_entry"`
+	AlternateScreen  bool     `json:"alternate_screen"`
+	PaneID           string   `json:"pane_id"`
+	Elapsed          float64  `json:"elapsed_seconds"`
+	EffectiveTimeout float64  `json:"effective_timeout"`
+	Detection        string   `json:"detection"`
+}
+
+var waitSchema = record(tField, []string{"found", "outcome", "matched_lines", "tail", "saw_new_output", "matched_at_entry",
+	"alternate_screen", "pane_id", "elapsed_seconds", "effective_timeout", "detection"},
+	map[string]any{"matched_index": tIntNull})
+
+// WaitForText waits until text printed after the call matches.
+func WaitForText(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
+	t := newTool("wait_for_text", "Wait for new output matching patterns (none: any) or stop.",
+		hintsRead, waitSchema,
+		paneTarget(mcp.WithArray("patterns", mcp.WithStringItems()), mcp.WithArray("stop", mcp.WithStringItems()),
+			pRegex, pMatchCase, pTimeout, mcp.WithNumber("interval"))...)
+	return t, withRequest(handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
+		start := time.Now()
+		w := &waiter{start: start}
+		var err error
+		if w.patterns, w.stop, err = waitPatterns(p); err != nil {
+			return nil, err
+		}
+		interval := 0.05
+		if v, ok := p.number("interval"); ok {
+			interval = v
+		}
+		if interval < 0.01 {
+			return nil, &toolError{msg: fmt.Sprintf("interval must be at least 0.01 s (received %g)", interval), class: "argument"}
+		}
+		timeout, err := d.timeoutArg(p, 8)
+		if err != nil {
+			return nil, err
+		}
+		srv, id, err := d.paneID(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		w.srv, w.pane, w.timeout = srv, id, timeout
+		res, err := w.wait(ctx, time.Duration(interval*float64(time.Second)))
+		if err != nil {
+			return nil, err
+		}
+		res.Elapsed = seconds(time.Since(start))
+		return structured(res)
+	}))
+}
+
+// waitPatterns compiles patterns (nil: any output) and stop.
+func waitPatterns(p params) (patterns, stop []*regexp.Regexp, err error) {
+	regex, matchCase := p.boolean("regex"), p.boolean("match_case")
+	compile := func(name, what string) ([]*regexp.Regexp, error) {
+		var out []*regexp.Regexp
+		for _, s := range p.strings(name) {
+			if s == "" {
+				return nil, &toolError{msg: what + " pattern must be a non-empty string", class: "argument"}
+			}
+			re, err := compilePattern(s, regex, matchCase)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, re)
+		}
+		return out, nil
+	}
+	if _, ok := p["patterns"]; ok {
+		if len(p.strings("patterns")) == 0 {
+			return nil, nil, &toolError{msg: "patterns must be a non-empty list, or null to wait for any new output", class: "argument"}
+		}
+		if patterns, err = compile("patterns", "patterns"); err != nil {
+			return nil, nil, err
+		}
+	}
+	stop, err = compile("stop", "stop")
+	return patterns, stop, err
+}
+
+// waiter is one wait_for_text.
+//
+// Only text written after the call counts. At entry it notes the absolute
+// row of the cursor (history size + cursor row) and the rows from there to
+// the bottom of the screen; each time the pane may have changed it reads
+// the rows from that row down, and a row that was not among the entry rows
+// is new. Changes come from the supervisor's watcher connection (%output),
+// so a silent pane costs nothing; without one, the pane is polled.
+type waiter struct {
+	srv      *supervisor.Server
+	pane     tmux.PaneID
+	patterns []*regexp.Regexp // nil: any new output
+	stop     []*regexp.Regexp
+	timeout  time.Duration
+	start    time.Time
+
+	base    tmux.Pane
+	baseAbs int
+	entry   map[string]bool
+	rows    []string // the rows last read, for tail
+	res     waitResult
+}
+
+func (w *waiter) wait(ctx context.Context, interval time.Duration) (waitResult, error) {
+	// Subscribe before the baseline is read, so no change is missed.
+	feed := watchPane(ctx, w.srv, w.pane, interval)
+	defer func() { feed.close() }()
+	if err := w.arm(ctx); err != nil {
+		return waitResult{}, err
+	}
+	w.res.PaneID, w.res.EffectiveTimeout = string(w.pane), w.timeout.Seconds()
+	prog := startProgress(ctx, requestOf(ctx), w.timeout, "waiting for text on pane "+string(w.pane))
+	defer prog.stop()
+	deadline := time.NewTimer(w.timeout - time.Since(w.start)) // the timeout counts from the call
+	defer deadline.Stop()
+	live := time.NewTicker(liveEvery)
+	defer live.Stop()
+	var laterC <-chan time.Time // a check put off by checkSpacing or a rate limit
+	var last time.Time
+	for {
+		select {
+		case <-ctx.Done():
+			return waitResult{}, ctx.Err()
+		case <-deadline.C:
+			return w.finish(feed, "timeout"), nil
+		case <-live.C:
+			// A pane that went away without a change event (its window
+			// closed) is noticed here, at the cost of one display-message.
+			if _, err := w.state(ctx); err != nil {
+				return waitResult{}, err
+			}
+			continue
+		case _, ok := <-feed.C:
+			if !ok {
+				// The watcher connection ended: the pane or its session
+				// may be gone (the check says), or a new one is needed.
+				feed.reopen(ctx)
+			}
+			if laterC != nil {
+				continue // a check is already due
+			}
+			if wait := checkSpacing - time.Since(last); wait > 0 {
+				laterC = time.After(wait)
+				continue
+			}
+		case <-laterC:
+			laterC = nil
+		}
+		last = time.Now()
+		outcome, err := w.check(ctx)
+		var rl RetryAfterError
+		switch {
+		case errors.As(err, &rl) && errors.Is(err, supervisor.ErrRateLimited):
+			laterC = time.After(rl.RetryDelay())
+			continue
+		case err != nil:
+			return waitResult{}, err
+		case outcome != "":
+			return w.finish(feed, outcome), nil
+		}
+	}
+}
+
+// arm reads the baseline: the cursor's absolute row and the rows from it
+// down, and whether a pattern already shows on the screen.
+func (w *waiter) arm(ctx context.Context) error {
+	pn, err := readPane(ctx, w.srv, w.pane)
+	if err != nil {
+		return err
+	}
+	if pn.Dead {
+		return w.died()
+	}
+	w.base, w.baseAbs = pn, pn.HistorySize+pn.CursorY
+	rows, err := w.read(ctx, pn.CursorY)
+	if err != nil {
+		return err
+	}
+	w.rows, w.entry = rows, map[string]bool{}
+	for _, r := range rows {
+		w.entry[r] = true
+	}
+	if w.patterns == nil {
+		return nil
+	}
+	visible := rows
+	if pn.CursorY > 0 {
+		if visible, err = w.read(ctx, 0); err != nil {
+			return err
+		}
+	}
+	for _, re := range w.patterns {
+		if len(matching(re, visible)) > 0 {
+			w.res.MatchedAtEntry = true
+		}
+	}
+	return nil
+}
+
+// read captures from row top (joined, so text wrapped across rows is one
+// line) to the bottom, one string per line, trailing blanks dropped.
+func (w *waiter) read(ctx context.Context, top int) ([]string, error) {
+	c, err := capture(ctx, w.srv, supervisor.CaptureRequest{Pane: w.pane, Start: &top, Join: true})
+	if err != nil {
+		return nil, err
+	}
+	rows := strings.Split(strings.TrimSuffix(string(c.Content), "\n"), "\n")
+	for i := range rows {
+		rows[i] = strings.TrimRight(rows[i], " ")
+	}
+	return rows, nil
+}
+
+// state reads the pane and fails if the wait cannot go on: the pane is
+// gone, dead or respawned, or its history shrank under the baseline.
+func (w *waiter) state(ctx context.Context) (tmux.Pane, error) {
+	pn, err := readPane(ctx, w.srv, w.pane)
+	var te *toolError
+	if errors.As(err, &te) && te.class == "pane_not_found" {
+		return pn, &toolError{msg: fmt.Sprintf("Pane not found: %s (it went away during the wait)", w.pane),
+			class: "pane_not_found", hint: hintPanes}
+	}
+	switch {
+	case err != nil:
+		return pn, err
+	case pn.Dead:
+		return pn, w.died()
+	case pn.PID != w.base.PID:
+		return pn, &toolError{msg: fmt.Sprintf("pane %s was respawned (pid %d -> %d); cursor/baseline anchor is no longer valid",
+			w.pane, w.base.PID, pn.PID), class: "pane_respawned"}
+	case pn.HistorySize < w.base.HistorySize && pn.Height <= w.base.Height:
+		return pn, &toolError{msg: fmt.Sprintf("pane %s history shrank below entry baseline (history %d -> %d); baseline anchor lost",
+			w.pane, w.base.HistorySize, pn.HistorySize), class: "baseline_lost",
+			hint: "Call wait_for_text again, or signal a channel from the command and use wait_for_channel."}
+	}
+	return pn, nil
+}
+
+// check reads the pane once and returns the outcome if the wait is over.
+func (w *waiter) check(ctx context.Context) (string, error) {
+	pn, err := w.state(ctx)
+	if err != nil {
+		return "", err
+	}
+	top := max(w.baseAbs-pn.HistorySize, -pn.HistorySize)
+	var rows []string
+	if top < pn.Height {
+		if rows, err = w.read(ctx, top); err != nil {
+			return "", err
+		}
+	}
+	w.rows = rows
+	var fresh []string
+	for _, r := range rows {
+		if r != "" && !w.entry[r] {
+			fresh = append(fresh, r)
+		}
+	}
+	if len(fresh) == 0 {
+		return "", nil
+	}
+	w.res.SawNewOutput = true
+	if !pn.AlternateOn {
+		// The capture came after the state was read: make sure the new
+		// lines are not the alternate screen that came in between.
+		if pn, err = w.state(ctx); err != nil {
+			return "", err
+		}
+	}
+	if pn.AlternateOn {
+		// A full-screen program: its screen is not a stream of lines.
+		w.res.AlternateScreen = true
+		return "", nil
+	}
+	// stop wins a tie with patterns.
+	for i, re := range w.stop {
+		if m := matching(re, fresh); len(m) > 0 {
+			w.res.MatchedIndex, w.res.MatchedLines = &i, m
+			return "stopped", nil
+		}
+	}
+	if w.patterns == nil {
+		w.res.MatchedLines = fresh
+		return "any_output", nil
+	}
+	for i, re := range w.patterns {
+		if m := matching(re, fresh); len(m) > 0 {
+			w.res.MatchedIndex, w.res.MatchedLines = &i, m
+			return "matched", nil
+		}
+	}
+	return "", nil
+}
+
+func (w *waiter) died() error {
+	return &toolError{msg: fmt.Sprintf("pane %s died; cursor/baseline anchor is no longer valid", w.pane), class: "pane_dead"}
+}
+
+// finish fills in the result for outcome.
+func (w *waiter) finish(feed *changeFeed, outcome string) waitResult {
+	if outcome == "timeout" && w.res.AlternateScreen {
+		outcome = "alternate_screen"
+	}
+	r := w.res
+	r.Outcome = outcome
+	r.Found = outcome == "matched" || outcome == "any_output"
+	r.MatchedAtEntry = r.MatchedAtEntry && !r.Found
+	r.MatchedLines, _, _ = capTail(append([]string{}, r.MatchedLines...), waitTailLines, waitTailBytes)
+	r.Tail, _, _ = capTail(trimRows(w.rows), waitTailLines, waitTailBytes)
+	r.Detection = feed.mode()
+	return r
+}
+
+// matching returns the lines re matches.
+func matching(re *regexp.Regexp, lines []string) []string {
+	var out []string
+	for _, l := range lines {
+		if re.MatchString(l) {
+			out = append(out, l)
+		}
+	}
+	return out
+}

@@ -1,0 +1,296 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux/tmuxtest"
+)
+
+// quiet starts a pane that prints a prompt and then nothing.
+func (e *env) quiet() string {
+	e.t.Helper()
+	p := e.window("printf 'PROMPT> '; exec sleep 1000")
+	e.waitScreen(p, "prompt", func(s string) bool { return strings.Contains(s, "PROMPT>") })
+	return p
+}
+
+// wantDetection is how wait_for_text detects changes in this test run.
+func wantDetection() string {
+	if os.Getenv("TMUX_MCP_TEST_EXEC_ONLY") == "1" {
+		return "polling"
+	}
+	return "events"
+}
+
+// waitArmed starts wait_for_text and returns once it has taken its
+// baseline (it reports progress then).
+func (e *env) waitArmed(ctx context.Context, args map[string]any) (<-chan callResult, *progressLog) {
+	e.t.Helper()
+	prog := e.watchProgress()
+	ch := e.async(ctx, "wait_for_text", args)
+	prog.next(e.t)
+	return ch, prog
+}
+
+func TestWaitForText(t *testing.T) {
+	e := newEnv(t, Readonly)
+	ctx := context.Background()
+
+	t.Run("text printed after the call", func(t *testing.T) {
+		e := *e
+		e.t = t
+		p := e.quiet()
+		ch, _ := e.waitArmed(ctx, map[string]any{"pane_id": p, "patterns": []any{"NEVER_yy", "DONE_marker_y2"}, "timeout": 10})
+		time.AfterFunc(200*time.Millisecond, func() { e.ttyWrite(p, "\r\nbuilding\r\nDONE_marker_y2 ok\r\n") })
+		var r waitResult
+		e.result(ch, &r)
+		if !r.Found || r.Outcome != "matched" || deref(r.MatchedIndex) != 1 || !slices.Equal(r.MatchedLines, []string{"DONE_marker_y2 ok"}) ||
+			r.Detection != wantDetection() || !r.SawNewOutput || r.PaneID != p || r.Elapsed < 0.2 {
+			t.Errorf("wait_for_text = %+v, want pattern 1 matched on the new line by %s", r, wantDetection())
+		}
+	})
+	t.Run("text already on the screen", func(t *testing.T) {
+		e := *e
+		e.t = t
+		p := e.quiet()
+		e.ttyWrite(p, "\r\nSTALE_marker\r\n")
+		e.waitScreen(p, "marker", func(s string) bool { return strings.Contains(s, "STALE_marker") })
+		var r waitResult
+		e.ok("wait_for_text", map[string]any{"pane_id": p, "patterns": []any{"STALE_marker"}, "timeout": 0.5}, &r)
+		if r.Found || r.Outcome != "timeout" || !r.MatchedAtEntry || r.SawNewOutput {
+			t.Errorf("wait_for_text = %+v, want a timeout with matched_at_entry", r)
+		}
+	})
+	t.Run("stale paint below the cursor", func(t *testing.T) {
+		e := *e
+		e.t = t
+		p := e.window(`printf 'TOP\nSTALE_BELOW\n'; printf '\033[H'; exec sleep 1000`)
+		e.waitScreen(p, "marker", func(s string) bool { return strings.Contains(s, "STALE_BELOW") })
+		var r waitResult
+		e.ok("wait_for_text", map[string]any{"pane_id": p, "patterns": []any{"STALE_BELOW"}, "timeout": 0.5}, &r)
+		if r.Found || !r.MatchedAtEntry || !contains(r.Tail, "STALE_BELOW") {
+			t.Errorf("wait_for_text = %+v, want no match, matched_at_entry, the marker in tail", r)
+		}
+	})
+	t.Run("stop wins a tie", func(t *testing.T) {
+		e := *e
+		e.t = t
+		p := e.quiet()
+		ch, _ := e.waitArmed(ctx, map[string]any{"pane_id": p, "patterns": []any{"DONE"}, "stop": []any{"NEVER_zz", "FAILED"}, "timeout": 10})
+		e.ttyWrite(p, "\r\nDONE\r\nFAILED\r\n")
+		var r waitResult
+		e.result(ch, &r)
+		if r.Found || r.Outcome != "stopped" || deref(r.MatchedIndex) != 1 || !slices.Equal(r.MatchedLines, []string{"FAILED"}) {
+			t.Errorf("wait_for_text = %+v, want stopped on stop pattern 1", r)
+		}
+	})
+	t.Run("marker split across writes", func(t *testing.T) {
+		e := *e
+		e.t = t
+		p := e.quiet()
+		ch, _ := e.waitArmed(ctx, map[string]any{"pane_id": p, "patterns": []any{"SPLIT_MARKER", "é日本"}, "timeout": 10})
+		e.ttyWrite(p, "\r\nSPLIT_MAR")
+		e.waitScreen(p, "first half", func(s string) bool { return strings.Contains(s, "SPLIT_MAR") })
+		e.ttyWrite(p, "KER\r\n")
+		var r waitResult
+		e.result(ch, &r)
+		if !r.Found || deref(r.MatchedIndex) != 0 || !slices.Equal(r.MatchedLines, []string{"SPLIT_MARKER"}) {
+			t.Errorf("wait_for_text = %+v, want SPLIT_MARKER matched", r)
+		}
+		// A character split between two writes.
+		ch, _ = e.waitArmed(ctx, map[string]any{"pane_id": p, "patterns": []any{"é日本"}, "timeout": 10})
+		utf := "é日本\r\n"
+		e.ttyWrite(p, utf[:4])
+		e.ttyWrite(p, utf[4:])
+		e.result(ch, &r)
+		if !r.Found || !slices.Equal(r.MatchedLines, []string{"é日本"}) {
+			t.Errorf("wait_for_text(split UTF-8) = %+v, want é日本 matched", r)
+		}
+	})
+	t.Run("any output", func(t *testing.T) {
+		e := *e
+		e.t = t
+		p := e.quiet()
+		ch, _ := e.waitArmed(ctx, map[string]any{"pane_id": p, "timeout": 10})
+		e.ttyWrite(p, "something")
+		var r waitResult
+		e.result(ch, &r)
+		if !r.Found || r.Outcome != "any_output" || r.MatchedIndex != nil || !r.SawNewOutput {
+			t.Errorf("wait_for_text(any output) = %+v, want any_output", r)
+		}
+		e.ok("wait_for_text", map[string]any{"pane_id": p, "timeout": 0.3}, &r)
+		if r.Found || r.Outcome != "timeout" || r.SawNewOutput {
+			t.Errorf("wait_for_text(silent) = %+v, want a timeout without new output", r)
+		}
+	})
+	t.Run("timeout with tail", func(t *testing.T) {
+		e := *e
+		e.t = t
+		p := e.quiet()
+		ch, _ := e.waitArmed(ctx, map[string]any{"pane_id": p, "patterns": []any{"NEVER"}, "timeout": 3})
+		var lines strings.Builder
+		for i := range 200 {
+			fmt.Fprintf(&lines, "\r\nnoise %d", i)
+		}
+		e.ttyWrite(p, lines.String())
+		var r waitResult
+		e.result(ch, &r)
+		size := len(strings.Join(r.Tail, "\n"))
+		if r.Found || r.Outcome != "timeout" || !r.SawNewOutput || len(r.Tail) > 20 || size > 2000 ||
+			len(r.Tail) == 0 || r.Tail[len(r.Tail)-1] != "noise 199" || r.EffectiveTimeout != 3 {
+			t.Errorf("wait_for_text = %+v (tail %d lines, %d bytes), want a timeout with the last lines, capped", r, len(r.Tail), size)
+		}
+	})
+	t.Run("alternate screen", func(t *testing.T) {
+		e := *e
+		e.t = t
+		p := e.quiet()
+		ch, _ := e.waitArmed(ctx, map[string]any{"pane_id": p, "patterns": []any{"FULLSCREEN"}, "timeout": 3})
+		e.ttyWrite(p, "\033[?1049hFULLSCREEN app")
+		var r waitResult
+		e.result(ch, &r)
+		if r.Found || r.Outcome != "alternate_screen" || !r.AlternateScreen {
+			t.Errorf("wait_for_text = %+v, want outcome alternate_screen", r)
+		}
+	})
+}
+
+func TestWaitForTextErrors(t *testing.T) {
+	e := newEnv(t, Readonly, func(d *Deps) { d.MaxWait = time.Second })
+	p := e.quiet()
+	bad := []struct {
+		args map[string]any
+		want string
+	}{
+		{map[string]any{"pane_id": p, "patterns": []any{"[x"}, "regex": true}, "Invalid regex pattern: "},
+		{map[string]any{"pane_id": p, "patterns": []any{""}}, "patterns pattern must be a non-empty string"},
+		{map[string]any{"pane_id": p, "stop": []any{""}}, "stop pattern must be a non-empty string"},
+		{map[string]any{"pane_id": p, "patterns": []any{}}, "patterns must be a non-empty list, or null to wait for any new output"},
+		{map[string]any{"pane_id": p, "interval": 0}, "interval must be at least 0.01 s (received 0)"},
+		{map[string]any{"pane_id": p, "timeout": 0}, "timeout must be positive"},
+		{map[string]any{"pane_id": p, "patterns": "x"}, "argument patterns: want array, got string"},
+		{map[string]any{"pane_id": "%999999"}, "Pane not found: %999999"},
+	}
+	for _, tt := range bad {
+		e.fails("wait_for_text", tt.args, tt.want)
+	}
+	var r waitResult
+	start := time.Now()
+	e.ok("wait_for_text", map[string]any{"pane_id": p, "patterns": []any{"NEVER"}, "timeout": 3600}, &r)
+	if r.EffectiveTimeout != 1 || r.Found || time.Since(start) > 30*time.Second {
+		t.Errorf("wait_for_text(timeout 3600) = %+v after %v, want the 1s ceiling", r, time.Since(start))
+	}
+	e.ok("wait_for_text", map[string]any{"pane_id": p, "timeout": 0.3}, &r)
+	if r.EffectiveTimeout != 0.3 {
+		t.Errorf("wait_for_text(timeout 0.3) effective_timeout = %v, want 0.3", r.EffectiveTimeout)
+	}
+}
+
+// TestWaitForTextPaneGone: a pane killed, respawned or dead during the
+// wait ends it with an error.
+func TestWaitForTextPaneGone(t *testing.T) {
+	e := newEnv(t, Readonly)
+	ctx := context.Background()
+	p := e.quiet()
+	ch, _ := e.waitArmed(ctx, map[string]any{"pane_id": p, "patterns": []any{"NEVER"}, "timeout": 10})
+	e.tmux("kill-pane", "-t", p)
+	if got := failed(t, ch); !strings.Contains(got, "Pane not found: "+p) {
+		t.Errorf("wait_for_text on a killed pane: %q, want Pane not found", got)
+	}
+
+	p = e.quiet()
+	ch, _ = e.waitArmed(ctx, map[string]any{"pane_id": p, "patterns": []any{"NEVER"}, "timeout": 10})
+	e.tmux("respawn-pane", "-k", "-t", p, "printf 'again> '; exec sleep 1000")
+	if got := failed(t, ch); !strings.Contains(got, "pane "+p+" was respawned") {
+		t.Errorf("wait_for_text on a respawned pane: %q, want respawned", got)
+	}
+
+	e.tmux("set-option", "-p", "-t", p, "remain-on-exit", "on")
+	ch, _ = e.waitArmed(ctx, map[string]any{"pane_id": p, "patterns": []any{"NEVER"}, "timeout": 10})
+	e.tmux("respawn-pane", "-k", "-t", p, "printf 'bye'")
+	if got := failed(t, ch); !strings.Contains(got, "respawned") && !strings.Contains(got, "died") {
+		t.Errorf("wait_for_text on a pane that died: %q, want died or respawned", got)
+	}
+	tmuxtest.WaitFor(t, 5*time.Second, "pane dead", func() bool { return e.tmux("display-message", "-p", "-t", p, "#{pane_dead}") == "1" })
+	e.fails("wait_for_text", map[string]any{"pane_id": p}, "pane "+p+" died")
+}
+
+func failed(t *testing.T, ch <-chan callResult) string {
+	t.Helper()
+	select {
+	case r := <-ch:
+		if r.err != nil {
+			return r.err.Error()
+		}
+		if !r.res.IsError {
+			t.Errorf("got success %s, want an error", text(r.res))
+		}
+		return text(r.res)
+	case <-time.After(10 * time.Second):
+		t.Fatal("no result within 10s")
+	}
+	return ""
+}
+
+func TestWaitForTextCancel(t *testing.T) {
+	e := newEnv(t, Readonly)
+	p := e.quiet()
+	ctx, cancel := context.WithCancel(context.Background())
+	ch, _ := e.waitArmed(ctx, map[string]any{"pane_id": p, "patterns": []any{"NEVER"}, "timeout": 30})
+	cancel()
+	select {
+	case r := <-ch:
+		if r.err == nil {
+			t.Errorf("cancelled wait_for_text returned %s, want an error", text(r.res))
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("cancelled wait_for_text (timeout 30s) did not return within 10s of the cancel")
+	}
+}
+
+// TestWaitForTextSilentPane: while the pane prints nothing, the wait makes
+// no capture (event-driven), or polls (exec-only mode).
+func TestWaitForTextSilentPane(t *testing.T) {
+	e := newEnv(t, Readonly)
+	p := e.quiet()
+	captures := countCommands(t, e.sup, "capture-pane")
+	var r waitResult
+	e.ok("wait_for_text", map[string]any{"pane_id": p, "patterns": []any{"NEVER"}, "timeout": 1.5}, &r)
+	n := captures.count()
+	if r.Detection != wantDetection() {
+		t.Fatalf("detection = %s, want %s", r.Detection, wantDetection())
+	}
+	// The baseline takes up to two captures (the rows from the cursor
+	// down, and the screen for matched_at_entry); polling every 50 ms
+	// would take about 30 more.
+	if r.Detection == "events" && n > 2 {
+		t.Errorf("a 1.5s wait on a silent pane made %d capture-pane commands, want at most the 2 of the baseline", n)
+	}
+}
+
+func TestWaitForTextProgress(t *testing.T) {
+	e := newEnv(t, Readonly)
+	p := e.quiet()
+	ch, prog := e.waitArmed(context.Background(), map[string]any{"pane_id": p, "patterns": []any{"NEVER"}, "timeout": 4})
+	e.result(ch, nil)
+	got := prog.all()
+	if len(got) < 2 {
+		t.Fatalf("got %d progress notifications, want at least 2 (arming, then every 2s)", len(got))
+	}
+	for i, n := range got {
+		msg, _ := n["message"].(string)
+		if n["total"] != 4.0 || n["progressToken"] != "tok" || !strings.Contains(msg, "waiting for text on pane "+p+": ") ||
+			!strings.HasSuffix(msg, " of 4s") {
+			t.Errorf("notification %d = %v, want total 4, the token, and a message naming the pane", i, n)
+		}
+	}
+	if got[0]["message"] == got[len(got)-1]["message"] {
+		t.Errorf("progress messages do not change: %v", got)
+	}
+}
