@@ -206,7 +206,7 @@ func charts(r *Report) []template.HTML {
 	s := r.Samples
 	xMax := r.Seconds
 	var marks []marker
-	for _, f := range r.Faults {
+	for _, f := range append(append([]Fault(nil), r.Faults...), r.Unplanned...) {
 		if f.Skipped != "" {
 			continue
 		}
@@ -296,7 +296,7 @@ pre{background:#f6f6f6;padding:8px;overflow:auto;font-size:12px}
 
 <h2>Faults</h2>
 <table><tr><th>fault</th><th>at</th><th>server lost</th><th>detected in</th><th>cause</th><th>recovered in</th><th>objects lost</th><th>failed calls</th><th>note</th></tr>
-{{range .R.Faults}}<tr><td>{{.Kind}}</td>{{if .Skipped}}<td colspan="7">skipped</td><td>{{.Skipped}}</td>{{else}}<td class="n">{{printf "%.1f" .At}} s</td><td>{{yes .Died}}</td><td class="n">{{ms .DetectedMs}}</td><td>{{dash .Cause}}</td><td class="n">{{ms .RecoveredMs}}</td><td class="n">{{lost .}}</td><td class="n">{{.Errors}}</td><td>{{dash .Note}}</td>{{end}}</tr>{{end}}
+{{range .Faults}}<tr><td>{{.Kind}}</td>{{if .Skipped}}<td colspan="7">skipped</td><td>{{.Skipped}}</td>{{else}}<td class="n">{{printf "%.1f" .At}} s</td><td>{{yes .Died}}</td><td class="n">{{ms .DetectedMs}}</td><td>{{dash .Cause}}</td><td class="n">{{ms .RecoveredMs}}</td><td class="n">{{lost .}}</td><td class="n">{{.Errors}}</td><td>{{dash .Note}}</td>{{end}}</tr>{{end}}
 </table>
 
 <h2>Charts</h2>
@@ -329,5 +329,6 @@ func WriteHTML(w io.Writer, r *Report) error {
 		Charts    []template.HTML
 		Idle      *Phase
 		BoundsDoc []string
-	}{r, charts(r), idle, BoundsDoc})
+		Faults    []Fault
+	}{r, charts(r), idle, BoundsDoc, append(append([]Fault(nil), r.Faults...), r.Unplanned...)})
 }

@@ -142,7 +142,7 @@ func soak(ctx context.Context, cfg config) (*Report, error) {
 	rep.Notes = append(rep.Notes, r.notes...)
 	r.mu.Unlock()
 	rep.Seconds = r.since(time.Now())
-	rep.Verdicts = Judge(rep.Phases, rep.Faults, rep.Leaked, rep.Bounds)
+	rep.Verdicts = Judge(rep.Phases, append(append([]Fault(nil), rep.Faults...), rep.Unplanned...), rep.Leaked, rep.Bounds)
 	if runErr != nil {
 		rep.Verdicts = append(rep.Verdicts, Verdict{Name: "run completed", Pass: false, Detail: runErr.Error()})
 	}
@@ -214,10 +214,49 @@ func (r *run) body(ctx context.Context, rep *Report) error {
 	})
 	rep.Phases = append(rep.Phases, mixed)
 	rep.Faults = faults
+	rep.Unplanned = unplanned(r.m.allEvents(), r.sock, r.t0, faults)
 	rep.Agents = tallyOf(r.agent.between(agentsFrom, time.Now()))
 	progress.line("running tmux-mcp diagnose")
 	rep.Diagnose, rep.DiagnoseOK = r.diagnose(ctx)
 	return ctx.Err()
+}
+
+// unplanned returns the deaths of the main server that tmux-mcp reported
+// outside every fault's window, with how long recovery took from the
+// report.
+func unplanned(events []event, sock string, t0 time.Time, faults []Fault) []Fault {
+	var out []Fault
+	for i, e := range events {
+		if e.socket != sock || e.kind != "server_died" {
+			continue
+		}
+		at := e.at.Sub(t0).Seconds()
+		inFault := false
+		for _, f := range faults {
+			inFault = inFault || f.Skipped == "" && at >= f.At && at <= f.End
+		}
+		if inFault {
+			continue
+		}
+		f := Fault{Kind: "unplanned: " + e.cause, At: at, Died: true, Cause: e.cause, DetectedMs: 0, RecoveredMs: -1,
+			Recoverable: e.cause != "last_session" && e.cause != "kill_server", End: at,
+			Note: "nobody injected this death; detection time is unknown (0 = as reported)"}
+		for _, n := range events[i+1:] {
+			if n.socket != sock {
+				continue
+			}
+			if n.kind == "server_died" {
+				break
+			}
+			if n.kind == "restored" || n.kind == "socket_recreated" {
+				f.RecoveredMs = ms(n.at.Sub(e.at))
+				f.RestoreReported, f.Restored = n.kind == "restored", n.ok
+				break
+			}
+		}
+		out = append(out, f)
+	}
+	return out
 }
 
 // runPhase runs fn for d (or until fn returns when d is 0) and measures

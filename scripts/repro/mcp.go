@@ -139,6 +139,13 @@ func (m *mcpProc) onNotification(n mcp.JSONRPCNotification) {
 	}
 }
 
+// allEvents returns every event so far.
+func (m *mcpProc) allEvents() []event {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append([]event(nil), m.events...)
+}
+
 // mark returns a position in the event log for waitEvent.
 func (m *mcpProc) mark() int {
 	m.mu.Lock()
@@ -235,10 +242,10 @@ func (m *mcpProc) capture(ctx context.Context, pane string) (string, string) {
 			return "", r.class
 		}
 		var out struct {
-			Content string `json:"content"`
+			Result string `json:"result"`
 		}
-		if json.Unmarshal(r.raw, &out) == nil && out.Content != "" {
-			return out.Content, ""
+		if json.Unmarshal(r.raw, &out) == nil {
+			return out.Result, ""
 		}
 		return r.text, ""
 	}

@@ -15,23 +15,26 @@ import (
 // Report is everything one run measured and decided; report.json is this
 // struct.
 type Report struct {
-	Started    time.Time      `json:"started"`
-	Seconds    float64        `json:"seconds"`
-	Profile    string         `json:"profile"`
-	Host       Host           `json:"host"`
-	Settings   map[string]any `json:"settings"`
-	Phases     []Phase        `json:"phases"`
-	Incident   []IncidentRow  `json:"incident"`
-	Faults     []Fault        `json:"faults"`
-	Agents     tally          `json:"agents"`
-	Samples    []Sample       `json:"samples"`
-	Leaked     []string       `json:"leaked_processes"`
-	Bounds     Bounds         `json:"bounds"`
-	Verdicts   []Verdict      `json:"verdicts"`
-	Passed     bool           `json:"passed"`
-	Diagnose   string         `json:"diagnose,omitempty"`
-	DiagnoseOK bool           `json:"diagnose_ok"`
-	Notes      []string       `json:"notes,omitempty"`
+	Started  time.Time      `json:"started"`
+	Seconds  float64        `json:"seconds"`
+	Profile  string         `json:"profile"`
+	Host     Host           `json:"host"`
+	Settings map[string]any `json:"settings"`
+	Phases   []Phase        `json:"phases"`
+	Incident []IncidentRow  `json:"incident"`
+	Faults   []Fault        `json:"faults"`
+	// Unplanned are server deaths tmux-mcp reported outside every fault's
+	// window: nobody injected them.
+	Unplanned  []Fault   `json:"unplanned_deaths"`
+	Agents     tally     `json:"agents"`
+	Samples    []Sample  `json:"samples"`
+	Leaked     []string  `json:"leaked_processes"`
+	Bounds     Bounds    `json:"bounds"`
+	Verdicts   []Verdict `json:"verdicts"`
+	Passed     bool      `json:"passed"`
+	Diagnose   string    `json:"diagnose,omitempty"`
+	DiagnoseOK bool      `json:"diagnose_ok"`
+	Notes      []string  `json:"notes,omitempty"`
 }
 
 // Host describes the machine and tools of the run.

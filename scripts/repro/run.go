@@ -55,7 +55,11 @@ var targetCommands = map[string]string{
 // in them, unless asked to).
 func (r *run) relaunch(ctx context.Context) {
 	for _, target := range []string{targetSilent, targetChatty} {
-		pane := targetSessions[target] + ":" + target + ".0"
+		pane, err := r.tmuxRun(ctx, 5*time.Second, "display-message", "-p", "-t", targetSessions[target]+":"+target+".0", "#{pane_id}")
+		if err != nil {
+			r.note("relaunch %s: %v", target, err)
+			continue
+		}
 		if err := r.waitPrompt(ctx, pane); err != nil {
 			r.note("relaunch %s: %v", target, err)
 			continue

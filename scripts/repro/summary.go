@@ -65,7 +65,7 @@ func SummaryMarkdown(r *Report) string {
 	}
 	if len(r.Faults) > 0 {
 		b.WriteString("\n| fault | server lost | detected in | cause | recovered in | objects lost | note |\n|---|---|---:|---|---:|---:|---|\n")
-		for _, f := range r.Faults {
+		for _, f := range append(append([]Fault(nil), r.Faults...), r.Unplanned...) {
 			if f.Skipped != "" {
 				fmt.Fprintf(&b, "| %s | skipped | - | - | - | - | %s |\n", f.Kind, f.Skipped)
 				continue

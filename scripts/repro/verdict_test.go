@@ -3,6 +3,7 @@ package main
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 func find(vs []Verdict, prefix string) (Verdict, bool) {
@@ -103,5 +104,33 @@ func TestJudgeLeaks(t *testing.T) {
 	}
 	if Passed(vs) {
 		t.Errorf("Passed = true with a failed verdict, want false")
+	}
+}
+
+func TestUnplanned(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	at := func(s float64) time.Time { return t0.Add(time.Duration(s * float64(time.Second))) }
+	const sock = "/tmp/soak1/main"
+	events := []event{
+		{at: at(5), kind: "server_died", socket: sock, cause: "crashed"},
+		{at: at(5.1), kind: "server_died", socket: "ee", cause: "last_session"}, // another server
+		{at: at(5.5), kind: "restored", socket: sock, ok: true},
+		{at: at(10.2), kind: "server_died", socket: sock, cause: "killed"}, // inside the kill-9 fault
+		{at: at(11), kind: "restored", socket: sock, ok: true},
+		{at: at(20), kind: "server_died", socket: sock, cause: "crashed"}, // never recovered
+	}
+	faults := []Fault{{Kind: FaultKill, At: 10, End: 12}, {Kind: FaultPTY, Skipped: "x", At: 19, End: 21}}
+	got := unplanned(events, sock, t0, faults)
+	if len(got) != 2 {
+		t.Fatalf("unplanned = %+v, want 2 deaths", got)
+	}
+	if got[0].Cause != "crashed" || got[0].RecoveredMs != 500 || !got[0].Restored || !got[0].Recoverable {
+		t.Errorf("first = %+v, want crashed, recovered in 500 ms, restored", got[0])
+	}
+	if got[1].RecoveredMs != -1 {
+		t.Errorf("second recovered in %v ms, want -1 (never)", got[1].RecoveredMs)
+	}
+	if v, _ := find(Judge(nil, got, nil, DefaultBounds(3000)), "recovered: unplanned"); v.Pass {
+		t.Errorf("an unrecovered unplanned death passed")
 	}
 }

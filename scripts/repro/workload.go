@@ -136,8 +136,9 @@ func (r *run) agentStep(ctx context.Context, session string, k int) error {
 	}
 	token := fmt.Sprintf("%s-%d-done", session, k)
 	// printf splits the token so that the echoed command line does not
-	// contain it: only the command's output does.
-	cmd := fmt.Sprintf("printf '%%s-%%s\\n' %s-%d done", session, k)
+	// contain it: only the command's output does. The sleep makes the
+	// output come after wait_for_text has begun, as a build's would.
+	cmd := fmt.Sprintf("sleep 0.3; printf '%%s-%%s\\n' %s-%d done", session, k)
 	if m.tools["send_keys"] {
 		if _, err := call("send_keys", map[string]any{"pane_id": w.Pane, "keys": cmd, "enter": true}); err != nil {
 			return err
@@ -147,28 +148,23 @@ func (r *run) agentStep(ctx context.Context, session string, k int) error {
 		return err
 	}
 	if m.tools["wait_for_text"] {
-		if _, err := call("wait_for_text", map[string]any{"pane_id": w.Pane, "pattern": token, "timeout": 10}); err != nil {
+		res, err := call("wait_for_text", map[string]any{"pane_id": w.Pane, "patterns": []string{token}, "timeout": 10})
+		if err != nil {
 			return err
 		}
-	} else {
-		// Poll the pane content until the token shows (the agent's own
-		// wait loop, as agents without wait_for_text do).
-		deadline := time.Now().Add(10 * time.Second)
-		for {
-			start := time.Now()
-			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-			text, class := m.capture(cctx, w.Pane)
-			cancel()
-			r.agent.add(start, class)
-			if class == "" && strings.Contains(text, token) {
-				break
-			}
-			if time.Now().After(deadline) {
-				return fmt.Errorf("repro: %s never showed in %s", token, w.Pane)
-			}
-			if err := sleepCtx(ctx, 100*time.Millisecond); err != nil {
-				return err
-			}
+		var out struct {
+			Found bool `json:"found"`
+		}
+		if json.Unmarshal(res.raw, &out) != nil || !out.Found {
+			r.agent.add(time.Now(), "wait_not_found")
+			return fmt.Errorf("repro: %s never showed in %s", token, w.Pane)
+		}
+	} else if err := r.pollFor(ctx, w.Pane, token); err != nil {
+		return err
+	}
+	if m.tools["run_command"] {
+		if _, err := call("run_command", map[string]any{"pane_id": w.Pane, "command": "true", "timeout": 10}); err != nil {
+			return err
 		}
 	}
 	start := time.Now()
@@ -177,6 +173,28 @@ func (r *run) agentStep(ctx context.Context, session string, k int) error {
 	cancel()
 	r.agent.add(start, class)
 	return nil
+}
+
+// pollFor polls a pane's content until text shows (the agent's own wait
+// loop, as agents without wait_for_text do), for at most 10 s.
+func (r *run) pollFor(ctx context.Context, pane, text string) error {
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		start := time.Now()
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		got, class := r.m.capture(cctx, pane)
+		cancel()
+		r.agent.add(start, class)
+		if class == "" && strings.Contains(got, text) {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("repro: %s never showed in %s", text, pane)
+		}
+		if err := sleepCtx(ctx, 100*time.Millisecond); err != nil {
+			return err
+		}
+	}
 }
 
 // closeWindow removes an agent's scratch window: kill_window when the
