@@ -234,7 +234,8 @@ func charts(r *Report) []template.HTML {
 			series{"raw calls (each a tmux command)", "#1565c0", rate(s, func(x Sample) float64 { return float64(x.RawCalls) })},
 			series{"supervised + agent calls", "#ef6c00", rate(s, func(x Sample) float64 { return float64(x.SupCalls + x.AgentCalls) })},
 			series{"tmux commands from tmux-mcp", "#2e7d32", rate(s, func(x Sample) float64 { return float64(x.TmuxCommands) })},
-			series{"of which captures", "#c62828", rate(s, func(x Sample) float64 { return float64(x.Captures) })}),
+			series{"of which captures", "#c62828", rate(s, func(x Sample) float64 { return float64(x.Captures) })},
+			series{"barrier round trips", "#8d6e63", rate(s, func(x Sample) float64 { return float64(x.Barriers) })}),
 		mk("Server RSS", "MiB", false,
 			series{"tmux server RSS", "#1565c0", line(s, func(x Sample) float64 { return float64(x.ServerRSS) / (1 << 20) })},
 			series{"tmux-mcp RSS", "#ef6c00", line(s, func(x Sample) float64 { return float64(x.MCPRSS) / (1 << 20) })}),
@@ -268,7 +269,7 @@ var page = template.Must(template.New("report").Funcs(template.FuncMap{
 }).Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>tmux-mcp soak report</title>
 <style>
-body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222;max-width:960px}
+body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222;max-width:1180px}
 h1{font-size:22px;margin:0 0 4px} h2{font-size:17px;margin:22px 0 6px}
 .pass{color:#2e7d32;font-weight:bold}.fail{color:#c62828;font-weight:bold}
 table{border-collapse:collapse;margin:6px 0}td,th{border:1px solid #ccc;padding:3px 7px;text-align:left;vertical-align:top}
@@ -282,6 +283,10 @@ pre{background:#f6f6f6;padding:8px;overflow:auto;font-size:12px}
 <h1>tmux-mcp soak report: <span class="{{if .R.Passed}}pass{{else}}fail{{end}}">{{if .R.Passed}}PASS{{else}}FAIL{{end}}</span></h1>
 <div class="small">{{.R.Started.Format "2006-01-02 15:04:05 MST"}} · profile {{.R.Profile}} · {{printf "%.0f" .R.Seconds}} s ·
 {{.R.Host.CPUs}} CPUs · {{.R.Host.Tmux}} · {{.R.Host.TmuxMCP}} · {{.R.Host.Go}} · server CPU from {{.R.Host.CPUClock}}</div>
+
+<h2>Charts</h2>
+<p class="small">Shaded bands are phases; red dashed lines are faults, green ones the moment tmux-mcp reported the server back.</p>
+{{range .Charts}}{{.}}{{end}}
 
 <h2>Incident workload: polling a silent pane</h2>
 <table><tr><th>workload</th><th>calls</th><th>errors</th><th>capture-pane reaching tmux</th><th>all tmux commands</th><th>barriers</th><th>cache hits</th><th>server CPU ms</th><th>per 1,000 calls</th><th>above idle</th><th>p50 ms</th><th>p99 ms</th><th>RSS start → end</th><th>fds</th></tr>
@@ -298,10 +303,6 @@ pre{background:#f6f6f6;padding:8px;overflow:auto;font-size:12px}
 <table><tr><th>fault</th><th>at</th><th>server lost</th><th>detected in</th><th>cause</th><th>recovered in</th><th>objects lost</th><th>failed calls</th><th>note</th></tr>
 {{range .Faults}}<tr><td>{{.Kind}}</td>{{if .Skipped}}<td colspan="7">skipped</td><td>{{.Skipped}}</td>{{else}}<td class="n">{{printf "%.1f" .At}} s</td><td>{{yes .Died}}</td><td class="n">{{ms .DetectedMs}}</td><td>{{dash .Cause}}</td><td class="n">{{ms .RecoveredMs}}</td><td class="n">{{lost .}}</td><td class="n">{{.Errors}}</td><td>{{dash .Note}}</td>{{end}}</tr>{{end}}
 </table>
-
-<h2>Charts</h2>
-<p class="small">Shaded bands are phases; red dashed lines are faults, green ones the moment tmux-mcp reported the server back.</p>
-{{range .Charts}}{{.}}{{end}}
 
 <h2>Agents (mixed phase)</h2>
 <p>{{.R.Agents.Calls}} calls, {{.R.Agents.OK}} ok{{range $k, $v := .R.Agents.Errors}}, {{$k}}: {{$v}}{{end}}; latency p50 {{f1 .R.Agents.Latencies.P50}} ms, p99 {{f1 .R.Agents.Latencies.P99}} ms.</p>

@@ -18,6 +18,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -75,8 +76,16 @@ func realMain() int {
 	fs.StringVar(&faults, "faults", strings.Join(AllFaults, ","), "faults to inject, in order")
 	fs.IntVar(&cfg.fdLimit, "fd-limit", 32, "RLIMIT_NOFILE of the fd-limit fault's server")
 	fs.BoolVar(&cfg.keep, "keep", false, "keep the private directory (sockets, journal, tmux-mcp logs)")
+	render := fs.String("render", "", "only write report.html and series.csv again from this report.json (into -out)")
 	if err := fs.Parse(os.Args[1:]); err != nil {
 		return 2
+	}
+	if *render != "" {
+		if err := rerender(*render, cfg.out); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		return 0
 	}
 	p, ok := profiles[cfg.profile]
 	if !ok {
@@ -119,6 +128,19 @@ func realMain() int {
 		return 1
 	}
 	return 0
+}
+
+// rerender writes the report files again from a report.json.
+func rerender(path, dir string) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("repro: %w", err)
+	}
+	var rep Report
+	if err := json.Unmarshal(b, &rep); err != nil {
+		return fmt.Errorf("repro: %s: %w", path, err)
+	}
+	return writeFiles(dir, &rep)
 }
 
 // soak runs the whole harness. It returns a report whenever set-up got far
