@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -453,6 +452,3 @@ func (r *run) cleanup() []string {
 	}
 	return leaked
 }
-
-// decode is json.Unmarshal for tool results.
-func decode(raw json.RawMessage, into any) error { return json.Unmarshal(raw, into) }
