@@ -52,9 +52,7 @@ func (r *run) inject(ctx context.Context, kind string) Fault {
 	case FaultFDLimit:
 		return r.fdLimit(ctx)
 	case FaultPTY:
-		return Fault{Kind: kind, DetectedMs: -1, RecoveredMs: -1, At: r.since(time.Now()),
-			Skipped: "PTY exhaustion needs either a lower machine-wide /proc/sys/kernel/pty/max (this machine is shared: " +
-				"other users' terminals would fail) or a private devpts instance in a mount namespace, which this harness does not set up"}
+		return r.ptyPressure(ctx)
 	}
 	return Fault{Kind: kind, Skipped: "unknown fault", DetectedMs: -1, RecoveredMs: -1}
 }
@@ -396,4 +394,87 @@ func (r *run) fdLimit(ctx context.Context) Fault {
 	}
 	f.End = r.since(time.Now())
 	return f
+}
+
+// ptyMax is the size of the private devpts instance of the PTY fault.
+const ptyMax = 6
+
+// ptyPressure runs a server of the harness's own in a private mount
+// namespace whose devpts allows ptyMax PTYs (unshare -m, mount -t devpts
+// -o newinstance,max=N), lets tmux-mcp adopt it and creates windows
+// through tmux-mcp until tmux runs out of PTYs. The machine's own
+// /dev/pts is not touched. It needs root and unshare; without them it is
+// skipped with the reason.
+func (r *run) ptyPressure(ctx context.Context) Fault {
+	f := Fault{Kind: FaultPTY, DetectedMs: -1, RecoveredMs: -1, At: r.since(time.Now())}
+	unshare, err := exec.LookPath("unshare")
+	switch {
+	case os.Geteuid() != 0:
+		f.Skipped = "PTY exhaustion needs root (a private devpts mount); lowering the machine-wide /proc/sys/kernel/pty/max would break other users' terminals"
+		return f
+	case err != nil:
+		f.Skipped = "PTY exhaustion needs unshare(1) for a private devpts mount: " + err.Error()
+		return f
+	}
+	const name = "pty"
+	path := filepath.Join(r.dir, "tmux-"+strconv.Itoa(os.Geteuid()), name)
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		f.Skipped = err.Error()
+		return f
+	}
+	x := &tmux.Exec{Socket: tmux.Socket{Path: path}, Config: "/dev/null"}
+	// The tmux client starts the server inside the namespace (it forks
+	// the server there); the argv is the exec transport's own.
+	script := fmt.Sprintf("mount -t devpts -o newinstance,ptmxmode=0666,max=%d devpts /dev/pts && mount --bind /dev/pts/ptmx /dev/ptmx && exec %s",
+		ptyMax, shellQuote(x.Command("new-session", "-d", "-s", name, "-x", "80", "-y", "24", "cat")))
+	cctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(cctx, unshare, "-m", "--propagation", "private", "sh", "-c", script)
+	cmd.Env = x.Environ()
+	if out, err := cmd.CombinedOutput(); err != nil {
+		f.Skipped = fmt.Sprintf("could not start a server with a private devpts (%v): %s", err, strings.TrimSpace(string(out)))
+		return f
+	}
+	out, err := x.Run(cctx, "display-message", "-p", "#{pid}")
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(out)))
+	if err != nil || pid == 0 {
+		f.Skipped = fmt.Sprintf("no PID of the PTY server: %v", err)
+		return f
+	}
+	ref := refOf(pid)
+	r.track(ref)
+	created, failure := 0, "no failure"
+	for i := 0; i < 2*ptyMax && ctx.Err() == nil; i++ {
+		res, err := r.m.tool(cctx, "create_window", map[string]any{"session_name": name, "socket_name": name})
+		if err == nil && res.class == "" {
+			created++
+			continue
+		}
+		failure = fmt.Sprintf("then %s: %s", orDash(res.class), firstLine(res.text))
+		if err != nil {
+			failure = "then " + err.Error()
+		}
+		break
+	}
+	actx, acancel := context.WithTimeout(ctx, 3*time.Second)
+	_, answerErr := x.Run(actx, "list-sessions")
+	acancel()
+	f.Died = !ref.same()
+	f.Check = "the server still answers (3 s deadline) after it ran out of PTYs, and tmux-mcp said why"
+	f.CheckPass = answerErr == nil && !f.Died && strings.Contains(failure, "spawn_failed")
+	f.Note = fmt.Sprintf("private devpts with max=%d: tmux-mcp created %d windows, %s", ptyMax, created, failure)
+	if answerErr != nil {
+		f.Note += "; list-sessions: " + answerErr.Error()
+	}
+	f.End = r.since(time.Now())
+	return f
+}
+
+// shellQuote quotes argv for sh -c.
+func shellQuote(argv []string) string {
+	q := make([]string, len(argv))
+	for i, a := range argv {
+		q[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+	}
+	return strings.Join(q, " ")
 }

@@ -199,3 +199,19 @@ func TestChartScales(t *testing.T) {
 		t.Errorf("rate = %v, want [{2 100} {4 100}]", got)
 	}
 }
+
+func TestShellQuote(t *testing.T) {
+	tests := []struct {
+		in   []string
+		want string
+	}{
+		{[]string{"tmux", "-S", "/tmp/a b"}, `'tmux' '-S' '/tmp/a b'`},
+		{[]string{"it's"}, `'it'\''s'`},
+		{[]string{"$(x)", "#{pid}"}, `'$(x)' '#{pid}'`},
+	}
+	for _, tt := range tests {
+		if got := shellQuote(tt.in); got != tt.want {
+			t.Errorf("shellQuote(%q) = %s, want %s", tt.in, got, tt.want)
+		}
+	}
+}
