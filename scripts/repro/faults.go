@@ -121,6 +121,21 @@ func (r *run) outage(ctx context.Context, kind string, do func(procRef)) Fault {
 	now := r.serverPID(ctx)
 	r.track(refOf(now))
 	f.Lost = r.waitInventory(ctx, before, 20*time.Second)
+	if f.RestoreReported {
+		lost, journaled, used, after, ok, err := r.journalLoss(ctx, t)
+		switch {
+		case err != nil:
+			f.Note = strings.TrimPrefix(f.Note+"; journal check: "+err.Error(), "; ")
+		case ok:
+			f.JournalCheck = fmt.Sprintf("snapshot %d (used) against %d (after the restore): %d of %d journaled objects missing", used, after, len(lost), journaled)
+			f.Journaled = journaled
+			for _, o := range lost {
+				f.Lost = append(f.Lost, "journaled "+o)
+			}
+		default:
+			f.Note = strings.TrimPrefix(f.Note+"; no restore snapshots in journal_events", "; ")
+		}
+	}
 	if now != pid.pid {
 		r.relaunch(ctx)
 	}

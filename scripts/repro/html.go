@@ -260,12 +260,7 @@ var page = template.Must(template.New("report").Funcs(template.FuncMap{
 		}
 		return fmt.Sprintf("%.1f", p.ServerCPUms-idle.ServerCPUms/(idle.End-idle.Start)*(p.End-p.Start))
 	},
-	"lost": func(f Fault) string {
-		if f.ObjectsBefore == 0 {
-			return "-"
-		}
-		return fmt.Sprintf("%d of %d", len(f.Lost), f.ObjectsBefore)
-	},
+	"lost": lostText,
 }).Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>tmux-mcp soak report</title>
 <style>

@@ -119,7 +119,11 @@ type Fault struct {
 	// the fault; Lost those missing after recovery.
 	ObjectsBefore int      `json:"objects_before"`
 	Lost          []string `json:"lost,omitempty"`
-	Errors        int      `json:"call_errors"` // failed calls during the fault window
+	// JournalCheck says which snapshots the journal comparison used (the
+	// one the restore rebuilt from, the one it took when done).
+	JournalCheck string `json:"journal_check,omitempty"`
+	Journaled    int    `json:"journaled_objects"` // in the snapshot the restore used
+	Errors       int    `json:"call_errors"`       // failed calls during the fault window
 	// RestoreReported says tmux-mcp announced a restore; Restored whether
 	// it said the restore succeeded.
 	RestoreReported bool   `json:"restore_reported"`

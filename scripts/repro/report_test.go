@@ -215,3 +215,35 @@ func TestShellQuote(t *testing.T) {
 		}
 	}
 }
+
+func TestSnapshotObjects(t *testing.T) {
+	text := `snapshot 2 of /tmp/soak1/main, taken 2026-11-23 02:40:04: 2 sessions, 3 windows, 4 panes
+server PID 20886, tmux 3.3a, /usr/bin/tmux
+session $1 "incident" 120x40
+  window @1 0 "silent" [active] layout aafe,120x40,0,0,1
+    pane %1 0 /work "vm" (cat) [active, started from its shell]
+      argv ["cat"]
+session $4 "agent \"one\"" 120x40
+  window @4 0 "home" [active] layout ab01,120x40,0,0,4
+    pane %4 0 /work "vm" (sh) [active]
+    pane %9 1 /work "vm" (sh)
+  window @6 1 "scratch-0" layout ab03,120x40,0,0,6
+    pane %6 0 /work "vm" (sleep) [active, started from its shell]
+`
+	got := snapshotObjects(text)
+	want := []string{"session incident", "window incident:0 silent", "pane incident:0 silent.0",
+		`session agent "one"`, `window agent "one":0 home`, `pane agent "one":0 home.0`, `pane agent "one":0 home.1`,
+		`window agent "one":1 scratch-0`, `pane agent "one":1 scratch-0.0`}
+	if !slices.Equal(got, want) {
+		t.Errorf("snapshotObjects =\n%q\nwant\n%q", got, want)
+	}
+	for _, tt := range []struct {
+		in   string
+		want uint64
+		ok   bool
+	}{{"snapshot 12: 25 steps applied", 12, true}, {"snapshot 3: 5 sessions", 3, true}, {"not restored: ended on purpose", 0, false}} {
+		if n, ok := snapshotNumber(tt.in); n != tt.want || ok != tt.ok {
+			t.Errorf("snapshotNumber(%q) = %d, %v, want %d, %v", tt.in, n, ok, tt.want, tt.ok)
+		}
+	}
+}

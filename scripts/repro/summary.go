@@ -70,10 +70,7 @@ func SummaryMarkdown(r *Report) string {
 				fmt.Fprintf(&b, "| %s | skipped | - | - | - | - | %s |\n", f.Kind, f.Skipped)
 				continue
 			}
-			lost := "-"
-			if f.ObjectsBefore > 0 {
-				lost = fmt.Sprintf("%d of %d", len(f.Lost), f.ObjectsBefore)
-			}
+			lost := lostText(f)
 			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", f.Kind, yesNo(f.Died), msOrDash(f.DetectedMs),
 				orDash(f.Cause), msOrDash(f.RecoveredMs), lost, strings.ReplaceAll(orDash(f.Note), "|", "/"))
 		}
@@ -96,4 +93,15 @@ func msOrDash(ms float64) string {
 		return fmt.Sprintf("%.1f s", ms/1000)
 	}
 	return fmt.Sprintf("%.0f ms", ms)
+}
+
+// lostText is a fault's "objects lost" cell: missing of those checked.
+func lostText(f Fault) string {
+	switch {
+	case f.Journaled > 0:
+		return fmt.Sprintf("%d of %d live + %d journaled", len(f.Lost), f.ObjectsBefore, f.Journaled)
+	case f.ObjectsBefore > 0:
+		return fmt.Sprintf("%d of %d", len(f.Lost), f.ObjectsBefore)
+	}
+	return "-"
 }

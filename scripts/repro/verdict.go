@@ -39,6 +39,7 @@ var BoundsDoc = []string{
 	"server RSS: over the incident phases (one server, no panes created) RSS may grow by at most 8 MiB + 10 % of its start: tmux allocates in malloc arenas, not per call, and a per-call leak (3.3 kB per control-mode capture on tmux < 3.6) exceeds this at the long run's call counts.",
 	"server fds: over the incident phases fds may grow by at most 4, plus 3 per control-mode watcher connection tmux-mcp opened meanwhile (server_health watchers): a tmux client holds 3 server fds (socket, stdin, stdout) only while it is connected, so one client in flight at the last sample is allowed, nothing more.",
 	"restore: when tmux-mcp announces a restore it must say it succeeded; a failed step (reported in journal_events) fails the run even if every object the harness keeps came back.",
+	"nothing lost: every session, window and pane the run keeps is present after recovery (the live listing before the fault against the live listing after, within 20 s), and every object of the journal snapshot a restore rebuilt from is in the snapshot the restore took when it finished (both read with tmux-mcp journal show, so the agents' later changes do not count).",
 	"leaks: after cleanup no process may remain whose command line or environment names the run's private directory (servers, clients, pane programs).",
 }
 
@@ -90,11 +91,15 @@ func Judge(phases []Phase, faults []Fault, leaked []string, b Bounds) []Verdict 
 		if f.Check != "" {
 			add(f.Kind+": "+f.Check, f.CheckPass, "%s", orDash(f.Note))
 		}
-		if f.ObjectsBefore > 0 {
+		if f.ObjectsBefore > 0 || f.Journaled > 0 {
+			what := fmt.Sprintf("%d objects the run keeps", f.ObjectsBefore)
+			if f.Journaled > 0 {
+				what += fmt.Sprintf(", %d in the snapshot the restore used", f.Journaled)
+			}
 			if len(f.Lost) > 0 {
-				add("nothing lost: "+f.Kind, false, "%d of %d journaled objects missing: %s", len(f.Lost), f.ObjectsBefore, strings.Join(f.Lost, ", "))
+				add("nothing lost: "+f.Kind, false, "%d missing after recovery (of %s): %s", len(f.Lost), what, strings.Join(f.Lost, ", "))
 			} else {
-				add("nothing lost: "+f.Kind, true, "all %d journaled objects present", f.ObjectsBefore)
+				add("nothing lost: "+f.Kind, true, "none missing after recovery (of %s)", what)
 			}
 		}
 	}
