@@ -30,22 +30,54 @@ func (j *Journal) Resolve(sock tmux.Socket, oldID string) (newID string, ok bool
 	if j == nil || oldID == "" {
 		return "", false
 	}
-	j.view(func(servers *bolt.Bucket) error { //nolint:errcheck // not found is the answer
-		b := lookup(servers, socketKey(sock), nil)
-		if b == nil || b.Bucket(bucketIDs) == nil {
-			return nil
-		}
-		var m Mapping
-		v := b.Bucket(bucketIDs).Get([]byte(oldID))
-		if v == nil || json.Unmarshal(v, &m) != nil {
-			return nil
-		}
-		if info := readInfo(b); info.Instance != "" && info.Instance == m.To {
-			newID, ok = m.ID, true
+	newID, ok = j.idMap(sock)[oldID]
+	return newID, ok
+}
+
+// idCacheTTL is how long Resolve trusts its copy of a server's ID map.
+// Tools resolve the IDs of every call, so the map is read from the file
+// at most once per TTL per server, not once per call; this process's own
+// restores replace it at once, another process's are seen within the TTL.
+const idCacheTTL = time.Second
+
+// idCache is one server's ID map as last read.
+type idCache struct {
+	read time.Time
+	ids  map[string]string
+}
+
+// idMap returns the old-to-new map into the latest instance of sock's
+// server, from the cache while it is fresh.
+func (j *Journal) idMap(sock tmux.Socket) map[string]string {
+	key := socketKey(sock)
+	j.idMu.Lock()
+	c, ok := j.ids[key]
+	j.idMu.Unlock()
+	if ok && time.Since(c.read) < idCacheTTL {
+		return c.ids
+	}
+	ids := map[string]string{}
+	j.view(func(servers *bolt.Bucket) error { //nolint:errcheck // unreadable: nothing resolves
+		if b := lookup(servers, key, nil); b != nil {
+			ids = idsFor(b, readInfo(b).Instance)
 		}
 		return nil
 	})
-	return newID, ok
+	j.idMu.Lock()
+	if j.ids == nil {
+		j.ids = map[string]idCache{}
+	}
+	j.ids[key] = idCache{read: time.Now(), ids: ids}
+	j.idMu.Unlock()
+	return ids
+}
+
+// forgetIDs drops the cached ID map of the server at key: a restore just
+// wrote a new one.
+func (j *Journal) forgetIDs(key string) {
+	j.idMu.Lock()
+	delete(j.ids, key)
+	j.idMu.Unlock()
 }
 
 // idsFor returns the old-to-new map of the mappings into instance.

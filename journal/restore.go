@@ -207,6 +207,7 @@ func processAlive(pid int) bool {
 // instance; and clears the marker.
 func (j *Journal) finishRestore(sock tmux.Socket, from, to string, pid int, ex execution) error {
 	now := time.Now().UTC()
+	defer j.forgetIDs(socketKey(sock))
 	return j.update(func(tx *bolt.Tx) error {
 		b, err := serverBucket(tx, socketKey(sock), sock)
 		if err != nil {

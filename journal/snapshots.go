@@ -41,6 +41,9 @@ func (j *Journal) takeSnapshot(ctx context.Context, srv tmuxServer) (bool, error
 // of its panes, unless it equals the latest one. Snapshots beyond
 // KeepSnapshots are deleted.
 func (j *Journal) storeSnapshot(sock tmux.Socket, snap *Snapshot) (bool, error) {
+	// A snapshot of a new server instance leaves the old ID map leading
+	// nowhere live.
+	defer j.forgetIDs(socketKey(sock))
 	stored := false
 	err := j.update(func(tx *bolt.Tx) error {
 		stored = false

@@ -96,6 +96,10 @@ type Journal struct {
 
 	mu      sync.Mutex
 	servers map[string]*serverState // by socket path
+
+	// ids caches each server's old-to-new ID map (see Resolve).
+	idMu sync.Mutex
+	ids  map[string]idCache // by socket path
 }
 
 // DefaultPath returns where the journal lives by default:

@@ -33,7 +33,8 @@
 // inspect.go (looking at tmux without supervising it), orphan.go (finding
 // a server behind a deleted socket),
 // monitor.go (watching a live server), death.go (classifying a death),
-// recovery.go (restart, socket recreation, restore), restart.go (the pure
+// recovery.go (restart, socket recreation, restore), restoring.go (the
+// gate that holds calls while a restore runs), restart.go (the pure
 // restart policy), capture.go (Capture), freshness.go, watcher.go and
 // probe.go (what may be served from cache), cache.go (the cache),
 // coalesce.go (sharing tmux calls without going stale), caps.go (capture

@@ -54,18 +54,22 @@ type Health struct {
 	LastDeath      string    `json:"last_death,omitempty"`
 	LastDeathAt    time.Time `json:"last_death_at,omitzero"`
 	RetryInSeconds float64   `json:"retry_in_seconds,omitempty"`
-	FDs            int       `json:"fds"`
-	FDLimit        uint64    `json:"fd_limit"`
-	PTYs           int       `json:"ptys"`
-	PTYMax         int       `json:"pty_max"`
-	RSSBytes       uint64    `json:"rss_bytes"`
-	Threads        int       `json:"threads"`
-	CPUPercent     float64   `json:"cpu_percent"`
-	CommandsPerSec float64   `json:"commands_per_sec"`
-	Commands       uint64    `json:"commands"`
-	CacheHits      uint64    `json:"cache_hits"`
-	CacheHitRatio  float64   `json:"cache_hit_ratio"`
-	RateLimited    uint64    `json:"rate_limited"`
+	// Restoring says that the server's sessions are being restored after
+	// a restart: calls wait until it ends (at most 10s each).
+	Restoring        bool    `json:"restoring,omitempty"`
+	RestoringSeconds float64 `json:"restoring_seconds,omitempty"`
+	FDs              int     `json:"fds"`
+	FDLimit          uint64  `json:"fd_limit"`
+	PTYs             int     `json:"ptys"`
+	PTYMax           int     `json:"pty_max"`
+	RSSBytes         uint64  `json:"rss_bytes"`
+	Threads          int     `json:"threads"`
+	CPUPercent       float64 `json:"cpu_percent"`
+	CommandsPerSec   float64 `json:"commands_per_sec"`
+	Commands         uint64  `json:"commands"`
+	CacheHits        uint64  `json:"cache_hits"`
+	CacheHitRatio    float64 `json:"cache_hit_ratio"`
+	RateLimited      uint64  `json:"rate_limited"`
 	// Captures counts captures that reached tmux; Barriers counts the
 	// round trips that proved cached captures fresh (see freshness.go).
 	// Neither is in Commands' per-command events as the other's.
@@ -97,6 +101,9 @@ func (s *Server) Health() Health {
 	}
 	if s.state == StateRestarting {
 		h.RetryInSeconds = max(s.retryAt.Sub(now).Seconds(), 0)
+	}
+	if s.restoring != nil {
+		h.Restoring, h.RestoringSeconds = true, now.Sub(s.restoringSince).Seconds()
 	}
 	h.Restarts, h.LastDeathCause, h.LastDeath, h.LastDeathAt = s.restarts, s.lastCause, s.lastDetail, s.lastDeathAt
 	h.FDs, h.FDLimit, h.PTYs, h.PTYMax = s.res.FDs, s.res.FDLimit, s.res.PTYs, s.res.PTYMax

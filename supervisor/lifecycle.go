@@ -12,12 +12,31 @@ import (
 )
 
 // gate is the health gate in front of every call: nil when the server is
-// up (adopting or starting it if needed), a fail-fast error otherwise.
+// up (adopting or starting it if needed) and not being restored, a
+// fail-fast error otherwise.
 func (s *Server) gate(ctx context.Context) error { return s.gateStart(ctx, true) }
 
 // gateStart is gate; allowStart false never starts a server (it still
-// adopts a running one).
+// adopts a running one). While a restore runs, the call waits for it
+// (restoring.go), then passes the health gate again: the server may have
+// died meanwhile.
 func (s *Server) gateStart(ctx context.Context, allowStart bool) error {
+	for {
+		if err := s.healthGate(ctx, allowStart); err != nil {
+			return err
+		}
+		done := s.restoreInProgress()
+		if done == nil {
+			return nil
+		}
+		if err := s.awaitRestore(ctx, done); err != nil || s.isRestorer(ctx) {
+			return err
+		}
+	}
+}
+
+// healthGate is gateStart without the restore gate.
+func (s *Server) healthGate(ctx context.Context, allowStart bool) error {
 	err := s.failFast()
 	if errors.Is(err, ErrServerDown) && s.reprobeDue() {
 		// Recovery gave up, but a server may answer again (fixed by hand,
@@ -139,8 +158,36 @@ func (s *Server) ensure(ctx context.Context, allowStart bool) error {
 		s.client.ForgetServer()
 		err = s.client.Connect(ctx)
 	}
+	// A server this call started replaces one that is gone (a death not
+	// recovered by restart, or one before this process ran): it is
+	// restored like a restarted one, the Restorer deciding whether there
+	// is anything to restore. The gate closes before the server is marked
+	// up and opens when the restore ends; the restore does not run under
+	// this caller's deadline.
+	var endRestore func()
+	if err == nil && owned != nil && s.cfg.Restorer != nil {
+		endRestore = s.beginRestore()
+	}
 	if err == nil {
 		err = s.adopt(ctx, owned)
+	}
+	if endRestore != nil {
+		// Counted under mu: close marks the server closed under mu
+		// before it waits for the restores counted.
+		s.mu.Lock()
+		run := err == nil && s.state != StateClosed
+		if run {
+			s.restores.Add(1)
+		}
+		s.mu.Unlock()
+		if run {
+			go func() {
+				defer s.restores.Done()
+				s.runRestorer(s.life, owned.PID, endRestore)
+			}()
+		} else {
+			endRestore()
+		}
 	}
 	if err != nil && owned != nil {
 		// A server we started but could not take over would be adopted
@@ -209,6 +256,8 @@ func (s *Server) close() error {
 		stop()
 		<-done
 	}
+	s.endLife()
+	s.restores.Wait()
 	errs := closeWatchers(watchers)
 	errs = append(errs, s.client.Close())
 	return errors.Join(errs...)

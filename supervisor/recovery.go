@@ -217,6 +217,15 @@ func (s *Server) restart(ctx context.Context) error {
 	if err != nil && !errors.Is(err, tmux.ErrServerRunning) {
 		return err
 	}
+	// Only the process that started the new server restores it; one that
+	// adopted it leaves that to the winner (restoring twice duplicates).
+	// The restore gate closes before the server is marked up, so that no
+	// call sees the tree half rebuilt, and opens on every path below.
+	endRestore := func() {}
+	if s.cfg.Restorer != nil && owned != nil {
+		endRestore = s.beginRestore()
+	}
+	defer endRestore()
 	err = s.client.Connect(sctx)
 	if err == nil {
 		err = s.adopt(sctx, owned)
@@ -232,23 +241,8 @@ func (s *Server) restart(ctx context.Context) error {
 	s.restarts++
 	s.mu.Unlock()
 	s.bus.emit(Event{Type: EventRestarted, Socket: s.sock, PID: pid})
-	// Only the process that started the new server restores it; one that
-	// adopted it leaves that to the winner (restoring twice duplicates).
 	if s.cfg.Restorer != nil && owned != nil {
-		rctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-		rctx, span := s.tracer.Start(rctx, "tmux server restore", trace.WithAttributes(
-			attribute.String("tmux.socket", s.sock.String()), attribute.Int("tmux.server.pid", pid)))
-		err := s.cfg.Restorer.Restore(rctx, s)
-		if err != nil {
-			span.SetStatus(codes.Error, tmux.ClassName(err))
-		}
-		span.End()
-		cancel()
-		detail := ""
-		if err != nil {
-			detail = err.Error()
-		}
-		s.bus.emit(Event{Type: EventRestored, Socket: s.sock, PID: pid, Detail: detail})
+		s.runRestorer(ctx, pid, endRestore)
 	}
 	return nil
 }

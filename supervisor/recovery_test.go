@@ -49,16 +49,19 @@ func TestRestoreHookRunsAfterRestart(t *testing.T) {
 	sup := newSup(t, ts, Config{Restorer: rs})
 	rec := record(sup)
 	srv := mustServer(t, sup)
-	if got := rs.count(); got != 0 {
-		t.Fatalf("restore calls before any death = %d, want 0", got)
+	// The server the first call started may replace one that died before
+	// this process ran: the hook runs, and the call waited for it.
+	if got := rs.count(); got != 1 {
+		t.Fatalf("restore calls after the first start = %d, want 1", got)
 	}
+	first := rec.wait(t, 10*time.Second, "first restore", isType(EventRestored))
 	syscall.Kill(srv.Health().PID, syscall.SIGKILL)
-	e := rec.wait(t, 10*time.Second, "restored", isType(EventRestored))
+	e := rec.wait(t, 10*time.Second, "restored", func(e Event) bool { return e.Type == EventRestored && e.PID != first.PID })
 	if e.Detail != "" {
 		t.Fatalf("restore failed: %s", e.Detail)
 	}
-	if got := rs.count(); got != 1 {
-		t.Errorf("restore calls = %d, want 1", got)
+	if got := rs.count(); got != 2 {
+		t.Errorf("restore calls = %d, want 2", got)
 	}
 	sessions, err := srv.ListSessions(testCtx(t))
 	if err != nil {
@@ -188,6 +191,12 @@ func TestTwoSupervisorsShareOneServer(t *testing.T) {
 	b := newSup(t, ts, Config{Restorer: rs})
 	recA, recB := record(a), record(b)
 	srvA, srvB := mustServer(t, a), mustServer(t, b)
+	// a started the server and restored it (the hook decides whether
+	// there is anything to restore); b adopted it and did not.
+	before := rs.count()
+	if before != 1 {
+		t.Fatalf("restore calls after the first start = %d, want 1", before)
+	}
 	pid := srvA.Health().PID
 	if got := srvB.Health().PID; got != pid {
 		t.Fatalf("second supervisor sees pid %d, want the adopted %d", got, pid)
@@ -202,12 +211,12 @@ func TestTwoSupervisorsShareOneServer(t *testing.T) {
 	if got := mustDo(t, srvA, "display-message", "-p", "#{pid}"); got != fmt.Sprint(pa) {
 		t.Errorf("socket answers with pid %s, want %d", got, pa)
 	}
-	tmuxtest.WaitFor(t, 5*time.Second, "the restore hook", func() bool { return rs.count() >= 1 })
+	tmuxtest.WaitFor(t, 5*time.Second, "the restore hook", func() bool { return rs.count() >= before+1 })
 	sessions, err := srvB.ListSessions(testCtx(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := rs.count(); got != 1 || len(sessions) != 1 {
+	if got := rs.count() - before; got != 1 || len(sessions) != 1 {
 		t.Errorf("restore calls = %d, sessions = %d, want 1 and 1", got, len(sessions))
 	}
 }
@@ -380,9 +389,16 @@ func TestRecoverySpans(t *testing.T) {
 	})
 	death, _ := find("tmux server death")
 	restart, ok := find("tmux server restart")
-	restore, ok2 := find("tmux server restore")
-	if !ok || !ok2 {
-		t.Fatalf("spans: restart %v, restore %v; want both", ok, ok2)
+	if !ok {
+		t.Fatal("no restart span")
+	}
+	// The first start restores too (with nothing to restore): take the
+	// restore under the restart.
+	var restore tracetest.SpanStub
+	for _, s := range exp.GetSpans() {
+		if s.Name == "tmux server restore" && s.Parent.SpanID() == restart.SpanContext.SpanID() {
+			restore = s
+		}
 	}
 	attrs := map[attribute.Key]string{}
 	for _, kv := range death.Attributes {

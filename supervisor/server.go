@@ -60,7 +60,14 @@ type Server struct {
 	fresh      *freshness
 	flight     coalescer[flightKey, Capture]
 	// capturing counts Capture calls in progress (for tests).
-	capturing   atomic.Int32
+	capturing atomic.Int32
+	// restoreWaiters counts calls waiting for a restore (for tests).
+	restoreWaiters atomic.Int32
+	// life ends when supervision ends: restores started by a call (not
+	// by the monitor) run under it; restores counts them.
+	life        context.Context
+	endLife     context.CancelFunc
+	restores    sync.WaitGroup
 	ensureSem   chan struct{} // serialises adopt/start; a channel so waiters keep their deadline
 	commands    atomic.Uint64
 	cacheHits   atomic.Uint64
@@ -84,9 +91,13 @@ type Server struct {
 	killRequested bool
 	lastStructure time.Time // last %sessions-changed seen on the command connection
 	lastReprobe   time.Time
-	monitorStop   context.CancelFunc
-	monitorDone   chan struct{}
-	wake          chan struct{}
+	// restoring is closed when the running restore ends; nil when none
+	// runs (restoring.go).
+	restoring      chan struct{}
+	restoringSince time.Time
+	monitorStop    context.CancelFunc
+	monitorDone    chan struct{}
+	wake           chan struct{}
 }
 
 // identity is what is known of the running server process.
@@ -114,6 +125,7 @@ func newServer(cfg Config, sock tmux.Socket, b *bus) (*Server, error) {
 		wake:      make(chan struct{}, 1),
 		ensureSem: make(chan struct{}, 1),
 	}
+	s.life, s.endLife = context.WithCancel(context.Background())
 	s.serverRate = newKeyedBuckets(cfg.ServerRate, cfg.ServerBurst, s.now)
 	s.paneRate = newKeyedBuckets(cfg.ReadRate, cfg.ReadBurst, s.now)
 	c, err := tmux.NewClient(tmux.ClientOptions{

@@ -109,6 +109,9 @@ func supervisorError(err error) *toolError {
 	}
 	class := "unavailable"
 	switch {
+	case errors.Is(err, supervisor.ErrRestoring):
+		// Before ErrRestarting, which it also matches.
+		class = "restoring"
 	case errors.Is(err, supervisor.ErrRestarting):
 		class = "restarting"
 	case errors.Is(err, supervisor.ErrRateLimited):

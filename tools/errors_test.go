@@ -24,6 +24,18 @@ func (e fakeRestarting) Error() string {
 func (e fakeRestarting) Is(target error) bool      { return target == supervisor.ErrRestarting }
 func (e fakeRestarting) RetryDelay() time.Duration { return e.in }
 
+// fakeRestoring stands in for the supervisor's restoring error: it matches
+// ErrRestoring and ErrRestarting.
+type fakeRestoring struct{}
+
+func (fakeRestoring) Error() string {
+	return "tmux server restoring its sessions after a restart (waited 10s), retry in 1s"
+}
+func (fakeRestoring) Is(target error) bool {
+	return target == supervisor.ErrRestoring || target == supervisor.ErrRestarting
+}
+func (fakeRestoring) RetryDelay() time.Duration { return time.Second }
+
 // fakeDown stands in for the supervisor's unexported server-down error.
 type fakeDown string
 
@@ -43,6 +55,8 @@ func TestSupervisorErrorsAreToolErrors(t *testing.T) {
 	}{
 		{"restarting", fakeRestarting{20 * time.Millisecond}, "restarting",
 			[]string{"tmux server restarting (attempt 1/5), retry in 20ms [restarting]", "\nRetry in 0.1s."}},
+		{"restoring", wrap(fakeRestoring{}), "restoring",
+			[]string{"tmux server restoring its sessions", "[restoring]", "Retry in 1.0s."}},
 		{"restarting wrapped", wrap(fakeRestarting{1234 * time.Millisecond}), "restarting",
 			[]string{"tmux server restarting (attempt 1/5)", "Retry in 1.3s."}},
 		{"rate limited", &supervisor.RateLimitedError{RetryAfter: 150 * time.Millisecond, Scope: "pane %3"}, "rate_limited",

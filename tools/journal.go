@@ -24,7 +24,32 @@ type Journal interface {
 	// Restore rebuilds srv from snapshot seq (0: the latest of an earlier
 	// server), or only plans it.
 	Restore(ctx context.Context, srv *supervisor.Server, seq uint64, dryRun bool) (RestoreSummary, error)
+	// RecordCreated records how a tool created pane: the exact argv
+	// (empty for the default shell), working directory and environment
+	// (KEY=VALUE) it used, and whether a restore re-runs its command. It
+	// never blocks.
+	RecordCreated(sock tmux.Socket, pane tmux.PaneID, argv []string, cwd string, env []string, restoreCommand bool)
+	// Resolve returns the ID of the object a restore put in place of
+	// oldID on sock's server, if it belongs to the server's current
+	// instance.
+	Resolve(sock tmux.Socket, oldID string) (string, bool)
 }
+
+// recordCreated tells the journal, when it is on, how a tool created pane.
+// env holds the -e NAME=VALUE arguments the tool passed.
+func (d Deps) recordCreated(srv *supervisor.Server, pane string, argv []string, cwd string, env []string, restore bool) {
+	if d.Journal == nil || pane == "" {
+		return
+	}
+	var kv []string
+	for i := 1; i < len(env); i += 2 {
+		kv = append(kv, env[i])
+	}
+	d.Journal.RecordCreated(srv.Socket(), tmux.PaneID(pane), argv, cwd, kv, restore)
+}
+
+// pRestoreCommand is the opt-in of the tools that create panes.
+var pRestoreCommand = mcp.WithBoolean("restore_command", mcp.Description("re-run on restore"))
 
 // JournalEvent is one entry of a server's event log.
 type JournalEvent struct {

@@ -66,7 +66,7 @@ func SplitWindow(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		mcp.WithAny("size", mcp.Description(`cells or "50%"`), func(s map[string]any) { s["type"] = []string{"string", "integer"} }),
 		mcp.WithString("start_directory"),
 		mcp.WithString("shell", mcp.Description("command instead of a shell")),
-		pSocket, pEnvironment, pNoHistory)
+		pSocket, pEnvironment, pNoHistory, pRestoreCommand)
 	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
 		size, err := sizeArg(p)
 		if err != nil {
@@ -114,14 +114,18 @@ func SplitWindow(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 			args = append(args, "-c", dir)
 		}
 		args = append(args, env...)
+		var argv []string
 		if sh := p.str("shell"); sh != "" {
+			argv = []string{sh} // one argument: tmux runs it with the shell
 			args = append(args, sh)
 		}
 		out, err := srv.Do(ctx, args...)
 		if err != nil {
 			return nil, err
 		}
-		np, err := paneByID(ctx, srv, tmux.PaneID(firstLine(out)))
+		id := firstLine(out)
+		d.recordCreated(srv, id, argv, p.str("start_directory"), env, p.boolean("restore_command"))
+		np, err := paneByID(ctx, srv, tmux.PaneID(id))
 		if err != nil {
 			return nil, err
 		}

@@ -39,16 +39,20 @@ func handle(t mcp.Tool, fn handlerFunc) server.ToolHandlerFunc {
 func handleRequest(t mcp.Tool, fn func(ctx context.Context, req mcp.CallToolRequest, p params) (*mcp.CallToolResult, error)) server.ToolHandlerFunc {
 	props, required := inputSchema(t)
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		ctx, resolved := withResolutions(ctx)
 		p, err := checkArgs(props, required, req.Params.Arguments)
 		if err == nil {
 			var res *mcp.CallToolResult
 			res, err = fn(ctx, req, p)
 			if err == nil {
+				resolved.annotate(res)
 				return res, nil
 			}
 		}
 		if te := asToolError(err); te != nil {
-			return errorResult(te), nil
+			res := errorResult(te)
+			resolved.annotate(res)
+			return res, nil
 		}
 		return nil, fmt.Errorf("%s: %w", t.Name, err)
 	}

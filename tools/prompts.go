@@ -170,8 +170,11 @@ func renderInterrupt(args map[string]string) (string, error) {
 // Journal text of recover_after_crash: what can be learned and restored
 // about the dead server. Adjust here when the journal's tools change.
 const (
-	recoverWithJournal    = `2. journal_events(%[1]s) lists what the journal recorded around the death: the sessions, windows and panes the server held, and what happened to them. If server_health or journal_events does not show that a restore already ran, call restore_sessions(%[1]s): it rebuilds sessions, windows and panes (names, working directories, layouts, titles) and reports which new ID replaced each old one. It does not re-run commands.`
+	recoverWithJournal    = `2. journal_events(%[1]s) lists what the journal recorded around the death: the sessions, windows and panes the server held, and what happened to them. If server_health or journal_events does not show that a restore already ran, call restore_sessions(%[1]s): it rebuilds sessions, windows and panes (names, working directories, layouts, titles) and reports which new ID replaced each old one. It re-runs only commands of panes created with restore_command.`
 	recoverWithoutJournal = `2. This tmux-mcp keeps no journal (journal_events and restore_sessions are not among its tools), so it cannot see what the dead server held: sessions, windows and panes that died with it are gone unless the supervisor's restart already brought them back (list_sessions shows what exists now). Nothing recorded which commands ran in them: ask the user what to rebuild, or rebuild it from what this conversation shows.`
+
+	retargetWithJournal    = `3. Re-target. The new server numbers sessions, windows and panes from 0 again. An old ID ($N, @N, %%N) the new server does not know is mapped to the object restored in its place, and the result says so (resolved_ids); but an old ID the new server does know names ITS object, which may be a different one. So replace every old ID now: restore_sessions(%[1]sdry_run=true) returns ids, the map from old to new IDs; use only the new IDs from here on.`
+	retargetWithoutJournal = `3. Re-target. Session, window and pane IDs ($N, @N, %%N) of the dead server mean nothing on the new one. Call list_sessions and list_panes%[1]s, match sessions by name, windows by index and name, panes by position, working directory and title, and use only the new IDs from here on.`
 )
 
 func renderRecover(args map[string]string, journal bool) (string, error) {
@@ -183,20 +186,25 @@ func renderRecover(args map[string]string, journal bool) (string, error) {
 	if sockArg.Name != "" {
 		which, call = "the tmux server on socket "+q(sockArg.Name), "socket_name="+q(sockArg.Name)
 	}
-	step2 := recoverWithoutJournal
+	step2, step3 := recoverWithoutJournal, fmt.Sprintf(retargetWithoutJournal, withArgs(call))
 	if journal {
-		step2 = fmt.Sprintf(recoverWithJournal, call)
+		callComma := call
+		if call != "" {
+			callComma += ", "
+		}
+		step2, step3 = fmt.Sprintf(recoverWithJournal, call), fmt.Sprintf(retargetWithJournal, callComma)
 	}
 	return fmt.Sprintf(`The tmux server may have crashed or been restarted (%[1]s). Recover before you continue:
 
-1. server_health(%[2]s): read state, last_death_cause, last_death, restarts and retry_in_seconds.
+1. server_health(%[2]s): read state, restoring, last_death_cause, last_death, restarts and retry_in_seconds.
    - state "restarting": the supervisor is bringing the server back. Wait retry_in_seconds, then call server_health again.
+   - restoring true: the journal is rebuilding the sessions; other calls wait for it (at most 10 s each).
    - state "down": recovery gave up; last_death says why and what to do. Tell the user before you start anything.
    - state "up" with restarts above 0: this is a new server process.
 %[3]s
-3. Re-target. Session, window and pane IDs ($N, @N, %%N) of the dead server mean nothing on the new one. Call list_sessions and list_panes%[4]s, match sessions by name, windows by index and name, panes by position, working directory and title, and use only the new IDs from here on.
-4. Programs that ran in the old panes did not survive. Re-run only what the user asks you to re-run.
-`, which, call, step2, withArgs(call)), nil
+%[4]s
+4. Programs that ran in the old panes did not survive, except commands of panes created with restore_command. Re-run only what the user asks you to re-run.
+`, which, call, step2, step3), nil
 }
 
 func withArgs(call string) string {

@@ -119,8 +119,8 @@ func TestRecoverPromptWithJournal(t *testing.T) {
 		}
 	}
 	for args, want := range map[string][]string{
-		"":     {"journal_events()", "restore_sessions()", "old one"},
-		"work": {`journal_events(socket_name="work")`, `restore_sessions(socket_name="work")`},
+		"":     {"journal_events()", "restore_sessions()", "old one", "restore_sessions(dry_run=true) returns ids", "resolved_ids", "names ITS object"},
+		"work": {`journal_events(socket_name="work")`, `restore_sessions(socket_name="work")`, `restore_sessions(socket_name="work", dry_run=true)`},
 	} {
 		got, err := render(map[string]string{"socket_name": args})
 		if err != nil {

@@ -99,7 +99,7 @@ func CreateSession(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		mcp.WithString("start_directory"),
 		mcp.WithInteger("x", mcp.Description("width"), mcp.Min(1), mcp.Max(10000)),
 		mcp.WithInteger("y", mcp.Description("height"), mcp.Min(1), mcp.Max(10000)),
-		pEnvironment, pSocket, pNoHistory)
+		pEnvironment, pSocket, pNoHistory, pRestoreCommand)
 	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
 		name := p.str("session_name")
 		if name != "" {
@@ -111,7 +111,7 @@ func CreateSession(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if err != nil {
 			return nil, err
 		}
-		args := []string{"new-session", "-d", "-P", "-F", "#{session_id}"}
+		args := []string{"new-session", "-d", "-P", "-F", "#{session_id} #{pane_id}"}
 		if name != "" {
 			args = append(args, "-s", name)
 		}
@@ -136,7 +136,9 @@ func CreateSession(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if err != nil {
 			return nil, err
 		}
-		s, err := sessionByID(ctx, srv, tmux.SessionID(firstLine(out)))
+		ids := createdIDs(out)
+		d.recordCreated(srv, ids[1], nil, p.str("start_directory"), env, p.boolean("restore_command"))
+		s, err := sessionByID(ctx, srv, tmux.SessionID(ids[0]))
 		if err != nil {
 			return nil, err
 		}

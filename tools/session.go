@@ -68,7 +68,7 @@ func CreateWindow(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		mcp.WithString("start_directory"),
 		mcp.WithBoolean("attach"),
 		mcp.WithString("direction", mcp.Enum("before", "after")),
-		pSocket, pEnvironment, pNoHistory)
+		pSocket, pEnvironment, pNoHistory, pRestoreCommand)
 	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
 		env, err := envArgs(p)
 		if err != nil {
@@ -78,7 +78,7 @@ func CreateWindow(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if err != nil {
 			return nil, err
 		}
-		args := []string{"new-window", "-P", "-F", "#{window_id}"}
+		args := []string{"new-window", "-P", "-F", "#{window_id} #{pane_id}"}
 		target := string(s.ID) + ":"
 		switch p.str("direction") {
 		case "before":
@@ -101,7 +101,9 @@ func CreateWindow(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if err != nil {
 			return nil, err
 		}
-		w, err := windowIn(ctx, srv, tmux.WindowID(firstLine(out)), s.ID)
+		ids := createdIDs(out)
+		d.recordCreated(srv, ids[1], nil, p.str("start_directory"), env, p.boolean("restore_command"))
+		w, err := windowIn(ctx, srv, tmux.WindowID(ids[0]), s.ID)
 		if err != nil {
 			return nil, err
 		}

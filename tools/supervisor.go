@@ -26,6 +26,7 @@ var healthSchema = object(map[string]any{
 	"last_death":       tString,
 	"last_death_at":    tString,
 	"retry_in_seconds": tNumber,
+	"restoring":        tBool,
 	"fds":              tInt,
 	"fd_limit":         tInt,
 	"ptys":             tInt,

@@ -38,16 +38,23 @@ func paneTarget(opts ...mcp.ToolOption) []mcp.ToolOption {
 func objectOrString(schema map[string]any) { schema["type"] = []string{"object", "string"} }
 
 // server returns the supervised server the call names (socket_name) or
-// the default one.
+// the default one. IDs in p that only a restore explains are replaced by
+// the restored objects' (resolve.go).
 func (d Deps) server(ctx context.Context, p params) (*supervisor.Server, error) {
 	sock, err := socketArg(p)
 	if err != nil {
 		return nil, err
 	}
+	var srv *supervisor.Server
 	if sock == (tmux.Socket{}) {
-		return d.Sup.Default(ctx)
+		srv, err = d.Sup.Default(ctx)
+	} else {
+		srv, err = d.Sup.Server(ctx, sock)
 	}
-	return d.Sup.Server(ctx, sock)
+	if err != nil {
+		return srv, err
+	}
+	return srv, d.resolveIDs(ctx, srv, p)
 }
 
 // supervised returns the server the supervisor already supervises on
@@ -336,4 +343,12 @@ func windowPanes(ctx context.Context, srv *supervisor.Server, p params) ([]tmux.
 func firstLine(out []byte) string {
 	s, _, _ := strings.Cut(string(out), "\n")
 	return strings.TrimSpace(s)
+}
+
+// createdIDs returns the two IDs a creating command printed with
+// -F "#{x_id} #{pane_id}"; missing ones are "".
+func createdIDs(out []byte) [2]string {
+	var ids [2]string
+	copy(ids[:], strings.Fields(firstLine(out)))
+	return ids
 }

@@ -19,12 +19,19 @@ import (
 )
 
 // runDiagnoseCmd runs `tmux-mcp diagnose args...` in-process with no
-// TMUX_MCP_* settings from the caller's environment.
+// TMUX_MCP_* settings from the caller's environment, and no journal (the
+// default one is the user's).
 func runDiagnoseCmd(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errb bytes.Buffer
+	getenv := func(k string) string {
+		if k == "TMUX_MCP_JOURNAL" {
+			return "off"
+		}
+		return ""
+	}
 	code = run(context.Background(), append([]string{"diagnose"}, args...),
-		env{stdout: &out, stderr: &errb, getenv: func(string) string { return "" }})
+		env{stdout: &out, stderr: &errb, getenv: getenv})
 	return code, out.String(), errb.String()
 }
 

@@ -58,3 +58,11 @@ func (a journalTools) Restore(ctx context.Context, srv *supervisor.Server, seq u
 	return tools.RestoreSummary{Snapshot: r.Snapshot, DryRun: r.DryRun, Steps: r.Steps, Applied: r.Applied,
 		IDs: r.IDs, Notes: r.Notes, Errors: r.Errors}, err
 }
+
+func (a journalTools) RecordCreated(sock tmux.Socket, pane tmux.PaneID, argv []string, cwd string, env []string, restoreCommand bool) {
+	a.j.RecordCreated(sock, pane, argv, cwd, env, restoreCommand)
+}
+
+func (a journalTools) Resolve(sock tmux.Socket, oldID string) (string, bool) {
+	return a.j.Resolve(sock, oldID)
+}

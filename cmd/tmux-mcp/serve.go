@@ -157,6 +157,13 @@ func serve(ctx context.Context, o serveOptions, e env, logger *slog.Logger, tel 
 	if j != nil && o.Restore == "auto" {
 		cfg.Restorer = j
 	}
+	// Closed last: a restore still running while the supervisor closes
+	// writes to it.
+	defer func() {
+		if err := j.Close(); err != nil {
+			logger.Warn("journal close", "err", err)
+		}
+	}()
 	sup := supervisor.New(cfg)
 	defer func() {
 		if err := sup.Close(); err != nil {
@@ -164,13 +171,7 @@ func serve(ctx context.Context, o serveOptions, e env, logger *slog.Logger, tel 
 		}
 	}()
 	if j != nil {
-		stopWatch := j.Watch(sup)
-		defer func() {
-			stopWatch()
-			if err := j.Close(); err != nil {
-				logger.Warn("journal close", "err", err)
-			}
-		}()
+		defer j.Watch(sup)()
 	}
 	if tel.metering {
 		stop, err := observeSupervisor(tel.meters, sup)

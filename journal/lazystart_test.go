@@ -1,0 +1,103 @@
+package journal
+
+import (
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/tmux-mcp/tmux-mcp/supervisor"
+	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux/tmuxtest"
+)
+
+// buildSmallTree makes two sessions, one with two windows, through srv.
+func buildSmallTree(t *testing.T, srv *supervisor.Server, dir string) {
+	t.Helper()
+	for _, args := range [][]string{
+		{"new-session", "-d", "-s", "keep", "-c", dir, "-n", "one"},
+		{"new-window", "-d", "-t", "=keep:", "-n", "two", "-c", dir},
+		{"new-session", "-d", "-s", "also", "-c", dir, "-n", "three"}, // named: an automatic name follows the program running
+	} {
+		if _, err := srv.Do(testCtx(t), args...); err != nil {
+			t.Fatalf("tmux %s: %v", strings.Join(args, " "), err)
+		}
+	}
+}
+
+// TestRestoreAfterLazyStart: the server dies while no tmux-mcp watches it
+// (the process that journaled it has ended); the next process's first
+// call starts a new server, the journal restores it, and that first call
+// already sees the whole tree (the supervisor's restore gate).
+func TestRestoreAfterLazyStart(t *testing.T) {
+	ts := tmuxtest.New(t)
+	j, _ := mustOpen(t, "", nil)
+	first := newSup(t, ts, supervisor.Config{Restorer: j})
+	stop := j.Watch(first)
+	srv, err := first.Default(testCtx(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	buildSmallTree(t, srv, t.TempDir())
+	want := liveTree(t, srv)
+	waitSnapshot(t, j, srv, want)
+	pid := srv.Health().PID
+	stop()
+	if err := first.Close(); err != nil {
+		t.Fatal(err)
+	}
+	syscall.Kill(pid, syscall.SIGKILL)
+	tmuxtest.WaitFor(t, 5*time.Second, "the server to die", func() bool { return !tmuxtest.Alive(pid) })
+
+	second := newSup(t, ts, supervisor.Config{Restorer: j})
+	rec := record(second)
+	t.Cleanup(j.Watch(second))
+	srv, err = second.Default(testCtx(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// No waiting: the call that started the server waited for its restore.
+	diffTree(t, "tree seen by the first call after the lazy start", liveTree(t, srv), want)
+	if e, ok := rec.last(supervisor.EventRestored); !ok || e.Detail != "" {
+		t.Errorf("restored event = %+v (seen %v), want one without error", e, ok)
+	}
+}
+
+// TestNoRestoreAfterKillServerLazyStart: after kill_server the next call
+// starts a new server and the journal, asked to restore it, declines: the
+// server ended on purpose.
+func TestNoRestoreAfterKillServerLazyStart(t *testing.T) {
+	ts := tmuxtest.New(t)
+	j, _ := mustOpen(t, "", nil)
+	sup := newSup(t, ts, supervisor.Config{Restorer: j})
+	rec := record(sup)
+	t.Cleanup(j.Watch(sup))
+	srv, err := sup.Default(testCtx(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	buildSmallTree(t, srv, t.TempDir())
+	waitSnapshot(t, j, srv, liveTree(t, srv))
+	if err := srv.Kill(testCtx(t)); err != nil {
+		t.Fatal(err)
+	}
+	flush(t, j)
+	before := rec.count(supervisor.EventRestored)
+	if got := liveTree(t, srv); len(got) != 0 {
+		t.Errorf("after kill_server the next call sees %q; want an empty server", got)
+	}
+	if got := rec.count(supervisor.EventRestored); got != before+1 {
+		t.Errorf("restores after the lazy start = %d, want 1 (run, and declined)", got-before)
+	}
+	flush(t, j)
+	records, err := j.Events(srv.Socket(), time.Time{}, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	declined := false
+	for _, r := range records {
+		declined = declined || r.Type == EventRestore && strings.Contains(r.Detail, "ended on purpose (kill_server)")
+	}
+	if !declined {
+		t.Errorf("no journal event says the restore was declined")
+	}
+}
