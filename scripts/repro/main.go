@@ -418,8 +418,13 @@ func (r *run) diagnose(ctx context.Context) (string, bool) {
 	if strings.Contains(text, `unknown command "diagnose"`) {
 		return "tmux-mcp diagnose is not in this build of tmux-mcp.", false
 	}
+	if err != nil && strings.TrimSpace(text) == "" {
+		return "tmux-mcp diagnose failed: " + err.Error(), false
+	}
 	if err != nil {
-		return text + "\n(" + err.Error() + ")", false
+		// diagnose exits non-zero when it warns or finds a fault; its
+		// report is what matters.
+		text += "\n(tmux-mcp diagnose: " + err.Error() + ")"
 	}
 	return text, true
 }
