@@ -26,8 +26,8 @@ func buildSmallTree(t *testing.T, srv *supervisor.Server, dir string) {
 
 // TestRestoreAfterLazyStart: the server dies while no tmux-mcp watches it
 // (the process that journaled it has ended); the next process's first
-// call starts a new server, the journal restores it, and that first call
-// already sees the whole tree (the supervisor's restore gate).
+// call starts a new server, the journal restores it, and a call that acts
+// on the tree sees the whole of it (the supervisor's restore gate).
 func TestRestoreAfterLazyStart(t *testing.T) {
 	ts := tmuxtest.New(t)
 	j, _ := mustOpen(t, "", nil)
@@ -55,7 +55,10 @@ func TestRestoreAfterLazyStart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// No waiting: the call that started the server waited for its restore.
+	// A call that acts on the tree waits for the restore (listings do not).
+	if err := srv.AwaitRestore(testCtx(t)); err != nil {
+		t.Fatal(err)
+	}
 	diffTree(t, "tree seen by the first call after the lazy start", liveTree(t, srv), want)
 	if e, ok := rec.last(supervisor.EventRestored); !ok || e.Detail != "" {
 		t.Errorf("restored event = %+v (seen %v), want one without error", e, ok)
@@ -85,9 +88,9 @@ func TestNoRestoreAfterKillServerLazyStart(t *testing.T) {
 	if got := liveTree(t, srv); len(got) != 0 {
 		t.Errorf("after kill_server the next call sees %q; want an empty server", got)
 	}
-	if got := rec.count(supervisor.EventRestored); got != before+1 {
-		t.Errorf("restores after the lazy start = %d, want 1 (run, and declined)", got-before)
-	}
+	tmuxtest.WaitFor(t, 10*time.Second, "the lazy start's restore to run and decline", func() bool {
+		return rec.count(supervisor.EventRestored) == before+1
+	})
 	flush(t, j)
 	records, err := j.Events(srv.Socket(), time.Time{}, 100)
 	if err != nil {

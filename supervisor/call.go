@@ -30,7 +30,7 @@ func (s *Server) Do(ctx context.Context, args ...string) ([]byte, error) {
 	if len(args) == 0 {
 		return nil, errors.New("supervisor: empty tmux command")
 	}
-	if err := s.gate(ctx); err != nil {
+	if err := s.gateFor(ctx, args[0]); err != nil {
 		return nil, err
 	}
 	if createsPane(args) {
@@ -152,7 +152,7 @@ func queueError(name string, err error) error {
 // query runs a typed query through call.
 func query[T any](ctx context.Context, s *Server, name string, f func(context.Context) (T, error)) (T, error) {
 	var res T
-	if err := s.gate(ctx); err != nil {
+	if err := s.gateFor(ctx, name); err != nil {
 		return res, err
 	}
 	_, err := s.call(ctx, name, func(ctx context.Context, _ tmux.Transport) ([]byte, error) {

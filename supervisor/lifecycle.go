@@ -35,6 +35,42 @@ func (s *Server) gateStart(ctx context.Context, allowStart bool) error {
 	}
 }
 
+// gateFor is gate for tmux command name: a listing (listsTree) passes a
+// restore in progress and may show the tree part rebuilt; every other
+// command waits for it.
+func (s *Server) gateFor(ctx context.Context, name string) error {
+	if listsTree[name] {
+		return s.healthGate(ctx, true)
+	}
+	return s.gate(ctx)
+}
+
+// listsTree names the commands that only list or describe the server and
+// its tree, without naming any object the restore may be rebuilding: they
+// are answered during a restore (a partial tree is a true answer, and
+// Health says a restore runs), so that the first calls after a death are
+// not held for the whole rebuild. Commands that change the tree or act on
+// one object wait: a session about to be restored must not be created
+// twice, and an old ID must not reach a half-built tree.
+var listsTree = map[string]bool{
+	"list-sessions": true, "list-windows": true, "list-panes": true, "list-clients": true,
+	"list-buffers": true, "list-commands": true, "list-keys": true, "show-messages": true, "server-info": true,
+}
+
+// AwaitRestore waits while a restore of this server's sessions runs (see
+// gateStart); it fails like a call that gave up waiting. Callers that
+// resolve old IDs through the journal wait here first: the ID map is
+// written when the restore ends.
+func (s *Server) AwaitRestore(ctx context.Context) error {
+	if done := s.restoreInProgress(); done != nil {
+		return s.awaitRestore(ctx, done)
+	}
+	return nil
+}
+
+// Restoring reports whether a restore of this server's sessions runs.
+func (s *Server) Restoring() bool { return s.restoreInProgress() != nil }
+
 // healthGate is gateStart without the restore gate.
 func (s *Server) healthGate(ctx context.Context, allowStart bool) error {
 	err := s.failFast()

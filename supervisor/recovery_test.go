@@ -50,11 +50,11 @@ func TestRestoreHookRunsAfterRestart(t *testing.T) {
 	rec := record(sup)
 	srv := mustServer(t, sup)
 	// The server the first call started may replace one that died before
-	// this process ran: the hook runs, and the call waited for it.
+	// this process ran: the hook runs.
+	first := rec.wait(t, 10*time.Second, "first restore", isType(EventRestored))
 	if got := rs.count(); got != 1 {
 		t.Fatalf("restore calls after the first start = %d, want 1", got)
 	}
-	first := rec.wait(t, 10*time.Second, "first restore", isType(EventRestored))
 	syscall.Kill(srv.Health().PID, syscall.SIGKILL)
 	e := rec.wait(t, 10*time.Second, "restored", func(e Event) bool { return e.Type == EventRestored && e.PID != first.PID })
 	if e.Detail != "" {

@@ -201,7 +201,9 @@ func (s *Supervisor) server(ctx context.Context, sock tmux.Socket, allowStart bo
 		s.servers[sock] = srv
 	}
 	s.mu.Unlock()
-	if err := srv.gateStart(ctx, allowStart); err != nil {
+	// Not the restore gate: each call on the server waits for a restore
+	// as its command requires (gateFor).
+	if err := srv.healthGate(ctx, allowStart); err != nil {
 		return srv, err
 	}
 	return srv, nil

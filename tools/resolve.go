@@ -24,10 +24,34 @@ import (
 // idParams are the parameters that name a tmux object by ID.
 var idParams = []string{"session_id", "window_id", "pane_id", "source_pane_id", "target_pane_id"}
 
-// resolutions collects the old-to-new IDs one call used.
+// resolutions collects the old-to-new IDs one call used, and whether it
+// was answered while its server's sessions were being restored.
 type resolutions struct {
-	mu sync.Mutex
-	m  map[string]string
+	mu        sync.Mutex
+	m         map[string]string
+	restoring bool
+}
+
+// awaitRestore makes a call that names an object (by ID, name or index)
+// wait while a restore of srv's sessions runs: the object may not exist
+// yet, and the ID map that resolves old IDs is written when it ends. Other calls go
+// on, each tmux command waiting as it must (supervisor.Server.Do); their
+// result says that a restore was under way.
+func (d Deps) awaitRestore(ctx context.Context, srv *supervisor.Server, p params) error {
+	if srv == nil || !srv.Restoring() {
+		return nil
+	}
+	for _, k := range append(idParams, "session_name", "window_index", "target", "target_pane") {
+		if p.str(k) != "" {
+			return srv.AwaitRestore(ctx)
+		}
+	}
+	if r, _ := ctx.Value(resolutionsKey{}).(*resolutions); r != nil {
+		r.mu.Lock()
+		r.restoring = true
+		r.mu.Unlock()
+	}
+	return nil
 }
 
 type resolutionsKey struct{}
@@ -51,8 +75,19 @@ func (r *resolutions) add(old, cur string) {
 // block, so that no agent misses that it acted on a new ID.
 func (r *resolutions) annotate(res *mcp.CallToolResult) {
 	r.mu.Lock()
-	m := maps.Clone(r.m)
+	m, restoring := maps.Clone(r.m), r.restoring
 	r.mu.Unlock()
+	if restoring && res != nil {
+		if res.Meta == nil {
+			res.Meta = mcp.NewMetaFromMap(map[string]any{})
+		}
+		if res.Meta.AdditionalFields == nil {
+			res.Meta.AdditionalFields = map[string]any{}
+		}
+		res.Meta.AdditionalFields["restoring"] = true
+		res.Content = append(res.Content, mcp.NewTextContent("restoring: the tmux server was restarted and its "+
+			"sessions are being restored; this answer may show part of them (server_health says when it is done)"))
+	}
 	if len(m) == 0 || res == nil {
 		return
 	}

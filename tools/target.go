@@ -54,6 +54,9 @@ func (d Deps) server(ctx context.Context, p params) (*supervisor.Server, error) 
 	if err != nil {
 		return srv, err
 	}
+	if err := d.awaitRestore(ctx, srv, p); err != nil {
+		return srv, err
+	}
 	return srv, d.resolveIDs(ctx, srv, p)
 }
 
