@@ -7,7 +7,7 @@ STATICCHECK := $(shell $(GO) env GOPATH)/bin/staticcheck
 BENCHTIME ?= 2s
 STRESS    ?= 5
 
-.PHONY: all build run test race lint fmt-check vet staticcheck bench fuzz ci stress conformance clean
+.PHONY: all build run test race lint fmt-check vet staticcheck bench fuzz ci stress conformance soak soak-long soak-smoke clean
 
 all: build
 
@@ -44,7 +44,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzQuote -fuzztime 30s ./supervisor/tmux/
 	$(GO) test -run '^$$' -fuzz FuzzControlParse -fuzztime 30s ./supervisor/tmux/
 
-ci: lint test
+ci: lint test soak-smoke
 
 # The whole race suite STRESS times in a row (default 5), naming every
 # failing test; non-zero exit on any failure. Run it before you stop.
@@ -58,5 +58,19 @@ stress:
 conformance: build
 	BIN=$(BIN) scripts/conformance
 
+# The soak and fault harness (scripts/repro): the polling incident raw and
+# supervised at 1 Hz and 100 Hz, then agents under injected faults; writes
+# soak-report/<profile>/report.html and exits non-zero on a failed verdict.
+# soak takes about a minute, soak-long 10+ minutes (the incident's shape),
+# soak-smoke ~30 s (part of ci).
+soak:
+	GO=$(GO) BIN=$(BIN) scripts/soak short
+
+soak-long:
+	GO=$(GO) BIN=$(BIN) scripts/soak long
+
+soak-smoke:
+	GO=$(GO) BIN=$(BIN) scripts/soak smoke
+
 clean:
-	rm -rf bin
+	rm -rf bin soak-report

@@ -1,0 +1,357 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"os/exec"
+	"regexp"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// mcpProc is one tmux-mcp process driven over MCP stdio, as an agent
+// drives it. It records the supervisor's log notifications (deaths,
+// restarts, restores) with their arrival times.
+type mcpProc struct {
+	c      *client.Client
+	cmd    *exec.Cmd
+	stderr *syncBuffer
+	tools  map[string]bool
+
+	mu     sync.Mutex
+	events []event
+	signal chan struct{}
+}
+
+// event is one supervisor log notification.
+type event struct {
+	at     time.Time
+	kind   string // server_died, restarting, restarted, restored, socket_recreated, ...
+	socket string
+	pid    int
+	cause  string
+	ok     bool // restored: whether the restore succeeded
+}
+
+// startMCP starts bin serve with env, initializes a client of the
+// 2025-11-25 protocol (the one with logging/setLevel) and asks for log
+// notifications at level info.
+func startMCP(ctx context.Context, bin string, env []string) (*mcpProc, error) {
+	m := &mcpProc{stderr: &syncBuffer{}, signal: make(chan struct{}, 1), tools: map[string]bool{}}
+	tr := transport.NewStdioWithOptions(bin, env, []string{"serve"},
+		transport.WithCommandFunc(func(ctx context.Context, command string, env []string, args []string) (*exec.Cmd, error) {
+			// Not CommandContext: the process ends when its stdin closes
+			// (close), so that it drains and exits as in the field.
+			m.cmd = exec.Command(command, args...)
+			m.cmd.Env = env
+			return m.cmd, nil
+		}),
+		transport.WithCommandStderrWriter(m.stderr))
+	m.c = client.NewClient(tr, client.WithProtocolVersion(mcp.LATEST_LEGACY_PROTOCOL_VERSION))
+	m.c.OnNotification(m.onNotification)
+	if err := m.c.Start(ctx); err != nil {
+		return nil, fmt.Errorf("repro: start tmux-mcp: %w", err)
+	}
+	var init mcp.InitializeRequest
+	init.Params.ProtocolVersion = mcp.LATEST_LEGACY_PROTOCOL_VERSION
+	init.Params.ClientInfo = mcp.Implementation{Name: "repro", Version: "0"}
+	ictx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	if _, err := m.c.Initialize(ictx, init); err != nil {
+		m.close()
+		return nil, fmt.Errorf("repro: initialize tmux-mcp: %w (stderr: %s)", err, m.stderr.tail(500))
+	}
+	if err := m.rpc(ictx, "logging/setLevel", map[string]any{"level": "info"}); err != nil {
+		m.close()
+		return nil, fmt.Errorf("repro: logging/setLevel: %w", err)
+	}
+	list, err := m.c.ListTools(ictx, mcp.ListToolsRequest{})
+	if err != nil {
+		m.close()
+		return nil, fmt.Errorf("repro: tools/list: %w", err)
+	}
+	for _, t := range list.Tools {
+		m.tools[t.Name] = true
+	}
+	return m, nil
+}
+
+// pid returns the tmux-mcp process's PID.
+func (m *mcpProc) pid() int {
+	if m.cmd == nil || m.cmd.Process == nil {
+		return 0
+	}
+	return m.cmd.Process.Pid
+}
+
+var rpcSeq atomic.Int64
+
+// rpc sends a request mcp-go offers only as a deprecated call.
+func (m *mcpProc) rpc(ctx context.Context, method string, params any) error {
+	resp, err := m.c.GetTransport().SendRequest(ctx, transport.JSONRPCRequest{JSONRPC: mcp.JSONRPC_VERSION,
+		ID: mcp.NewRequestId(fmt.Sprintf("repro-%d", rpcSeq.Add(1))), Method: method, Params: params})
+	if err != nil {
+		return err
+	}
+	if resp.Error != nil {
+		return fmt.Errorf("%d %s", resp.Error.Code, resp.Error.Message)
+	}
+	return nil
+}
+
+func (m *mcpProc) onNotification(n mcp.JSONRPCNotification) {
+	if n.Method != string(mcp.MethodNotificationMessage) {
+		return
+	}
+	raw, _ := json.Marshal(n)
+	var msg struct {
+		Params struct {
+			Data struct {
+				Event  string `json:"event"`
+				Socket string `json:"socket"`
+				PID    int    `json:"pid"`
+				Cause  string `json:"cause"`
+				OK     *bool  `json:"ok"`
+			} `json:"data"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(raw, &msg) != nil || msg.Params.Data.Event == "" {
+		return
+	}
+	d := msg.Params.Data
+	e := event{at: time.Now(), kind: d.Event, socket: d.Socket, pid: d.PID, cause: d.Cause, ok: d.OK != nil && *d.OK}
+	m.mu.Lock()
+	m.events = append(m.events, e)
+	m.mu.Unlock()
+	select {
+	case m.signal <- struct{}{}:
+	default:
+	}
+}
+
+// allEvents returns every event so far.
+func (m *mcpProc) allEvents() []event {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append([]event(nil), m.events...)
+}
+
+// mark returns a position in the event log for waitEvent.
+func (m *mcpProc) mark() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.events)
+}
+
+// waitEvent returns the first event from position i on that ok accepts,
+// waiting until timeout.
+func (m *mcpProc) waitEvent(ctx context.Context, i int, timeout time.Duration, ok func(event) bool) (event, bool) {
+	deadline := time.NewTimer(timeout)
+	defer deadline.Stop()
+	for {
+		m.mu.Lock()
+		evs := m.events[min(i, len(m.events)):]
+		for _, e := range evs {
+			if ok(e) {
+				m.mu.Unlock()
+				return e, true
+			}
+		}
+		m.mu.Unlock()
+		select {
+		case <-m.signal:
+		case <-deadline.C:
+			return event{}, false
+		case <-ctx.Done():
+			return event{}, false
+		}
+	}
+}
+
+// toolResult is a tool call's structured content, or its error class.
+type toolResult struct {
+	raw   json.RawMessage
+	text  string
+	class string // "" on success
+}
+
+var classRe = regexp.MustCompile(`\[([a-z_]+)\]`)
+
+// tool calls a tool. A tool error result comes back as a toolResult with
+// its class; a protocol or transport failure as an error.
+func (m *mcpProc) tool(ctx context.Context, name string, args map[string]any) (toolResult, error) {
+	var req mcp.CallToolRequest
+	req.Params.Name = name
+	req.Params.Arguments = args
+	res, err := m.c.CallTool(ctx, req)
+	if err != nil {
+		return toolResult{class: errClass(err)}, err
+	}
+	var text strings.Builder
+	for _, c := range res.Content {
+		if t, ok := c.(mcp.TextContent); ok {
+			text.WriteString(t.Text)
+		}
+	}
+	out := toolResult{raw: res.RawStructuredContent, text: text.String()}
+	if len(out.raw) == 0 && res.StructuredContent != nil {
+		out.raw, _ = json.Marshal(res.StructuredContent)
+	}
+	if res.IsError {
+		out.class = "tool_error"
+		if m := classRe.FindStringSubmatch(firstLine(out.text)); m != nil {
+			out.class = m[1]
+		}
+	}
+	return out, nil
+}
+
+// mustTool is tool for set-up steps: any failure is an error.
+func (m *mcpProc) mustTool(ctx context.Context, name string, args map[string]any, into any) error {
+	r, err := m.tool(ctx, name, args)
+	if err != nil {
+		return fmt.Errorf("repro: %s: %w", name, err)
+	}
+	if r.class != "" {
+		return fmt.Errorf("repro: %s: %s", name, firstLine(r.text))
+	}
+	if into != nil {
+		if err := json.Unmarshal(r.raw, into); err != nil {
+			return fmt.Errorf("repro: decode %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// capture reads a pane's text the way an agent polls: the capture_pane
+// tool when the binary has it, else the pane content resource.
+func (m *mcpProc) capture(ctx context.Context, pane string) (string, string) {
+	if m.tools["capture_pane"] {
+		r, err := m.tool(ctx, "capture_pane", map[string]any{"pane_id": pane})
+		if err != nil || r.class != "" {
+			return "", r.class
+		}
+		var out struct {
+			Result string `json:"result"`
+		}
+		if json.Unmarshal(r.raw, &out) == nil {
+			return out.Result, ""
+		}
+		return r.text, ""
+	}
+	var req mcp.ReadResourceRequest
+	req.Params.URI = "tmux://panes/" + url.PathEscape(pane) + "/content"
+	res, err := m.c.ReadResource(ctx, req)
+	if err != nil {
+		return "", errClass(err)
+	}
+	var b strings.Builder
+	for _, c := range res.Contents {
+		if t, ok := c.(mcp.TextResourceContents); ok {
+			b.WriteString(t.Text)
+		}
+	}
+	return b.String(), ""
+}
+
+// health is the part of server_health the harness reads.
+type health struct {
+	State     string `json:"state"`
+	PID       int    `json:"pid"`
+	Commands  uint64 `json:"commands"`
+	Captures  uint64 `json:"captures"`
+	Barriers  uint64 `json:"barriers"`
+	CacheHits uint64 `json:"cache_hits"`
+	Restarts  int    `json:"restarts"`
+	FDs       int    `json:"fds"`
+	FDLimit   int    `json:"fd_limit"`
+	Watchers  int    `json:"watchers"`
+}
+
+// health calls server_health (which makes no tmux call) for socketName,
+// or the default server when it is "".
+func (m *mcpProc) health(ctx context.Context, socketName string) (health, error) {
+	var h health
+	args := map[string]any{}
+	if socketName != "" {
+		args["socket_name"] = socketName
+	}
+	err := m.mustTool(ctx, "server_health", args, &h)
+	return h, err
+}
+
+// close closes stdin (tmux-mcp drains and exits) and waits for the
+// process, killing it if it has not exited after 10 s.
+func (m *mcpProc) close() {
+	done := make(chan struct{})
+	go func() {
+		m.c.Close() //nolint:errcheck // the process may be gone already
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		if p := m.pid(); p > 0 {
+			m.cmd.Process.Kill() //nolint:errcheck // our own child, stuck
+		}
+		<-done
+	}
+}
+
+// errClass names the class of a protocol or transport error.
+func errClass(err error) string {
+	switch {
+	case err == nil:
+		return ""
+	case errors.Is(err, context.DeadlineExceeded):
+		return "deadline"
+	case errors.Is(err, context.Canceled):
+		return "canceled"
+	}
+	if m := classRe.FindStringSubmatch(firstLine(err.Error())); m != nil {
+		return m[1]
+	}
+	s := strings.ToLower(err.Error())
+	for _, k := range []string{"restarting", "rate limited", "server down", "not found", "timed out", "unreachable"} {
+		if strings.Contains(s, k) {
+			return strings.ReplaceAll(k, " ", "_")
+		}
+	}
+	return "protocol"
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// syncBuffer is a goroutine-safe buffer for a child's stderr.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) tail(n int) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	b := s.b.Bytes()
+	return string(b[max(len(b)-n, 0):])
+}
