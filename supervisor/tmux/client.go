@@ -252,10 +252,25 @@ func (c *Client) ForgetServer() {
 
 // Info returns the server's identity and session count (hidden session not
 // counted).
+// Over control mode its two commands go out back to back: one round trip.
 func (c *Client) Info(ctx context.Context) (ServerInfo, error) {
-	out, err := c.Run(ctx, "display-message", "-p", "#{pid}"+fieldSep+"#{version}"+fieldSep+"#{socket_path}"+fieldSep+"#{start_time}")
-	if err != nil {
-		return ServerInfo{}, err
+	display := []string{"display-message", "-p", "#{pid}" + fieldSep + "#{version}" + fieldSep + "#{socket_path}" + fieldSep + "#{start_time}"}
+	list := []string{"list-sessions", "-F", sessionFormat}
+	var out, listed []byte
+	var err error
+	if ctrl := c.Control(); ctrl != nil {
+		outs, errs := ctrl.Pipeline(ctx, display, list)
+		if err = errors.Join(errs...); err != nil {
+			return ServerInfo{}, err
+		}
+		out, listed = outs[0], outs[1]
+	} else {
+		if out, err = c.Run(ctx, display...); err != nil {
+			return ServerInfo{}, err
+		}
+		if listed, err = c.Run(ctx, list...); err != nil {
+			return ServerInfo{}, err
+		}
 	}
 	f := strings.Split(strings.TrimRight(string(out), "\n"), fieldSep)
 	if len(f) != 4 {
@@ -266,7 +281,7 @@ func (c *Client) Info(ctx context.Context) (ServerInfo, error) {
 	info.Version, _ = ParseVersion(f[1])
 	info.SocketPath = f[2]
 	info.StartTime, _ = strconv.ParseInt(f[3], 10, 64)
-	sessions, err := c.ListSessions(ctx)
+	sessions, err := parseSessions(listed)
 	if err != nil {
 		return ServerInfo{}, err
 	}
@@ -280,6 +295,11 @@ func (c *Client) ListSessions(ctx context.Context) ([]Session, error) {
 	if err != nil {
 		return nil, err
 	}
+	return parseSessions(out)
+}
+
+// parseSessions parses list-sessions output in sessionFormat.
+func parseSessions(out []byte) ([]Session, error) {
 	all, err := parse(sessionFields, out)
 	return withoutHidden(all, func(s Session) string { return s.Name }), err
 }

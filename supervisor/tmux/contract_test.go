@@ -386,3 +386,20 @@ func TestContractTimeout(t *testing.T) {
 		}
 	})
 }
+
+// TestInfo checks the server's identity and session count (the hidden
+// session of the command connection not counted) on both transports.
+func TestInfo(t *testing.T) {
+	forEachTransport(t, func(t *testing.T, kind string) {
+		c, s := newClient(t, kind)
+		run(t, c, "new-session", "-d", "-s", "second")
+		info, err := c.Info(ctx(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		pid := run(t, c, "display-message", "-p", "#{pid}")
+		if fmt.Sprint(info.PID) != pid || info.Sessions != 2 || info.SocketPath != s.Socket || info.Version.Raw == "" || info.StartTime == 0 {
+			t.Errorf("got %+v, want pid %s, 2 sessions, socket %s, a version and a start time", info, pid, s.Socket)
+		}
+	})
+}
