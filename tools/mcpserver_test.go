@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -36,6 +37,34 @@ func TestValidateOutput(t *testing.T) {
 		}
 		if validate && !strings.Contains(text(res), "output schema validation failed") {
 			t.Errorf("validate=%t: got %q, want the validation failure", validate, text(res))
+		}
+	}
+}
+
+// TestPaneInfoFields checks that paneInfoFields holds every field
+// paneInfo reads: a listing of those alone gives the same PaneInfo as a
+// listing of every field.
+func TestPaneInfoFields(t *testing.T) {
+	e := newEnv(t, Readonly)
+	e.tm.MustTmux("split-window", "-h", "-t", "main")
+	srv, err := e.sup.Default(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	full, err := srv.ListPanes(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	some, err := srv.ListPanesWith(context.Background(), paneInfoFields...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(full) != 2 || len(some) != len(full) {
+		t.Fatalf("got %d and %d panes, want 2", len(full), len(some))
+	}
+	for i := range full {
+		if got, want := e.d.paneInfo(some[i], srv.Socket()), e.d.paneInfo(full[i], srv.Socket()); !reflect.DeepEqual(got, want) {
+			t.Errorf("pane %d: got %+v, want %+v", i, got, want)
 		}
 	}
 }

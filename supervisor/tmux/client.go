@@ -5,7 +5,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -321,6 +323,35 @@ func (c *Client) ListPanes(ctx context.Context) ([]Pane, error) {
 		return nil, err
 	}
 	all, err := parse(paneFields, out)
+	return withoutHidden(all, func(p Pane) string { return p.SessionName }), err
+}
+
+// ListPanesWith is ListPanes reading only the named fields (names of
+// the format variables, such as "pane_tty"), and pane_id, session_id and
+// session_name: the others are left zero. Each field costs tmux a format
+// expansion per pane, and some cost more (pane_current_command and
+// pane_current_path read /proc), so a caller asks for what it reads. An
+// unknown name is an error.
+func (c *Client) ListPanesWith(ctx context.Context, names ...string) ([]Pane, error) {
+	want := map[string]bool{"pane_id": true, "session_id": true, "session_name": true}
+	for _, n := range names {
+		want[n] = true
+	}
+	var fields []field[Pane]
+	for _, f := range paneFields {
+		if want[f.name] {
+			fields = append(fields, f)
+			delete(want, f.name)
+		}
+	}
+	if len(want) > 0 {
+		return nil, fmt.Errorf("tmux: list panes: unknown fields %v", slices.Sorted(maps.Keys(want)))
+	}
+	out, err := c.Run(ctx, "list-panes", "-a", "-F", format(fields))
+	if err != nil {
+		return nil, err
+	}
+	all, err := parse(fields, out)
 	return withoutHidden(all, func(p Pane) string { return p.SessionName }), err
 }
 

@@ -403,3 +403,31 @@ func TestInfo(t *testing.T) {
 		}
 	})
 }
+
+// TestListPanesWith checks that a listing of some fields reads those (and
+// the IDs and session name), leaves the rest zero, and refuses a name it
+// does not know.
+func TestListPanesWith(t *testing.T) {
+	forEachTransport(t, func(t *testing.T, kind string) {
+		c, _ := newClient(t, kind)
+		full, err := c.ListPanes(ctx(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		some, err := c.ListPanesWith(ctx(t), "pane_tty", "pane_current_path")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(full) != 1 || len(some) != 1 {
+			t.Fatalf("got %d and %d panes, want 1 (the hidden session left out)", len(full), len(some))
+		}
+		f, s := full[0], some[0]
+		want := tmux.Pane{ID: f.ID, SessionID: f.SessionID, SessionName: f.SessionName, TTY: f.TTY, CurrentPath: f.CurrentPath}
+		if s != want || s.TTY == "" || s.CurrentPath == "" {
+			t.Errorf("got %+v, want %+v", s, want)
+		}
+		if _, err := c.ListPanesWith(ctx(t), "pane_tty", "no_such_field"); err == nil || !strings.Contains(err.Error(), "no_such_field") {
+			t.Errorf("unknown field: got %v, want an error naming it", err)
+		}
+	})
+}
