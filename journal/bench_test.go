@@ -164,7 +164,7 @@ func measureOnce(t *testing.T, policy supervisor.RestartPolicy) map[string]time.
 		t.Fatal(err)
 	}
 	buildTree(t, srv, t.TempDir())
-	want := liveTree(t, srv)
+	want := settledTree(t, srv)
 	waitSnapshot(t, j, srv, want)
 	ctx := context.Background()
 	var mu sync.Mutex

@@ -147,6 +147,19 @@ func liveTree(t testing.TB, srv *supervisor.Server) []string {
 	return treeOf(live)
 }
 
+// settledTree is liveTree once every pane's current path can be read: right
+// after split-window the new pane's process may not own its terminal yet,
+// and tmux reads its path as "" until it does.
+func settledTree(t testing.TB, srv *supervisor.Server) []string {
+	t.Helper()
+	var tree []string
+	tmuxtest.WaitFor(t, 10*time.Second, "every pane's path", func() bool {
+		tree = liveTree(t, srv)
+		return !slices.ContainsFunc(tree, func(l string) bool { return strings.Contains(l, " path= ") })
+	})
+	return tree
+}
+
 // waitSnapshot waits until the latest snapshot of srv shows want.
 func waitSnapshot(t testing.TB, j *Journal, srv *supervisor.Server, want []string) *Snapshot {
 	t.Helper()
@@ -190,7 +203,7 @@ func TestRestoreAfterKill9(t *testing.T) {
 			t0 := time.Now()
 			buildTree(t, srv, t.TempDir())
 			t.Logf("built in %v", time.Since(t0))
-			want := liveTree(t, srv)
+			want := settledTree(t, srv)
 			if n := strings.Count(strings.Join(want, "\n"), "\npane "); n != 15 {
 				t.Fatalf("test tree has %d panes, want 15:\n%s", n, strings.Join(want, "\n"))
 			}
@@ -446,7 +459,7 @@ func TestRestorePlansAgainAfterAFailedStep(t *testing.T) {
 	mustDo(t, srv, "new-session", "-d", "-s", "s", "-x", "100", "-y", "40")
 	mustDo(t, srv, "new-window", "-d", "-t", "=s:", "-n", "w", "-c", dir)
 	mustDo(t, srv, "split-window", "-d", "-t", "=s:w", "-c", dir)
-	want := liveTree(t, srv)
+	want := settledTree(t, srv)
 	if _, err := j.TakeSnapshot(testCtx(t), srv); err != nil {
 		t.Fatal(err)
 	}

@@ -28,6 +28,12 @@ type CaptureRequest struct {
 	// they may not exceed the configured ceilings.
 	MaxLines, MaxBytes int
 	Join, Escape       bool
+	// Changed says the caller knows the pane changed since the last
+	// capture it could be served (a PaneChanges event woke it): the cache
+	// cannot answer, so the capture goes to tmux without the barrier round
+	// trip that would prove as much, and is not cached. It is exact all
+	// the same: capture-pane runs after the call began.
+	Changed bool
 }
 
 // Capture is a pane's contents and how they were obtained.
@@ -88,11 +94,14 @@ func (s *Server) Capture(ctx context.Context, req CaptureRequest) (Capture, erro
 	key := captureKey{pane: req.Pane, start: plan.Start, end: plan.End, join: req.Join, escape: req.Escape,
 		maxLines: plan.MaxLines, maxBytes: plan.MaxBytes}
 
-	p := s.fresh.prove(ctx, req.Pane)
-	spanEvent(ctx, "tmux.capture_proof", attribute.String("tmux.pane", string(req.Pane)),
-		attribute.String("tmux.freshness", p.freshnessName()), attribute.Bool("tmux.proven", p.proven()))
-	if c, ok := s.fresh.lookup(p, key); ok {
-		return s.hit(ctx, req.Pane, c, p), nil
+	var p proof // the zero proof: capture from tmux, cache nothing
+	if !req.Changed {
+		p = s.fresh.prove(ctx, req.Pane)
+		spanEvent(ctx, "tmux.capture_proof", attribute.String("tmux.pane", string(req.Pane)),
+			attribute.String("tmux.freshness", p.freshnessName()), attribute.Bool("tmux.proven", p.proven()))
+		if c, ok := s.fresh.lookup(p, key); ok {
+			return s.hit(ctx, req.Pane, c, p), nil
+		}
 	}
 	// The shared capture must not die with whichever caller started it,
 	// and each caller stops waiting at its own deadline.

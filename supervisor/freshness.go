@@ -34,7 +34,9 @@ import (
 //     seconds. A probe is trusted only if that activity is older than the
 //     second in which the probe was sent: later output then always changes
 //     it.
-//   - Otherwise the capture goes to tmux.
+//   - Otherwise the capture goes to tmux. So does a capture whose caller
+//     knows the pane changed (CaptureRequest.Changed): it skips the proof,
+//     which could not serve it, and is not cached.
 //
 // Not covered: a command from another tmux client that redraws a pane
 // without output and leaves every state field as it was (send-keys -R on

@@ -349,3 +349,45 @@ func TestPaneChanges(t *testing.T) {
 		t.Errorf("exec-only: got %v, want ErrNotWatched", err)
 	}
 }
+
+// TestChangedCaptureSkipsTheCache checks CaptureRequest.Changed: the
+// capture goes to tmux without a barrier, is exact, and leaves the cache
+// as it was (a later capture of the silent pane is still served from it).
+func TestChangedCaptureSkipsTheCache(t *testing.T) {
+	ts := tmuxtest.New(t)
+	sup := newSup(t, ts, Config{ReadRate: 1000, ReadBurst: 1000})
+	srv := mustServer(t, sup)
+	pane := rewritePane(t, srv, "changed", "changed-ch")
+	cachedCapture(t, srv, pane)
+	before := srv.Health()
+	c, err := srv.Capture(testCtx(t), CaptureRequest{Pane: pane, Changed: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	after := srv.Health()
+	if c.Cached || c.Freshness != "none" {
+		t.Errorf("got cached=%v freshness=%s, want a capture from tmux (freshness none)", c.Cached, c.Freshness)
+	}
+	if got := after.Barriers - before.Barriers; got != 0 {
+		t.Errorf("barriers = %d, want 0", got)
+	}
+	if got := after.Captures - before.Captures; got != 1 {
+		t.Errorf("captures that reached tmux = %d, want 1", got)
+	}
+	if !strings.Contains(string(c.Content), "AAAA") {
+		t.Errorf("got %q, want AAAA", c.Content)
+	}
+	// What the cache held is still served while the pane stays silent.
+	if c := cachedCapture(t, srv, pane); !strings.Contains(string(c.Content), "AAAA") {
+		t.Errorf("cached capture %q, want AAAA", c.Content)
+	}
+	// Exact: a rewrite that changes no state field is in the next one.
+	rewrite(t, ts, pane, "changed-ch")
+	c, err = srv.Capture(testCtx(t), CaptureRequest{Pane: pane, Changed: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Cached || !strings.Contains(string(c.Content), "BBBB") {
+		t.Errorf("after the rewrite: got cached=%v %q, want BBBB from tmux", c.Cached, c.Content)
+	}
+}

@@ -25,6 +25,18 @@ func (s *Server) ListPanes(ctx context.Context) ([]tmux.Pane, error) {
 	return panes, err
 }
 
+// ListPanesWith is ListPanes reading only the named fields (and pane_id,
+// session_id and session_name); see tmux.Client.ListPanesWith.
+func (s *Server) ListPanesWith(ctx context.Context, names ...string) ([]tmux.Pane, error) {
+	panes, err := query(ctx, s, "list-panes", func(ctx context.Context) ([]tmux.Pane, error) {
+		return s.client.ListPanesWith(ctx, names...)
+	})
+	if err == nil {
+		s.fresh.learnPanes(panes)
+	}
+	return panes, err
+}
+
 // Info returns the server's identity.
 func (s *Server) Info(ctx context.Context) (tmux.ServerInfo, error) {
 	return query(ctx, s, "display-message", s.client.Info)

@@ -235,7 +235,7 @@ func TestBatchTruncatesLargeResponses(t *testing.T) {
 // row's error.
 func TestBatchCallsWhatTheServerServes(t *testing.T) {
 	e := newEnv(t, Readonly)
-	srv, err := New(Deps{Sup: e.sup, Tier: Readonly}, Options{Toolsets: []string{"batch", "server"}})
+	srv, err := New(Deps{Sup: e.sup, Tier: Readonly}, Options{Toolsets: []string{"batch", "server"}, ValidateOutput: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -56,7 +56,7 @@ func newEnvOver(t *testing.T, tm *tmuxtest.Server, cfg supervisor.Config, tier T
 	for _, m := range mod {
 		m(&d)
 	}
-	srv, err := New(d, Options{Version: "test"})
+	srv, err := New(d, Options{Version: "test", ValidateOutput: true})
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}

@@ -27,6 +27,14 @@ type Options struct {
 	// ServerOptions are more mcp-go options (the binary's telemetry),
 	// applied after tmux-mcp's own.
 	ServerOptions []server.ServerOption
+	// ValidateOutput checks every successful result against its tool's
+	// output schema (a result that does not conform becomes an error
+	// result). Tests turn it on; the binary leaves it off, because it
+	// costs a JSON round trip and a schema walk on every call (about a
+	// fifth of a read tool's CPU) for a property of the code, not of the
+	// call: the results are Go structs whose shape the tool tests check
+	// against the schemas.
+	ValidateOutput bool
 }
 
 // Server is an MCP server over a supervisor.
@@ -97,12 +105,14 @@ func New(d Deps, opts Options) (*Server, error) {
 		server.WithPromptCompletionProvider(completer{d}),
 		server.WithResourceCompletionProvider(completer{d}),
 		server.WithInstructions(instructions(d, d.Sup.Config().DefaultSocket.String())),
-		server.WithOutputSchemaValidation(),
 		// Outermost first: logging sees panics as error results, drain
 		// sees every call.
 		server.WithToolHandlerMiddleware(g.middleware),
 		server.WithToolHandlerMiddleware(logCalls(log)),
 		server.WithToolHandlerMiddleware(recoverPanics(log)),
+	}
+	if opts.ValidateOutput {
+		mcpOpts = append(mcpOpts, server.WithOutputSchemaValidation())
 	}
 	s := server.NewMCPServer(opts.Name, opts.Version, append(mcpOpts, opts.ServerOptions...)...)
 	var selected []Entry

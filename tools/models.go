@@ -111,6 +111,12 @@ func windowInfo(w tmux.Window) WindowInfo {
 	}
 }
 
+// paneInfoFields are the fields paneInfo reads: listings that only feed
+// it ask tmux for these (srv.ListPanesWith) and not for every field.
+var paneInfoFields = []string{"pane_id", "pane_index", "pane_width", "pane_height", "pane_left", "pane_top",
+	"pane_right", "pane_bottom", "pane_at_left", "pane_at_right", "pane_at_top", "pane_at_bottom", "pane_tty",
+	"pane_current_command", "pane_current_path", "pane_pid", "pane_title", "pane_active", "window_id", "session_id"}
+
 // paneInfo converts p; sock is the server p lives on, for is_caller.
 func (d Deps) paneInfo(p tmux.Pane, sock tmux.Socket) PaneInfo {
 	return PaneInfo{

@@ -40,7 +40,7 @@ func ListPanes(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 			}
 			keep = func(x tmux.Pane) bool { return x.SessionID == s.ID }
 		}
-		panes, err := srv.ListPanes(ctx)
+		panes, err := srv.ListPanesWith(ctx, paneInfoFields...)
 		if err != nil {
 			return nil, err
 		}

@@ -70,7 +70,7 @@ func addResources(s *server.MCPServer, d Deps) {
 				if w.WindowIndex != idx {
 					continue
 				}
-				panes, err := srv.ListPanes(ctx)
+				panes, err := srv.ListPanesWith(ctx, paneInfoFields...)
 				if err != nil {
 					return nil, err
 				}

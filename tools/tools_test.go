@@ -80,7 +80,7 @@ func TestListServers(t *testing.T) {
 	e := newEnv(t, Readonly, func(d *Deps) {})
 	e.d.SocketDir = ""
 	// The socket directory of the test's server holds exactly its socket.
-	srv, err := New(Deps{Sup: e.sup, SocketDir: filepath.Dir(e.tm.Socket)}, Options{})
+	srv, err := New(Deps{Sup: e.sup, SocketDir: filepath.Dir(e.tm.Socket)}, Options{ValidateOutput: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -450,7 +450,7 @@ func TestPanicIsAnErrorResult(t *testing.T) {
 // newEnvOn is another MCP server (at tier, as caller) over e's supervisor.
 func newEnvOn(t *testing.T, e *env, tier Tier, caller Caller) *env {
 	t.Helper()
-	srv, err := New(Deps{Sup: e.sup, Tier: tier, Caller: caller}, Options{})
+	srv, err := New(Deps{Sup: e.sup, Tier: tier, Caller: caller}, Options{ValidateOutput: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -184,7 +184,9 @@ func (w *waiter) wait(ctx context.Context, interval time.Duration) (waitResult, 
 			laterC = nil
 		}
 		last = time.Now()
-		outcome, err := w.check(ctx)
+		// With events, a check follows a change of the pane (or of its
+		// window's layout): the cache cannot answer it.
+		outcome, err := w.check(ctx, feed.events)
 		var rl RetryAfterError
 		switch {
 		case errors.As(err, &rl) && errors.Is(err, supervisor.ErrRateLimited):
@@ -209,7 +211,7 @@ func (w *waiter) arm(ctx context.Context) error {
 		return w.died()
 	}
 	w.base, w.baseAbs = pn, pn.HistorySize+pn.CursorY
-	rows, err := w.read(ctx, pn.CursorY)
+	rows, err := w.read(ctx, pn.CursorY, false)
 	if err != nil {
 		return err
 	}
@@ -222,7 +224,7 @@ func (w *waiter) arm(ctx context.Context) error {
 	}
 	visible := rows
 	if pn.CursorY > 0 {
-		if visible, err = w.read(ctx, 0); err != nil {
+		if visible, err = w.read(ctx, 0, false); err != nil {
 			return err
 		}
 	}
@@ -236,8 +238,9 @@ func (w *waiter) arm(ctx context.Context) error {
 
 // read captures from row top (joined, so text wrapped across rows is one
 // line) to the bottom, one string per line, trailing blanks dropped.
-func (w *waiter) read(ctx context.Context, top int) ([]string, error) {
-	c, err := capture(ctx, w.srv, supervisor.CaptureRequest{Pane: w.pane, Start: &top, Join: true})
+// changed skips the cache (see supervisor.CaptureRequest.Changed).
+func (w *waiter) read(ctx context.Context, top int, changed bool) ([]string, error) {
+	c, err := capture(ctx, w.srv, supervisor.CaptureRequest{Pane: w.pane, Start: &top, Join: true, Changed: changed})
 	if err != nil {
 		return nil, err
 	}
@@ -273,8 +276,9 @@ func (w *waiter) state(ctx context.Context) (tmux.Pane, error) {
 	return pn, nil
 }
 
-// check reads the pane once and returns the outcome if the wait is over.
-func (w *waiter) check(ctx context.Context) (string, error) {
+// check reads the pane once and returns the outcome if the wait is over;
+// changed says a change event woke it.
+func (w *waiter) check(ctx context.Context, changed bool) (string, error) {
 	pn, err := w.state(ctx)
 	if err != nil {
 		return "", err
@@ -282,7 +286,7 @@ func (w *waiter) check(ctx context.Context) (string, error) {
 	top := max(w.baseAbs-pn.HistorySize, -pn.HistorySize)
 	var rows []string
 	if top < pn.Height {
-		if rows, err = w.read(ctx, top); err != nil {
+		if rows, err = w.read(ctx, top, changed); err != nil {
 			return "", err
 		}
 	}

@@ -7,10 +7,11 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"os"
 	"os/exec"
 	"slices"
+	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -30,10 +31,13 @@ func (l latencies) report(b *testing.B, prefix string) {
 	b.ReportMetric(pct(0.95), prefix+"p95-µs")
 }
 
-func (l latencies) p50() time.Duration {
+func (l latencies) p50() time.Duration { return l.pct(0.50) }
+
+// pct returns the p-th percentile (0 to 1).
+func (l latencies) pct(p float64) time.Duration {
 	s := slices.Clone(l)
 	slices.Sort(s)
-	return s[len(s)/2]
+	return s[int(p*float64(len(s)-1))]
 }
 
 // rawStdio drives the binary with plain JSON-RPC lines over stdio, one
@@ -42,6 +46,7 @@ type rawStdio struct {
 	in    io.Writer
 	lines chan []byte
 	id    int
+	pid   int // the binary's
 }
 
 func startRaw(b *testing.B, bin string, env []string) *rawStdio {
@@ -63,7 +68,7 @@ func startRaw(b *testing.B, bin string, env []string) *rawStdio {
 		stdin.Close()
 		cmd.Wait()
 	})
-	r := &rawStdio{in: stdin, lines: make(chan []byte, 64)}
+	r := &rawStdio{in: stdin, lines: make(chan []byte, 64), pid: cmd.Process.Pid}
 	go func() {
 		sc := bufio.NewScanner(stdout)
 		sc.Buffer(make([]byte, 1<<20), 1<<24)
@@ -105,7 +110,11 @@ func (r *rawStdio) call(b *testing.B, method string, params any) json.RawMessage
 
 // BenchmarkStdioReadTools measures, in one run, the p50 of MCP ping and of
 // the read tools, with plain JSON-RPC over stdio on an isolated server with
-// one pane, and reports each as a ratio to ping.
+// one pane, and reports each as a ratio to ping. The calls take turns (one
+// of each per iteration), so a change of the machine's load during the run
+// weighs on all of them alike. It also reports the CPU time a call costs
+// tmux-mcp and the tmux server (p50 of their threads' schedstat before and
+// after each call), which the load of a shared machine hardly changes.
 //
 //	go test -run '^$' -bench StdioReadTools -benchtime 2000x ./cmd/tmux-mcp
 func BenchmarkStdioReadTools(b *testing.B) {
@@ -114,6 +123,10 @@ func BenchmarkStdioReadTools(b *testing.B) {
 	tm.Start("main")
 	r := startRaw(b, bin, binaryEnv(tm.Socket, "TMUX_MCP_SERVER_RATE=1000000", "TMUX_MCP_READ_RATE=1000000"))
 	pane := strings.TrimSpace(tm.MustTmux("display-message", "-p", "-t", "main", "#{pane_id}"))
+	tmuxPID, err := strconv.Atoi(strings.TrimSpace(tm.MustTmux("display-message", "-p", "#{pid}")))
+	if err != nil {
+		b.Fatal(err)
+	}
 	calls := []struct {
 		name string
 		args map[string]any
@@ -129,27 +142,54 @@ func BenchmarkStdioReadTools(b *testing.B) {
 		{"capture_since", map[string]any{"pane_id": pane}},
 		{"search_panes", map[string]any{"pattern": "nothing-matches-this"}},
 	}
-	var ping time.Duration
-	for _, call := range calls {
-		b.Run(call.name, func(b *testing.B) {
-			var lat latencies
-			for b.Loop() {
-				start := time.Now()
-				if call.name == "ping" {
-					r.call(b, "ping", nil)
-				} else {
-					r.call(b, "tools/call", map[string]any{"name": call.name, "arguments": call.args})
-				}
-				lat = append(lat, time.Since(start))
-			}
-			lat.report(b, "")
+	lat := make([]latencies, len(calls))
+	cpu := make([]latencies, len(calls))  // tmux-mcp
+	tcpu := make([]latencies, len(calls)) // tmux
+	for b.Loop() {
+		for i, call := range calls {
+			c0, t0 := threadsCPU(r.pid), threadsCPU(tmuxPID)
+			start := time.Now()
 			if call.name == "ping" {
-				ping = lat.p50()
-			} else if ping > 0 {
-				b.ReportMetric(float64(lat.p50())/float64(ping), "x-ping")
+				r.call(b, "ping", nil)
+			} else {
+				r.call(b, "tools/call", map[string]any{"name": call.name, "arguments": call.args})
 			}
-		})
+			lat[i] = append(lat[i], time.Since(start))
+			cpu[i] = append(cpu[i], threadsCPU(r.pid)-c0)
+			tcpu[i] = append(tcpu[i], threadsCPU(tmuxPID)-t0)
+		}
 	}
+	ping := lat[0].p50()
+	var table strings.Builder
+	fmt.Fprintf(&table, "\n| Call | p50 | p95 | p50 vs ping | tmux-mcp CPU | tmux CPU |\n|---|---|---|---|---|---|\n")
+	for i, call := range calls {
+		p50, p95 := lat[i].pct(0.50), lat[i].pct(0.95)
+		ratio := float64(p50) / float64(ping)
+		fmt.Fprintf(&table, "| %s | %d µs | %d µs | %.1fx | %d µs | %d µs |\n", call.name, p50.Microseconds(), p95.Microseconds(),
+			ratio, cpu[i].p50().Microseconds(), tcpu[i].p50().Microseconds())
+		if i > 0 {
+			b.ReportMetric(ratio, call.name+"-x-ping")
+		}
+	}
+	b.ReportMetric(float64(ping.Microseconds()), "ping-p50-µs")
+	fmt.Print(table.String()) // b.Log keeps only 10 lines of a benchmark's output
+}
+
+// threadsCPU returns the CPU time the threads of process pid have used so
+// far, from /proc/PID/task/TID/schedstat (0 where it cannot be read).
+func threadsCPU(pid int) time.Duration {
+	tasks, _ := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+	var sum time.Duration
+	for _, t := range tasks {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/schedstat", pid, t.Name()))
+		if err != nil {
+			continue
+		}
+		ns, _, _ := strings.Cut(string(b), " ")
+		n, _ := strconv.ParseInt(ns, 10, 64)
+		sum += time.Duration(n)
+	}
+	return sum
 }
 
 // BenchmarkWaitDetection measures, over stdio in one run, how soon text
@@ -158,12 +198,17 @@ func BenchmarkStdioReadTools(b *testing.B) {
 // tmux send-keys returns to the detection. It also counts the capture-pane
 // commands that reach tmux while wait_for_text waits on a silent pane.
 //
+// The per-pane read rate is lifted: back to back, each wait_for_text
+// captures the pane three times or so (the baseline twice, the detection
+// once), and at the default 20 captures a second the loop would measure
+// the token bucket, not the detection.
+//
 //	go test -run '^$' -bench WaitDetection -benchtime 100x ./cmd/tmux-mcp
 func BenchmarkWaitDetection(b *testing.B) {
 	bin := buildBinary(b)
 	tm := tmuxtest.New(b)
 	tm.Start("main")
-	c, _, _ := startStdio(b, bin, binaryEnv(tm.Socket, "TMUX_MCP_SERVER_RATE=1000000"))
+	c, _, _ := startStdio(b, bin, binaryEnv(tm.Socket, "TMUX_MCP_SERVER_RATE=1000000", "TMUX_MCP_READ_RATE=1000000"))
 	b.Cleanup(func() { c.Close() })
 	pane := strings.TrimSpace(tm.MustTmux("new-window", "-d", "-P", "-F", "#{pane_id}", "-t", "main:", "exec cat"))
 	// startStdio's client has no notification handler until Start (which
@@ -228,16 +273,10 @@ func BenchmarkWaitDetection(b *testing.B) {
 		for b.Loop() {
 			i++
 			marker := fmt.Sprintf("POLL_MARK_%d_", i)
-			var sent time.Time
-			var mu sync.Mutex
+			sent := make(chan time.Time, 1)
 			tick := time.NewTicker(50 * time.Millisecond)
 			// The text appears at a random moment of the poll cycle.
-			timer := time.AfterFunc(rand.N(50*time.Millisecond), func() {
-				t := send(marker)
-				mu.Lock()
-				sent = t
-				mu.Unlock()
-			})
+			timer := time.AfterFunc(rand.N(50*time.Millisecond), func() { sent <- send(marker) })
 			for {
 				var req mcp.CallToolRequest
 				req.Params.Name = "capture_pane"
@@ -247,9 +286,10 @@ func BenchmarkWaitDetection(b *testing.B) {
 					b.Fatalf("capture_pane: %v %v", err, res)
 				}
 				if strings.Contains(text(res), marker) {
-					mu.Lock()
-					lat = append(lat, time.Since(sent))
-					mu.Unlock()
+					// A capture may see the text before send-keys has
+					// returned: that counts as detected at once.
+					seen := time.Now()
+					lat = append(lat, max(seen.Sub(<-sent), 0))
 					break
 				}
 				<-tick.C

@@ -68,7 +68,7 @@ func newTracedEnv(t *testing.T) *tracedEnv {
 		t.Fatal(err)
 	}
 	ts, err := tools.New(tools.Deps{Sup: e.sup, Tier: tools.Destructive, SocketDir: t.TempDir()},
-		tools.Options{Version: "test", ServerOptions: opts})
+		tools.Options{Version: "test", ServerOptions: opts, ValidateOutput: true})
 	if err != nil {
 		t.Fatal(err)
 	}

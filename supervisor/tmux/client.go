@@ -5,7 +5,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -252,10 +254,25 @@ func (c *Client) ForgetServer() {
 
 // Info returns the server's identity and session count (hidden session not
 // counted).
+// Over control mode its two commands go out back to back: one round trip.
 func (c *Client) Info(ctx context.Context) (ServerInfo, error) {
-	out, err := c.Run(ctx, "display-message", "-p", "#{pid}"+fieldSep+"#{version}"+fieldSep+"#{socket_path}"+fieldSep+"#{start_time}")
-	if err != nil {
-		return ServerInfo{}, err
+	display := []string{"display-message", "-p", "#{pid}" + fieldSep + "#{version}" + fieldSep + "#{socket_path}" + fieldSep + "#{start_time}"}
+	list := []string{"list-sessions", "-F", sessionFormat}
+	var out, listed []byte
+	var err error
+	if ctrl := c.Control(); ctrl != nil {
+		outs, errs := ctrl.Pipeline(ctx, display, list)
+		if err = errors.Join(errs...); err != nil {
+			return ServerInfo{}, err
+		}
+		out, listed = outs[0], outs[1]
+	} else {
+		if out, err = c.Run(ctx, display...); err != nil {
+			return ServerInfo{}, err
+		}
+		if listed, err = c.Run(ctx, list...); err != nil {
+			return ServerInfo{}, err
+		}
 	}
 	f := strings.Split(strings.TrimRight(string(out), "\n"), fieldSep)
 	if len(f) != 4 {
@@ -266,7 +283,7 @@ func (c *Client) Info(ctx context.Context) (ServerInfo, error) {
 	info.Version, _ = ParseVersion(f[1])
 	info.SocketPath = f[2]
 	info.StartTime, _ = strconv.ParseInt(f[3], 10, 64)
-	sessions, err := c.ListSessions(ctx)
+	sessions, err := parseSessions(listed)
 	if err != nil {
 		return ServerInfo{}, err
 	}
@@ -280,6 +297,11 @@ func (c *Client) ListSessions(ctx context.Context) ([]Session, error) {
 	if err != nil {
 		return nil, err
 	}
+	return parseSessions(out)
+}
+
+// parseSessions parses list-sessions output in sessionFormat.
+func parseSessions(out []byte) ([]Session, error) {
 	all, err := parse(sessionFields, out)
 	return withoutHidden(all, func(s Session) string { return s.Name }), err
 }
@@ -301,6 +323,35 @@ func (c *Client) ListPanes(ctx context.Context) ([]Pane, error) {
 		return nil, err
 	}
 	all, err := parse(paneFields, out)
+	return withoutHidden(all, func(p Pane) string { return p.SessionName }), err
+}
+
+// ListPanesWith is ListPanes reading only the named fields (names of
+// the format variables, such as "pane_tty"), and pane_id, session_id and
+// session_name: the others are left zero. Each field costs tmux a format
+// expansion per pane, and some cost more (pane_current_command and
+// pane_current_path read /proc), so a caller asks for what it reads. An
+// unknown name is an error.
+func (c *Client) ListPanesWith(ctx context.Context, names ...string) ([]Pane, error) {
+	want := map[string]bool{"pane_id": true, "session_id": true, "session_name": true}
+	for _, n := range names {
+		want[n] = true
+	}
+	var fields []field[Pane]
+	for _, f := range paneFields {
+		if want[f.name] {
+			fields = append(fields, f)
+			delete(want, f.name)
+		}
+	}
+	if len(want) > 0 {
+		return nil, fmt.Errorf("tmux: list panes: unknown fields %v", slices.Sorted(maps.Keys(want)))
+	}
+	out, err := c.Run(ctx, "list-panes", "-a", "-F", format(fields))
+	if err != nil {
+		return nil, err
+	}
+	all, err := parse(fields, out)
 	return withoutHidden(all, func(p Pane) string { return p.SessionName }), err
 }
 

@@ -386,3 +386,48 @@ func TestContractTimeout(t *testing.T) {
 		}
 	})
 }
+
+// TestInfo checks the server's identity and session count (the hidden
+// session of the command connection not counted) on both transports.
+func TestInfo(t *testing.T) {
+	forEachTransport(t, func(t *testing.T, kind string) {
+		c, s := newClient(t, kind)
+		run(t, c, "new-session", "-d", "-s", "second")
+		info, err := c.Info(ctx(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		pid := run(t, c, "display-message", "-p", "#{pid}")
+		if fmt.Sprint(info.PID) != pid || info.Sessions != 2 || info.SocketPath != s.Socket || info.Version.Raw == "" || info.StartTime == 0 {
+			t.Errorf("got %+v, want pid %s, 2 sessions, socket %s, a version and a start time", info, pid, s.Socket)
+		}
+	})
+}
+
+// TestListPanesWith checks that a listing of some fields reads those (and
+// the IDs and session name), leaves the rest zero, and refuses a name it
+// does not know.
+func TestListPanesWith(t *testing.T) {
+	forEachTransport(t, func(t *testing.T, kind string) {
+		c, _ := newClient(t, kind)
+		full, err := c.ListPanes(ctx(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		some, err := c.ListPanesWith(ctx(t), "pane_tty", "pane_current_path")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(full) != 1 || len(some) != 1 {
+			t.Fatalf("got %d and %d panes, want 1 (the hidden session left out)", len(full), len(some))
+		}
+		f, s := full[0], some[0]
+		want := tmux.Pane{ID: f.ID, SessionID: f.SessionID, SessionName: f.SessionName, TTY: f.TTY, CurrentPath: f.CurrentPath}
+		if s != want || s.TTY == "" || s.CurrentPath == "" {
+			t.Errorf("got %+v, want %+v", s, want)
+		}
+		if _, err := c.ListPanesWith(ctx(t), "pane_tty", "no_such_field"); err == nil || !strings.Contains(err.Error(), "no_such_field") {
+			t.Errorf("unknown field: got %v, want an error naming it", err)
+		}
+	})
+}

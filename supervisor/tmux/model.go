@@ -75,20 +75,14 @@ type Pane struct {
 	PID            int       `json:"pane_pid"`
 	CurrentCommand string    `json:"pane_current_command"`
 	CurrentPath    string    `json:"pane_current_path"`
-	StartCommand   string    `json:"pane_start_command"`
-	StartPath      string    `json:"pane_start_path"`
 	Title          string    `json:"pane_title"`
 	Dead           bool      `json:"pane_dead"`
-	DeadStatus     int       `json:"pane_dead_status"`
-	DeadSignal     int       `json:"pane_dead_signal"`
 	HistorySize    int       `json:"history_size"`
 	HistoryLimit   int       `json:"history_limit"`
-	HistoryBytes   int64     `json:"history_bytes"`
 	AlternateOn    bool      `json:"alternate_on"`
 	InMode         bool      `json:"pane_in_mode"`
 	CursorX        int       `json:"cursor_x"`
 	CursorY        int       `json:"cursor_y"`
-	WindowLayout   string    `json:"window_layout"`
 	WindowActive   bool      `json:"window_active"`
 	WindowZoomed   bool      `json:"window_zoomed_flag"`
 }
@@ -230,6 +224,12 @@ var windowFields = []field[Window]{
 	str("pane_id", func(w *Window) *string { return (*string)(&w.ActivePaneID) }),
 }
 
+// paneFields are what tmux-mcp reads of every pane in one list-panes -a.
+// Each field costs tmux a format expansion per pane on every listing, and
+// some cost more: #{history_bytes} walks the whole history (left out: the
+// diagnostics read it with their own probe), #{pane_current_command} and
+// #{pane_current_path} read /proc. A field goes in only if something reads
+// it from a listing; the journal lists panes with its own format.
 var paneFields = []field[Pane]{
 	str("pane_id", func(p *Pane) *string { return (*string)(&p.ID) }),
 	num("pane_index", func(p *Pane) *int { return &p.Index }),
@@ -252,20 +252,14 @@ var paneFields = []field[Pane]{
 	str("pane_tty", func(p *Pane) *string { return &p.TTY }),
 	num("pane_pid", func(p *Pane) *int { return &p.PID }),
 	str("pane_current_command", func(p *Pane) *string { return &p.CurrentCommand }),
-	str("pane_start_command", func(p *Pane) *string { return &p.StartCommand }),
-	str("pane_start_path", func(p *Pane) *string { return &p.StartPath }),
 	str("pane_title", func(p *Pane) *string { return &p.Title }),
 	flag("pane_dead", func(p *Pane) *bool { return &p.Dead }),
-	num("pane_dead_status", func(p *Pane) *int { return &p.DeadStatus }),
-	num("pane_dead_signal", func(p *Pane) *int { return &p.DeadSignal }),
 	num("history_size", func(p *Pane) *int { return &p.HistorySize }),
 	num("history_limit", func(p *Pane) *int { return &p.HistoryLimit }),
-	num64("history_bytes", func(p *Pane) *int64 { return &p.HistoryBytes }),
 	flag("alternate_on", func(p *Pane) *bool { return &p.AlternateOn }),
 	flag("pane_in_mode", func(p *Pane) *bool { return &p.InMode }),
 	num("cursor_x", func(p *Pane) *int { return &p.CursorX }),
 	num("cursor_y", func(p *Pane) *int { return &p.CursorY }),
-	str("window_layout", func(p *Pane) *string { return &p.WindowLayout }),
 	flag("window_active", func(p *Pane) *bool { return &p.WindowActive }),
 	flag("window_zoomed_flag", func(p *Pane) *bool { return &p.WindowZoomed }),
 	// Last: raw filesystem bytes, the only field that can hold a newline.
