@@ -152,7 +152,14 @@ func TestJournalEndToEnd(t *testing.T) {
 		res, err := callToolErr(c, "list_sessions", nil)
 		return err == nil && !res.IsError && contains(sessionNames(t, res), "agent") && tm.PID() != pid
 	})
-	if got := tm.MustTmux("display-message", "-p", "-t", "=agent:", "#{pane_current_path}"); got != dir {
+	// list_sessions is answered during the restore, and tmux reports a
+	// new pane's path only once its process runs: wait for it.
+	var got string
+	tmuxtest.WaitFor(t, 10*time.Second, "the restored pane's path", func() bool {
+		got = tm.MustTmux("display-message", "-p", "-t", "=agent:", "#{pane_current_path}")
+		return got != ""
+	})
+	if got != dir {
 		t.Errorf("restored pane in %q, want %q", got, dir)
 	}
 	var events struct {
