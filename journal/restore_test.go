@@ -153,9 +153,14 @@ func liveTree(t testing.TB, srv *supervisor.Server) []string {
 func settledTree(t testing.TB, srv *supervisor.Server) []string {
 	t.Helper()
 	var tree []string
-	tmuxtest.WaitFor(t, 10*time.Second, "every pane's path", func() bool {
+	// A pane just created reports no path until its process runs, and a
+	// window named after its process is called "tmux" until the fork has
+	// exec'd (automatic-rename).
+	tmuxtest.WaitFor(t, 10*time.Second, "every pane's path and process", func() bool {
 		tree = liveTree(t, srv)
-		return !slices.ContainsFunc(tree, func(l string) bool { return strings.Contains(l, " path= ") })
+		return !slices.ContainsFunc(tree, func(l string) bool {
+			return strings.Contains(l, " path= ") || (strings.HasPrefix(l, "window ") && strings.Contains(l, " tmux panes="))
+		})
 	})
 	return tree
 }
@@ -456,7 +461,7 @@ func TestRestorePlansAgainAfterAFailedStep(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	mustDo(t, srv, "new-session", "-d", "-s", "s", "-x", "100", "-y", "40")
+	mustDo(t, srv, "new-session", "-d", "-s", "s", "-n", "main", "-x", "100", "-y", "40") // named: automatic-rename would follow the pane's process (tmux, then sh)
 	mustDo(t, srv, "new-window", "-d", "-t", "=s:", "-n", "w", "-c", dir)
 	mustDo(t, srv, "split-window", "-d", "-t", "=s:w", "-c", dir)
 	want := settledTree(t, srv)

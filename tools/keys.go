@@ -50,26 +50,12 @@ func SendKeys(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if k.keys == "" && !k.enter {
 			return nil, argError("keys", "must not be empty when enter is false")
 		}
-		want, err := guardArg(p)
+		tp, err := d.startTyping(ctx, p)
 		if err != nil {
 			return nil, err
 		}
-		srv, pn, err := d.pane(ctx, p)
-		if err != nil {
-			return nil, err
-		}
-		unlock, err := d.panes.lock(ctx, srv.Socket(), pn.ID)
-		if err != nil {
-			return nil, err
-		}
-		defer unlock()
-		notReady, err := d.awaitReady(ctx, srv, pn)
-		if err != nil {
-			return nil, err
-		}
-		if err := checkScreen(ctx, srv, pn.ID, want); err != nil {
-			return nil, err
-		}
+		defer tp.unlock()
+		srv, pn, notReady := tp.srv, tp.pane, tp.notReady
 		if err := k.send(ctx, srv, pn.ID); err != nil {
 			return nil, err
 		}

@@ -29,26 +29,12 @@ func PasteText(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		case len(text) > maxPaste:
 			return nil, argError("text", "at most %d bytes", maxPaste)
 		}
-		want, err := guardArg(p)
+		tp, err := d.startTyping(ctx, p)
 		if err != nil {
 			return nil, err
 		}
-		srv, pn, err := d.pane(ctx, p)
-		if err != nil {
-			return nil, err
-		}
-		unlock, err := d.panes.lock(ctx, srv.Socket(), pn.ID)
-		if err != nil {
-			return nil, err
-		}
-		defer unlock()
-		notReady, err := d.awaitReady(ctx, srv, pn)
-		if err != nil {
-			return nil, err
-		}
-		if err := checkScreen(ctx, srv, pn.ID, want); err != nil {
-			return nil, err
-		}
+		defer tp.unlock()
+		srv, pn, notReady := tp.srv, tp.pane, tp.notReady
 		if err := paste(ctx, srv, pn.ID, text, p.flag("bracket", true)); err != nil {
 			return nil, err
 		}

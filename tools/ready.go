@@ -72,3 +72,39 @@ func paneReady(ctx context.Context, srv *supervisor.Server, pn tmux.Pane) (bool,
 	}
 	return len(bytes.TrimSpace(c.Content)) > 0, nil
 }
+
+// typing is a pane made ready for what a tool types into it.
+type typing struct {
+	srv      *supervisor.Server
+	pane     tmux.Pane
+	notReady bool // the readiness wait timed out
+	unlock   func()
+}
+
+// startTyping prepares the pane p targets for keystrokes: it resolves the
+// pane, takes its keystroke lock (release it with unlock), waits until the
+// pane is ready and checks the if_sha256 guard. Every tool that types
+// (send_keys, paste_text, run_command) starts here, in this order.
+func (d Deps) startTyping(ctx context.Context, p params) (typing, error) {
+	want, err := guardArg(p)
+	if err != nil {
+		return typing{}, err
+	}
+	srv, pn, err := d.pane(ctx, p)
+	if err != nil {
+		return typing{}, err
+	}
+	unlock, err := d.panes.lock(ctx, srv.Socket(), pn.ID)
+	if err != nil {
+		return typing{}, err
+	}
+	notReady, err := d.awaitReady(ctx, srv, pn)
+	if err == nil {
+		err = checkScreen(ctx, srv, pn.ID, want)
+	}
+	if err != nil {
+		unlock()
+		return typing{}, err
+	}
+	return typing{srv: srv, pane: pn, notReady: notReady, unlock: unlock}, nil
+}

@@ -66,26 +66,12 @@ func RunCommand(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if err != nil {
 			return nil, err
 		}
-		want, err := guardArg(p)
+		tp, err := d.startTyping(ctx, p)
 		if err != nil {
 			return nil, err
 		}
-		srv, pn, err := d.pane(ctx, p)
-		if err != nil {
-			return nil, err
-		}
-		unlock, err := d.panes.lock(ctx, srv.Socket(), pn.ID)
-		if err != nil {
-			return nil, err
-		}
-		defer unlock()
-		notReady, err := d.awaitReady(ctx, srv, pn)
-		if err != nil {
-			return nil, err
-		}
-		if err := checkScreen(ctx, srv, pn.ID, want); err != nil {
-			return nil, err
-		}
+		defer tp.unlock()
+		srv, pn, notReady := tp.srv, tp.pane, tp.notReady
 		cfg := d.Sup.Config()
 		r := &run{srv: srv, pane: pn.ID, nonce: nonce(), maxLines: cfg.MaxCaptureLines, maxBytes: cfg.MaxCaptureBytes}
 		res, err := r.do(ctx, d.tmuxPath(), cmd, noHistory, timeout)
