@@ -31,7 +31,22 @@ func timeline(servers []ServerReport, facts []*serverFacts, now time.Time) []Eve
 			out = append(out, Event{Time: k.Time, Socket: sr.Socket, Source: "kernel", What: k.Text})
 		}
 		if f.fileErr == nil {
-			out = append(out, Event{Time: f.times.Mtime, Socket: sr.Socket, Source: "socket", What: "socket file created"})
+			// A server binds its socket after it starts, often within the
+			// start time's error (clockSlack): never list the file first.
+			at := f.times.Mtime
+			starts := []time.Time{}
+			for _, p := range f.procs {
+				starts = append(starts, p.Started)
+			}
+			if z := f.zombie; z != nil {
+				starts = append(starts, z.Started)
+			}
+			for _, started := range starts {
+				if at.Before(started) && started.Sub(at) <= clockSlack {
+					at = started
+				}
+			}
+			out = append(out, Event{Time: at, Socket: sr.Socket, Source: "socket", What: "socket file created"})
 		}
 		what := "diagnose: " + sr.State
 		if v := sr.Verdict; v != nil && v.Cause != "" {
