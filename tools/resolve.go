@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"maps"
+	"slices"
 	"sync"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -24,6 +25,10 @@ import (
 // idParams are the parameters that name a tmux object by ID.
 var idParams = []string{"session_id", "window_id", "pane_id", "source_pane_id", "target_pane_id"}
 
+// targetParams are the parameters that name a tmux object at all: by ID,
+// name or index.
+var targetParams = append(slices.Clip(idParams), "session_name", "window_index", "target", "target_pane")
+
 // resolutions collects the old-to-new IDs one call used, and whether it
 // was answered while its server's sessions were being restored.
 type resolutions struct {
@@ -41,7 +46,7 @@ func (d Deps) awaitRestore(ctx context.Context, srv *supervisor.Server, p params
 	if srv == nil || !srv.Restoring() {
 		return nil
 	}
-	for _, k := range append(idParams, "session_name", "window_index", "target", "target_pane") {
+	for _, k := range targetParams {
 		if p.str(k) != "" {
 			return srv.AwaitRestore(ctx)
 		}
@@ -78,26 +83,14 @@ func (r *resolutions) annotate(res *mcp.CallToolResult) {
 	m, restoring := maps.Clone(r.m), r.restoring
 	r.mu.Unlock()
 	if restoring && res != nil {
-		if res.Meta == nil {
-			res.Meta = mcp.NewMetaFromMap(map[string]any{})
-		}
-		if res.Meta.AdditionalFields == nil {
-			res.Meta.AdditionalFields = map[string]any{}
-		}
-		res.Meta.AdditionalFields["restoring"] = true
+		setMeta(res, "restoring", true)
 		res.Content = append(res.Content, mcp.NewTextContent("restoring: the tmux server was restarted and its "+
 			"sessions are being restored; this answer may show part of them (server_health says when it is done)"))
 	}
 	if len(m) == 0 || res == nil {
 		return
 	}
-	if res.Meta == nil {
-		res.Meta = mcp.NewMetaFromMap(map[string]any{})
-	}
-	if res.Meta.AdditionalFields == nil {
-		res.Meta.AdditionalFields = map[string]any{}
-	}
-	res.Meta.AdditionalFields["resolved_ids"] = m
+	setMeta(res, "resolved_ids", m)
 	b, _ := json.Marshal(m) // a map of strings cannot fail
 	res.Content = append(res.Content, mcp.NewTextContent("resolved_ids: "+string(b)+
 		" (IDs from before the tmux server was restored, replaced by the restored objects; use the new IDs)"))
@@ -140,4 +133,15 @@ func (d Deps) resolveIDs(ctx context.Context, srv *supervisor.Server, p params) 
 		}
 	}
 	return nil
+}
+
+// setMeta sets one field of res's _meta.
+func setMeta(res *mcp.CallToolResult, key string, v any) {
+	if res.Meta == nil {
+		res.Meta = mcp.NewMetaFromMap(map[string]any{})
+	}
+	if res.Meta.AdditionalFields == nil {
+		res.Meta.AdditionalFields = map[string]any{}
+	}
+	res.Meta.AdditionalFields[key] = v
 }

@@ -60,11 +60,11 @@ func observeSupervisor(mp metric.MeterProvider, src supervisorSource) (stop func
 	var e error
 	sm.commandDuration, e = m.Float64Histogram("tmux.command.duration", metric.WithUnit("s"),
 		metric.WithDescription("tmux commands sent to a server, by command, transport and error.type (absent on success)"),
-		metric.WithExplicitBucketBoundaries(0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10))
+		latencyBuckets)
 	add(e)
 	sm.barrierDuration, e = m.Float64Histogram("tmux.barrier.duration", metric.WithUnit("s"),
 		metric.WithDescription("round trips that prove a cached capture fresh (a watcher barrier or an exec probe), by transport and error.type"),
-		metric.WithExplicitBucketBoundaries(0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10))
+		latencyBuckets)
 	add(e)
 	sm.captures, e = m.Int64Counter("tmux.captures", metric.WithUnit("{capture}"),
 		metric.WithDescription("pane captures served from cache (tmux.cache_hit true) or by tmux (false)"))
@@ -203,3 +203,7 @@ func (sm *supervisorMetrics) record(e supervisor.Event) {
 		sm.restoreDuration.Record(ctx, e.Time.Sub(start).Seconds(), metric.WithAttributes(attrs...))
 	}
 }
+
+// latencyBuckets are the bucket boundaries (seconds) of the tmux round-trip
+// histograms: 100 µs to 10 s.
+var latencyBuckets = metric.WithExplicitBucketBoundaries(0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10)

@@ -27,16 +27,8 @@ func (r *run) pollRaw(ctx context.Context, target string, hz float64) {
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		_, err := r.x.Run(cctx, "capture-pane", "-p", "-t", target)
 		cancel()
-		r.raw.add(start, rawClass(err))
+		r.raw.add(start, tmux.ClassName(err))
 	}
-}
-
-// rawClass is the error class of a raw tmux call.
-func rawClass(err error) string {
-	if err == nil {
-		return ""
-	}
-	return tmux.ClassName(err)
 }
 
 // pollSupervised is the same poller through tmux-mcp: one capture per
