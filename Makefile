@@ -43,6 +43,7 @@ bench:
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzQuote -fuzztime 30s ./supervisor/tmux/
 	$(GO) test -run '^$$' -fuzz FuzzControlParse -fuzztime 30s ./supervisor/tmux/
+	$(GO) test -run '^$$' -fuzz FuzzRecords -fuzztime 30s ./supervisor/tmux/
 
 ci: lint test soak-smoke
 

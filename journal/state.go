@@ -20,14 +20,6 @@ type tmuxServer interface {
 	Socket() tmux.Socket
 }
 
-// Records are separated like the wire's listings: fieldSep between fields,
-// recordEnd and a newline after each record (a newline inside the last
-// field, the raw current path, cannot split a record).
-const (
-	fieldSep  = "\x1f"
-	recordEnd = "\x1e"
-)
-
 // serverFields are read once per snapshot with display-message: it answers
 // even when the server has no session (list-panes -a then fails). "S:x"
 // prints an x per session.
@@ -41,23 +33,14 @@ var paneFields = []string{
 	"pane_id", "pane_index", "pane_active", "pane_title", "pane_start_command", "pane_start_path",
 	"pane_current_command", "pane_pid", "pane_dead", "pane_dead_status", "pane_dead_signal",
 	"pane_width", "pane_height", "history_size",
-	"pane_current_path", // last: raw file-system bytes
+	"pane_current_path",
 }
 
-func formatOf(fields []string) string {
-	var b strings.Builder
-	for i, f := range fields {
-		if i > 0 {
-			b.WriteString(fieldSep)
-		}
-		b.WriteString("#{" + f + "}")
-	}
-	return b.String()
-}
-
+// Both are tmux.RecordFormat records: names, titles and paths are
+// untrusted bytes, and the record codec cannot be split or forged by them.
 var (
-	serverFormat = formatOf(serverFields)
-	paneFormat   = formatOf(paneFields) + recordEnd
+	serverFormat = tmux.RecordFormat(serverFields...)
+	paneFormat   = tmux.RecordFormat(paneFields...)
 )
 
 // readState reads the session tree of srv: one display-message for the
@@ -68,9 +51,9 @@ func readState(ctx context.Context, srv tmuxServer) (*Snapshot, error) {
 	if err != nil {
 		return nil, fmt.Errorf("journal: read server: %w", err)
 	}
-	f := strings.Split(strings.TrimRight(string(out), "\n"), fieldSep)
-	if len(f) != len(serverFields) {
-		return nil, fmt.Errorf("journal: read server: %d fields, want %d", len(f), len(serverFields))
+	f, err := tmux.ParseRecord(out, len(serverFields))
+	if err != nil {
+		return nil, fmt.Errorf("journal: read server: %w", err)
 	}
 	snap := &Snapshot{Taken: time.Now().UTC(), Sessions: []Session{}}
 	snap.Server.PID, _ = strconv.Atoi(f[0])
@@ -107,20 +90,11 @@ func readState(ctx context.Context, srv tmuxServer) (*Snapshot, error) {
 func parsePanes(snap *Snapshot, out []byte) error {
 	sessions := map[tmux.SessionID]*Session{}
 	var order []tmux.SessionID
-	for len(out) > 0 {
-		end := bytes.Index(out, []byte(recordEnd+"\n"))
-		if end < 0 {
-			if len(bytes.TrimSpace(out)) == 0 {
-				break
-			}
-			return fmt.Errorf("journal: list panes: record without end marker")
-		}
-		rec := string(out[:end])
-		out = out[end+len(recordEnd)+1:]
-		v := strings.SplitN(rec, fieldSep, len(paneFields))
-		if len(v) != len(paneFields) {
-			return fmt.Errorf("journal: list panes: record has %d fields, want %d", len(v), len(paneFields))
-		}
+	recs, err := tmux.ParseRecords(out, len(paneFields))
+	if err != nil {
+		return fmt.Errorf("journal: list panes: %w", err)
+	}
+	for _, v := range recs {
 		if v[1] == tmux.HiddenSession {
 			continue
 		}

@@ -117,7 +117,7 @@ func TestPlanCaptureRealTmux(t *testing.T) {
 // blank lines at the bottom of a capture).
 func rawTmux(t *testing.T, s *tmuxtest.Server, args ...string) string {
 	t.Helper()
-	cmd := exec.Command("tmux", append([]string{"-S", s.Socket, "-f", "/dev/null"}, args...)...)
+	cmd := exec.Command(tmuxtest.Binary(t), append([]string{"-S", s.Socket, "-f", "/dev/null"}, args...)...)
 	cmd.Env = tmuxtest.Env()
 	out, err := cmd.Output()
 	if err != nil {

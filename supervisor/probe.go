@@ -3,7 +3,6 @@ package supervisor
 import (
 	"context"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
@@ -12,7 +11,7 @@ import (
 // probeFormat is the probe's question: the pane's state (as a barrier
 // reads it) and its window's last activity, which tmux sets, in whole
 // seconds, every time it parses output of any pane of the window.
-const probeFormat = "#{window_activity}" + fieldSep + stateFields
+var probeFormat = tmux.RecordFormat(append([]string{"window_activity"}, stateFields...)...)
 
 // probe proves a pane's freshness without a watcher: it reads the pane's
 // state and its window's activity. Concurrent callers share round trips,
@@ -29,9 +28,12 @@ func (f *freshness) probe(ctx context.Context, pane tmux.PaneID) proof {
 		if err != nil {
 			return proof{}, err
 		}
-		sig := strings.TrimRight(string(out), "\n")
-		act, _, _ := strings.Cut(sig, fieldSep)
-		activity, err := strconv.ParseInt(act, 10, 64)
+		rec, err := tmux.ParseRecord(out, 1+len(stateFields))
+		if err != nil {
+			return proof{}, err
+		}
+		sig := stateSig(rec)
+		activity, err := strconv.ParseInt(rec[0], 10, 64)
 		if err != nil || !probeTrusted(activity, sent) {
 			return proof{}, nil
 		}

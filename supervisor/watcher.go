@@ -42,14 +42,15 @@ type paneStates map[tmux.PaneID]string
 // process, a pane that dies with remain-on-exit gets a status line, copy
 // mode and the alternate screen change what is drawn). Each is cheap to
 // expand: none walks the history.
-const stateFields = "#{history_size}" + fieldSep + "#{pane_width}" + fieldSep + "#{pane_height}" + fieldSep +
-	"#{cursor_x}" + fieldSep + "#{cursor_y}" + fieldSep + "#{pane_in_mode}" + fieldSep + "#{alternate_on}" + fieldSep +
-	"#{pane_pid}" + fieldSep + "#{pane_dead}"
+var stateFields = []string{"history_size", "pane_width", "pane_height", "cursor_x", "cursor_y",
+	"pane_in_mode", "alternate_on", "pane_pid", "pane_dead"}
 
-const fieldSep = "\x1f"
+// barrierFormat lists the session's panes with their state, one record
+// per pane.
+var barrierFormat = tmux.RecordFormat(append([]string{"pane_id"}, stateFields...)...)
 
-// barrierFormat lists the session's panes with their state, one per line.
-const barrierFormat = "#{pane_id}" + fieldSep + stateFields
+// stateSig is the signature of a pane's state: its fields, in order.
+func stateSig(fields []string) string { return strings.Join(fields, ",") }
 
 // barrier proves that every %output tmux queued for this watcher before
 // the call began has been handled, and returns the state of the session's
@@ -66,12 +67,13 @@ func (w *watcher) barrier(ctx context.Context) (paneStates, error) {
 		if err != nil {
 			return nil, err
 		}
-		st := paneStates{}
-		for _, line := range strings.Split(strings.TrimRight(string(out), "\n"), "\n") {
-			id, sig, ok := strings.Cut(line, fieldSep)
-			if ok {
-				st[tmux.PaneID(id)] = sig
-			}
+		recs, err := tmux.ParseRecords(out, 1+len(stateFields))
+		if err != nil {
+			return nil, err
+		}
+		st := make(paneStates, len(recs))
+		for _, r := range recs {
+			st[tmux.PaneID(r[0])] = stateSig(r[1:])
 		}
 		return st, nil
 	})

@@ -256,12 +256,16 @@ func (d Deps) deleteBuffers(timeout time.Duration) {
 		if srv.State() != supervisor.StateUp {
 			continue
 		}
-		out, err := srv.Do(ctx, "list-buffers", "-F", "#{buffer_name}")
+		out, err := srv.Do(ctx, "list-buffers", "-F", tmux.RecordFormat("buffer_name"))
 		if err != nil {
 			continue
 		}
-		for _, name := range strings.Split(string(out), "\n") {
-			if strings.HasPrefix(name, d.bufNS) {
+		recs, err := tmux.ParseRecords(out, 1)
+		if err != nil {
+			continue
+		}
+		for _, r := range recs {
+			if name := r[0]; strings.HasPrefix(name, d.bufNS) {
 				srv.Do(ctx, "delete-buffer", "-b", name) //nolint:errcheck // best effort at shutdown
 			}
 		}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
@@ -15,20 +14,7 @@ import (
 var paneStateFields = []string{"pane_id", "session_id", "session_name", "window_id", "pane_pid", "pane_dead",
 	"cursor_x", "cursor_y", "history_size", "history_limit", "pane_width", "pane_height", "alternate_on", "pane_in_mode"}
 
-var paneStateFormat = formatOf(paneStateFields)
-
-// formatOf joins #{field} formats with the unit separator, which tmux
-// never prints itself.
-func formatOf(fields []string) string {
-	var b strings.Builder
-	for i, f := range fields {
-		if i > 0 {
-			b.WriteByte('\x1f')
-		}
-		b.WriteString("#{" + f + "}")
-	}
-	return b.String()
-}
+var paneStateFormat = tmux.RecordFormat(paneStateFields...)
 
 // readPane reads one pane's state with one display-message. A pane that
 // does not exist (or belongs to tmux-mcp's hidden session) is a "Pane not
@@ -48,8 +34,8 @@ func readPane(ctx context.Context, srv *supervisor.Server, id tmux.PaneID) (tmux
 	return pn, nil
 }
 
-// displayFields runs display-message -p -t pane format and splits its one
-// record into want fields (the last may hold newlines).
+// displayFields runs display-message -p -t pane format (a tmux.RecordFormat
+// of want variables) and decodes its one record.
 func displayFields(ctx context.Context, srv *supervisor.Server, pane tmux.PaneID, format string, want int) ([]string, error) {
 	out, err := srv.Do(ctx, "display-message", "-p", "-t", string(pane), format)
 	if errors.Is(err, tmux.ErrNotFound) {
@@ -58,9 +44,9 @@ func displayFields(ctx context.Context, srv *supervisor.Server, pane tmux.PaneID
 	if err != nil {
 		return nil, err
 	}
-	f := strings.SplitN(strings.TrimSuffix(string(out), "\n"), "\x1f", want)
-	if len(f) != want {
-		return nil, fmt.Errorf("tools: display-message for %s: %d fields, want %d", pane, len(f), want)
+	f, err := tmux.ParseRecord(out, want)
+	if err != nil {
+		return nil, fmt.Errorf("tools: display-message for %s: %w", pane, err)
 	}
 	return f, nil
 }

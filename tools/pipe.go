@@ -12,6 +12,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
 )
 
 // PipePane starts or stops copying a pane's output to a file.
@@ -34,7 +35,7 @@ func PipePane(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 			}
 			return message("Piping stopped for pane " + string(pn.ID))
 		}
-		f, err := displayFields(ctx, srv, pn.ID, "#{pane_current_path}", 1)
+		f, err := displayFields(ctx, srv, pn.ID, tmux.RecordFormat("pane_current_path"), 1)
 		if err != nil {
 			return nil, err
 		}

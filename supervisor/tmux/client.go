@@ -9,7 +9,6 @@ import (
 	"os"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -252,11 +251,14 @@ func (c *Client) ForgetServer() {
 	c.mu.Unlock()
 }
 
+// infoFormat is what Info reads with display-message.
+var infoFormat = RecordFormat("pid", "version", "socket_path", "start_time")
+
 // Info returns the server's identity and session count (hidden session not
 // counted).
 // Over control mode its two commands go out back to back: one round trip.
 func (c *Client) Info(ctx context.Context) (ServerInfo, error) {
-	display := []string{"display-message", "-p", "#{pid}" + fieldSep + "#{version}" + fieldSep + "#{socket_path}" + fieldSep + "#{start_time}"}
+	display := []string{"display-message", "-p", infoFormat}
 	list := []string{"list-sessions", "-F", sessionFormat}
 	var out, listed []byte
 	var err error
@@ -274,9 +276,9 @@ func (c *Client) Info(ctx context.Context) (ServerInfo, error) {
 			return ServerInfo{}, err
 		}
 	}
-	f := strings.Split(strings.TrimRight(string(out), "\n"), fieldSep)
-	if len(f) != 4 {
-		return ServerInfo{}, fmt.Errorf("tmux: parse server info: %d fields, want 4", len(f))
+	f, err := ParseRecord(out, 4)
+	if err != nil {
+		return ServerInfo{}, fmt.Errorf("tmux: parse server info: %w", err)
 	}
 	var info ServerInfo
 	info.PID, _ = strconv.Atoi(f[0])
@@ -425,7 +427,10 @@ func (c *Client) Capture(ctx context.Context, o CaptureOptions) ([]byte, error) 
 		return nil, fmt.Errorf("tmux: delete capture buffer: %w", errs[2])
 	}
 	out := outs[1]
-	return captureFromBuffer(UnescapeBuffer(out)), nil
+	if v.Capabilities().ShowBufferEscaped {
+		out = UnescapeBuffer(out)
+	}
+	return captureFromBuffer(out), nil
 }
 
 // captureFromBuffer turns show-buffer output into capture-pane -p output.

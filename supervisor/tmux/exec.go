@@ -67,7 +67,12 @@ func (e *Exec) base() []string {
 	if bin == "" {
 		bin = "tmux"
 	}
-	argv := append([]string{bin}, e.Socket.Args()...)
+	// -u: tmux believes the client speaks UTF-8 whatever the locale
+	// tmux-mcp was started with (MCP clients often pass none). Without it,
+	// tmux replaces every control and non-ASCII character in command output
+	// with '_' (utf8_sanitize), which loses names and titles. The server
+	// picks a UTF-8 locale for itself on every supported version.
+	argv := append([]string{bin, "-u"}, e.Socket.Args()...)
 	if e.Config != "" {
 		argv = append(argv, "-f", e.Config)
 	}

@@ -1,10 +1,8 @@
 package tmux
 
 import (
-	"bytes"
 	"fmt"
 	"strconv"
-	"strings"
 )
 
 // IDs as tmux prints them. They are unique per server and do not survive a
@@ -140,42 +138,21 @@ func flag[T any](name string, dst func(*T) *bool) field[T] {
 	return field[T]{name, func(t *T, v string) error { *dst(t) = v == "1"; return nil }}
 }
 
-// Records are separated by fieldSep between fields and recordEnd+"\n" after
-// the last field: tmux does not emit \x1f or \x1e itself, and the record end
-// keeps a newline inside pane_current_path from splitting a record.
-const (
-	fieldSep  = "\x1f"
-	recordEnd = "\x1e"
-)
-
 func format[T any](fields []field[T]) string {
-	var b strings.Builder
+	names := make([]string, len(fields))
 	for i, f := range fields {
-		if i > 0 {
-			b.WriteString(fieldSep)
-		}
-		b.WriteString("#{" + f.name + "}")
+		names[i] = f.name
 	}
-	b.WriteString(recordEnd)
-	return b.String()
+	return RecordFormat(names...)
 }
 
 func parse[T any](fields []field[T], out []byte) ([]T, error) {
-	var res []T
-	for len(out) > 0 {
-		end := bytes.Index(out, []byte(recordEnd+"\n"))
-		if end < 0 {
-			if len(bytes.TrimSpace(out)) == 0 {
-				break
-			}
-			return nil, fmt.Errorf("tmux: parse: record without end marker: %q", truncate(out, 80))
-		}
-		rec := string(out[:end])
-		out = out[end+len(recordEnd)+1:]
-		vals := strings.Split(rec, fieldSep)
-		if len(vals) != len(fields) {
-			return nil, fmt.Errorf("tmux: parse: record has %d fields, want %d", len(vals), len(fields))
-		}
+	recs, err := ParseRecords(out, len(fields))
+	if err != nil {
+		return nil, err
+	}
+	res := make([]T, 0, len(recs))
+	for _, vals := range recs {
 		var t T
 		for i, f := range fields {
 			if err := f.set(&t, vals[i]); err != nil {
@@ -262,7 +239,6 @@ var paneFields = []field[Pane]{
 	num("cursor_y", func(p *Pane) *int { return &p.CursorY }),
 	flag("window_active", func(p *Pane) *bool { return &p.WindowActive }),
 	flag("window_zoomed_flag", func(p *Pane) *bool { return &p.WindowZoomed }),
-	// Last: raw filesystem bytes, the only field that can hold a newline.
 	str("pane_current_path", func(p *Pane) *string { return &p.CurrentPath }),
 }
 

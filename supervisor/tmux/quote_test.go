@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -91,7 +90,8 @@ func TestValidArg(t *testing.T) {
 
 // quoteRig is a control connection to a private server for round trips.
 type quoteRig struct {
-	c *Control
+	c    *Control
+	caps Capabilities
 }
 
 func newQuoteRig(t testing.TB) *quoteRig {
@@ -107,7 +107,15 @@ func newQuoteRig(t testing.TB) *quoteRig {
 		t.Fatalf("DialControl: %v", err)
 	}
 	t.Cleanup(func() { c.Close() })
-	return &quoteRig{c: c}
+	out, err := c.Run(ctx, "display-message", "-p", "#{version}")
+	if err != nil {
+		t.Fatalf("version: %v", err)
+	}
+	v, err := ParseVersion(string(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &quoteRig{c: c, caps: v.Capabilities()}
 }
 
 func (r *quoteRig) run(t testing.TB, args ...string) ([]byte, error) {
@@ -156,7 +164,11 @@ func (r *quoteRig) roundTrip(t testing.TB, arg string) {
 	if !ok {
 		t.Fatalf("show-buffer output %q does not end in a newline", out)
 	}
-	if got := UnescapeBuffer(esc); string(got) != arg {
+	got := esc
+	if r.caps.ShowBufferEscaped {
+		got = UnescapeBuffer(esc)
+	}
+	if string(got) != arg {
 		t.Fatalf("round trip through tmux (line %s):\n got %q\nwant %q", Quote([]string{"x", arg}), got, arg)
 	}
 }
@@ -212,15 +224,19 @@ func TestQuoteRoundTripSeeds(t *testing.T) {
 	if _, err := r.run(t, all...); err != nil {
 		t.Fatalf("new-window: %v", err)
 	}
-	got, err := r.run(t, "list-windows", "-t", "=q", "-F", "#{window_name}")
+	out, err := r.run(t, "list-windows", "-t", "=q", "-F", RecordFormat("window_name"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := "\na;b ~ $HOME 'q\" } {\n"; !strings.HasSuffix(string(got), want) {
-		t.Errorf("list-windows = %q, want the new window named as sent (%q)", got, want)
+	recs, err := ParseRecords(out, 1)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if n := strings.Count(string(got), "\n"); n != 2 {
-		t.Errorf("list-windows shows %d windows, want 2: %q", n, got)
+	if len(recs) != 2 {
+		t.Fatalf("list-windows shows %d windows, want 2: %q", len(recs), out)
+	}
+	if got, want := recs[1][0], "a;b ~ $HOME 'q\" } {"; got != want {
+		t.Errorf("list-windows: second window %q, want the new window named as sent (%q)", got, want)
 	}
 }
 

@@ -69,28 +69,3 @@ func (v Version) AtLeast(major, minor int) bool {
 }
 
 func (v Version) String() string { return v.Raw }
-
-// Capabilities says what a tmux version can do safely.
-type Capabilities struct {
-	// ControlCapture: capture-pane -p over control mode does not leak the
-	// capture inside the server (fixed in 3.6; 3.2 to 3.5a leak).
-	ControlCapture bool
-	// ClientFlags: attach-session -f / refresh-client -f with no-output,
-	// ignore-size, pause-after (3.2+).
-	ClientFlags bool
-	// Foreground: tmux -D runs the server in the foreground (3.2+).
-	Foreground bool
-	// ControlNotifyInBlock: %pause/%continue may appear inside a command's
-	// %begin/%end block (everything up to 3.7c).
-	ControlNotifyInBlock bool
-}
-
-// Capabilities returns what this version supports.
-func (v Version) Capabilities() Capabilities {
-	return Capabilities{
-		ControlCapture:       v.AtLeast(3, 6),
-		ClientFlags:          v.AtLeast(3, 2),
-		Foreground:           v.AtLeast(3, 2),
-		ControlNotifyInBlock: !v.AtLeast(3, 8),
-	}
-}

@@ -3,11 +3,19 @@
 // environment, and a cleanup that kills the server it started. It never
 // touches the user's default server, and tests that use it pass when run
 // inside tmux.
+//
+// One setting picks the tmux every test runs: TMUX_MCP_TEST_TMUX, the path
+// of a tmux binary named "tmux" (make matrix sets it for each version).
+// When it is set, importing this package puts that binary's directory
+// first in PATH, so that the supervisors, the built tmux-mcp and the
+// harnesses that tests start (which run "tmux") use it too; Binary names
+// it for code that wants the path.
 package tmuxtest
 
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,6 +27,41 @@ import (
 	"testing"
 	"time"
 )
+
+// BinaryEnv is the setting that picks the tmux binary for tests.
+const BinaryEnv = "TMUX_MCP_TEST_TMUX"
+
+// binary is the tmux tests use, resolved once by init.
+var binary, binaryErr = resolveBinary()
+
+func resolveBinary() (string, error) {
+	bin := os.Getenv(BinaryEnv)
+	if bin == "" {
+		return exec.LookPath("tmux")
+	}
+	if !filepath.IsAbs(bin) || filepath.Base(bin) != "tmux" {
+		return "", fmt.Errorf("tmuxtest: %s=%q: want the absolute path of a binary named tmux", BinaryEnv, bin)
+	}
+	if _, err := os.Stat(bin); err != nil {
+		return "", fmt.Errorf("tmuxtest: %s: %w", BinaryEnv, err)
+	}
+	// Everything a test starts that runs "tmux" must find this one.
+	os.Setenv("PATH", filepath.Dir(bin)+string(os.PathListSeparator)+os.Getenv("PATH")) //nolint:errcheck
+	return bin, nil
+}
+
+// Binary returns the tmux binary tests run (see BinaryEnv), skipping the
+// test when there is none and failing it when the setting is wrong.
+func Binary(t testing.TB) string {
+	t.Helper()
+	if binaryErr != nil {
+		if os.Getenv(BinaryEnv) != "" {
+			t.Fatal(binaryErr)
+		}
+		t.Skip("tmux not installed")
+	}
+	return binary
+}
 
 // Server is one isolated tmux server for a test.
 type Server struct {
@@ -36,9 +79,7 @@ type Server struct {
 // still alive.
 func New(t testing.TB) *Server {
 	t.Helper()
-	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Skip("tmux not installed")
-	}
+	Binary(t)
 	// t.TempDir paths can exceed the 108-byte unix socket limit; use a
 	// short directory of our own.
 	dir, err := os.MkdirTemp("", "tmt")
@@ -78,7 +119,7 @@ func (s *Server) TmuxWithin(d time.Duration, args ...string) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
 	argv := append([]string{"-S", s.Socket, "-f", "/dev/null"}, args...)
-	cmd := exec.CommandContext(ctx, "tmux", argv...)
+	cmd := exec.CommandContext(ctx, binary, argv...)
 	cmd.Env = Env()
 	// A tmux client passes its stdout to the server; a livelocked or
 	// stopped server keeps it open after the client is killed.
@@ -112,6 +153,12 @@ func (s *Server) MustTmux(args ...string) string {
 func (s *Server) Start(name string) int {
 	s.t.Helper()
 	s.MustTmux("new-session", "-d", "-s", name, "-x", "120", "-y", "40")
+	// tmux 3.2a sizes a detached session's first window from the client
+	// that created it (80x24 without a terminal) whatever -x and -y say;
+	// later windows follow -x and -y. Make the first one the same.
+	if s.MustTmux("display-message", "-p", "-t", "="+name+":", "#{window_width}x#{window_height}") != "120x40" {
+		s.MustTmux("resize-window", "-t", "="+name+":", "-x", "120", "-y", "40")
+	}
 	return s.PID()
 }
 

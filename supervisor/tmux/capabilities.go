@@ -1,0 +1,100 @@
+package tmux
+
+// Capabilities: what differs between the tmux versions tmux-mcp supports
+// (3.2a to 3.7c), in one table. Each row names the behaviour, the versions
+// that have it, how it is detected and the tmux change behind it; each row
+// has a test that runs on every version of the matrix (capabilities_test.go,
+// make matrix). No other code compares version numbers: it asks
+// Version.Capabilities.
+//
+// Every row is detected from the server's #{version}, which Client reads
+// once per server (one round trip it makes anyway). None has a probe that
+// would be cheaper than that and as sure: a leak (ControlCapture) cannot be
+// seen by probing, and the others would each cost a round trip per connect.
+//
+// What is the same everywhere and so needs no row: #{q:...} escapes the
+// same characters on every version (records rely on it, see record.go);
+// tmux -u makes a client UTF-8 whatever its locale (3.2a and later).
+
+// Capabilities says what a tmux version does; see capabilityTable.
+type Capabilities struct {
+	// ControlCapture: capture-pane -p over control mode does not leak the
+	// capture inside the server. Otherwise captures over control go
+	// through a named buffer.
+	ControlCapture bool
+	// ClientFlags: attach-session -f / refresh-client -f with no-output,
+	// ignore-size, pause-after, and tmux -N.
+	ClientFlags bool
+	// Foreground: tmux -D runs the server in the foreground.
+	Foreground bool
+	// ControlNotifyInBlock: %pause/%continue may appear inside a command's
+	// %begin/%end block.
+	ControlNotifyInBlock bool
+	// ShowBufferEscaped: show-buffer to a control client escapes the data
+	// (VIS_OCTAL|VIS_CSTYLE|VIS_TAB, UnescapeBuffer undoes it); without it
+	// the data comes raw.
+	ShowBufferEscaped bool
+	// OutputEscaped: command output (list-*, display-message -p) goes
+	// through utf8_stravisx(VIS_OCTAL|VIS_CSTYLE|VIS_NOSLASH): control
+	// characters come out as "\ooo". The record codec decodes it; this row
+	// is here so that the difference is written down and tested.
+	OutputEscaped bool
+	// OutputDollarEscaped: with OutputEscaped, a '$' that a letter, '_' or
+	// '{' follows comes out as "\$".
+	OutputDollarEscaped bool
+	// ControlClientSizesWindows: a window that a command from a control
+	// client creates takes that client's size (80x24) instead of the
+	// session's (-x/-y of new-session). tmux-mcp creates windows over its
+	// control connection, so on these versions new windows are 80x24 until
+	// a client attaches or resize-window sets them.
+	ControlClientSizesWindows bool
+}
+
+// capability is one row of the table.
+type capability struct {
+	name   string // the Capabilities field
+	since  [2]int // first version with it (major, minor)
+	until  [2]int // first version without it; {0, 0}: still there
+	why    string // the tmux change that explains it
+	set    func(*Capabilities)
+	detect string // how tmux-mcp knows
+}
+
+// capabilityTable is every behaviour that differs between versions.
+var capabilityTable = []capability{
+	{name: "ClientFlags", since: [2]int{3, 2}, detect: "version",
+		why: "3.2 added client flags (attach -f, refresh-client -f: no-output, ignore-size, pause-after) and tmux -N (CHANGES, 3.2)",
+		set: func(c *Capabilities) { c.ClientFlags = true }},
+	{name: "Foreground", since: [2]int{3, 2}, detect: "version",
+		why: "3.2 added tmux -D: the server stays in the foreground and its parent can wait for it (CHANGES, 3.2)",
+		set: func(c *Capabilities) { c.Foreground = true }},
+	{name: "ControlNotifyInBlock", since: [2]int{0, 0}, until: [2]int{3, 8}, detect: "version",
+		why: "control.c writes %pause/%continue from the output path, which may run while a command's reply block is open (every release to 3.7c)",
+		set: func(c *Capabilities) { c.ControlNotifyInBlock = true }},
+	{name: "ShowBufferEscaped", since: [2]int{0, 0}, until: [2]int{3, 4}, detect: "version",
+		why: "cmd-save-buffer.c: up to 3.3a show-buffer to a control client prints utf8_stravisx(VIS_OCTAL|VIS_CSTYLE|VIS_TAB) of the data; 3.4 prints the data itself (cmdq_print_data with parse set)",
+		set: func(c *Capabilities) { c.ShowBufferEscaped = true }},
+	{name: "OutputEscaped", since: [2]int{3, 4}, until: [2]int{3, 6}, detect: "version",
+		why: "server-client.c server_client_print: 3.4 and 3.5a print command output (cmdq_print, parse unset) through utf8_stravisx(VIS_OCTAL|VIS_CSTYLE|VIS_NOSLASH); 3.6 prints it as it is (cmdq_print_data always parses)",
+		set: func(c *Capabilities) { c.OutputEscaped = true }},
+	{name: "OutputDollarEscaped", since: [2]int{3, 4}, until: [2]int{3, 5}, detect: "version",
+		why: "utf8.c utf8_strvis: 3.4 puts a backslash before '$' followed by a letter, '_' or '{' always; 3.5 only with VIS_DQ, which command output does not use",
+		set: func(c *Capabilities) { c.OutputDollarEscaped = true }},
+	{name: "ControlClientSizesWindows", since: [2]int{0, 0}, until: [2]int{3, 3}, detect: "version",
+		why: "resize.c default_window_size: 3.3 ignores the creating client when it is a control client; 3.2a sizes the window from it",
+		set: func(c *Capabilities) { c.ControlClientSizesWindows = true }},
+	{name: "ControlCapture", since: [2]int{3, 6}, detect: "version",
+		why: "before 3.6 capture-pane -p to a control client leaks the capture inside the server (fixed in 3.6, CHANGES)",
+		set: func(c *Capabilities) { c.ControlCapture = true }},
+}
+
+// Capabilities returns what this version does, from capabilityTable.
+func (v Version) Capabilities() Capabilities {
+	var c Capabilities
+	for _, row := range capabilityTable {
+		if v.AtLeast(row.since[0], row.since[1]) && (row.until == [2]int{} || !v.AtLeast(row.until[0], row.until[1])) {
+			row.set(&c)
+		}
+	}
+	return c
+}
