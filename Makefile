@@ -7,7 +7,7 @@ STATICCHECK := $(shell $(GO) env GOPATH)/bin/staticcheck
 BENCHTIME ?= 2s
 STRESS    ?= 5
 
-.PHONY: all build run test race lint fmt-check vet staticcheck bench fuzz ci stress conformance soak soak-long soak-smoke clean
+.PHONY: all build run test race lint fmt-check vet staticcheck bench fuzz ci stress conformance soak soak-long soak-smoke clean matrix tmux-versions
 
 all: build
 
@@ -45,7 +45,21 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzControlParse -fuzztime 30s ./supervisor/tmux/
 	$(GO) test -run '^$$' -fuzz FuzzRecords -fuzztime 30s ./supervisor/tmux/
 
-ci: lint test soak-smoke
+ci: lint test matrix soak-smoke
+
+# Builds every tmux release in ../shared/tmux-src (once, cached in
+# ~/.cache/tmux-mcp/tmux) and prints where each one is.
+tmux-versions:
+	scripts/tmux-build
+
+# The version matrix: every test that starts tmux, without -race, against
+# each release but the one `make test` already ran with -race (MATRIX_SKIP,
+# the PATH tmux's version), plus the soak smoke on the oldest and newest.
+# MATRIX_VERSIONS picks versions; MATRIX_RACE=1 adds -race.
+MATRIX_VERSIONS ?=
+matrix:
+	MATRIX_SKIP="$${MATRIX_SKIP-$$(tmux -V 2>/dev/null | cut -d' ' -f2)}" MATRIX_SOAK="$${MATRIX_SOAK-3.2a 3.7c}" \
+		GO=$(GO) scripts/matrix $(MATRIX_VERSIONS)
 
 # The whole race suite STRESS times in a row (default 5), naming every
 # failing test; non-zero exit on any failure. Run it before you stop.

@@ -195,15 +195,15 @@ func TestLinuxSystemChecks(t *testing.T) {
 }
 
 func TestParseProbe(t *testing.T) {
-	out := "S\t123\t3.3a\t1795391418\t/tmp/x/s\t1\t0\t0\toff\t2000\n" +
-		"C\t456\t1\n" +
-		"P\t768\t0\t2000\toff\t0\tmain\n" +
-		"P\t100\t5\t5000\ton\t1\t__tmux_mcp\n"
+	out := "S|123|3.3a|1795391418|/tmp/x\\|y\\>\\ z/s|1|0|0|off|2000>\n" +
+		"C|456|1>\n" +
+		"P|768|0|2000|off|0|main>\n" +
+		"P|100|5|5000|on|1|__tmux_mcp>\n"
 	a, err := parseProbe(out)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a.PID != 123 || a.Version != "3.3a" || a.SocketPath != "/tmp/x/s" || !on(a.ExitEmpty) || on(a.ExitUnattached) || a.HistoryLimit != 2000 {
+	if a.PID != 123 || a.Version != "3.3a" || a.SocketPath != "/tmp/x|y> z/s" || !on(a.ExitEmpty) || on(a.ExitUnattached) || a.HistoryLimit != 2000 {
 		t.Errorf("server line parsed as %+v", a)
 	}
 	if len(a.Clients) != 1 || a.Clients[0].PID != 456 || !a.Clients[0].Control {

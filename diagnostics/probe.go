@@ -3,8 +3,8 @@ package diagnostics
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
@@ -39,13 +39,15 @@ type clientFacts struct {
 	Control bool
 }
 
-// The probe's formats. A tab separates fields; every line starts with its
-// kind so that the three commands' output can be told apart.
-const (
-	probeServerFormat = "S\t#{pid}\t#{version}\t#{start_time}\t#{socket_path}\t#{exit-empty}\t#{exit-unattached}" +
-		"\t#{destroy-unattached}\t#{remain-on-exit}\t#{history-limit}"
-	probeClientFormat = "C\t#{client_pid}\t#{client_control_mode}"
-	probePaneFormat   = "P\t#{history_bytes}\t#{history_size}\t#{history_limit}\t#{remain-on-exit}\t#{pane_dead}\t#{session_name}"
+// The probe's formats: tmux records (tmux.RecordFormat: paths and names
+// cannot break them) whose first field is the record's kind, so that the
+// three commands' output can be told apart.
+var (
+	probeServerFormat = "S|" + tmux.RecordFormat("pid", "version", "start_time", "socket_path", "exit-empty",
+		"exit-unattached", "destroy-unattached", "remain-on-exit", "history-limit")
+	probeClientFormat = "C|" + tmux.RecordFormat("client_pid", "client_control_mode")
+	probePaneFormat   = "P|" + tmux.RecordFormat("history_bytes", "history_size", "history_limit", "remain-on-exit",
+		"pane_dead", "session_name")
 )
 
 // probeArgs is one tmux client that asks everything diagnose wants from a
@@ -92,8 +94,11 @@ var errNoServerLine = errors.New("diagnostics: probe: no server line in the answ
 func parseProbe(out string) (*answer, error) {
 	a := &answer{}
 	seen := false
-	for _, line := range strings.Split(out, "\n") {
-		f := strings.Split(line, "\t")
+	recs, err := tmux.ParseRecords([]byte(out), 0)
+	if err != nil {
+		return nil, fmt.Errorf("%w (%v)", errNoServerLine, err)
+	}
+	for _, f := range recs {
 		switch {
 		case f[0] == "S" && len(f) == 10:
 			seen = true
@@ -103,7 +108,7 @@ func parseProbe(out string) (*answer, error) {
 				a.StartTime = time.Unix(sec, 0)
 			}
 			a.SocketPath = f[4]
-			a.ExitEmpty, a.ExitUnattached, a.DestroyUnattached, a.RemainOnExit = f[5], f[6], f[7], f[8]
+			a.ExitEmpty, a.ExitUnattached, a.DestroyUnattached, a.RemainOnExit = f[5], f[6], onOff(f[7]), f[8]
 			a.HistoryLimit, _ = strconv.Atoi(f[9])
 		case f[0] == "C" && len(f) == 3:
 			pid, _ := strconv.Atoi(f[1])
@@ -124,4 +129,17 @@ func parseProbe(out string) (*answer, error) {
 }
 
 // on reports whether a tmux flag or choice option value means on.
-func on(v string) bool { return v == "1" || v == "on" || v == "yes" }
+func on(v string) bool { return v != "" && v != "0" && v != "off" && v != "no" }
+
+// onOff writes a flag the same way on every version: destroy-unattached is
+// a flag ("0"/"1") up to 3.3a and a choice ("off", "on", "keep-last",
+// "keep-group") from 3.4.
+func onOff(v string) string {
+	switch v {
+	case "0":
+		return "off"
+	case "1":
+		return "on"
+	}
+	return v
+}

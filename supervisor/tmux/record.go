@@ -66,8 +66,9 @@ func RecordFormat(vars ...string) string {
 
 // ParseRecords decodes the output of a command run with a RecordFormat of
 // n variables: one record per expansion, each followed by tmux's newline.
-// It fails on a record without n fields or without its end; nothing in a
-// value can make it split or join records.
+// It fails on a record without n fields (n <= 0: any number, for output
+// that mixes kinds of records) or without its end; nothing in a value can
+// make it split or join records.
 func ParseRecords(out []byte, n int) ([][]string, error) {
 	var recs [][]string
 	for len(out) > 0 {
@@ -113,7 +114,7 @@ func parseRecord(b []byte, n int) ([]string, []byte, error) {
 			continue
 		case recordEnd:
 			fields = append(fields, string(cur))
-			if len(fields) != n {
+			if n > 0 && len(fields) != n {
 				return nil, nil, fmt.Errorf("tmux: parse: record has %d fields, want %d", len(fields), n)
 			}
 			return fields, b[i+1:], nil

@@ -10,6 +10,12 @@
 // first in PATH, so that the supervisors, the built tmux-mcp and the
 // harnesses that tests start (which run "tmux") use it too; Binary names
 // it for code that wants the path.
+//
+// Test panes never run the machine's shell start-up files (a login bash
+// may run anything, and a lock a killed shell leaves behind can make every
+// later shell wait): importing this package sets SHELL, which tmux takes
+// as its default-shell, to a wrapper (see Shell) that runs /bin/sh as a
+// plain, non-login shell without ENV. Tests about shells start their own.
 package tmuxtest
 
 import (
@@ -34,6 +40,39 @@ const BinaryEnv = "TMUX_MCP_TEST_TMUX"
 // binary is the tmux tests use, resolved once by init.
 var binary, binaryErr = resolveBinary()
 
+// Shell is the shell test panes run (SHELL for everything a test starts):
+// a wrapper that execs /bin/sh with its arguments, so that tmux's login
+// shell ("-sh") becomes a plain sh that reads no profile or ENV file.
+var Shell, shellErr = installShell()
+
+func installShell() (string, error) {
+	dir := filepath.Join(os.TempDir(), "tmux-mcp-test-"+strconv.Itoa(os.Getuid()))
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, "sh")
+	script := "#!/bin/sh\n# tmuxtest: a shell without start-up files for test panes.\nunset ENV\nexec /bin/sh \"$@\"\n"
+	if b, err := os.ReadFile(path); err != nil || string(b) != script {
+		tmp, err := os.CreateTemp(dir, "sh.*")
+		if err != nil {
+			return "", err
+		}
+		tmp.WriteString(script) //nolint:errcheck // checked by Close
+		if err := tmp.Close(); err != nil {
+			return "", err
+		}
+		if err := os.Chmod(tmp.Name(), 0o755); err != nil {
+			return "", err
+		}
+		if err := os.Rename(tmp.Name(), path); err != nil {
+			return "", err
+		}
+	}
+	os.Setenv("SHELL", path) //nolint:errcheck
+	os.Unsetenv("ENV")       //nolint:errcheck
+	return path, nil
+}
+
 func resolveBinary() (string, error) {
 	bin := os.Getenv(BinaryEnv)
 	if bin == "" {
@@ -54,6 +93,9 @@ func resolveBinary() (string, error) {
 // test when there is none and failing it when the setting is wrong.
 func Binary(t testing.TB) string {
 	t.Helper()
+	if shellErr != nil {
+		t.Fatalf("tmuxtest: test shell: %v", shellErr)
+	}
 	if binaryErr != nil {
 		if os.Getenv(BinaryEnv) != "" {
 			t.Fatal(binaryErr)
