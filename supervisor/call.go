@@ -127,8 +127,23 @@ func (s *Server) callOn(ctx context.Context, name string, tr tmux.Transport, f f
 	s.bus.emit(Event{Type: EventCommand, Socket: s.sock, Command: name, Transport: tr.Kind(), Duration: dur, ErrClass: class})
 	if err != nil && (tmux.IsServerDown(err) || (!blocking && errors.Is(err, tmux.ErrTimeout))) {
 		s.nudge()
+	} else if s.socketMoved() {
+		s.nudge()
 	}
 	return out, err
+}
+
+// socketMoved reports whether the socket file is gone or is another file
+// than the one the server was adopted with. A call over the control
+// connection still succeeds when the socket was deleted, while every other
+// client of the server is refused: one stat a call (about a microsecond)
+// lets the monitor bring the socket back at the first call, not at its
+// next probe tick.
+func (s *Server) socketMoved() bool {
+	s.mu.Lock()
+	up, want := s.state == StateUp, s.id.sockIno
+	s.mu.Unlock()
+	return up && want != 0 && socketInode(s.sock.ResolvedPath()) != want
 }
 
 // spanEvent records a supervisor decision as an event of the caller's span

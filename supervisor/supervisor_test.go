@@ -240,6 +240,29 @@ func TestSocketDeletedRecoveredBySIGUSR1(t *testing.T) {
 	}
 }
 
+// TestSocketDeletedNoticedAtTheNextCall: a call over the control
+// connection still works after the socket is deleted, while every other
+// client is refused. The first call must bring the socket back, not the
+// next probe tick (here an hour away). On tmux 3.6 and later outside
+// clients used to wait up to a probe interval (1.26 s measured).
+func TestSocketDeletedNoticedAtTheNextCall(t *testing.T) {
+	ts := tmuxtest.New(t)
+	pid := ts.Start("keep")
+	sup := newSup(t, ts, Config{ProbeInterval: time.Hour})
+	rec := record(sup)
+	srv := mustServer(t, sup)
+	mustDo(t, srv, "display-message", "-p", "#{pid}")
+	if err := os.Remove(ts.Socket); err != nil {
+		t.Fatal(err)
+	}
+	// Whatever this call answers, it must set the recovery going.
+	srv.Do(testCtx(t), "display-message", "-p", "#{pid}") //nolint:errcheck
+	rec.wait(t, 5*time.Second, "socket_recreated", isType(EventSocketRecreated))
+	if got := ts.MustTmux("display-message", "-p", "#{pid}"); got != fmt.Sprint(pid) {
+		t.Errorf("outside client reached PID %s, want the original %d", got, pid)
+	}
+}
+
 func TestLastSessionGoneOnAdoptedServer(t *testing.T) {
 	ts := tmuxtest.New(t)
 	// exit-empty is on by default for a server tmux starts itself.
