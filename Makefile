@@ -7,7 +7,7 @@ STATICCHECK := $(shell $(GO) env GOPATH)/bin/staticcheck
 BENCHTIME ?= 2s
 STRESS    ?= 5
 
-.PHONY: all build run test race lint fmt-check vet staticcheck bench fuzz ci stress conformance soak soak-long soak-smoke clean matrix tmux-versions
+.PHONY: all build run test race lint fmt-check vet staticcheck bench fuzz ci stress conformance soak soak-long soak-smoke clean matrix tmux-versions inspector
 
 all: build
 
@@ -45,7 +45,12 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzControlParse -fuzztime 30s ./supervisor/tmux/
 	$(GO) test -run '^$$' -fuzz FuzzRecords -fuzztime 30s ./supervisor/tmux/
 
-ci: lint test matrix soak-smoke
+ci: lint test matrix inspector soak-smoke
+
+# list_sessions through the official MCP Inspector CLI (the SDK's default
+# environment, no locale) on the PATH tmux and every release of the matrix.
+inspector: build
+	BIN=$(BIN) scripts/inspector $$(command -v tmux) $$(scripts/tmux-build | cut -d' ' -f2)
 
 # Builds every tmux release in ../shared/tmux-src (once, cached in
 # ~/.cache/tmux-mcp/tmux) and prints where each one is.
