@@ -11,7 +11,11 @@ import (
 // probeFormat is the probe's question: the pane's state (as a barrier
 // reads it) and its window's last activity, which tmux sets, in whole
 // seconds, every time it parses output of any pane of the window.
-var probeFormat = tmux.RecordFormat(append([]string{"window_activity"}, stateFields...)...)
+// window_activity is read only when the pane has a window: display-message
+// answers for a target that does not exist (with every variable empty),
+// and tmux 3.2a dies of a NULL dereference expanding a time variable of a
+// missing window (see tmux.Capabilities.MissingTimeCrashes).
+var probeFormat = tmux.RecordFormat(append([]string{"?window_id,#{q:window_activity},"}, stateFields...)...)
 
 // probe proves a pane's freshness without a watcher: it reads the pane's
 // state and its window's activity. Concurrent callers share round trips,

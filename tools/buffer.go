@@ -237,8 +237,12 @@ func DeleteBuffer(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if err != nil {
 			return nil, err
 		}
-		if _, err := srv.Do(ctx, "delete-buffer", "-b", name); err != nil {
+		deleted, err := srv.DeleteBuffer(ctx, name)
+		if err != nil {
 			return nil, bufferError("delete-buffer", name, err)
+		}
+		if !deleted {
+			return nil, &toolError{msg: fmt.Sprintf("delete-buffer failed for '%s': no buffer %s", name, name), class: "command"}
 		}
 		return message(fmt.Sprintf("Buffer '%s' deleted", name))
 	})
@@ -266,7 +270,7 @@ func (d Deps) deleteBuffers(timeout time.Duration) {
 		}
 		for _, r := range recs {
 			if name := r[0]; strings.HasPrefix(name, d.bufNS) {
-				srv.Do(ctx, "delete-buffer", "-b", name) //nolint:errcheck // best effort at shutdown
+				srv.DeleteBuffer(ctx, name) //nolint:errcheck // best effort at shutdown
 			}
 		}
 	}

@@ -159,3 +159,19 @@ func TestBuffersNeverTouchOthers(t *testing.T) {
 		t.Errorf("after Close: buffers %q still hold this server's %s*", names, mine[:25])
 	}
 }
+
+// TestDeleteBufferLeavesOthers: tmux deletes the most recent buffer when
+// delete-buffer -b names one that does not exist. delete_buffer of a
+// missing name, and a capture of a missing pane (which goes through a
+// named buffer on tmux before 3.6), must leave a person's buffers alone.
+func TestDeleteBufferLeavesOthers(t *testing.T) {
+	e := newEnv(t, Mutating)
+	e.tmux("set-buffer", "-b", "mine", "a person's copy")
+	name := e.loadBuffer("payload", "")
+	e.ok("delete_buffer", map[string]any{"buffer_name": name}, nil)
+	e.fails("delete_buffer", map[string]any{"buffer_name": name}, "delete-buffer failed for '"+name+"'")
+	e.fails("capture_pane", map[string]any{"pane_id": "%999999"}, "Pane not found")
+	if got := e.tmux("show-buffer", "-b", "mine"); got != "a person's copy" {
+		t.Errorf("buffer mine = %q, want it untouched", got)
+	}
+}

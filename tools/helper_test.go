@@ -199,3 +199,13 @@ func (e *env) split(target string, args ...string) string {
 	e.t.Helper()
 	return e.tmux(append([]string{"split-window", "-d", "-P", "-F", "#{pane_id}", "-t", target}, args...)...)
 }
+
+// caps returns the capabilities of the tmux server under test.
+func (e *env) caps() tmux.Capabilities {
+	e.t.Helper()
+	v, err := tmux.ParseVersion(e.tmux("display-message", "-p", "#{version}"))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return v.Capabilities()
+}

@@ -51,7 +51,7 @@ func paste(ctx context.Context, srv *supervisor.Server, pane tmux.PaneID, text s
 	name := bufferName("paste")
 	defer func() {
 		if err != nil {
-			srv.Do(context.WithoutCancel(ctx), "delete-buffer", "-b", name) //nolint:errcheck // best effort; it may not exist
+			srv.DeleteBuffer(context.WithoutCancel(ctx), name) //nolint:errcheck // best effort; it may not exist
 		}
 	}()
 	for i, chunk := range chunks(text, maxKeysArg) {

@@ -46,8 +46,16 @@ type Capabilities struct {
 	// client creates takes that client's size (80x24) instead of the
 	// session's (-x/-y of new-session). tmux-mcp creates windows over its
 	// control connection, so on these versions new windows are 80x24 until
-	// a client attaches or resize-window sets them.
+	// a client attaches or resize_window sets them. (Sending new-window over
+	// exec does not help: a client without a terminal is 80x24 too.) A
+	// known limit, in the README's platform table.
 	ControlClientSizesWindows bool
+	// MissingTimeCrashes: expanding a time variable (window_activity,
+	// session_created, ...) of an object that does not exist kills the
+	// server. display-message -t answers for a target that does not exist
+	// (on every version), so a time variable read with display-message
+	// must be guarded (#{?window_id,...,}); the probe is.
+	MissingTimeCrashes bool
 }
 
 // capability is one row of the table.
@@ -83,6 +91,9 @@ var capabilityTable = []capability{
 	{name: "ControlClientSizesWindows", since: [2]int{0, 0}, until: [2]int{3, 3}, detect: "version",
 		why: "resize.c default_window_size: 3.3 ignores the creating client when it is a control client; 3.2a sizes the window from it",
 		set: func(c *Capabilities) { c.ControlClientSizesWindows = true }},
+	{name: "MissingTimeCrashes", since: [2]int{0, 0}, until: [2]int{3, 3}, detect: "version",
+		why: "format.c format_find: 3.2a dereferences the time a FORMAT_TABLE_TIME callback returns without checking it for NULL (3.3 checks)",
+		set: func(c *Capabilities) { c.MissingTimeCrashes = true }},
 	{name: "ControlCapture", since: [2]int{3, 6}, detect: "version",
 		why: "before 3.6 capture-pane -p to a control client leaks the capture inside the server (fixed in 3.6, CHANGES)",
 		set: func(c *Capabilities) { c.ControlCapture = true }},

@@ -54,6 +54,17 @@ func TestCapabilities(t *testing.T) {
 			w := run(t, c, "new-window", "-d", "-P", "-F", "#{window_id}", "-t", "=sized:")
 			return run(t, c, "display-message", "-p", "-t", w, "#{window_width}x#{window_height}") == "80x24"
 		}},
+		{"MissingTimeCrashes", got.MissingTimeCrashes, func(t *testing.T) bool {
+			// On a server of its own: the crash ends it.
+			_, s := newClient(t, "exec")
+			pid := s.PID()
+			// Guarded, as tmux-mcp reads it: never a crash.
+			if _, err := s.Tmux("display-message", "-p", "-t", "%999999", "#{?window_id,#{window_activity},}"); err != nil {
+				t.Fatalf("guarded time variable of a missing pane: %v", err)
+			}
+			s.Tmux("display-message", "-p", "-t", "%999999", "#{window_activity}") //nolint:errcheck // may crash
+			return !tmuxtest.Alive(pid) || s.PID() != pid
+		}},
 		// ControlNotifyInBlock: %pause inside a reply block is parsed by
 		// TestControlPauseInsideBlock and the recorded transcripts; it is
 		// assumed on every version (no release has been seen without it).

@@ -410,21 +410,25 @@ func (c *Client) Capture(ctx context.Context, o CaptureOptions) ([]byte, error) 
 		return ctrl.Run(ctx, append([]string{"capture-pane", "-p"}, o.args()...)...)
 	}
 	name := fmt.Sprintf("tmux-mcp-cap-%d-%d", os.Getpid(), c.bufSeq.Add(1))
-	// One round trip: the three commands are written back to back. The
-	// delete always goes out (named buffers are not bounded by
-	// buffer-limit); if the capture failed it fails harmlessly too.
+	// The capture and its read go out back to back; the delete only once
+	// the capture is known to have made the buffer. delete-buffer -b of a
+	// name that does not exist deletes the most recent buffer instead (the
+	// user's copy; tmux 3.2a and 3.3a, cmd-set-buffer.c), so it must never
+	// be sent for a capture that failed. Named buffers are not
+	// bounded by buffer-limit: a made one is always deleted.
 	outs, errs := ctrl.Pipeline(ctx,
 		append([]string{"capture-pane", "-b", name}, o.args()...),
-		[]string{"show-buffer", "-b", name},
-		[]string{"delete-buffer", "-b", name})
+		[]string{"show-buffer", "-b", name})
 	if errs[0] != nil {
 		return nil, errs[0]
 	}
+	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), DefaultTimeout)
+	defer cancel()
+	if _, err := ctrl.Run(dctx, "delete-buffer", "-b", name); err != nil {
+		return nil, fmt.Errorf("tmux: delete capture buffer: %w", err)
+	}
 	if errs[1] != nil {
 		return nil, errs[1]
-	}
-	if errs[2] != nil {
-		return nil, fmt.Errorf("tmux: delete capture buffer: %w", errs[2])
 	}
 	out := outs[1]
 	if v.Capabilities().ShowBufferEscaped {
