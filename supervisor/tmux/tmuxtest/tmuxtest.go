@@ -201,6 +201,14 @@ func (s *Server) Start(name string) int {
 	if s.MustTmux("display-message", "-p", "-t", "="+name+":", "#{window_width}x#{window_height}") != "120x40" {
 		s.MustTmux("resize-window", "-t", "="+name+":", "-x", "120", "-y", "40")
 	}
+	// Until the pane's shell has started, its process is tmux's fork and
+	// automatic-rename names the window "tmux": wait, so that a test's
+	// picture of the server does not change under it.
+	WaitFor(s.t, 10*time.Second, "the first pane's shell", func() bool {
+		out, err := s.Tmux("display-message", "-p", "-t", "="+name+":", "#{pane_current_command}/#{window_name}")
+		cmd, win, _ := strings.Cut(out, "/")
+		return err == nil && cmd != "tmux" && cmd != "" && win != "tmux"
+	})
 	return s.PID()
 }
 
