@@ -22,7 +22,12 @@ type config struct {
 	Safety          string
 	Toolsets        string
 	HTTP            string
+	HTTPSocket      string
 	HTTPAllowRemote bool
+	HTTPTokenFile   string
+	HTTPToken       string
+	HTTPNoAuth      bool
+	HTTPOrigins     string
 	LogFile         string
 	LogLevel        string
 	TraceFile       string
@@ -51,7 +56,9 @@ type config struct {
 }
 
 // setting is one row of the settings table: it drives the flag, the
-// environment variable and the README's settings table.
+// environment variable and the README's settings table. A setting without
+// a Flag is read from the environment only: it holds a secret, which a
+// flag would show to every user of the machine in ps.
 type setting struct {
 	Flag    string
 	Env     string
@@ -141,8 +148,24 @@ func settings() []setting {
 			Usage: "comma-separated tool groups to serve: all, " + strings.Join(tools.GroupIDs(), ", "), set: str(func(c *config) *string { return &c.Toolsets })},
 		{Flag: "http", Env: "TMUX_MCP_HTTP",
 			Usage: "serve streamable HTTP on this address (e.g. 127.0.0.1:8080) instead of stdio", set: str(func(c *config) *string { return &c.HTTP })},
+		{Flag: "http-socket", Env: "TMUX_MCP_HTTP_SOCKET",
+			Usage: "serve streamable HTTP on this unix socket (created 0600) instead of stdio", set: str(func(c *config) *string { return &c.HTTPSocket })},
 		{Flag: "http-allow-remote", Env: "TMUX_MCP_HTTP_ALLOW_REMOTE", Default: "false", Bool: true,
-			Usage: "allow --http on a non-loopback address", set: boolean(func(c *config) *bool { return &c.HTTPAllowRemote })},
+			Usage: "allow --http on a non-loopback address (never without a token; put TLS in front)", set: boolean(func(c *config) *bool { return &c.HTTPAllowRemote })},
+		{Flag: "http-token-file", Env: "TMUX_MCP_HTTP_TOKEN_FILE",
+			Usage: "file (mode 0600) holding the HTTP bearer token; unset: a new token each start, in a file under $XDG_RUNTIME_DIR/tmux-mcp (else $XDG_STATE_HOME/tmux-mcp) whose path is logged", set: str(func(c *config) *string { return &c.HTTPTokenFile })},
+		{Env: "TMUX_MCP_HTTP_TOKEN",
+			Usage: "the HTTP bearer token itself (environment only: a flag would show it in ps)", set: str(func(c *config) *string { return &c.HTTPToken })},
+		{Flag: "http-no-auth", Env: "TMUX_MCP_HTTP_NO_AUTH", Default: "false", Bool: true,
+			Usage: "serve HTTP without a bearer token (loopback or --http-socket only; refused with --http-allow-remote)", set: boolean(func(c *config) *bool { return &c.HTTPNoAuth })},
+		{Flag: "http-origins", Env: "TMUX_MCP_HTTP_ORIGINS", Default: defaultHTTPOrigins,
+			Usage: "browser origins HTTP accepts, comma-separated [scheme://]host[:port or :*] (no scheme: http and https); another Origin gets 403, none is fine", set: func(c *config, v string) error {
+				if _, err := parseOrigins(v); err != nil {
+					return err
+				}
+				c.HTTPOrigins = v
+				return nil
+			}},
 		{Flag: "log-file", Env: "TMUX_MCP_LOG_FILE",
 			Usage: "write logs to this file instead of stderr", set: str(func(c *config) *string { return &c.LogFile })},
 		{Flag: "log-level", Env: "TMUX_MCP_LOG_LEVEL", Default: "info",
@@ -261,7 +284,7 @@ type binding struct {
 func bind(fs *flag.FlagSet, names ...string) *binding {
 	b := &binding{flags: map[string]*flagValue{}}
 	for _, s := range settings() {
-		if len(names) > 0 && !contains(names, s.Flag) {
+		if s.Flag == "" || len(names) > 0 && !contains(names, s.Flag) {
 			continue
 		}
 		s := s
@@ -322,7 +345,11 @@ func settingsMarkdown() string {
 		if s.Default == "" {
 			def = "-"
 		}
-		fmt.Fprintf(&b, "| `--%s` | `%s` | %s | %s |\n", s.Flag, s.Env, def, s.Usage)
+		flag := "`--" + s.Flag + "`"
+		if s.Flag == "" {
+			flag = "-"
+		}
+		fmt.Fprintf(&b, "| %s | `%s` | %s | %s |\n", flag, s.Env, def, s.Usage)
 	}
 	return b.String()
 }
