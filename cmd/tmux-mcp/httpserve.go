@@ -8,7 +8,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"time"
 
 	"github.com/mark3labs/mcp-go/server"
 
@@ -118,22 +117,28 @@ func checkListenAddr(addr string, allowRemote bool) error {
 
 // serveHTTP serves streamable HTTP at /mcp on the plan's listener until
 // ctx ends. Around mcp-go's handler, outermost first: browser checks
-// (Host, Origin: 403), the bearer token (401), and a session for the
-// notification stream (GET).
+// (Host, Origin: 403), the bearer token (401), the body limit (413), the
+// session cap (503), and a session for the notification stream (GET).
 func serveHTTP(ctx context.Context, ts *tools.Server, p *httpPlan, logger *slog.Logger) error {
 	c := p.c
-	sessions := &server.InsecureStatefulSessionIdManager{}
+	sessions := newSessionCap(c.HTTPMaxSessions)
 	h := server.NewStreamableHTTPServer(ts.MCP, server.WithEndpointPath("/mcp"),
-		server.WithStreamableHTTPLogger(logger), server.WithSessionIdManager(sessions))
+		server.WithStreamableHTTPLogger(logger), server.WithSessionIdManager(sessions),
+		server.WithSessionIdleTTL(c.HTTPSessionTTL))
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", requireSessionForGET(sessions, h))
+	mux.Handle("/mcp", limitBody(int64(c.HTTPMaxBody), capSessions(sessions, requireSessionForGET(sessions, h))))
 	var handler http.Handler = mux
 	if p.token != "" {
 		handler = requireBearer(p.token, logger, handler)
 	}
-	hs := &http.Server{Handler: guardBrowser(p.origins, handler), ReadHeaderTimeout: 10 * time.Second}
+	hs := &http.Server{
+		Handler:           guardBrowser(p.origins, handler),
+		ReadHeaderTimeout: c.HTTPReadHeader,
+		ReadTimeout:       c.HTTPRead,
+		IdleTimeout:       c.HTTPIdle,
+	}
 	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(p.ln) }()
+	go func() { errc <- hs.Serve(limitConns(p.ln, c.HTTPMaxConns)) }()
 	attrs := []any{"url", "http://" + p.ln.Addr().String() + "/mcp"}
 	if c.HTTPSocket != "" {
 		attrs = []any{"url", "http://localhost/mcp", "socket", c.HTTPSocket}
@@ -156,7 +161,10 @@ func serveHTTP(ctx context.Context, ts *tools.Server, p *httpPlan, logger *slog.
 	ts.BeginShutdown()
 	sctx, cancel := context.WithTimeout(context.Background(), drainTimeout)
 	defer cancel()
-	h.CloseSessions(sctx)
+	// Ends the sessions (their streams) and the idle-session sweeper.
+	if err := h.Shutdown(sctx); err != nil {
+		logger.Warn("mcp http shutdown", "err", err)
+	}
 	if err := hs.Shutdown(sctx); err != nil {
 		logger.Warn("http shutdown", "err", err)
 	}

@@ -28,6 +28,13 @@ type config struct {
 	HTTPToken       string
 	HTTPNoAuth      bool
 	HTTPOrigins     string
+	HTTPMaxBody     int
+	HTTPReadHeader  time.Duration
+	HTTPRead        time.Duration
+	HTTPIdle        time.Duration
+	HTTPMaxConns    int
+	HTTPMaxSessions int
+	HTTPSessionTTL  time.Duration
 	LogFile         string
 	LogLevel        string
 	TraceFile       string
@@ -166,6 +173,20 @@ func settings() []setting {
 				c.HTTPOrigins = v
 				return nil
 			}},
+		{Flag: "http-max-body", Env: "TMUX_MCP_HTTP_MAX_BODY", Default: strconv.Itoa(defaultHTTPMaxBody),
+			Usage: "largest HTTP request body in bytes; larger gets 413", set: positive(func(c *config) *int { return &c.HTTPMaxBody })},
+		{Flag: "http-read-header-timeout", Env: "TMUX_MCP_HTTP_READ_HEADER_TIMEOUT", Default: defaultHTTPReadHeader.String(),
+			Usage: "time an HTTP client has to send a request's headers", set: duration(func(c *config) *time.Duration { return &c.HTTPReadHeader })},
+		{Flag: "http-read-timeout", Env: "TMUX_MCP_HTTP_READ_TIMEOUT", Default: defaultHTTPRead.String(),
+			Usage: "time an HTTP client has to send a whole request, body included (not the reply, which may stream)", set: duration(func(c *config) *time.Duration { return &c.HTTPRead })},
+		{Flag: "http-idle-timeout", Env: "TMUX_MCP_HTTP_IDLE_TIMEOUT", Default: defaultHTTPIdle.String(),
+			Usage: "how long an idle keep-alive HTTP connection stays open", set: duration(func(c *config) *time.Duration { return &c.HTTPIdle })},
+		{Flag: "http-max-conns", Env: "TMUX_MCP_HTTP_MAX_CONNS", Default: strconv.Itoa(defaultHTTPMaxConns),
+			Usage: "concurrent HTTP connections; more are answered 503 and closed", set: positive(func(c *config) *int { return &c.HTTPMaxConns })},
+		{Flag: "http-max-sessions", Env: "TMUX_MCP_HTTP_MAX_SESSIONS", Default: strconv.Itoa(defaultHTTPMaxSessions),
+			Usage: "MCP sessions open at once over HTTP; another initialize gets 503", set: positive(func(c *config) *int { return &c.HTTPMaxSessions })},
+		{Flag: "http-session-ttl", Env: "TMUX_MCP_HTTP_SESSION_TTL", Default: defaultHTTPSessionTTL.String(),
+			Usage: "an MCP session over HTTP without a request for this long ends (its client gets 404 and initializes anew)", set: duration(func(c *config) *time.Duration { return &c.HTTPSessionTTL })},
 		{Flag: "log-file", Env: "TMUX_MCP_LOG_FILE",
 			Usage: "write logs to this file instead of stderr", set: str(func(c *config) *string { return &c.LogFile })},
 		{Flag: "log-level", Env: "TMUX_MCP_LOG_LEVEL", Default: "info",
