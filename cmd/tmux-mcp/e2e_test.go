@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -266,59 +265,17 @@ func TestStdioLegacyHandshake(t *testing.T) {
 	}
 }
 
-func freePort(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
-}
-
 func TestHTTPEndToEnd(t *testing.T) {
-	bin := buildBinary(t)
 	tm := tmuxtest.New(t)
 	tm.Start("main")
-	addr := freePort(t)
-	cmd := exec.Command(bin, "serve", "--http", addr, "--safety", "destructive")
-	cmd.Env = binaryEnv(tm.Socket)
-	stderr := &syncBuffer{}
-	cmd.Stderr = stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if cmd.ProcessState == nil {
-			cmd.Process.Kill()
-			cmd.Wait()
-		}
-	})
-	tmuxtest.WaitFor(t, 10*time.Second, "HTTP listener", func() bool { return strings.Contains(stderr.String(), "listening") })
-	c, err := client.NewStreamableHttpClient("http://" + addr + "/mcp")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := c.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	var init mcp.InitializeRequest
-	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
-	init.Params.ClientInfo = mcp.Implementation{Name: "e2e-http", Version: "0"}
-	if _, err := c.Initialize(ctx, init); err != nil {
-		t.Fatalf("initialize: %v\nstderr:\n%s", err, stderr)
-	}
+	p := startHTTP(t, tm, "--safety", "destructive")
+	c := p.client(t, nil)
 	exercise(t, c)
 	c.Close()
-	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
+	if err := p.stop(t); err != nil {
+		t.Errorf("exit after SIGTERM: %v, want 0\nstderr:\n%s", err, p.stderr)
 	}
-	if err := cmd.Wait(); err != nil {
-		t.Errorf("exit after SIGTERM: %v, want 0\nstderr:\n%s", err, stderr)
-	}
-	if !strings.Contains(stderr.String(), "tmux-mcp stopped") {
-		t.Errorf("stderr has no clean-shutdown line:\n%s", stderr)
+	if !strings.Contains(p.stderr.String(), "tmux-mcp stopped") {
+		t.Errorf("stderr has no clean-shutdown line:\n%s", p.stderr)
 	}
 }

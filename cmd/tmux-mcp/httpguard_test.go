@@ -3,9 +3,7 @@ package main
 import (
 	"context"
 	"net/http"
-	"os/exec"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -19,29 +17,17 @@ import (
 // answer is 400, with an unknown one 404, and a client of protocol
 // 2026-07-28 (no GET stream) is told 405.
 func TestHTTPGetNeedsASession(t *testing.T) {
-	bin := buildBinary(t)
 	tm := tmuxtest.New(t)
 	tm.Start("main")
-	addr := freePort(t)
-	cmd := exec.Command(bin, "serve", "--http", addr)
-	cmd.Env = binaryEnv(tm.Socket)
-	stderr := &syncBuffer{}
-	cmd.Stderr = stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Signal(syscall.SIGTERM) //nolint:errcheck // may have exited
-		cmd.Wait()                          //nolint:errcheck // the exit status is not under test
-	})
-	tmuxtest.WaitFor(t, 10*time.Second, "HTTP listener", func() bool { return strings.Contains(stderr.String(), "listening") })
-	url := "http://" + addr + "/mcp"
+	p := startHTTP(t, tm)
+	url := p.url
 	hc := &http.Client{Timeout: 10 * time.Second}
 
 	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}`
 	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Authorization", "Bearer "+p.token)
 	resp, err := hc.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -58,6 +44,7 @@ func TestHTTPGetNeedsASession(t *testing.T) {
 		t.Cleanup(cancel)
 		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 		req.Header.Set("Accept", "text/event-stream")
+		req.Header.Set("Authorization", "Bearer "+p.token)
 		for k, v := range headers {
 			req.Header.Set(k, v)
 		}

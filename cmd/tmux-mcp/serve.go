@@ -8,8 +8,6 @@ import (
 	"io"
 	"log"
 	"log/slog"
-	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -34,6 +32,8 @@ type serveOptions struct {
 	config
 	tier     tools.Tier
 	toolsets []string
+	// http is how to serve streamable HTTP; nil serves stdio.
+	http *httpPlan
 }
 
 func runServe(ctx context.Context, args []string, e env) int {
@@ -69,8 +69,8 @@ func runServe(ctx context.Context, args []string, e env) int {
 		fmt.Fprintf(e.stderr, "tmux-mcp serve: %v\n", err)
 		return exitUsage
 	}
-	if c.HTTP != "" {
-		if err := checkListenAddr(c.HTTP, c.HTTPAllowRemote); err != nil {
+	if c.HTTP != "" || c.HTTPSocket != "" {
+		if opts.http, err = planHTTP(c); err != nil {
 			fmt.Fprintf(e.stderr, "tmux-mcp serve: %v\n", err)
 			return exitUsage
 		}
@@ -90,6 +90,15 @@ func runServe(ctx context.Context, args []string, e env) int {
 	held := make(chan os.Signal, 1)
 	signal.Notify(held, syscall.SIGPIPE, syscall.SIGINT, syscall.SIGTERM)
 	defer signal.Stop(held)
+	if opts.http != nil {
+		// Before anything else starts: the unix socket is made under a
+		// process-wide umask.
+		if err := opts.http.open(e.getenv); err != nil {
+			fmt.Fprintf(e.stderr, "tmux-mcp serve: %v\n", err)
+			return exitFail
+		}
+		defer opts.http.close()
+	}
 	tel, err := startTelemetry(ctx, plan, e.getenv, logger)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "tmux-mcp serve: %v\n", err)
@@ -119,24 +128,6 @@ func newLogger(c config, stderr io.Writer) (*slog.Logger, func(), error) {
 		w, closeFn = f, func() { f.Close() }
 	}
 	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level})), closeFn, nil
-}
-
-// checkListenAddr refuses non-loopback addresses unless allowed.
-func checkListenAddr(addr string, allowRemote bool) error {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return fmt.Errorf("--http %q: want host:port: %w", addr, err)
-	}
-	if allowRemote {
-		return nil
-	}
-	if host == "localhost" {
-		return nil
-	}
-	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
-		return nil
-	}
-	return fmt.Errorf("--http %q is not a loopback address; pass --http-allow-remote to serve other hosts (tmux-mcp has no authentication)", addr)
 }
 
 // socketDir is where tmux puts -L sockets: ${TMUX_TMPDIR:-/tmp}/tmux-UID.
@@ -180,7 +171,7 @@ func serve(ctx context.Context, o serveOptions, e env, logger *slog.Logger, tel 
 		}
 		defer stop()
 	}
-	mcpOpts, err := tel.mcpOptions(transportName(o.HTTP))
+	mcpOpts, err := tel.mcpOptions(transportName(o.http != nil))
 	if err != nil {
 		return fmt.Errorf("telemetry: %w", err)
 	}
@@ -203,12 +194,12 @@ func serve(ctx context.Context, o serveOptions, e env, logger *slog.Logger, tel 
 	}
 	defer ts.Close()
 	logger.Info("tmux-mcp serving", "version", version(), "tier", o.tier.String(), "tools", len(ts.Tools),
-		"socket", sup.Config().DefaultSocket.String(), "transport", transportName(o.HTTP), "journal", j.Path())
+		"socket", sup.Config().DefaultSocket.String(), "transport", transportName(o.http != nil), "journal", j.Path())
 
 	sigCtx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	if o.HTTP != "" {
-		return serveHTTP(sigCtx, ts, o.HTTP, logger)
+	if o.http != nil {
+		return serveHTTP(sigCtx, ts, o.http, logger)
 	}
 	return serveStdio(sigCtx, ts, e, logger)
 }
@@ -233,8 +224,8 @@ func openJournal(c config, getenv func(string) string, logger *slog.Logger) *jou
 	return j
 }
 
-func transportName(httpAddr string) string {
-	if httpAddr != "" {
+func transportName(overHTTP bool) string {
+	if overHTTP {
 		return "http"
 	}
 	return "stdio"
@@ -294,39 +285,4 @@ type slogWriter struct{ l *slog.Logger }
 func (w *slogWriter) Write(p []byte) (int, error) {
 	w.l.Warn("mcp", "msg", string(p))
 	return len(p), nil
-}
-
-// serveHTTP serves streamable HTTP on addr at /mcp until ctx ends.
-func serveHTTP(ctx context.Context, ts *tools.Server, addr string, logger *slog.Logger) error {
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return fmt.Errorf("listen: %w", err)
-	}
-	sessions := &server.InsecureStatefulSessionIdManager{}
-	h := server.NewStreamableHTTPServer(ts.MCP, server.WithEndpointPath("/mcp"),
-		server.WithStreamableHTTPLogger(logger), server.WithSessionIdManager(sessions))
-	mux := http.NewServeMux()
-	mux.Handle("/mcp", requireSessionForGET(sessions, h))
-	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
-	logger.Info("listening", "url", "http://"+ln.Addr().String()+"/mcp")
-	select {
-	case err := <-errc:
-		return fmt.Errorf("http: %w", err)
-	case <-ctx.Done():
-	}
-	logger.Info("signal received, shutting down")
-	ts.BeginShutdown()
-	sctx, cancel := context.WithTimeout(context.Background(), drainTimeout)
-	defer cancel()
-	h.CloseSessions(sctx)
-	if err := hs.Shutdown(sctx); err != nil {
-		logger.Warn("http shutdown", "err", err)
-	}
-	if err := ts.Drain(sctx); err != nil {
-		logger.Warn("drain", "err", err)
-	}
-	logger.Info("tmux-mcp stopped")
-	return nil
 }

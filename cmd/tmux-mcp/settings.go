@@ -22,7 +22,19 @@ type config struct {
 	Safety          string
 	Toolsets        string
 	HTTP            string
+	HTTPSocket      string
 	HTTPAllowRemote bool
+	HTTPTokenFile   string
+	HTTPToken       string
+	HTTPNoAuth      bool
+	HTTPOrigins     string
+	HTTPMaxBody     int
+	HTTPReadHeader  time.Duration
+	HTTPRead        time.Duration
+	HTTPIdle        time.Duration
+	HTTPMaxConns    int
+	HTTPMaxSessions int
+	HTTPSessionTTL  time.Duration
 	LogFile         string
 	LogLevel        string
 	TraceFile       string
@@ -51,7 +63,9 @@ type config struct {
 }
 
 // setting is one row of the settings table: it drives the flag, the
-// environment variable and the README's settings table.
+// environment variable and the README's settings table. A setting without
+// a Flag is read from the environment only: it holds a secret, which a
+// flag would show to every user of the machine in ps.
 type setting struct {
 	Flag    string
 	Env     string
@@ -141,8 +155,38 @@ func settings() []setting {
 			Usage: "comma-separated tool groups to serve: all, " + strings.Join(tools.GroupIDs(), ", "), set: str(func(c *config) *string { return &c.Toolsets })},
 		{Flag: "http", Env: "TMUX_MCP_HTTP",
 			Usage: "serve streamable HTTP on this address (e.g. 127.0.0.1:8080) instead of stdio", set: str(func(c *config) *string { return &c.HTTP })},
+		{Flag: "http-socket", Env: "TMUX_MCP_HTTP_SOCKET",
+			Usage: "serve streamable HTTP on this unix socket (created 0600) instead of stdio", set: str(func(c *config) *string { return &c.HTTPSocket })},
 		{Flag: "http-allow-remote", Env: "TMUX_MCP_HTTP_ALLOW_REMOTE", Default: "false", Bool: true,
-			Usage: "allow --http on a non-loopback address", set: boolean(func(c *config) *bool { return &c.HTTPAllowRemote })},
+			Usage: "allow --http on a non-loopback address (never without a token; put TLS in front)", set: boolean(func(c *config) *bool { return &c.HTTPAllowRemote })},
+		{Flag: "http-token-file", Env: "TMUX_MCP_HTTP_TOKEN_FILE",
+			Usage: "file (mode 0600) holding the HTTP bearer token; unset: a new token each start, in a file under $XDG_RUNTIME_DIR/tmux-mcp (else $XDG_STATE_HOME/tmux-mcp) whose path is logged", set: str(func(c *config) *string { return &c.HTTPTokenFile })},
+		{Env: "TMUX_MCP_HTTP_TOKEN",
+			Usage: "the HTTP bearer token itself (environment only: a flag would show it in ps)", set: str(func(c *config) *string { return &c.HTTPToken })},
+		{Flag: "http-no-auth", Env: "TMUX_MCP_HTTP_NO_AUTH", Default: "false", Bool: true,
+			Usage: "serve HTTP without a bearer token (loopback or --http-socket only; refused with --http-allow-remote)", set: boolean(func(c *config) *bool { return &c.HTTPNoAuth })},
+		{Flag: "http-origins", Env: "TMUX_MCP_HTTP_ORIGINS", Default: defaultHTTPOrigins,
+			Usage: "browser origins HTTP accepts, comma-separated [scheme://]host[:port or :*] (no scheme: http and https); another Origin gets 403, none is fine", set: func(c *config, v string) error {
+				if _, err := parseOrigins(v); err != nil {
+					return err
+				}
+				c.HTTPOrigins = v
+				return nil
+			}},
+		{Flag: "http-max-body", Env: "TMUX_MCP_HTTP_MAX_BODY", Default: strconv.Itoa(defaultHTTPMaxBody),
+			Usage: "largest HTTP request body in bytes; larger gets 413", set: positive(func(c *config) *int { return &c.HTTPMaxBody })},
+		{Flag: "http-read-header-timeout", Env: "TMUX_MCP_HTTP_READ_HEADER_TIMEOUT", Default: defaultHTTPReadHeader.String(),
+			Usage: "time an HTTP client has to send a request's headers", set: duration(func(c *config) *time.Duration { return &c.HTTPReadHeader })},
+		{Flag: "http-read-timeout", Env: "TMUX_MCP_HTTP_READ_TIMEOUT", Default: defaultHTTPRead.String(),
+			Usage: "time an HTTP client has to send a whole request, body included (not the reply, which may stream)", set: duration(func(c *config) *time.Duration { return &c.HTTPRead })},
+		{Flag: "http-idle-timeout", Env: "TMUX_MCP_HTTP_IDLE_TIMEOUT", Default: defaultHTTPIdle.String(),
+			Usage: "how long an idle keep-alive HTTP connection stays open", set: duration(func(c *config) *time.Duration { return &c.HTTPIdle })},
+		{Flag: "http-max-conns", Env: "TMUX_MCP_HTTP_MAX_CONNS", Default: strconv.Itoa(defaultHTTPMaxConns),
+			Usage: "concurrent HTTP connections; more are answered 503 and closed", set: positive(func(c *config) *int { return &c.HTTPMaxConns })},
+		{Flag: "http-max-sessions", Env: "TMUX_MCP_HTTP_MAX_SESSIONS", Default: strconv.Itoa(defaultHTTPMaxSessions),
+			Usage: "MCP sessions open at once over HTTP; another initialize gets 503", set: positive(func(c *config) *int { return &c.HTTPMaxSessions })},
+		{Flag: "http-session-ttl", Env: "TMUX_MCP_HTTP_SESSION_TTL", Default: defaultHTTPSessionTTL.String(),
+			Usage: "an MCP session over HTTP without a request for this long ends (its client gets 404 and initializes anew)", set: duration(func(c *config) *time.Duration { return &c.HTTPSessionTTL })},
 		{Flag: "log-file", Env: "TMUX_MCP_LOG_FILE",
 			Usage: "write logs to this file instead of stderr", set: str(func(c *config) *string { return &c.LogFile })},
 		{Flag: "log-level", Env: "TMUX_MCP_LOG_LEVEL", Default: "info",
@@ -261,7 +305,7 @@ type binding struct {
 func bind(fs *flag.FlagSet, names ...string) *binding {
 	b := &binding{flags: map[string]*flagValue{}}
 	for _, s := range settings() {
-		if len(names) > 0 && !contains(names, s.Flag) {
+		if s.Flag == "" || len(names) > 0 && !contains(names, s.Flag) {
 			continue
 		}
 		s := s
@@ -322,7 +366,11 @@ func settingsMarkdown() string {
 		if s.Default == "" {
 			def = "-"
 		}
-		fmt.Fprintf(&b, "| `--%s` | `%s` | %s | %s |\n", s.Flag, s.Env, def, s.Usage)
+		flag := "`--" + s.Flag + "`"
+		if s.Flag == "" {
+			flag = "-"
+		}
+		fmt.Fprintf(&b, "| %s | `%s` | %s | %s |\n", flag, s.Env, def, s.Usage)
 	}
 	return b.String()
 }

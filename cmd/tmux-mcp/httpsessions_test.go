@@ -1,0 +1,104 @@
+package main
+
+import (
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux/tmuxtest"
+)
+
+// TestHTTPSessionCapAndTTL: initializes past --http-max-sessions get 503
+// and make no session; sessions idle for --http-session-ttl end (404),
+// which makes room for new ones.
+func TestHTTPSessionCapAndTTL(t *testing.T) {
+	tm := tmuxtest.New(t)
+	tm.Start("main")
+	p := startHTTP(t, tm, "--http-max-sessions", "3", "--http-session-ttl", "1s")
+	var first []string
+	for range 3 {
+		resp, body := p.post(t, nil, initializeBody, p.auth())
+		if resp.StatusCode != http.StatusOK || resp.Header.Get("Mcp-Session-Id") == "" {
+			t.Fatalf("initialize under the cap: %s %s", resp.Status, body)
+		}
+		first = append(first, resp.Header.Get("Mcp-Session-Id"))
+	}
+	// A burst, concurrent, as an attacker would send it: none gets in.
+	var wg sync.WaitGroup
+	codes := make(chan int, 100)
+	for range 100 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			req, _ := http.NewRequest(http.MethodPost, p.url, strings.NewReader(initializeBody))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			req.Header.Set("Authorization", "Bearer "+p.token)
+			resp, err := (&http.Client{Timeout: 10 * time.Second}).Do(req)
+			if err != nil {
+				codes <- 0
+				return
+			}
+			resp.Body.Close()
+			codes <- resp.StatusCode
+		}()
+	}
+	wg.Wait()
+	close(codes)
+	for code := range codes {
+		if code != http.StatusServiceUnavailable {
+			t.Errorf("initialize over the cap: status %d, want 503", code)
+			break
+		}
+	}
+	ping := func(session string) int {
+		resp, _ := p.post(t, nil, `{"jsonrpc":"2.0","id":2,"method":"ping"}`,
+			map[string]string{"Authorization": "Bearer " + p.token, "Mcp-Session-Id": session, "Mcp-Protocol-Version": "2025-11-25"})
+		return resp.StatusCode
+	}
+	if got := ping(first[0]); got != http.StatusOK {
+		t.Errorf("ping in a live session: %d, want 200", got)
+	}
+	tmuxtest.WaitFor(t, 20*time.Second, "idle sessions to expire and an initialize to get in", func() bool {
+		resp, _ := p.post(t, nil, initializeBody, p.auth())
+		return resp.StatusCode == http.StatusOK
+	})
+	for _, s := range first {
+		if got := ping(s); got != http.StatusNotFound {
+			t.Errorf("ping in an expired session: %d, want 404", got)
+		}
+	}
+}
+
+// TestSessionCap: the manager holds at most max live sessions, forgets
+// ended ones, and reservations count against the cap.
+func TestSessionCap(t *testing.T) {
+	s := newSessionCap(2)
+	a, b := s.Generate(), s.Generate()
+	if _, err := s.Validate(a); err != nil {
+		t.Errorf("Validate(live %s) = %v, want nil", a, err)
+	}
+	if s.reserve() {
+		t.Errorf("reserve at the cap = true, want false")
+	}
+	over := s.Generate()
+	if _, err := s.Validate(over); err == nil {
+		t.Errorf("an ID generated at the cap is live; want it not kept")
+	}
+	s.Terminate(b) //nolint:errcheck // never fails
+	if _, err := s.Validate(b); err == nil {
+		t.Errorf("Validate(ended %s) = nil, want an error (404)", b)
+	}
+	if !s.reserve() {
+		t.Fatalf("reserve under the cap = false, want true")
+	}
+	if s.reserve() {
+		t.Errorf("second reserve with one live and one reserved = true, want false")
+	}
+	s.release()
+	if !s.reserve() {
+		t.Errorf("reserve after release = false, want true")
+	}
+}
