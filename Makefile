@@ -68,8 +68,10 @@ matrix:
 
 # The whole race suite STRESS times in a row (default 5), naming every
 # failing test; non-zero exit on any failure. Run it before you stop.
+# STRESS_LOAD=2 adds two busy loops beside it (a loaded machine).
+STRESS_LOAD ?= 0
 stress:
-	STRESS=$(STRESS) GO=$(GO) scripts/stress
+	STRESS=$(STRESS) STRESS_LOAD=$(STRESS_LOAD) GO=$(GO) scripts/stress
 
 # The official MCP conformance suite's server scenarios that need no
 # fixtures, against `tmux-mcp --http` on a private tmux server. Needs
