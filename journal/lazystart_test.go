@@ -79,7 +79,7 @@ func TestNoRestoreAfterKillServerLazyStart(t *testing.T) {
 		t.Fatal(err)
 	}
 	buildSmallTree(t, srv, t.TempDir())
-	waitSnapshot(t, j, srv, liveTree(t, srv))
+	waitSnapshot(t, j, srv, settledTree(t, srv))
 	if err := srv.Kill(testCtx(t)); err != nil {
 		t.Fatal(err)
 	}
