@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -577,4 +578,38 @@ func quietPane(t *testing.T, srv *Server, name string) tmux.PaneID {
 		return err == nil && c.Cached
 	})
 	return pane
+}
+
+// TestMeasureSocketReturn measures, for the tmux under test, how long after
+// its socket file is deleted an outside client reaches the server again,
+// when an agent's call is the first thing that happens (median of 10):
+//
+//	SUPERVISOR_MEASURE=1 go test -run MeasureSocketReturn -v ./supervisor/
+func TestMeasureSocketReturn(t *testing.T) {
+	if os.Getenv("SUPERVISOR_MEASURE") == "" {
+		t.Skip("set SUPERVISOR_MEASURE=1 to measure")
+	}
+	var took []time.Duration
+	for range 10 {
+		ts := tmuxtest.New(t)
+		ts.Start("keep")
+		sup := newSup(t, ts, Config{})
+		srv := mustServer(t, sup)
+		mustDo(t, srv, "display-message", "-p", "#{pid}")
+		start := time.Now()
+		if err := os.Remove(ts.Socket); err != nil {
+			t.Fatal(err)
+		}
+		srv.Do(testCtx(t), "display-message", "-p", "#{pid}") //nolint:errcheck
+		tmuxtest.WaitFor(t, 10*time.Second, "an outside client to reach the server", func() bool {
+			_, err := ts.TmuxWithin(time.Second, "display-message", "-p", "#{pid}")
+			return err == nil
+		})
+		took = append(took, time.Since(start))
+		sup.Close()
+		ts.Kill()
+	}
+	slices.Sort(took)
+	t.Logf("socket deleted + one call -> outside client answered: median %v (min %v, max %v)",
+		took[len(took)/2].Round(time.Millisecond), took[0].Round(time.Millisecond), took[len(took)-1].Round(time.Millisecond))
 }
