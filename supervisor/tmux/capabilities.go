@@ -56,6 +56,16 @@ type Capabilities struct {
 	// (on every version), so a time variable read with display-message
 	// must be guarded (#{?window_id,...,}); the probe is.
 	MissingTimeCrashes bool
+	// ControlBuffersCrash: creating or deleting a paste buffer notifies
+	// every control client (%paste-buffer-changed, new in 3.4), also one
+	// still connecting, whose control state is not set up yet: the server
+	// dies of a NULL dereference in control_write. Seen in the matrix as
+	// a segfault once every few runs of concurrent captures while watchers
+	// connected. And show-buffer to a control client prints from memory
+	// evbuffer_add may just have moved. Captures then go over exec (no
+	// buffer). What is left: load_buffer, paste_text and another client's
+	// buffers while a tmux-mcp connection is being set up (README).
+	ControlBuffersCrash bool
 }
 
 // capability is one row of the table.
@@ -94,6 +104,9 @@ var capabilityTable = []capability{
 	{name: "MissingTimeCrashes", since: [2]int{0, 0}, until: [2]int{3, 3}, detect: "version",
 		why: "format.c format_find: 3.2a dereferences the time a FORMAT_TABLE_TIME callback returns without checking it for NULL (3.3 checks)",
 		set: func(c *Capabilities) { c.MissingTimeCrashes = true }},
+	{name: "ControlBuffersCrash", since: [2]int{3, 4}, until: [2]int{3, 6}, detect: "version",
+		why: "control-notify.c: 3.4 added %paste-buffer-changed/-deleted, sent to clients with CLIENT_CONTROL even before control_start (3.7 checks control_state); server-client.c server_client_print prints EVBUFFER_DATA taken before evbuffer_add; 3.6 captures with capture-pane -p and needs no buffer",
+		set: func(c *Capabilities) { c.ControlBuffersCrash = true }},
 	{name: "ControlCapture", since: [2]int{3, 6}, detect: "version",
 		why: "before 3.6 capture-pane -p to a control client leaks the capture inside the server (fixed in 3.6, CHANGES)",
 		set: func(c *Capabilities) { c.ControlCapture = true }},

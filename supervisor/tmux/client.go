@@ -396,7 +396,8 @@ func (o CaptureOptions) args() []string {
 // Capture returns a pane's contents, one "\n"-terminated line per row. Over
 // control mode on tmux before 3.6, where capture-pane -p leaks the capture
 // inside the server, it captures into a uniquely named buffer, reads it
-// with show-buffer and deletes it.
+// with show-buffer and deletes it; on 3.4 and 3.5a, where that can crash
+// the server (ControlBuffersCrash), it captures over exec.
 func (c *Client) Capture(ctx context.Context, o CaptureOptions) ([]byte, error) {
 	ctrl := c.Control()
 	if ctrl == nil {
@@ -410,6 +411,11 @@ func (c *Client) Capture(ctx context.Context, o CaptureOptions) ([]byte, error) 
 		return ctrl.Run(ctx, append([]string{"capture-pane", "-p"}, o.args()...)...)
 	}
 	name := fmt.Sprintf("tmux-mcp-cap-%d-%d", os.Getpid(), c.bufSeq.Add(1))
+	if v.Capabilities().ControlBuffersCrash {
+		// No buffer, no show-buffer: over exec, capture-pane -p neither
+		// leaks nor notifies anyone.
+		return c.exec.Run(ctx, append([]string{"capture-pane", "-p"}, o.args()...)...)
+	}
 	// The capture and its read go out back to back; the delete only once
 	// the capture is known to have made the buffer. delete-buffer -b of a
 	// name that does not exist deletes the most recent buffer instead (the
