@@ -24,7 +24,8 @@ func TestOnlySupervisorUsesTheWire(t *testing.T) {
 		switch name {
 		case "Session", "Window", "Pane", "ServerInfo", "SessionID", "WindowID", "PaneID", "Socket",
 			"Notification", "NotificationType", "HiddenSession", "ClassName", "IsServerDown",
-			"CommandError", "ConnLostError", "Version", "Capabilities":
+			"CommandError", "ConnLostError", "Version", "Capabilities",
+			"SocketDirFor": // a path rule: starts and reaches no tmux
 			return true
 		}
 		return false

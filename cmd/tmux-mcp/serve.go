@@ -12,8 +12,6 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
-	"path/filepath"
-	"strconv"
 	"sync"
 	"syscall"
 	"time"
@@ -22,6 +20,7 @@ import (
 
 	"github.com/tmux-mcp/tmux-mcp/journal"
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
+	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
 	"github.com/tmux-mcp/tmux-mcp/tools"
 )
 
@@ -139,16 +138,10 @@ func checkListenAddr(addr string, allowRemote bool) error {
 	return fmt.Errorf("--http %q is not a loopback address; pass --http-allow-remote to serve other hosts (tmux-mcp has no authentication)", addr)
 }
 
-// socketDir is where tmux puts -L sockets: ${TMUX_TMPDIR:-/tmp}/tmux-UID.
+// socketDir is where tmux puts -L sockets: ${TMUX_TMPDIR:-/tmp}/tmux-UID,
+// resolved as tmux resolves it (tmux.SocketDirFor).
 func socketDir(getenv func(string) string) string {
-	dir := getenv("TMUX_TMPDIR")
-	if dir == "" {
-		dir = "/tmp"
-	}
-	if r, err := filepath.EvalSymlinks(dir); err == nil {
-		dir = r
-	}
-	return filepath.Join(dir, "tmux-"+strconv.Itoa(os.Geteuid()))
+	return tmux.SocketDirFor(getenv("TMUX_TMPDIR"))
 }
 
 func serve(ctx context.Context, o serveOptions, e env, logger *slog.Logger, tel *telemetry) error {
