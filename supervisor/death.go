@@ -176,51 +176,7 @@ func waitStatusOf(err error) *syscall.WaitStatus {
 	return &ws
 }
 
-// ProcStat is the part of /proc/<pid>/stat the supervisor and diagnose use.
-type ProcStat struct {
-	State     byte   // R, S, D, Z, T, ...
-	UTime     uint64 // clock ticks in user mode
-	STime     uint64 // clock ticks in kernel mode
-	StartTime uint64 // clock ticks after boot; with the PID, a process identity
-}
-
-// ReadProcStat parses /proc/<pid>/stat. It also works for a zombie.
-func ReadProcStat(pid int) (ProcStat, error) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return ProcStat{}, err
-	}
-	return parseProcStat(string(b))
-}
-
-func parseProcStat(s string) (ProcStat, error) {
-	// The command name is in parentheses and may hold spaces and ")": the
-	// fields start after the last ")".
-	i := strings.LastIndexByte(s, ')')
-	if i < 0 {
-		return ProcStat{}, fmt.Errorf("parse /proc stat: no command name in %q", s)
-	}
-	f := strings.Fields(s[i+1:])
-	// f[0] is field 3 (state); utime, stime and starttime are fields 14, 15, 22.
-	if len(f) < 20 || len(f[0]) != 1 {
-		return ProcStat{}, fmt.Errorf("parse /proc stat: %d fields after the command name", len(f))
-	}
-	var st ProcStat
-	st.State = f[0][0]
-	for _, x := range []struct {
-		field int
-		dst   *uint64
-	}{{14, &st.UTime}, {15, &st.STime}, {22, &st.StartTime}} {
-		v, err := strconv.ParseUint(f[x.field-3], 10, 64)
-		if err != nil {
-			return ProcStat{}, fmt.Errorf("parse /proc stat field %d: %w", x.field, err)
-		}
-		*x.dst = v
-	}
-	return st, nil
-}
-
-// processStartTime returns pid's start time in clock ticks after boot, which
+// processStartTime returns pid's start time (ProcStat.StartTime), which
 // together with the PID identifies a process across PID reuse.
 func processStartTime(pid int) (uint64, error) {
 	st, err := ReadProcStat(pid)
@@ -242,7 +198,7 @@ func PIDAlive(pid int, startTime uint64) bool {
 	}
 	st, err := ReadProcStat(pid)
 	if err != nil {
-		// No procfs (or the process just went): trust kill(2) only when
+		// Unreadable (or the process just went): trust kill(2) only when
 		// there is no identity to check.
 		return startTime == 0 && !errors.Is(err, os.ErrNotExist)
 	}
@@ -266,31 +222,4 @@ func ProbeSocket(ctx context.Context, path string, timeout time.Duration) error 
 	}
 	c.Close()
 	return nil
-}
-
-// ZombieStatus returns the exit status of process pid if it has exited but
-// was not reaped yet (tmux servers are reparented, and their new parent may
-// be slow to reap them): field 52 of /proc/PID/stat holds it in waitpid
-// form. With startTime not 0, only the process that started then counts.
-// ok is false for a running process, a reaped one, or one that reused the
-// PID.
-func ZombieStatus(pid int, startTime uint64) (syscall.WaitStatus, bool) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0, false
-	}
-	st, err := parseProcStat(string(b))
-	if err != nil || st.State != 'Z' || (startTime != 0 && st.StartTime != startTime) {
-		return 0, false
-	}
-	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
-	const exitCodeField = 52 // 1-based; f[0] is field 3
-	if len(f) < exitCodeField-2 {
-		return 0, false
-	}
-	code, err := strconv.Atoi(f[exitCodeField-3])
-	if err != nil {
-		return 0, false
-	}
-	return syscall.WaitStatus(code), true
 }
