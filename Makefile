@@ -6,8 +6,10 @@ STATICCHECK_VERSION := v0.8.2
 STATICCHECK := $(shell $(GO) env GOPATH)/bin/staticcheck
 BENCHTIME ?= 2s
 STRESS    ?= 5
+# The other platforms tmux-mcp builds for (`make cross`), as GOOS/GOARCH.
+CROSS     ?= darwin/arm64 darwin/amd64
 
-.PHONY: all build run test race lint fmt-check vet staticcheck bench fuzz ci stress conformance soak soak-long soak-smoke clean
+.PHONY: all build run test race lint fmt-check vet staticcheck bench fuzz ci cross stress conformance soak soak-long soak-smoke clean
 
 all: build
 
@@ -44,7 +46,20 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzQuote -fuzztime 30s ./supervisor/tmux/
 	$(GO) test -run '^$$' -fuzz FuzzControlParse -fuzztime 30s ./supervisor/tmux/
 
-ci: lint test soak-smoke
+ci: lint test cross soak-smoke
+
+# For each platform in CROSS: builds every package, vets them (tests
+# included) and compiles and links every test binary, running none (this
+# machine cannot). The binaries stay in bin/cross/<goos>-<goarch>/, so an
+# unchanged one is not linked again: a warm run takes seconds.
+cross:
+	@set -e; for p in $(CROSS); do \
+		os=$${p%/*}; arch=$${p#*/}; out=bin/cross/$$os-$$arch; \
+		echo "cross: $$os/$$arch: build, vet, test -c"; mkdir -p $$out; \
+		GOOS=$$os GOARCH=$$arch $(GO) build -o $$out/ $(PKGS); \
+		GOOS=$$os GOARCH=$$arch $(GO) vet $(PKGS); \
+		GOOS=$$os GOARCH=$$arch $(GO) test -c -o $$out/ $(PKGS) >/dev/null; \
+	done
 
 # The whole race suite STRESS times in a row (default 5), naming every
 # failing test; non-zero exit on any failure. Run it before you stop.
