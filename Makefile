@@ -6,8 +6,10 @@ STATICCHECK_VERSION := v0.8.2
 STATICCHECK := $(shell $(GO) env GOPATH)/bin/staticcheck
 BENCHTIME ?= 2s
 STRESS    ?= 5
+# The other platforms tmux-mcp builds for (`make cross`), as GOOS/GOARCH.
+CROSS     ?= darwin/arm64 darwin/amd64
 
-.PHONY: all build run test race lint fmt-check vet staticcheck bench fuzz ci stress conformance soak soak-long soak-smoke clean matrix tmux-versions inspector
+.PHONY: all build run test race lint fmt-check vet staticcheck bench fuzz ci cross stress conformance soak soak-long soak-smoke clean matrix tmux-versions inspector
 
 all: build
 
@@ -45,7 +47,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzControlParse -fuzztime 30s ./supervisor/tmux/
 	$(GO) test -run '^$$' -fuzz FuzzRecords -fuzztime 30s ./supervisor/tmux/
 
-ci: lint test matrix inspector soak-smoke
+ci: lint test cross matrix inspector soak-smoke
 
 # list_sessions through the official MCP Inspector CLI (the SDK's default
 # environment, no locale) on the PATH tmux and every release of the matrix.
@@ -65,6 +67,19 @@ MATRIX_VERSIONS ?=
 matrix:
 	MATRIX_SKIP="$${MATRIX_SKIP-$$(tmux -V 2>/dev/null | cut -d' ' -f2)}" MATRIX_SOAK="$${MATRIX_SOAK-3.2a 3.7c}" \
 		GO=$(GO) scripts/matrix $(MATRIX_VERSIONS)
+
+# For each platform in CROSS: builds every package, vets them (tests
+# included) and compiles and links every test binary, running none (this
+# machine cannot). The binaries stay in bin/cross/<goos>-<goarch>/, so an
+# unchanged one is not linked again: a warm run takes seconds.
+cross:
+	@set -e; for p in $(CROSS); do \
+		os=$${p%/*}; arch=$${p#*/}; out=bin/cross/$$os-$$arch; \
+		echo "cross: $$os/$$arch: build, vet, test -c"; mkdir -p $$out; \
+		GOOS=$$os GOARCH=$$arch $(GO) build -o $$out/ $(PKGS); \
+		GOOS=$$os GOARCH=$$arch $(GO) vet $(PKGS); \
+		GOOS=$$os GOARCH=$$arch $(GO) test -c -o $$out/ $(PKGS) >/dev/null; \
+	done
 
 # The whole race suite STRESS times in a row (default 5), naming every
 # failing test; non-zero exit on any failure. Run it before you stop.

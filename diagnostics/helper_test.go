@@ -10,22 +10,20 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux/tmuxtest"
 )
 
 // TestMain makes the test process the reaper of the tmux servers its tests
-// start (they daemonize, and would be reparented to init or a user
-// manager, which reap them at their own pace): a dead server then stays a
-// zombie, with its exit status, until a test reaps it or this process
-// ends. Diagnose reads that status; when it is gone the report says so
-// (TestReapedServerRanksCandidates).
+// start where the platform allows it (becomeSubreaper): they daemonize,
+// and would be reparented to init or a user manager, which reap them at
+// their own pace. A dead server then stays a zombie, with its exit status,
+// until a test reaps it or this process ends. Diagnose reads that status;
+// when it is gone the report says so (TestReapedServerRanksCandidates).
 func TestMain(m *testing.M) {
-	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
-		fmt.Fprintln(os.Stderr, "diagnostics tests: PR_SET_CHILD_SUBREAPER:", err)
+	if err := becomeSubreaper(); err != nil {
+		fmt.Fprintln(os.Stderr, "diagnostics tests:", err)
 		os.Exit(2)
 	}
 	os.Exit(m.Run())

@@ -4,10 +4,14 @@ package diagnostics
 
 import (
 	"context"
+	"errors"
 	"os"
 	"syscall"
 	"time"
 )
+
+// errNotDarwin is what the macOS readers return elsewhere.
+var errNotDarwin = errors.New("diagnostics: not macOS")
 
 // sysctl reads a macOS sysctl; elsewhere it fails.
 func sysctl(string) (string, error) { return "", errNotDarwin }

@@ -2,7 +2,6 @@ package diagnostics
 
 import (
 	"context"
-	"errors"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -78,9 +77,6 @@ type Machine struct {
 	// usec,flags;text"), which on most systems only root may read.
 	KernelLog func() ([]string, error)
 }
-
-// errNotDarwin is what the macOS readers return elsewhere.
-var errNotDarwin = errors.New("diagnostics: not macOS")
 
 func (m Machine) withDefaults() Machine {
 	if m.GOOS == "" {

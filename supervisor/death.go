@@ -176,51 +176,7 @@ func waitStatusOf(err error) *syscall.WaitStatus {
 	return &ws
 }
 
-// ProcStat is the part of /proc/<pid>/stat the supervisor and diagnose use.
-type ProcStat struct {
-	State     byte   // R, S, D, Z, T, ...
-	UTime     uint64 // clock ticks in user mode
-	STime     uint64 // clock ticks in kernel mode
-	StartTime uint64 // clock ticks after boot; with the PID, a process identity
-}
-
-// ReadProcStat parses /proc/<pid>/stat. It also works for a zombie.
-func ReadProcStat(pid int) (ProcStat, error) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return ProcStat{}, err
-	}
-	return parseProcStat(string(b))
-}
-
-func parseProcStat(s string) (ProcStat, error) {
-	// The command name is in parentheses and may hold spaces and ")": the
-	// fields start after the last ")".
-	i := strings.LastIndexByte(s, ')')
-	if i < 0 {
-		return ProcStat{}, fmt.Errorf("parse /proc stat: no command name in %q", s)
-	}
-	f := strings.Fields(s[i+1:])
-	// f[0] is field 3 (state); utime, stime and starttime are fields 14, 15, 22.
-	if len(f) < 20 || len(f[0]) != 1 {
-		return ProcStat{}, fmt.Errorf("parse /proc stat: %d fields after the command name", len(f))
-	}
-	var st ProcStat
-	st.State = f[0][0]
-	for _, x := range []struct {
-		field int
-		dst   *uint64
-	}{{14, &st.UTime}, {15, &st.STime}, {22, &st.StartTime}} {
-		v, err := strconv.ParseUint(f[x.field-3], 10, 64)
-		if err != nil {
-			return ProcStat{}, fmt.Errorf("parse /proc stat field %d: %w", x.field, err)
-		}
-		*x.dst = v
-	}
-	return st, nil
-}
-
-// processStartTime returns pid's start time in clock ticks after boot, which
+// processStartTime returns pid's start time (ProcStat.StartTime), which
 // together with the PID identifies a process across PID reuse.
 func processStartTime(pid int) (uint64, error) {
 	st, err := ReadProcStat(pid)
@@ -242,7 +198,7 @@ func PIDAlive(pid int, startTime uint64) bool {
 	}
 	st, err := ReadProcStat(pid)
 	if err != nil {
-		// No procfs (or the process just went): trust kill(2) only when
+		// Unreadable (or the process just went): trust kill(2) only when
 		// there is no identity to check.
 		return startTime == 0 && !errors.Is(err, os.ErrNotExist)
 	}
@@ -250,74 +206,6 @@ func PIDAlive(pid int, startTime uint64) bool {
 		return false
 	}
 	return startTime == 0 || st.StartTime == startTime
-}
-
-// pidfdWait returns a channel that is closed when process pid exits. If ctx
-// ends first, the channel is never closed and nothing is left running. It
-// fails when pidfds are not available (Linux < 5.3, or not Linux); callers
-// then fall back to polling PIDAlive. A process that is already gone gives
-// a closed channel.
-func pidfdWait(ctx context.Context, pid int) (<-chan struct{}, error) {
-	exited := make(chan struct{})
-	pfd, err := unix.PidfdOpen(pid, 0)
-	if errors.Is(err, unix.ESRCH) {
-		close(exited)
-		return exited, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("pidfd_open %d: %w", pid, err)
-	}
-	// The eventfd wakes the poll when ctx ends.
-	efd, err := unix.Eventfd(0, unix.EFD_CLOEXEC|unix.EFD_NONBLOCK)
-	if err != nil {
-		unix.Close(pfd)
-		return nil, fmt.Errorf("pidfd wait %d: eventfd: %w", pid, err)
-	}
-	stop := make(chan struct{})     // closed when the poll loop is over
-	notified := make(chan struct{}) // closed when the ctx goroutine is done with efd
-	go func() {
-		defer close(notified)
-		select {
-		case <-ctx.Done():
-			// eventfd counters are host-endian; any non-zero value wakes
-			// poll, and a full counter still does.
-			one := [8]byte{1}
-			unix.Write(efd, one[:]) //nolint:errcheck
-		case <-stop:
-		}
-	}()
-	go func() {
-		gone := pollPidfd(pfd, efd)
-		close(stop)
-		<-notified
-		unix.Close(pfd)
-		unix.Close(efd)
-		if gone {
-			close(exited)
-		}
-	}()
-	return exited, nil
-}
-
-// pollPidfd blocks until pfd is readable (the process exited: true) or efd
-// is (cancelled: false).
-func pollPidfd(pfd, efd int) bool {
-	fds := []unix.PollFd{{Fd: int32(pfd), Events: unix.POLLIN}, {Fd: int32(efd), Events: unix.POLLIN}}
-	for {
-		_, err := unix.Poll(fds, -1)
-		if errors.Is(err, unix.EINTR) {
-			continue
-		}
-		if err != nil {
-			return false
-		}
-		if fds[0].Revents != 0 {
-			return true
-		}
-		if fds[1].Revents != 0 {
-			return false
-		}
-	}
 }
 
 // ProbeSocket connects to the unix socket at path and hangs up at once. It
@@ -334,31 +222,4 @@ func ProbeSocket(ctx context.Context, path string, timeout time.Duration) error 
 	}
 	c.Close()
 	return nil
-}
-
-// ZombieStatus returns the exit status of process pid if it has exited but
-// was not reaped yet (tmux servers are reparented, and their new parent may
-// be slow to reap them): field 52 of /proc/PID/stat holds it in waitpid
-// form. With startTime not 0, only the process that started then counts.
-// ok is false for a running process, a reaped one, or one that reused the
-// PID.
-func ZombieStatus(pid int, startTime uint64) (syscall.WaitStatus, bool) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0, false
-	}
-	st, err := parseProcStat(string(b))
-	if err != nil || st.State != 'Z' || (startTime != 0 && st.StartTime != startTime) {
-		return 0, false
-	}
-	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
-	const exitCodeField = 52 // 1-based; f[0] is field 3
-	if len(f) < exitCodeField-2 {
-		return 0, false
-	}
-	code, err := strconv.Atoi(f[exitCodeField-3])
-	if err != nil {
-		return 0, false
-	}
-	return syscall.WaitStatus(code), true
 }

@@ -189,12 +189,12 @@ func startSleep(t *testing.T) *exec.Cmd {
 	return cmd
 }
 
-func TestPidfdWaitExit(t *testing.T) {
+func TestWatchExitExit(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	cmd := startSleep(t)
-	done, err := pidfdWait(context.Background(), cmd.Process.Pid)
+	done, err := watchExit(context.Background(), cmd.Process.Pid)
 	if err != nil {
-		t.Skipf("pidfd not available: %v", err)
+		t.Skipf("exit watch not available: %v", err)
 	}
 	select {
 	case <-done:
@@ -212,14 +212,14 @@ func TestPidfdWaitExit(t *testing.T) {
 	cmd.Wait() //nolint:errcheck
 }
 
-func TestPidfdWaitCancel(t *testing.T) {
+func TestWatchExitCancel(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	cmd := startSleep(t)
 	ctx, cancel := context.WithCancel(context.Background())
-	done, err := pidfdWait(ctx, cmd.Process.Pid)
+	done, err := watchExit(ctx, cmd.Process.Pid)
 	if err != nil {
 		cancel()
-		t.Skipf("pidfd not available: %v", err)
+		t.Skipf("exit watch not available: %v", err)
 	}
 	cancel()
 	// goleak waits for the two goroutines to end; the channel stays open.
@@ -231,14 +231,14 @@ func TestPidfdWaitCancel(t *testing.T) {
 	}
 }
 
-func TestPidfdWaitGone(t *testing.T) {
+func TestWatchExitGone(t *testing.T) {
 	cmd := exec.Command("true")
 	if err := cmd.Run(); err != nil {
 		t.Fatal(err)
 	}
-	done, err := pidfdWait(context.Background(), cmd.Process.Pid)
+	done, err := watchExit(context.Background(), cmd.Process.Pid)
 	if err != nil {
-		t.Skipf("pidfd not available: %v", err)
+		t.Skipf("exit watch not available: %v", err)
 	}
 	select {
 	case <-done:

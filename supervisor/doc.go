@@ -7,7 +7,8 @@
 // buckets per pane for reads and per server for everything), the wire with
 // a deadline, error classification, and typed [Event]s for subscribers.
 // Around the calls it watches the server: death is noticed from the control
-// connection's EOF, a pidfd on the server PID, and a socket probe that
+// connection's EOF, the server PID's exit (a pidfd on Linux, kqueue on
+// macOS), and a socket probe that
 // never starts a server; it is classified (last session gone, killed,
 // crashed, socket deleted, fd livelock, hung, version skew, permission),
 // and recovered from by a restart policy kept apart from the loop that
@@ -40,6 +41,15 @@
 // coalesce.go (sharing tmux calls without going stale), caps.go (capture
 // caps), ratelimit.go (token buckets), resources.go (resource watch and
 // gate), health.go (Health), events.go (Event and the bus).
+//
+// Platform differences each sit behind one small seam, with the Linux and
+// macOS sides side by side (_linux.go, _darwin.go) and the macOS decoding
+// in an untagged file tested on Linux: exitwatch (a process's exit),
+// procstat (its state and start time), procsample (its fds, fd limit and
+// whether it runs), sysres (PTYs and file handles system-wide), listeners
+// (who listens on a socket path whose file is gone). The fd limit of a
+// server tmux-mcp starts and the socket directory are supervisor/tmux's
+// (fdlimit, socketdir).
 //
 // Where to start: [New] and [Config], [Supervisor.Server], [Server.Do],
 // [Server.Capture], [Server.PaneChanges], [Server.Health], and [Event]. The

@@ -242,10 +242,10 @@ func (s *Server) adopt(ctx context.Context, owned *tmux.StartedServer) error {
 	}
 	start, _ := processStartTime(info.PID)
 	pctx, stop := context.WithCancel(context.Background())
-	exited, err := pidfdWait(pctx, info.PID)
+	exited, err := watchExit(pctx, info.PID)
 	if err != nil {
 		stop()
-		exited = nil // no pidfd: probes and the control connection remain
+		exited = nil // no exit watch: probes and the control connection remain
 	}
 	s.mu.Lock()
 	if s.state == StateClosed {

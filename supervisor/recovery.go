@@ -163,7 +163,7 @@ func (s *Server) recreateSocket(ctx context.Context, id identity) error {
 	s.tracker.up(s.now())
 	s.id.sockIno = socketInode(path)
 	pctx, stop := context.WithCancel(context.Background())
-	if exited, err := pidfdWait(pctx, id.pid); err == nil {
+	if exited, err := watchExit(pctx, id.pid); err == nil {
 		s.id.pidExited, s.id.stopPidfd = exited, stop
 	} else {
 		stop()

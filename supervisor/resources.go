@@ -9,13 +9,12 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"strconv"
 	"strings"
 	"time"
 )
 
-// Resources is one sample of what a tmux server uses, read from procfs
-// (Linux).
+// Resources is one sample of what a tmux server uses, read with gopsutil
+// and the platform's own counters (procsample_*.go, sysres_*.go).
 type Resources struct {
 	PID     int    `json:"pid"`
 	FDs     int    `json:"fds"`      // open file descriptors
@@ -33,11 +32,12 @@ type Resources struct {
 	// busy that it gets little CPU.
 	Runnable bool `json:"runnable"`
 	// PTYs and PTYMax are the pseudo-terminals in use system-wide and the
-	// kernel's maximum (kernel.pty.nr, kernel.pty.max).
+	// kernel's maximum (Linux: kernel.pty.nr, kernel.pty.max; macOS: the
+	// /dev/ttys* nodes and kern.tty.ptmx_max).
 	PTYs   int `json:"ptys"`
 	PTYMax int `json:"pty_max"`
 	// FilesAllocated and FilesMax are the system-wide file handles in use
-	// and allowed (fs.file-nr).
+	// and allowed (Linux: fs.file-nr; macOS: kern.num_files, kern.maxfiles).
 	FilesAllocated uint64    `json:"files_allocated"`
 	FilesMax       uint64    `json:"files_max"`
 	SampledAt      time.Time `json:"sampled_at"`
@@ -56,15 +56,15 @@ func ratio(used, limit uint64) float64 {
 	return float64(used) / float64(limit)
 }
 
-// procRoot is where procfs is mounted.
-const procRoot = "/proc"
-
-// SampleResources reads pid's resource use with gopsutil (open fds, the
-// RLIMIT_NOFILE soft limit, RSS, threads, CPU time) and the system-wide PTY
-// and file-handle counters from procfs, which gopsutil does not cover. With
-// prev, a sample of the same process, it also computes CPUPercent. A
-// process that is gone gives an error matching os.ErrNotExist. It starts
-// no process.
+// SampleResources reads pid's resource use: RSS, threads and CPU time with
+// gopsutil, which reads them on Linux and macOS alike; open fds, the
+// RLIMIT_NOFILE soft limit and whether it runs through the platform's seam
+// (sampleFDs and runnable in procsample_*.go); and the system-wide PTY
+// and file-handle counters (SystemResources), which gopsutil does not
+// cover. With prev, a sample of the same process, it also computes
+// CPUPercent. A process that is gone gives an error matching
+// os.ErrNotExist. On Linux it starts no process (gopsutil built without
+// cgo runs ps on macOS).
 func SampleResources(ctx context.Context, pid int, prev *Resources) (Resources, error) {
 	r := Resources{PID: pid, SampledAt: time.Now()}
 	p, err := process.NewProcessWithContext(ctx, int32(pid))
@@ -72,20 +72,7 @@ func SampleResources(ctx context.Context, pid int, prev *Resources) (Resources, 
 		return Resources{}, fmt.Errorf("sample resources of pid %d: %w", pid, errors.Join(err, os.ErrNotExist))
 	}
 	steps := []func() error{
-		func() error {
-			n, err := p.NumFDsWithContext(ctx)
-			r.FDs = int(n)
-			return err
-		},
-		func() error {
-			limits, err := p.RlimitWithContext(ctx)
-			for _, l := range limits {
-				if l.Resource == process.RLIMIT_NOFILE {
-					r.FDLimit = l.Soft
-				}
-			}
-			return err
-		},
+		func() error { return sampleFDs(ctx, p, &r) },
 		func() error {
 			m, err := p.MemoryInfoWithContext(ctx)
 			if err == nil {
@@ -117,9 +104,7 @@ func SampleResources(ctx context.Context, pid int, prev *Resources) (Resources, 
 			return Resources{}, fmt.Errorf("sample resources of pid %d: %w", pid, err)
 		}
 	}
-	if st, err := ReadProcStat(pid); err == nil {
-		r.Runnable = st.State == 'R'
-	}
+	r.Runnable = runnable(pid)
 	if prev != nil && prev.PID == pid && r.SampledAt.After(prev.SampledAt) && r.CPUTime >= prev.CPUTime {
 		wall := r.SampledAt.Sub(prev.SampledAt)
 		r.CPUPercent = 100 * float64(r.CPUTime-prev.CPUTime) / float64(wall)
@@ -127,43 +112,6 @@ func SampleResources(ctx context.Context, pid int, prev *Resources) (Resources, 
 	sys := SystemResources()
 	r.PTYs, r.PTYMax, r.FilesAllocated, r.FilesMax = sys.PTYs, sys.PTYMax, sys.FilesAllocated, sys.FilesMax
 	return r, nil
-}
-
-// SystemResources returns the system-wide counters of a sample (PTYs and
-// file handles in use and their maxima), best effort: fields a container
-// hides, or that do not exist on this system, stay 0.
-func SystemResources() Resources {
-	r := Resources{SampledAt: time.Now()}
-	if n, err := readUint(procRoot + "/sys/kernel/pty/nr"); err == nil {
-		r.PTYs = int(n)
-	}
-	if n, err := readUint(procRoot + "/sys/kernel/pty/max"); err == nil {
-		r.PTYMax = int(n)
-	}
-	if f, err := readFields(procRoot + "/sys/fs/file-nr"); err == nil && len(f) == 3 {
-		r.FilesAllocated, _ = strconv.ParseUint(f[0], 10, 64)
-		r.FilesMax, _ = strconv.ParseUint(f[2], 10, 64)
-	}
-	return r
-}
-
-func readFields(path string) ([]string, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	return strings.Fields(string(b)), nil
-}
-
-func readUint(path string) (uint64, error) {
-	f, err := readFields(path)
-	if err != nil {
-		return 0, err
-	}
-	if len(f) != 1 {
-		return 0, fmt.Errorf("%s: want one number, got %q", path, f)
-	}
-	return strconv.ParseUint(f[0], 10, 64)
 }
 
 // ErrResourceExhausted matches the error of a call refused because the
@@ -314,10 +262,16 @@ func (s *Server) sample(ctx context.Context, pid int) (Resources, error) {
 	prev := s.res
 	s.mu.Unlock()
 	r, err := SampleResources(ctx, pid, &prev)
-	if err == nil {
-		s.recordResources(r)
+	if err != nil {
+		return r, err
 	}
-	return r, err
+	if id := s.identity(); r.FDLimit == 0 && id.owned != nil && id.owned.PID == pid {
+		// Where one process cannot read another's limits (macOS), the
+		// limit we started the server with is known.
+		r.FDLimit = id.owned.FDLimit
+	}
+	s.recordResources(r)
+	return r, nil
 }
 
 // recordResources stores a sample and emits a warning the first time a

@@ -107,7 +107,7 @@ type identity struct {
 	version   string
 	upSince   time.Time
 	owned     *tmux.StartedServer // set when tmux-mcp started it with tmux -D
-	pidExited <-chan struct{}     // pidfd: closed when the process exits
+	pidExited <-chan struct{}     // watchExit: closed when the process exits
 	stopPidfd context.CancelFunc
 	sockIno   uint64 // inode of the socket file when adopted: a new one means a new socket
 }

@@ -10,8 +10,6 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
-	"path/filepath"
-	"strconv"
 	"sync"
 	"syscall"
 	"time"
@@ -20,6 +18,7 @@ import (
 
 	"github.com/tmux-mcp/tmux-mcp/journal"
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
+	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
 	"github.com/tmux-mcp/tmux-mcp/tools"
 )
 
@@ -130,16 +129,10 @@ func newLogger(c config, stderr io.Writer) (*slog.Logger, func(), error) {
 	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level})), closeFn, nil
 }
 
-// socketDir is where tmux puts -L sockets: ${TMUX_TMPDIR:-/tmp}/tmux-UID.
+// socketDir is where tmux puts -L sockets: ${TMUX_TMPDIR:-/tmp}/tmux-UID,
+// resolved as tmux resolves it (tmux.SocketDirFor).
 func socketDir(getenv func(string) string) string {
-	dir := getenv("TMUX_TMPDIR")
-	if dir == "" {
-		dir = "/tmp"
-	}
-	if r, err := filepath.EvalSymlinks(dir); err == nil {
-		dir = r
-	}
-	return filepath.Join(dir, "tmux-"+strconv.Itoa(os.Geteuid()))
+	return tmux.SocketDirFor(getenv("TMUX_TMPDIR"))
 }
 
 func serve(ctx context.Context, o serveOptions, e env, logger *slog.Logger, tel *telemetry) error {

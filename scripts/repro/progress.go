@@ -18,7 +18,7 @@ type progress struct {
 }
 
 func newProgress(f *os.File) *progress {
-	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
+	_, err := unix.IoctlGetTermios(int(f.Fd()), ioctlGetTermios)
 	return &progress{w: f, tty: err == nil}
 }
 

@@ -25,9 +25,11 @@ type StartOptions struct {
 // in the foreground as our child, in its own process group, with exit-empty
 // off, so its exit status is known the moment it dies. It outlives tmux-mcp.
 type StartedServer struct {
-	PID  int
-	done chan struct{}
-	err  error // wait status, valid after done is closed
+	PID int
+	// FDLimit is the RLIMIT_NOFILE soft limit the server was started with.
+	FDLimit uint64
+	done    chan struct{}
+	err     error // wait status, valid after done is closed
 }
 
 // Done is closed when the server process has exited.
@@ -70,17 +72,25 @@ func (e *Exec) StartServer(ctx context.Context, opts StartOptions) (*StartedServ
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = e.Environ()
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	limit, err := prepareFDLimit(cmd, opts.FDLimit)
+	if err != nil {
+		return nil, fmt.Errorf("tmux: start server: %w", err)
+	}
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("tmux: start server: %w", err)
 	}
-	s := &StartedServer{PID: cmd.Process.Pid, done: make(chan struct{})}
+	s := &StartedServer{PID: cmd.Process.Pid, FDLimit: limit, done: make(chan struct{})}
 	go func() {
 		s.err = cmd.Wait()
 		close(s.done)
 	}()
-	if err := setFDLimit(s.PID, opts.FDLimit); err != nil {
+	set, err := setFDLimit(s.PID, opts.FDLimit)
+	if err != nil {
 		cmd.Process.Kill() //nolint:errcheck // our own child
 		return nil, err
+	}
+	if set != 0 {
+		s.FDLimit = set
 	}
 	// Wait until it answers (the socket appears a moment after start).
 	for {
@@ -98,25 +108,6 @@ func (e *Exec) StartServer(ctx context.Context, opts StartOptions) (*StartedServ
 		case <-time.After(5 * time.Millisecond):
 		}
 	}
-}
-
-// setFDLimit sets pid's RLIMIT_NOFILE soft limit to limit, or to our hard
-// limit when limit is 0.
-func setFDLimit(pid int, limit uint64) error {
-	var cur unix.Rlimit
-	if err := unix.Prlimit(pid, unix.RLIMIT_NOFILE, nil, &cur); err != nil {
-		return fmt.Errorf("tmux: read server fd limit: %w", err)
-	}
-	want := cur
-	if limit == 0 {
-		want.Cur = cur.Max
-	} else {
-		want.Cur = min(limit, cur.Max)
-	}
-	if err := unix.Prlimit(pid, unix.RLIMIT_NOFILE, &want, nil); err != nil {
-		return fmt.Errorf("tmux: set server fd limit: %w", err)
-	}
-	return nil
 }
 
 // lockFile takes an exclusive flock on path (creating it), polling until ctx

@@ -3,9 +3,7 @@ package tmux
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
-	"strconv"
 )
 
 // Socket names one tmux server: either a socket name under the tmux socket
@@ -25,8 +23,8 @@ func (s Socket) Validate() error {
 		return errors.New("tmux: socket needs a name or a path")
 	case s.Name != "" && s.Path != "":
 		return errors.New("tmux: socket has both a name and a path")
-	case s.Path != "" && len(s.Path) >= 108:
-		return fmt.Errorf("tmux: socket path is %d bytes, more than a unix socket allows (107)", len(s.Path))
+	case s.Path != "" && len(s.Path) >= sunPathLen:
+		return fmt.Errorf("tmux: socket path is %d bytes, more than a unix socket allows (%d)", len(s.Path), sunPathLen-1)
 	}
 	return nil
 }
@@ -48,17 +46,10 @@ func (s Socket) String() string {
 }
 
 // ResolvedPath returns the filesystem path of the socket: Path itself, or
-// $TMUX_TMPDIR (default /tmp) resolved, then tmux-UID/Name, as tmux computes it.
+// the socket directory tmux uses for -L names (SocketDir) and Name.
 func (s Socket) ResolvedPath() string {
 	if s.Path != "" {
 		return s.Path
 	}
-	dir := os.Getenv("TMUX_TMPDIR")
-	if dir == "" {
-		dir = "/tmp"
-	}
-	if r, err := filepath.EvalSymlinks(dir); err == nil {
-		dir = r
-	}
-	return filepath.Join(dir, "tmux-"+strconv.Itoa(os.Geteuid()), s.Name)
+	return filepath.Join(SocketDir(), s.Name)
 }

@@ -264,23 +264,6 @@ func (s *Server) Kill() {
 	syscall.Kill(pid, syscall.SIGKILL) //nolint:errcheck
 }
 
-// Alive reports whether pid is a running process. A zombie (exited, not yet
-// reaped: tmux servers are reparented and may stay unreaped for a while)
-// counts as dead, unlike with kill(pid, 0).
-func Alive(pid int) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	// The state follows the command name, which is in parentheses.
-	i := strings.LastIndexByte(string(b), ')')
-	if i < 0 || i+2 >= len(b) {
-		return false
-	}
-	st := b[i+2]
-	return st != 'Z' && st != 'X'
-}
-
 // WaitFor polls cond every 10 ms until it returns true or timeout passes,
 // and fails the test on timeout. Use it instead of sleeping.
 func WaitFor(t testing.TB, timeout time.Duration, what string, cond func() bool) {

@@ -1,0 +1,11 @@
+package tmuxtest
+
+import "golang.org/x/sys/unix"
+
+// Alive reports whether pid is a running process. A zombie (exited, not yet
+// reaped) counts as dead, unlike with kill(pid, 0). On macOS it reads the
+// p_stat of the process's kinfo_proc (5 is SZOMB).
+func Alive(pid int) bool {
+	k, err := unix.SysctlKinfoProc("kern.proc.pid", pid)
+	return err == nil && int(k.Proc.P_pid) == pid && k.Proc.P_stat != 5
+}

@@ -1,0 +1,25 @@
+package tmuxtest
+
+import (
+	"os"
+	"strconv"
+	"strings"
+)
+
+// Alive reports whether pid is a running process. A zombie (exited, not yet
+// reaped: tmux servers are reparented and may stay unreaped for a while)
+// counts as dead, unlike with kill(pid, 0). On Linux it reads the state in
+// /proc/PID/stat (alive_darwin.go has the macOS side).
+func Alive(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	// The state follows the command name, which is in parentheses.
+	i := strings.LastIndexByte(string(b), ')')
+	if i < 0 || i+2 >= len(b) {
+		return false
+	}
+	st := b[i+2]
+	return st != 'Z' && st != 'X'
+}
