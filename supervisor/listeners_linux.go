@@ -37,7 +37,7 @@ func UnixListeners(match func(path string) bool) map[string][]int {
 	if len(byInode) == 0 {
 		return nil
 	}
-	out := map[string][]int{}
+	holders := map[string][]int{} // "socket:[inode]" -> PIDs holding it
 	procs, _ := filepath.Glob("/proc/[0-9]*/fd")
 	for _, dir := range procs {
 		fds, err := os.ReadDir(dir)
@@ -50,8 +50,20 @@ func UnixListeners(match func(path string) bool) map[string][]int {
 			if err != nil {
 				continue
 			}
-			if path, ok := byInode[link]; ok && !slices.Contains(out[path], pid) {
-				out[path] = append(out[path], pid)
+			if _, ok := byInode[link]; ok && !slices.Contains(holders[link], pid) {
+				holders[link] = append(holders[link], pid)
+			}
+		}
+	}
+	// A process whose parent holds the same socket is that parent's fork
+	// (tmux forks a child per pane and per job; until it closes its fds or
+	// execs, it holds the server's listening socket): it is not another
+	// server. Two servers on one path hold two different sockets.
+	out := map[string][]int{}
+	for link, pids := range holders {
+		for _, pid := range pids {
+			if !slices.Contains(pids, parentPID(pid)) {
+				out[byInode[link]] = append(out[byInode[link]], pid)
 			}
 		}
 	}
@@ -59,4 +71,24 @@ func UnixListeners(match func(path string) bool) map[string][]int {
 		slices.Sort(pids)
 	}
 	return out
+}
+
+// parentPID returns pid's parent PID from /proc, or 0.
+func parentPID(pid int) int {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0
+	}
+	// The fields after the command name (in parentheses, may hold
+	// anything): state, ppid, ...
+	i := strings.LastIndexByte(string(b), ')')
+	if i < 0 {
+		return 0
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 2 {
+		return 0
+	}
+	ppid, _ := strconv.Atoi(f[1])
+	return ppid
 }
