@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -88,6 +89,27 @@ func (e *Exec) Environ() []string {
 	return append(out, e.Env...)
 }
 
+// argvLiteral keeps a command one command on a tmux client's command
+// line: there an argument ending in ";" ends the command (the ";" is cut
+// off and what follows is the next command) unless the ";" is escaped as
+// "\;" (cmd_parse_from_arguments, the same in 3.2a to 3.7c). Control mode
+// needs no such escape: Quote puts ";" in quotes.
+func argvLiteral(args []string) []string {
+	var out []string
+	for i, a := range args {
+		if i > 0 && strings.HasSuffix(a, ";") {
+			if out == nil {
+				out = slices.Clone(args)
+			}
+			out[i] = a[:len(a)-1] + `\;`
+		}
+	}
+	if out == nil {
+		return args
+	}
+	return out
+}
+
 // Run starts one tmux client, waits for it and returns its stdout. Without a
 // deadline on ctx, DefaultTimeout applies. On timeout the client is killed
 // with SIGKILL (a tmux client blocked in connect ignores SIGTERM) and the
@@ -96,7 +118,8 @@ func (e *Exec) Run(ctx context.Context, args ...string) ([]byte, error) {
 	if err := e.Socket.Validate(); err != nil {
 		return nil, err
 	}
-	if err := checkCommand(args); err != nil {
+	args, err := literalArgs(args)
+	if err != nil {
 		return nil, err
 	}
 	if _, ok := ctx.Deadline(); !ok {
@@ -104,7 +127,7 @@ func (e *Exec) Run(ctx context.Context, args ...string) ([]byte, error) {
 		ctx, cancel = context.WithTimeout(ctx, DefaultTimeout)
 		defer cancel()
 	}
-	argv := e.Command(args...)
+	argv := e.Command(argvLiteral(args)...)
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Env = e.Environ()
 	cmd.Stdin = nil
@@ -117,7 +140,7 @@ func (e *Exec) Run(ctx context.Context, args ...string) ([]byte, error) {
 	// output as messages and the client exits only once it is written),
 	// so a server slow to let go of the pipe is no failure.
 	cmd.WaitDelay = 500 * time.Millisecond
-	err := cmd.Run()
+	err = cmd.Run()
 	if err == nil || (errors.Is(err, exec.ErrWaitDelay) && cmd.ProcessState != nil && cmd.ProcessState.Success()) {
 		return stdout.Bytes(), nil
 	}
