@@ -29,7 +29,7 @@ const (
 	Format
 	// Name: a session or window name. Expanded; tmux stores control
 	// characters and bytes that are not UTF-8 escaped (or refuses them),
-	// so the wire refuses those.
+	// so the wire refuses those (see NameRewritten for the rest).
 	Name
 	// Title: a pane title. Expanded; tmux ignores a title that is not
 	// UTF-8, so the wire refuses one.
@@ -173,13 +173,39 @@ func literalTime(s string) string {
 	return Literal(strings.ReplaceAll(s, "%", "%%"))
 }
 
-// checkName refuses what tmux would not store as given in a name.
+// NameRewritten returns why tmux would store a session or window name
+// other than as given, in some version from 3.2a on, or "". tmux escapes
+// a name with vis(3): control characters, "\", "$" before a letter, "_"
+// or "{", and bytes that are not UTF-8. (Before 3.7 it also turns ":" and
+// "." in a session name into "_".) The wire refuses only what tmux never
+// reports (control characters, invalid UTF-8): a name read back from tmux
+// must pass, to be restored. Callers that must get a name back exactly
+// refuse the rest themselves.
+func NameRewritten(name string) string {
+	if why := checkName(name); why != "" {
+		return why
+	}
+	for i := 0; i < len(name); i++ {
+		switch {
+		case name[i] == '\\':
+			return "tmux would store \\ escaped"
+		case name[i] == '$' && i+1 < len(name) && (isLetter(name[i+1]) || name[i+1] == '_' || name[i+1] == '{'):
+			return "tmux would store $ before a letter, _ or { escaped"
+		}
+	}
+	return ""
+}
+
+func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+
+// checkName refuses what tmux would not store as given in a name and
+// never reports either.
 func checkName(s string) string {
 	if why := checkUTF8(s); why != "" {
 		return why
 	}
-	for _, r := range s {
-		if r < 0x20 || r == 0x7f || (r >= 0x80 && r <= 0x9f) {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] == 0x7f {
 			return "a name cannot hold control characters (tmux would store them escaped)"
 		}
 	}
