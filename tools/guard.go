@@ -13,6 +13,9 @@ const (
 	refuseServer  = "Refusing to kill the tmux server while this MCP server is running inside it. Use a manual tmux command if intended."
 	refuseSession = "Refusing to kill the session containing this MCP server's pane. Use a manual tmux command if intended."
 	refuseWindow  = "Refusing to kill the window containing this MCP server's pane. Use a manual tmux command if intended."
+	// refuseOwnServer: an option that runs commands or ends the server is
+	// not set on the server this MCP process runs in, at any tier.
+	refuseOwnServer = "This MCP server runs inside this tmux server. Use a manual tmux command if intended."
 )
 
 // callerOnServer is libtmux-mcp's conservative test: true when the MCP
