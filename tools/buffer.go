@@ -213,6 +213,9 @@ func PasteBuffer(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if err != nil {
 			return nil, err
 		}
+		if err := d.checkTypingSelf(srv, x.ID); err != nil {
+			return nil, err
+		}
 		args := []string{"paste-buffer", "-b", name, "-t", string(x.ID)}
 		if _, set := p["bracket"]; !set || p.boolean("bracket") {
 			args = append(args, "-p")

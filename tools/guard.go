@@ -35,6 +35,20 @@ func (d Deps) callerOnServer(sock tmux.Socket) bool {
 	return sock.Name != "" && filepath.Base(c.SocketPath) == sock.Name
 }
 
+// refuseSelfInput is the refusal of keystrokes into the caller's pane.
+const refuseSelfInput = "Refusing to type into the pane running this MCP server: an agent could answer its own approval prompts."
+
+// checkTypingSelf refuses keystrokes and pastes into the pane this MCP
+// process runs in, unless the destructive tier and AllowSelfInput both
+// allow it.
+func (d Deps) checkTypingSelf(srv *supervisor.Server, pane tmux.PaneID) error {
+	if d.Caller.Pane != pane || !d.callerOnServer(srv.Socket()) || d.Tier >= Destructive && d.AllowSelfInput {
+		return nil
+	}
+	return &toolError{msg: refuseSelfInput, class: "refused",
+		hint: "Target another pane. To allow it, start tmux-mcp with --safety destructive and --allow-self-input."}
+}
+
 // callerPane returns the pane the MCP process runs in, when it may be on
 // srv's server and a pane with its ID exists there.
 func (d Deps) callerPane(ctx context.Context, srv *supervisor.Server) (tmux.Pane, bool, error) {

@@ -235,6 +235,9 @@ func (d Deps) runKeysBatch(ctx context.Context, p params, ops []params, overrun 
 	for i, op := range ops {
 		panes[i], errs[i] = findPane(ctx, srv, op)
 		if errs[i] == nil {
+			errs[i] = d.checkTypingSelf(srv, panes[i].ID)
+		}
+		if errs[i] == nil {
 			lock = append(lock, panes[i].ID)
 		} else if stop {
 			break
