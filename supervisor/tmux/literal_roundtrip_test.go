@@ -68,14 +68,11 @@ func TestDoorThroughTmux(t *testing.T) {
 			pane2 := run(t, c, "split-window", "-d", "-t", pane, "-c", dir, "-P", "-F", "#{pane_id}")
 			run(t, c, "respawn-pane", "-k", "-t", pane, "-c", dir)
 			for _, p := range []string{pane, pane2} {
-				var got string
-				tmuxtest.WaitFor(t, 5*time.Second, "the pane's directory", func() bool {
-					got = run(t, c, "display-message", "-p", "-t", p, "#{pane_current_path}")
-					return got != ""
+				// Until the new process has changed directory, tmux reads the
+				// server's own.
+				tmuxtest.WaitFor(t, 5*time.Second, "the pane in "+dir, func() bool {
+					return run(t, c, "display-message", "-p", "-t", p, "#{pane_current_path}") == dir
 				})
-				if got != dir {
-					t.Errorf("split-window/respawn-pane -c: pane in %q, want %q", got, dir)
-				}
 			}
 
 			file := filepath.Join(dir, h)
