@@ -338,6 +338,12 @@ func (c *Control) Pipeline(ctx context.Context, cmds ...[]string) (outs [][]byte
 // prepare checks args, makes them literal (literalArgs) and takes a slot
 // for one request. It returns the arguments to send.
 func (c *Control) prepare(ctx context.Context, args []string) ([]string, error) {
+	if len(args) == 0 {
+		return nil, errors.New("tmux: control run: no command")
+	}
+	if err := validCommandName(args[0]); err != nil {
+		return nil, err
+	}
 	args, err := literalArgs(args)
 	if err != nil {
 		return nil, err

@@ -110,24 +110,44 @@ func argvLiteral(args []string) []string {
 	return out
 }
 
-// Run starts one tmux client, waits for it and returns its stdout. Without a
-// deadline on ctx, DefaultTimeout applies. On timeout the client is killed
-// with SIGKILL (a tmux client blocked in connect ignores SIGTERM) and the
-// error matches ErrTimeout.
+// Run starts one tmux client for one command, waits for it and returns
+// its stdout. Without a deadline on ctx, DefaultTimeout applies. On
+// timeout the client is killed with SIGKILL (a tmux client blocked in
+// connect ignores SIGTERM) and the error matches ErrTimeout. Every
+// argument reaches tmux as given: one that is or ends in ";" does not end
+// the command (RunSequence sends several).
 func (e *Exec) Run(ctx context.Context, args ...string) ([]byte, error) {
+	return e.RunSequence(ctx, args)
+}
+
+// RunSequence is Run for several commands in one tmux client (one
+// connection to the server): tmux runs them in order and stops at the
+// first that fails. The error's Args are the first command's.
+func (e *Exec) RunSequence(ctx context.Context, cmds ...[]string) ([]byte, error) {
 	if err := e.Socket.Validate(); err != nil {
 		return nil, err
 	}
-	args, err := literalArgs(args)
-	if err != nil {
-		return nil, err
+	if len(cmds) == 0 {
+		return nil, errors.New("tmux: exec run: no command")
 	}
+	var line []string
+	for i, c := range cmds {
+		c, err := literalArgs(c)
+		if err != nil {
+			return nil, err
+		}
+		if i > 0 {
+			line = append(line, ";")
+		}
+		line = append(line, argvLiteral(c)...)
+	}
+	args := cmds[0]
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, DefaultTimeout)
 		defer cancel()
 	}
-	argv := e.Command(argvLiteral(args)...)
+	argv := e.Command(line...)
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Env = e.Environ()
 	cmd.Stdin = nil
@@ -140,7 +160,7 @@ func (e *Exec) Run(ctx context.Context, args ...string) ([]byte, error) {
 	// output as messages and the client exits only once it is written),
 	// so a server slow to let go of the pipe is no failure.
 	cmd.WaitDelay = 500 * time.Millisecond
-	err = cmd.Run()
+	err := cmd.Run()
 	if err == nil || (errors.Is(err, exec.ErrWaitDelay) && cmd.ProcessState != nil && cmd.ProcessState.Success()) {
 		return stdout.Bytes(), nil
 	}

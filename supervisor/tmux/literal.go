@@ -220,17 +220,14 @@ func checkUTF8(s string) string {
 }
 
 // literalArgs checks one command on its way to tmux and returns it with
-// every argument tmux would expand made literal. It refuses a command
-// name that is not one, an argument with a NUL byte, an argument its kind
+// every argument tmux would expand made literal. It refuses an argument
+// with a NUL byte, an argument its kind
 // refuses, a command known to crash the server (checkCommand), and an
 // abbreviated command name that could stand for a command in formatArgs
 // (tmux accepts unique prefixes; the door needs the full name or alias).
 func literalArgs(args []string) ([]string, error) {
 	if len(args) == 0 {
 		return nil, errors.New("tmux: no command")
-	}
-	if err := validCommandName(args[0]); err != nil {
-		return nil, err
 	}
 	for i, a := range args {
 		if ValidArg(a) != nil {

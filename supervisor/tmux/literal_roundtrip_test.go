@@ -112,3 +112,22 @@ func TestDoorRefusesWhatTmuxWouldChange(t *testing.T) {
 		}
 	})
 }
+
+// TestOneCommandEachRun: an argument that is or ends in ";" never ends
+// the command, on either transport (a tmux client's command line would
+// take it for a separator, and what follows for the next command).
+func TestOneCommandEachRun(t *testing.T) {
+	forEachTransport(t, func(t *testing.T, kind string) {
+		c, s := newClient(t, kind)
+		pid := s.PID()
+		for _, name := range []string{";", "x;", `x\;`} {
+			run(t, c, "set-environment", "-g", "--", name, "kill-server")
+			if !tmuxtest.Alive(pid) {
+				t.Fatalf("set-environment %q kill-server: the server died", name)
+			}
+			if got := run(t, c, "show-environment", "-g", "--", name); got != name+"=kill-server" {
+				t.Errorf("show-environment %q = %q, want %q", name, got, name+"=kill-server")
+			}
+		}
+	})
+}
