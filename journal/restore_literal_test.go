@@ -17,7 +17,8 @@ import (
 // TestRestoreReplaysNothing records untrusted text in every field a
 // restore replays (session names, a grouped session's name, window names,
 // pane titles, one set by the pane's own program through an escape
-// sequence, and working directories), kills the server, and checks that
+// sequence, working directories, and the environment tmux-mcp gave a
+// pane), kills the server, and checks that
 // the restore ran no format job and rebuilt every field as it was.
 func TestRestoreReplaysNothing(t *testing.T) {
 	t.Setenv("SHELL", "/bin/sh") // restored panes run a shell without rc files
@@ -58,6 +59,9 @@ func TestRestoreReplaysNothing(t *testing.T) {
 	ts.MustTmux("new-window", "-d", "-t", "="+sess+":", "-n", lit(win2), "-c", lit(dir2), "cat "+titleFile+"; exec cat")
 	ts.MustTmux("split-window", "-d", "-t", "="+sess+":0", "-c", lit(dir2), "exec cat")
 	ts.MustTmux("select-pane", "-t", "="+sess+":0.0", "-T", lit(title))
+	// What tmux-mcp recorded creating a pane: its directory and environment.
+	created := ts.MustTmux("display-message", "-p", "-t", "="+sess+":0.1", "#{pane_id}")
+	j.RecordCreated(srv.Socket(), tmux.PaneID(created), nil, dir2, []string{"TMCP_X=" + trap.Job()}, false)
 	// tmux 3.7 writes "#(" in a title a program sets as "_(".
 	tmuxtest.WaitFor(t, 10*time.Second, "the title the pane's program sets", func() bool {
 		return slices.ContainsFunc(strings.Split(ts.MustTmux("list-panes", "-a", "-F", "#{pane_title}"), "\n"), func(l string) bool {
