@@ -50,15 +50,15 @@ var (
 		"pane_dead", "session_name")
 )
 
-// probeArgs is one tmux client that asks everything diagnose wants from a
+// probeCommands are one tmux client that asks everything diagnose wants from a
 // live server: one connection (three server fds for a moment), not three.
 // list-panes comes last: on a server without sessions it fails ("no
 // current target") after the others have answered. None of these commands
 // can start a server.
-var probeArgs = []string{
-	"display-message", "-p", probeServerFormat, ";",
-	"list-clients", "-F", probeClientFormat, ";",
-	"list-panes", "-a", "-F", probePaneFormat,
+var probeCommands = [][]string{
+	{"display-message", "-p", probeServerFormat},
+	{"list-clients", "-F", probeClientFormat},
+	{"list-panes", "-a", "-F", probePaneFormat},
 }
 
 // probe asks the server on sock, over the exec transport with a deadline.
@@ -71,7 +71,7 @@ func probe(ctx context.Context, binary string, sock tmux.Socket, timeout time.Du
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	start := time.Now()
-	out, err := c.Exec().Run(ctx, probeArgs...)
+	out, err := c.Exec().RunSequence(ctx, probeCommands...)
 	a, perr := parseProbe(string(out))
 	if perr != nil {
 		if err != nil {

@@ -97,6 +97,12 @@ func displayArg(s string) string {
 // only when asked), then per window that changed: pane titles, the saved
 // layout (when it has a cell for every pane), the active pane and zoom;
 // per session that changed: the active window.
+//
+// Names, titles and directories in a snapshot are untrusted: a pane's
+// program sets its title and window name with escape sequences, and a
+// directory may be called "#(rm -rf ~)". Steps carry them as the text
+// they are; the wire (supervisor/tmux, literal.go) keeps every argument
+// tmux would expand as a format literal, so replaying them runs nothing.
 func Plan(snap, live *Snapshot, ids map[string]string, o PlanOptions) RestorePlan {
 	p := newPlanner(live, ids, snap.Server.Instance() != "" && snap.Server.Instance() == live.Server.Instance(), o)
 	p.plan.Snapshot = snap.Seq

@@ -24,7 +24,7 @@ func TestOnlySupervisorUsesTheWire(t *testing.T) {
 		switch name {
 		case "Session", "Window", "Pane", "ServerInfo", "SessionID", "WindowID", "PaneID", "Socket",
 			"Notification", "NotificationType", "HiddenSession", "ClassName", "IsServerDown",
-			"CommandError", "ConnLostError", "Version", "Capabilities",
+			"CommandError", "ConnLostError", "Version", "Capabilities", "NameRewritten",
 			// The record codec reads output; it talks to nothing.
 			"RecordFormat", "ParseRecord", "ParseRecords",
 			"SocketDirFor": // a path rule: starts and reaches no tmux

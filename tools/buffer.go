@@ -82,10 +82,9 @@ func bufferError(cmd, name string, err error) error {
 // bufferFile is a private temporary file for load-buffer and save-buffer:
 // a buffer's bytes travel through it, so they are never a command
 // argument (which cannot hold NUL and, over exec, more than 128 KiB).
-// tmux expands formats in the path; path is escaped for that.
+// tmux expands formats in the path; the wire keeps it literal.
 type bufferFile struct {
-	name string // on disk
-	path string // as tmux must be given it
+	name string
 }
 
 func newBufferFile(content []byte) (*bufferFile, error) {
@@ -97,7 +96,7 @@ func newBufferFile(content []byte) (*bufferFile, error) {
 	if cerr := f.Close(); werr == nil {
 		werr = cerr
 	}
-	bf := &bufferFile{name: f.Name(), path: literalFormat(f.Name())}
+	bf := &bufferFile{name: f.Name()}
 	if werr != nil {
 		bf.remove()
 		return nil, fmt.Errorf("tools: buffer file: %w", werr)
@@ -135,7 +134,7 @@ func LoadBuffer(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 			return nil, err
 		}
 		defer f.remove()
-		if _, err := srv.Do(ctx, "load-buffer", "-b", name, "--", f.path); err != nil {
+		if _, err := srv.Do(ctx, "load-buffer", "-b", name, "--", f.name); err != nil {
 			return nil, bufferError("load-buffer", name, err)
 		}
 		return structured(map[string]string{"buffer_name": name, "logical_name": logical})
@@ -189,7 +188,7 @@ func readBuffer(ctx context.Context, srv *supervisor.Server, name string) (strin
 		return "", err
 	}
 	defer f.remove()
-	if _, err := srv.Do(ctx, "save-buffer", "-b", name, "--", f.path); err != nil {
+	if _, err := srv.Do(ctx, "save-buffer", "-b", name, "--", f.name); err != nil {
 		return "", bufferError("show-buffer", name, err)
 	}
 	b, err := os.ReadFile(f.name)
@@ -212,6 +211,9 @@ func PasteBuffer(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		}
 		srv, x, err := d.pane(ctx, p)
 		if err != nil {
+			return nil, err
+		}
+		if err := d.checkTypingSelf(srv, x.ID); err != nil {
 			return nil, err
 		}
 		args := []string{"paste-buffer", "-b", name, "-t", string(x.ID)}

@@ -44,6 +44,10 @@ type Deps struct {
 	// PipeDirs are directories pipe_pane may write into, besides the
 	// pane's current directory and the temporary directory.
 	PipeDirs []string
+	// AllowSelfInput lets the tools that type (send_keys, send_keys_batch,
+	// paste_text, paste_buffer, run_command) target the caller's own pane
+	// at the destructive tier; otherwise they refuse it.
+	AllowSelfInput bool
 
 	// bufNS is the prefix of this process's buffer names (set by New).
 	bufNS string

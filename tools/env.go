@@ -23,12 +23,15 @@ func envScope(ctx context.Context, srv *supervisor.Server, p params) ([]string, 
 	return []string{"-t", string(s.ID)}, nil
 }
 
-// ShowEnvironment lists the global or a session's environment.
+// ShowEnvironment lists the global or a session's environment. At the
+// readonly tier it shows names only: the global environment is tmux-mcp's
+// own (tokens included), and reading it should take more than a read.
 func ShowEnvironment(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
-	t := newTool("show_environment", "Show the global or a session's environment (removed: \"-NAME\": true).",
+	t := newTool("show_environment", "Show the global or a session's environment (removed: \"-NAME\": true; readonly tier: names only, values null).",
 		hintsRead,
 		object(map[string]any{"variables": map[string]any{"type": "object",
-			"additionalProperties": map[string]any{"type": []string{"string", "boolean"}}}}),
+			"additionalProperties": map[string]any{"type": []string{"string", "boolean", "null"}}},
+			"values_hidden": tBool}),
 		pSessionName, pSessionID, pSocket)
 	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
 		srv, err := d.server(ctx, p)
@@ -59,9 +62,18 @@ func ShowEnvironment(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 				vars[last] = vars[last].(string) + "\n" + line
 			}
 		}
+		hidden := d.Tier < Mutating
+		if hidden {
+			for name, v := range vars {
+				if _, isValue := v.(string); isValue {
+					vars[name] = nil
+				}
+			}
+		}
 		return structured(struct {
-			Variables map[string]any `json:"variables"`
-		}{vars})
+			Variables    map[string]any `json:"variables"`
+			ValuesHidden bool           `json:"values_hidden"`
+		}{vars, hidden})
 	})
 }
 

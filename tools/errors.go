@@ -66,6 +66,9 @@ func asToolError(err error) *toolError {
 	}
 	class := tmux.ClassName(err)
 	switch {
+	case errors.Is(err, tmux.ErrInvalidArg):
+		// The wire refused an argument tmux could not take literally.
+		return &toolError{msg: "invalid argument: " + err.Error(), class: "argument"}
 	case errors.Is(err, tmux.ErrPaneNotFound):
 		return &toolError{msg: "Pane not found: " + err.Error(), class: class, hint: hintPanes}
 	case errors.Is(err, tmux.ErrNotFound):

@@ -124,8 +124,9 @@ func sendLiteral(ctx context.Context, srv *supervisor.Server, pane tmux.PaneID, 
 }
 
 // chunks splits s into pieces of at most n bytes at character boundaries.
-// Only the last piece may end in ";": a tmux client run with a command in
-// its argv takes an argument ending in ";" for the end of the command.
+// Only the last piece may end in ";" (a tmux client takes an argument
+// ending in ";" for the end of its command; the wire escapes that now, and
+// this keeps the pieces as they were).
 func chunks(s string, n int) []string {
 	var out []string
 	for len(s) > n {
@@ -234,6 +235,9 @@ func (d Deps) runKeysBatch(ctx context.Context, p params, ops []params, overrun 
 	var lock []tmux.PaneID
 	for i, op := range ops {
 		panes[i], errs[i] = findPane(ctx, srv, op)
+		if errs[i] == nil {
+			errs[i] = d.checkTypingSelf(srv, panes[i].ID)
+		}
 		if errs[i] == nil {
 			lock = append(lock, panes[i].ID)
 		} else if stop {

@@ -212,9 +212,54 @@ func optionRisk(name, value string) string {
 	return ""
 }
 
+// commandOptions are the options whose value is a command tmux runs or
+// decides what runs: every hook of tmux 3.2a to 3.7c (hooks are options;
+// any after-<command> name is one too), command aliases, the shell and
+// command of new panes, and the commands of copy-pipe, lock and the
+// editor. tmux accepts any unique prefix of a name, so a name is one of
+// these when it is a prefix of one.
+var commandOptions = []string{
+	"alert-activity", "alert-bell", "alert-silence",
+	"client-active", "client-attached", "client-dark-theme", "client-detached", "client-focus-in",
+	"client-focus-out", "client-light-theme", "client-resized", "client-session-changed",
+	"command-error",
+	"pane-died", "pane-exited", "pane-focus-in", "pane-focus-out", "pane-mode-changed",
+	"pane-set-clipboard", "pane-title-changed",
+	"session-closed", "session-created", "session-renamed", "session-window-changed",
+	"window-layout-changed", "window-linked", "window-pane-changed", "window-renamed",
+	"window-resized", "window-unlinked",
+	"command-alias", "default-command", "default-shell", "default-client-command",
+	"copy-command", "editor", "lock-command",
+}
+
+// commandRisk returns why setting name to value can run a command, or "":
+// name is a hook or another command option (commandOptions, after-*), or
+// value holds a format job "#(" or an E: or T: modifier, which expands a
+// value as a format, jobs included, wherever tmux shows the option.
+func commandRisk(name, value string) string {
+	base, _, _ := strings.Cut(name, "[")
+	if !strings.HasPrefix(base, "@") {
+		if strings.HasPrefix(base, "after-") {
+			return fmt.Sprintf("%s is a hook: it runs tmux commands (and through run-shell, anything)", name)
+		}
+		for _, o := range commandOptions {
+			if strings.HasPrefix(o, base) {
+				return fmt.Sprintf("%s runs commands or decides what runs", o)
+			}
+		}
+	}
+	switch {
+	case strings.Contains(value, "#("):
+		return "the value holds a format job #(...), which runs a shell command wherever tmux shows it"
+	case expandingModifier.MatchString(value):
+		return "the value holds an E: or T: modifier, which expands values as formats, jobs included"
+	}
+	return ""
+}
+
 // SetOption sets an option.
 func SetOption(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
-	t := newTool("set_option", "Set an option (values that end the server need the destructive tier).",
+	t := newTool("set_option", "Set an option (hooks, command options, values with #() and values that end the server need the destructive tier).",
 		hintsMutate, record(tString, []string{"option", "value", "status"}, nil),
 		mcp.WithString("option", mcp.Required()), mcp.WithString("value", mcp.Required()),
 		pScope, pTarget, pGlobal, pSocket)
@@ -223,13 +268,22 @@ func SetOption(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if err := checkOptionName(name); err != nil {
 			return nil, err
 		}
-		if why := optionRisk(name, value); why != "" && d.Tier < Destructive {
-			return nil, &toolError{msg: why, class: "refused",
+		risk := optionRisk(name, value)
+		if why := commandRisk(name, value); why != "" {
+			risk = fmt.Sprintf("Refusing to set %s: %s.", name, why)
+		}
+		if risk != "" && d.Tier < Destructive {
+			return nil, &toolError{msg: risk, class: "refused",
 				hint: "Start tmux-mcp with --safety destructive (TMUX_MCP_SAFETY=destructive) to allow it."}
 		}
 		srv, err := d.server(ctx, p)
 		if err != nil {
 			return nil, err
+		}
+		if risk != "" && d.callerOnServer(srv.Socket()) {
+			// What it runs could kill this server, which kill_server
+			// refuses: not even the destructive tier sets it here.
+			return nil, refused(risk + " " + refuseOwnServer)
 		}
 		scope, err := scopeArgs(ctx, srv, p)
 		if err != nil {

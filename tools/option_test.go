@@ -258,3 +258,133 @@ func TestHooks(t *testing.T) {
 		}
 	}
 }
+
+// TestSetOptionRefusesCommands: below the destructive tier set_option
+// refuses hooks, the options that decide what runs, and values that run
+// format jobs, under any prefix tmux accepts, and changes nothing; the
+// issue's attack (a hook that kills the server on select_window) leaves
+// the server up. At the destructive tier they pass, except on the
+// caller's own server.
+func TestSetOptionRefusesCommands(t *testing.T) {
+	e := newEnv(t, Mutating)
+	trap := tmuxtest.NewTrap(t, e.tm)
+	state := func() string {
+		return e.tmux("show-options", "-s") + e.tmux("show-options", "-g") + e.tmux("show-hooks", "-g") + e.tmux("show-hooks", "-gw")
+	}
+	before := state()
+	refusals := []struct{ option, value string }{
+		{"after-select-window", "kill-server"},
+		{"after-select-w", "kill-server"},
+		{"after-new-window", "run-shell 'touch /tmp/x'"},
+		{"pane-exited", "kill-server"},
+		{"session-created", "kill-server"},
+		{"client-attached", "kill-server"},
+		{"alert-bell", "kill-server"},
+		{"window-renamed", "kill-server"},
+		{"default-command", "kill-server"},
+		{"default-shell", "/bin/true"},
+		{"command-alias[100]", "select-window=kill-server"},
+		{"status-left", trap.Job()},
+		{"@mine", trap.Job()},
+		{"status-right", "#{E:@mine}"},
+	}
+	for _, r := range refusals {
+		e.fails("set_option", map[string]any{"option": r.option, "value": r.value, "global_": true}, "Refusing to set", "[refused]", "--safety destructive")
+	}
+	e.ok("set_option", map[string]any{"option": "@mine", "value": "kill-server", "global_": true}, nil)
+	e.ok("set_option", map[string]any{"option": "status-left", "value": "#S #{pane_title}", "global_": true}, nil)
+	e.tmux("set-option", "-gu", "@mine")
+	e.tmux("set-option", "-gu", "status-left")
+	if after := state(); after != before {
+		t.Errorf("refused set_option calls changed options:\ngot:\n%s\nwant:\n%s", after, before)
+	}
+	e.ok("create_window", map[string]any{"session_name": "main"}, nil)
+	var w WindowInfo
+	e.ok("select_window", map[string]any{"session_name": "main", "direction": "next"}, &w)
+	if e.tm.PID() == 0 {
+		t.Fatal("the server died after select_window")
+	}
+
+	// The destructive tier sets them, but not on the caller's server.
+	self := newEnvOn(t, e, Destructive, Caller{SocketPath: e.tm.Socket, Pane: paneID(e.firstPane())})
+	self.fails("set_option", map[string]any{"option": "after-select-window", "value": "kill-server", "global_": true},
+		"Refusing to set after-select-window", "This MCP server runs inside this tmux server", "[refused]")
+	self.fails("set_option", map[string]any{"option": "exit-unattached", "value": "on", "global_": true},
+		"Refusing to set exit-unattached", "This MCP server runs inside this tmux server")
+	d := newEnvOn(t, e, Destructive, Caller{})
+	d.ok("set_option", map[string]any{"option": "after-new-window", "value": "set-option -g @hooked yes", "global_": true}, nil)
+	e.ok("create_window", map[string]any{"session_name": "main"}, nil)
+	if got := e.tmux("show-options", "-gv", "@hooked"); got != "yes" {
+		t.Errorf("hook set at the destructive tier: @hooked = %q, want yes", got)
+	}
+	if sprung := trap.Sprung(); len(sprung) > 0 {
+		t.Errorf("format jobs ran: %v", sprung)
+	}
+}
+
+// TestEveryHookIsACommandOption: every hook the tmux under test lists is
+// refused below the destructive tier, so a hook added by a new version
+// fails this test until commandOptions has it.
+func TestEveryHookIsACommandOption(t *testing.T) {
+	tm := tmuxtest.New(t)
+	tm.Start("main")
+	out := tm.MustTmux("show-hooks", "-g") + "\n" + tm.MustTmux("show-hooks", "-gw")
+	n := 0
+	for _, line := range strings.Split(out, "\n") {
+		name, _, _ := strings.Cut(strings.TrimSpace(line), " ")
+		name, _, _ = strings.Cut(name, "[")
+		if name == "" {
+			continue
+		}
+		n++
+		if commandRisk(name, "x") == "" {
+			t.Errorf("hook %s is not in commandOptions", name)
+		}
+	}
+	if n < 30 {
+		t.Errorf("show-hooks listed %d hooks, want the whole table:\n%s", n, out)
+	}
+}
+
+// TestShowEnvironmentHidesValuesWhenReadonly: the global environment is
+// tmux-mcp's own; at the readonly tier show_environment names variables
+// without their values.
+func TestShowEnvironmentHidesValuesWhenReadonly(t *testing.T) {
+	e := newEnv(t, Readonly)
+	e.tmux("set-environment", "-g", "TMCP_TOKEN", "s3cret")
+	e.tmux("set-environment", "-t", "main", "TMCP_SESSION_TOKEN", "s3cret2")
+	e.tmux("set-environment", "-g", "-r", "TMCP_GONE")
+	for _, args := range []map[string]any{nil, {"session_name": "main"}} {
+		var got struct {
+			Variables    map[string]any `json:"variables"`
+			ValuesHidden bool           `json:"values_hidden"`
+		}
+		res := e.ok("show_environment", args, &got)
+		if strings.Contains(text(res), "s3cret") {
+			t.Errorf("show_environment(%v) at the readonly tier shows a value: %s", args, text(res))
+		}
+		if !got.ValuesHidden || len(got.Variables) == 0 {
+			t.Errorf("show_environment(%v) = %+v, want names with values hidden", args, got)
+		}
+		for name, v := range got.Variables {
+			if v != nil && v != true {
+				t.Errorf("show_environment(%v): %s = %#v, want null", args, name, v)
+			}
+		}
+	}
+	var global struct {
+		Variables map[string]any `json:"variables"`
+	}
+	e.ok("show_environment", nil, &global)
+	if v, ok := global.Variables["TMCP_TOKEN"]; !ok || v != nil {
+		t.Errorf("TMCP_TOKEN = %#v (listed %v), want listed with a null value", v, ok)
+	}
+	if global.Variables["-TMCP_GONE"] != true {
+		t.Errorf("-TMCP_GONE = %#v, want true (removed)", global.Variables["-TMCP_GONE"])
+	}
+	m := newEnvOn(t, e, Mutating, Caller{})
+	m.ok("show_environment", nil, &global)
+	if global.Variables["TMCP_TOKEN"] != "s3cret" {
+		t.Errorf("at the mutating tier TMCP_TOKEN = %#v, want s3cret", global.Variables["TMCP_TOKEN"])
+	}
+}

@@ -117,7 +117,7 @@ func SplitWindow(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		var argv []string
 		if sh := p.str("shell"); sh != "" {
 			argv = []string{sh} // one argument: tmux runs it with the shell
-			args = append(args, sh)
+			args = append(args, "--", sh)
 		}
 		out, err := srv.Do(ctx, args...)
 		if err != nil {

@@ -73,9 +73,8 @@ func SetPaneTitle(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if err != nil {
 			return nil, err
 		}
-		// select-pane -T expands formats, and so runs #(...) jobs: the
-		// title must arrive as literal text.
-		if _, err := srv.Do(ctx, "select-pane", "-t", string(x.ID), "-T", literalFormat(p.str("title"))); err != nil {
+		// select-pane -T expands formats; the wire keeps the title literal.
+		if _, err := srv.Do(ctx, "select-pane", "-t", string(x.ID), "-T", p.str("title")); err != nil {
 			return nil, err
 		}
 		return d.paneResult(ctx, srv, x.ID)

@@ -45,7 +45,7 @@ func RespawnPane(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		}
 		args = append(args, env...)
 		if sh := p.str("shell"); sh != "" {
-			args = append(args, sh)
+			args = append(args, "--", sh)
 		}
 		if _, err := srv.Do(ctx, args...); err != nil {
 			return nil, err

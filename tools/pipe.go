@@ -48,7 +48,7 @@ func PipePane(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 			redirect = ">"
 		}
 		cmd := "cat " + redirect + " " + shQuote(path)
-		if _, err := srv.Do(ctx, "pipe-pane", "-t", string(pn.ID), formatEscape(cmd)); err != nil {
+		if _, err := srv.Do(ctx, "pipe-pane", "-t", string(pn.ID), cmd); err != nil {
 			return nil, err
 		}
 		return message(fmt.Sprintf("Piping pane %s to %s", pn.ID, path))
@@ -99,35 +99,4 @@ func (d Deps) pipePath(raw, cwd string) (string, error) {
 		return "", refused(fmt.Sprintf("output_path %s: %v", path, err))
 	}
 	return path, nil
-}
-
-// formatEscape escapes s for tmux's format expansion, which pipe-pane
-// applies to its command: every % is doubled (strftime), and a run of #
-// is doubled unless a [ follows it (tmux keeps "#[" and "##[" as they
-// are). So "#{pane_id}", "#(cmd)", "#S" and "%Y" stay literal.
-func formatEscape(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		switch s[i] {
-		case '%':
-			b.WriteString("%%")
-			i++
-		case '#':
-			j := i
-			for j < len(s) && s[j] == '#' {
-				j++
-			}
-			run := s[i:j]
-			if j < len(s) && s[j] == '[' {
-				b.WriteString(run)
-			} else {
-				b.WriteString(run + run)
-			}
-			i = j
-		default:
-			b.WriteByte(s[i])
-			i++
-		}
-	}
-	return b.String()
 }

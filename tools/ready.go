@@ -84,7 +84,8 @@ type typing struct {
 // startTyping prepares the pane p targets for keystrokes: it resolves the
 // pane, takes its keystroke lock (release it with unlock), waits until the
 // pane is ready and checks the if_sha256 guard. Every tool that types
-// (send_keys, paste_text, run_command) starts here, in this order.
+// (send_keys, paste_text, run_command) starts here, in this order. It
+// refuses the caller's own pane (checkTypingSelf).
 func (d Deps) startTyping(ctx context.Context, p params) (typing, error) {
 	want, err := guardArg(p)
 	if err != nil {
@@ -92,6 +93,9 @@ func (d Deps) startTyping(ctx context.Context, p params) (typing, error) {
 	}
 	srv, pn, err := d.pane(ctx, p)
 	if err != nil {
+		return typing{}, err
+	}
+	if err := d.checkTypingSelf(srv, pn.ID); err != nil {
 		return typing{}, err
 	}
 	unlock, err := d.panes.lock(ctx, srv.Socket(), pn.ID)

@@ -107,6 +107,9 @@ func CreateSession(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 				return nil, err
 			}
 		}
+		if err := checkWindowName("window_name", p.str("window_name")); err != nil {
+			return nil, err
+		}
 		env, err := envArgs(p)
 		if err != nil {
 			return nil, err
@@ -147,7 +150,8 @@ func CreateSession(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 }
 
 // checkSessionName applies tmux's and libtmux's rules, and keeps the
-// supervisor's hidden session name for the supervisor.
+// supervisor's hidden session name for the supervisor. A name tmux would
+// store otherwise is refused: a call answers with exactly the name asked.
 func checkSessionName(name string) error {
 	reason := ""
 	switch {
@@ -157,9 +161,19 @@ func checkSessionName(name string) error {
 		reason = "contains colons"
 	case name == tmux.HiddenSession:
 		reason = "reserved for tmux-mcp"
+	default:
+		reason = tmux.NameRewritten(name)
 	}
 	if reason != "" {
 		return &toolError{msg: "Bad session name: " + reason + " (session name: " + name + ")", class: "argument"}
+	}
+	return nil
+}
+
+// checkWindowName refuses a window name tmux would store otherwise.
+func checkWindowName(param, name string) error {
+	if why := tmux.NameRewritten(name); why != "" {
+		return argError(param, "%s", why)
 	}
 	return nil
 }

@@ -70,6 +70,9 @@ func CreateWindow(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		mcp.WithString("direction", mcp.Enum("before", "after")),
 		pSocket, pEnvironment, pNoHistory, pRestoreCommand)
 	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
+		if err := checkWindowName("window_name", p.str("window_name")); err != nil {
+			return nil, err
+		}
 		env, err := envArgs(p)
 		if err != nil {
 			return nil, err
@@ -128,7 +131,7 @@ func RenameSession(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if err != nil {
 			return nil, err
 		}
-		if _, err := srv.Do(ctx, "rename-session", "-t", string(s.ID), name); err != nil {
+		if _, err := srv.Do(ctx, "rename-session", "-t", string(s.ID), "--", name); err != nil {
 			return nil, err
 		}
 		if s, err = sessionByID(ctx, srv, s.ID); err != nil {

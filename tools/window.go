@@ -49,11 +49,14 @@ func RenameWindow(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if name == "" {
 			return nil, argError("new_name", "must not be empty")
 		}
+		if err := checkWindowName("new_name", name); err != nil {
+			return nil, err
+		}
 		srv, w, err := d.window(ctx, p)
 		if err != nil {
 			return nil, err
 		}
-		if _, err := srv.Do(ctx, "rename-window", "-t", string(w.ID), name); err != nil {
+		if _, err := srv.Do(ctx, "rename-window", "-t", string(w.ID), "--", name); err != nil {
 			return nil, err
 		}
 		return refreshed(ctx, srv, w)

@@ -180,6 +180,7 @@ func serve(ctx context.Context, o serveOptions, e env, logger *slog.Logger, tel 
 		PipeDirs:     o.pipeDirs(),
 		Diagnoser:    toolDiagnoser{sup: sup, binary: sup.Config().Binary, journal: j},
 	}
+	d.AllowSelfInput = o.AllowSelfInput
 	ts, err := tools.New(d, tools.Options{Version: version(), Toolsets: o.toolsets, DrainTimeout: drainTimeout,
 		ServerOptions: mcpOpts})
 	if err != nil {

@@ -269,7 +269,8 @@ func (c *Control) Run(ctx context.Context, args ...string) ([]byte, error) {
 	}
 	// Nothing has been written while prepare waits for room, so running out
 	// of time there does not spoil the connection.
-	if err := c.prepare(ctx, args); err != nil {
+	args, err := c.prepare(ctx, args)
+	if err != nil {
 		return nil, err
 	}
 	req := &ctlRequest{args: args, ch: make(chan ctlResult, 1)}
@@ -315,7 +316,7 @@ func (c *Control) Pipeline(ctx context.Context, cmds ...[]string) (outs [][]byte
 	}
 	reqs := make([]*ctlRequest, 0, len(cmds))
 	for i, args := range cmds {
-		err := c.prepare(ctx, args)
+		args, err := c.prepare(ctx, args)
 		if err == nil {
 			req := &ctlRequest{args: args, ch: make(chan ctlResult, 1)}
 			if err = c.send(ctx, req); err == nil {
@@ -334,32 +335,29 @@ func (c *Control) Pipeline(ctx context.Context, cmds ...[]string) (outs [][]byte
 	return outs, errs
 }
 
-// prepare checks args and takes a slot for one request.
-func (c *Control) prepare(ctx context.Context, args []string) error {
+// prepare checks args, makes them literal (literalArgs) and takes a slot
+// for one request. It returns the arguments to send.
+func (c *Control) prepare(ctx context.Context, args []string) ([]string, error) {
 	if len(args) == 0 {
-		return errors.New("tmux: control run: no command")
+		return nil, errors.New("tmux: control run: no command")
 	}
 	if err := validCommandName(args[0]); err != nil {
-		return err
+		return nil, err
 	}
-	if err := checkCommand(args); err != nil {
-		return err
-	}
-	for _, a := range args {
-		if err := ValidArg(a); err != nil {
-			return fmt.Errorf("tmux %s: %w", args[0], err)
-		}
+	args, err := literalArgs(args)
+	if err != nil {
+		return nil, err
 	}
 	if err := c.Err(); err != nil {
-		return err
+		return nil, err
 	}
 	select {
 	case c.sem <- struct{}{}:
-		return nil
+		return args, nil
 	case <-ctx.Done():
-		return c.ctxError(args, ctx.Err())
+		return nil, c.ctxError(args, ctx.Err())
 	case <-c.done:
-		return c.Err()
+		return nil, c.Err()
 	}
 }
 

@@ -43,6 +43,11 @@ var (
 	ErrTimeout = errors.New("tmux: command timed out")
 	// ErrConnectionLost: a control-mode connection ended (%exit or EOF).
 	ErrConnectionLost = errors.New("tmux: control connection lost")
+	// ErrInvalidArg: the wire refused the command before sending it: an
+	// argument cannot reach tmux as the literal text it is (a NUL byte, a
+	// name tmux would store differently, a flag that would expand it; see
+	// literal.go).
+	ErrInvalidArg = errors.New("tmux: invalid argument")
 )
 
 // CommandError is a tmux command that failed. Stderr holds tmux's own message
@@ -176,6 +181,7 @@ var classNames = []struct {
 	{ErrDuplicateSession, "duplicate_session"},
 	{ErrSpawnFailed, "spawn_failed"},
 	{ErrRefused, "refused"},
+	{ErrInvalidArg, "argument"},
 	{ErrCommand, "command"},
 }
 

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -93,23 +94,65 @@ func (e *Exec) Environ() []string {
 	return append(out, e.Env...)
 }
 
-// Run starts one tmux client, waits for it and returns its stdout. Without a
-// deadline on ctx, DefaultTimeout applies. On timeout the client is killed
-// with SIGKILL (a tmux client blocked in connect ignores SIGTERM) and the
-// error matches ErrTimeout.
+// argvLiteral keeps a command one command on a tmux client's command
+// line: there an argument ending in ";" ends the command (the ";" is cut
+// off and what follows is the next command) unless the ";" is escaped as
+// "\;" (cmd_parse_from_arguments, the same in 3.2a to 3.7c). Control mode
+// needs no such escape: Quote puts ";" in quotes.
+func argvLiteral(args []string) []string {
+	var out []string
+	for i, a := range args {
+		if i > 0 && strings.HasSuffix(a, ";") {
+			if out == nil {
+				out = slices.Clone(args)
+			}
+			out[i] = a[:len(a)-1] + `\;`
+		}
+	}
+	if out == nil {
+		return args
+	}
+	return out
+}
+
+// Run starts one tmux client for one command, waits for it and returns
+// its stdout. Without a deadline on ctx, DefaultTimeout applies. On
+// timeout the client is killed with SIGKILL (a tmux client blocked in
+// connect ignores SIGTERM) and the error matches ErrTimeout. Every
+// argument reaches tmux as given: one that is or ends in ";" does not end
+// the command (RunSequence sends several).
 func (e *Exec) Run(ctx context.Context, args ...string) ([]byte, error) {
+	return e.RunSequence(ctx, args)
+}
+
+// RunSequence is Run for several commands in one tmux client (one
+// connection to the server): tmux runs them in order and stops at the
+// first that fails. The error's Args are the first command's.
+func (e *Exec) RunSequence(ctx context.Context, cmds ...[]string) ([]byte, error) {
 	if err := e.Socket.Validate(); err != nil {
 		return nil, err
 	}
-	if err := checkCommand(args); err != nil {
-		return nil, err
+	if len(cmds) == 0 {
+		return nil, errors.New("tmux: exec run: no command")
 	}
+	var line []string
+	for i, c := range cmds {
+		c, err := literalArgs(c)
+		if err != nil {
+			return nil, err
+		}
+		if i > 0 {
+			line = append(line, ";")
+		}
+		line = append(line, argvLiteral(c)...)
+	}
+	args := cmds[0]
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, DefaultTimeout)
 		defer cancel()
 	}
-	argv := e.Command(args...)
+	argv := e.Command(line...)
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Env = e.Environ()
 	cmd.Stdin = nil
