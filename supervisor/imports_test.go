@@ -26,7 +26,7 @@ func TestOnlySupervisorUsesTheWire(t *testing.T) {
 			"Notification", "NotificationType", "HiddenSession", "ClassName", "IsServerDown",
 			"CommandError", "ConnLostError", "Version", "Capabilities", "NameRewritten",
 			// The record codec reads output; it talks to nothing.
-			"RecordFormat", "ParseRecord", "ParseRecords",
+			"RecordFormat", "ParseRecord", "ParseRecords", "EnvironmentArgs", "ParseEnvironment",
 			"SocketDirFor": // a path rule: starts and reaches no tmux
 			return true
 		}

@@ -8,6 +8,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
+	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
 )
 
 // envScope returns -t $N for the session a call names, or -g. Without
@@ -42,24 +43,21 @@ func ShowEnvironment(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if err != nil {
 			return nil, err
 		}
-		out, err := srv.Do(ctx, append([]string{"show-environment"}, scope...)...)
+		out, err := srv.Do(ctx, append(append([]string{}, tmux.EnvironmentArgs...), scope...)...)
+		if err != nil {
+			return nil, err
+		}
+		parsed, err := tmux.ParseEnvironment(out)
 		if err != nil {
 			return nil, err
 		}
 		vars := map[string]any{}
-		last := ""
-		for _, line := range strings.Split(strings.TrimSuffix(string(out), "\n"), "\n") {
-			name, value, ok := strings.Cut(line, "=")
-			switch {
-			case line == "":
-			case ok:
-				vars[name], last = value, name
-			case strings.HasPrefix(line, "-"):
+		for name, v := range parsed {
+			if v == nil {
 				// Removed from this environment (set-environment -r/-u).
-				vars[line], last = true, ""
-			case last != "":
-				// A value with a newline continues on the next line.
-				vars[last] = vars[last].(string) + "\n" + line
+				vars["-"+name] = true
+			} else {
+				vars[name] = *v
 			}
 		}
 		hidden := d.Tier < Mutating

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"encoding/json"
+	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
 	"reflect"
 	"strings"
 	"testing"
@@ -164,8 +165,9 @@ func TestEnvironment(t *testing.T) {
 	if set["status"] != "set" || set["name"] != "MCP_TEST_VAR" {
 		t.Errorf("set_environment = %v, want status set", set)
 	}
-	if got := e.tmux("show-environment", "-g", "MCP_TEST_VAR"); got != "MCP_TEST_VAR=test value; $HOME #{x}\nline 2" {
-		t.Errorf("tmux global environment: got %q", got)
+	env, err := tmux.ParseEnvironment([]byte(e.tmux("show-environment", "-s", "-g", "MCP_TEST_VAR")))
+	if got := env["MCP_TEST_VAR"]; err != nil || got == nil || *got != "test value; $HOME #{x}\nline 2" {
+		t.Errorf("tmux global environment: got %v, %v", got, err)
 	}
 	e.tmux("set-environment", "-g", "-r", "GONE_VAR")
 	var global envResult

@@ -134,3 +134,47 @@ func FuzzRecords(f *testing.F) {
 		}
 	})
 }
+
+func TestParseEnvironment(t *testing.T) {
+	str := func(s string) *string { return &s }
+	tests := []struct {
+		name string
+		out  string
+		want map[string]*string
+		err  bool
+	}{
+		{"plain", "A=\"1\"; export A;\nunset B;\n", map[string]*string{"A": str("1"), "B": nil}, false},
+		{"escapes", `V="a \$HOME \"q\" \\ \` + "`" + `"; export V;` + "\n", map[string]*string{"V": str("a $HOME \"q\" \\ `")}, false},
+		{"3.4 output", `V="x\\$HOME \001"; export V;` + "\n", map[string]*string{"V": str("x$HOME \x01")}, false},
+		{"forged line", "V=\"a\nFORGED=\\\"x\\\"; export FORGED;\"; export V;\n", map[string]*string{"V": str("a\nFORGED=\"x\"; export FORGED;")}, false},
+		{"no end", `V="a`, nil, true},
+		{"no export", `V="a"; export W;`, nil, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := ParseEnvironment([]byte(tt.out))
+			if (err != nil) != tt.err {
+				t.Fatalf("ParseEnvironment(%q) error = %v, want error %v", tt.out, err, tt.err)
+			}
+			if tt.err {
+				return
+			}
+			if len(got) != len(tt.want) {
+				t.Fatalf("ParseEnvironment(%q) = %d names, want %d", tt.out, len(got), len(tt.want))
+			}
+			for k, w := range tt.want {
+				g, ok := got[k]
+				if !ok || (g == nil) != (w == nil) || (g != nil && *g != *w) {
+					t.Errorf("%s = %v, want %v", k, deref(g), deref(w))
+				}
+			}
+		})
+	}
+}
+
+func deref(s *string) any {
+	if s == nil {
+		return nil
+	}
+	return *s
+}
