@@ -2,12 +2,12 @@ package tools
 
 import (
 	"encoding/json"
-	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux/tmuxtest"
 )
 
