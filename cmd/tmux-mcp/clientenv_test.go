@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -63,22 +64,24 @@ func TestClientEnvironments(t *testing.T) {
 			if got := sessionNames(t, callTool(t, c, "list_sessions", nil)); !contains(got, session) {
 				t.Fatalf("list_sessions = %q, want %q among them\nstderr:\n%s", got, session, stderr)
 			}
-			panes := callTool(t, c, "list_panes", map[string]any{"session_name": session})
 			var listed struct {
 				Result []struct {
 					ID   string `json:"pane_id"`
 					Path string `json:"pane_current_path"`
 				} `json:"result"`
 			}
-			if err := json.Unmarshal(structured(t, panes), &listed); err != nil {
-				t.Fatal(err)
-			}
-			if len(listed.Result) != 1 {
-				t.Fatalf("list_panes: %d panes, want 1", len(listed.Result))
-			}
-			if got := listed.Result[0].Path; got != dir {
-				t.Errorf("pane_current_path = %q, want %q", got, dir)
-			}
+			// Until the pane's shell runs, tmux reads the path of its fork
+			// ("" or the server's directory): wait for the shell's.
+			tmuxtest.WaitFor(t, 10*time.Second, "the pane's directory", func() bool {
+				panes := callTool(t, c, "list_panes", map[string]any{"session_name": session})
+				if err := json.Unmarshal(structured(t, panes), &listed); err != nil {
+					t.Fatal(err)
+				}
+				if len(listed.Result) != 1 {
+					t.Fatalf("list_panes: %d panes, want 1", len(listed.Result))
+				}
+				return listed.Result[0].Path == dir
+			})
 			res := callTool(t, c, "run_command", map[string]any{"pane_id": listed.Result[0].ID,
 				"command": `printf 'h\303\251llo \342\234\223 a|b>c\n'`})
 			var ran struct {
