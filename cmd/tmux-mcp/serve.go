@@ -141,6 +141,9 @@ func serve(ctx context.Context, o serveOptions, e env, logger *slog.Logger, tel 
 	if j != nil && o.Restore == "auto" {
 		cfg.Restorer = j
 	}
+	// The readonly tier changes no tmux server: it observes (no start, no
+	// restore, no hidden session; supervisor.Config.Observe).
+	cfg.Observe = o.tier == tools.Readonly
 	// Closed last: a restore still running while the supervisor closes
 	// writes to it.
 	defer func() {
