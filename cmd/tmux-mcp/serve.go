@@ -213,7 +213,7 @@ func openJournal(c config, getenv func(string) string, logger *slog.Logger) *jou
 	if path == "" {
 		return nil
 	}
-	j, err := journal.Open(path, &journal.Options{Logger: logger, RestoreCommands: c.RestoreCommands})
+	j, err := journal.Open(path, &journal.Options{Logger: logger, RestoreCommands: c.RestoreCommands, EnvNamesOnly: c.JournalEnvNames})
 	if err != nil {
 		logger.Warn("journal off: cannot open it", "path", path, "err", err)
 		return nil
