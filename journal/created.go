@@ -3,6 +3,7 @@ package journal
 import (
 	"encoding/json"
 	"slices"
+	"strings"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -16,12 +17,19 @@ import (
 // command (restoreCommand; otherwise only --restore-commands does). The
 // next snapshot carries it, and a restore uses it. It never blocks: the
 // record is written in the background. Environment values are stored in
-// the journal (a 0600 file) and shown by no surface.
+// plain text in the journal (a 0600 file) and shown by no surface, unless
+// Options.EnvNamesOnly keeps only their names.
 func (j *Journal) RecordCreated(sock tmux.Socket, pane tmux.PaneID, argv []string, cwd string, env []string, restoreCommand bool) {
 	if j == nil || pane == "" {
 		return
 	}
-	c := Created{Argv: slices.Clone(argv), Cwd: cwd, Env: slices.Clone(env), Restore: restoreCommand,
+	env = slices.Clone(env)
+	if j.opts.EnvNamesOnly {
+		for i, kv := range env {
+			env[i], _, _ = strings.Cut(kv, "=")
+		}
+	}
+	c := Created{Argv: slices.Clone(argv), Cwd: cwd, Env: env, Restore: restoreCommand,
 		At: time.Now().UTC(), ServerPID: j.serverPID(socketKey(sock))}
 	j.putCreated(sock, pane, c)
 	j.markDirty(socketKey(sock))

@@ -402,7 +402,11 @@ func (p *planner) paneSpawn(pn Pane) []Arg {
 	}
 	if pn.Created != nil {
 		for _, kv := range pn.Created.Env {
-			a = append(a, lit("-e", kv)...)
+			// A name without its value (Options.EnvNamesOnly) is not
+			// restored: tmux would ignore it anyway.
+			if strings.Contains(kv, "=") {
+				a = append(a, lit("-e", kv)...)
+			}
 		}
 	}
 	if argv, _ := p.command(pn); len(argv) > 0 {

@@ -289,6 +289,8 @@ func TestPlanCommands(t *testing.T) {
 			[]string{`new-session -d -s s -n w ` + pf + ` -c /w`}},
 		{"created, not re-run by default; its environment is", Pane{Created: created}, PlanOptions{},
 			[]string{`new-session -d -s s -n w ` + pf + ` -c /w -e PORT=8000`}},
+		{"created, environment names only: not given", Pane{Created: &Created{Env: []string{"PORT"}}}, PlanOptions{},
+			[]string{`new-session -d -s s -n w ` + pf + ` -c /w`}},
 		{"created, re-run with --restore-commands", Pane{Created: created}, PlanOptions{RestoreCommands: true},
 			[]string{`new-session -d -s s -n w ` + pf + ` -c /w -e PORT=8000 -- python3 -m http.server`}},
 		{"created with the restore flag", Pane{Created: optIn}, PlanOptions{},

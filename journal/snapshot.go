@@ -95,7 +95,7 @@ type Pane struct {
 type Created struct {
 	Argv    []string  `json:"argv,omitempty"`
 	Cwd     string    `json:"cwd,omitempty"`
-	Env     []string  `json:"env,omitempty"` // KEY=VALUE
+	Env     []string  `json:"env,omitempty"` // KEY=VALUE, or KEY alone (Options.EnvNamesOnly)
 	Restore bool      `json:"restore,omitempty"`
 	At      time.Time `json:"at"`
 	// ServerPID is the server the pane ID belongs to (0: not known).

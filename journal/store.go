@@ -45,6 +45,11 @@ type Options struct {
 	// RestoreCommands re-runs every pane's command on restore. Without it
 	// only panes created with the restore flag get their command back.
 	RestoreCommands bool
+	// EnvNamesOnly keeps the values of the environment tmux-mcp gave a
+	// pane (create_session's environment) out of the journal: only the
+	// names are stored, and a restored pane goes without those variables.
+	// Otherwise values are stored in plain text in the 0600 journal file.
+	EnvNamesOnly bool
 	// MaxQueue bounds the events waiting to be written (10,000); beyond it
 	// the oldest are dropped and counted.
 	MaxQueue int

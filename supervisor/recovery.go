@@ -27,6 +27,11 @@ func (s *Server) died(ctx context.Context, id identity, cause Cause, detail stri
 	}
 	s.lastCause, s.lastDetail, s.lastDeathAt = cause, detail, now
 	d := s.tracker.decide(now, cause)
+	if s.cfg.Observe {
+		// Observe only (Config.Observe): nothing is restarted, terminated
+		// or signalled; the next call adopts a server that answers again.
+		d = decision{Action: actNone, Reason: "observing only (readonly tier): tmux-mcp does not recover servers"}
+	}
 	s.pending = d
 	if s.id.stopPidfd != nil {
 		s.id.stopPidfd()

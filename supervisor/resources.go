@@ -67,10 +67,15 @@ func ratio(used, limit uint64) float64 {
 // cgo runs ps on macOS).
 func SampleResources(ctx context.Context, pid int, prev *Resources) (Resources, error) {
 	r := Resources{PID: pid, SampledAt: time.Now()}
-	p, err := process.NewProcessWithContext(ctx, int32(pid))
-	if err != nil {
-		return Resources{}, fmt.Errorf("sample resources of pid %d: %w", pid, errors.Join(err, os.ErrNotExist))
+	// Not process.NewProcess: it checks that pid exists with
+	// os.FindProcess, which opens a pidfd that only the garbage collector
+	// closes (one per server per sample: fds 8 -> 119 between
+	// collections). kill(2) and procfs answer the same without an fd, and
+	// gopsutil's readers need no more than the PID.
+	if !PIDAlive(pid, 0) {
+		return Resources{}, fmt.Errorf("sample resources of pid %d: %w", pid, os.ErrNotExist)
 	}
+	p := &process.Process{Pid: int32(pid)}
 	steps := []func() error{
 		func() error { return sampleFDs(ctx, p, &r) },
 		func() error {

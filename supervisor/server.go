@@ -61,6 +61,8 @@ type Server struct {
 	flight     coalescer[flightKey, Capture]
 	// capturing counts Capture calls in progress (for tests).
 	capturing atomic.Int32
+	// lookups counts Supervisor.server calls on this server in progress.
+	lookups atomic.Int32
 	// restoreWaiters counts calls waiting for a restore (for tests).
 	restoreWaiters atomic.Int32
 	// life ends when supervision ends: restores started by a call (not

@@ -27,6 +27,13 @@ type Config struct {
 	ExecOnly bool
 	// NoStart forbids starting servers: only running servers are adopted.
 	NoStart bool
+	// Observe makes supervision leave no trace on tmux (the readonly
+	// tier): it implies NoStart and ExecOnly and drops the Restorer, and a
+	// death is recorded but never acted on. See [Config.withDefaults].
+	Observe bool
+	// MaxServers caps the servers one Supervisor supervises (16): each
+	// costs a monitor, a control connection and watchers.
+	MaxServers int
 	// CommandTimeout is the deadline of one tmux command (5s).
 	CommandTimeout time.Duration
 	// MaxInFlight bounds the commands in flight per server (32).
@@ -83,6 +90,26 @@ func Defaults() Config { return Config{}.withDefaults() }
 
 func (c Config) withDefaults() Config {
 	c.Restart = c.Restart.withDefaults()
+	if c.Observe {
+		// Observe only, the smallest design that makes the readonly tier
+		// read-only for tmux servers as well as for panes: a tool may
+		// name any server of the user (socket_name), and every step of
+		// supervision that changes a server is off. No server is
+		// started (a socket that names none stays without one, and a
+		// crashed server is neither started again nor restored from the
+		// journal: no Restorer, no recovery in died); the exec transport
+		// carries every command, so no hidden session is created, no
+		// control client attaches and no watcher follows a session (the
+		// capture cache falls back to its state probe); a hung server is
+		// not terminated, a deleted socket not recreated. A server is
+		// read while it answers, and adopted again when it answers after
+		// a death. Deciding here rather than per tool keeps the gate in
+		// front of every call, the monitor included, from starting one.
+		c.NoStart, c.ExecOnly, c.Restorer = true, true, nil
+	}
+	if c.MaxServers <= 0 {
+		c.MaxServers = DefaultMaxServers
+	}
 	if c.Binary == "" {
 		c.Binary = "tmux"
 	}
@@ -133,6 +160,12 @@ func (c Config) withDefaults() Config {
 	}
 	return c
 }
+
+// DefaultMaxServers is the default of Config.MaxServers.
+const DefaultMaxServers = 16
+
+// ErrTooManyServers is returned for a server beyond Config.MaxServers.
+var ErrTooManyServers = errors.New("supervisor: too many servers")
 
 // Restorer rebuilds a server's sessions after a restart. The journal
 // implements it; the supervisor only calls it.
@@ -192,6 +225,10 @@ func (s *Supervisor) server(ctx context.Context, sock tmux.Socket, allowStart bo
 	}
 	srv, ok := s.servers[sock]
 	if !ok {
+		if err := s.makeRoomLocked(); err != nil {
+			s.mu.Unlock()
+			return nil, err
+		}
 		var err error
 		srv, err = newServer(s.cfg, sock, s.bus)
 		if err != nil {
@@ -200,13 +237,36 @@ func (s *Supervisor) server(ctx context.Context, sock tmux.Socket, allowStart bo
 		}
 		s.servers[sock] = srv
 	}
+	srv.lookups.Add(1) // under mu: makeRoomLocked keeps a server being looked up
 	s.mu.Unlock()
+	defer srv.lookups.Add(-1)
 	// Not the restore gate: each call on the server waits for a restore
 	// as its command requires (gateFor).
 	if err := srv.healthGate(ctx, allowStart); err != nil {
 		return srv, err
 	}
 	return srv, nil
+}
+
+// makeRoomLocked makes room for one more server under MaxServers: it
+// forgets servers that were never reached (a socket that named no server
+// holds nothing: no monitor, no connection), and fails with
+// ErrTooManyServers when the cap is still reached. s.mu is held.
+func (s *Supervisor) makeRoomLocked() error {
+	if len(s.servers) < s.cfg.MaxServers {
+		return nil
+	}
+	for sock, srv := range s.servers {
+		if srv.State() == StateUnknown && srv.lookups.Load() == 0 {
+			delete(s.servers, sock)
+			srv.close() //nolint:errcheck // never connected
+		}
+	}
+	if len(s.servers) < s.cfg.MaxServers {
+		return nil
+	}
+	return fmt.Errorf("%w: %d supervised already, the cap (MaxServers); name one of them, or raise the cap",
+		ErrTooManyServers, len(s.servers))
 }
 
 // Servers returns the servers supervised so far.

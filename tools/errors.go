@@ -105,6 +105,9 @@ func supervisorError(err error) *toolError {
 			hint: "Close panes you no longer need (kill_window, kill_session) or raise the limit; server_health shows fds and PTYs in use."}
 	case errors.Is(err, supervisor.ErrServerDown):
 		return serverDown(err)
+	case errors.Is(err, supervisor.ErrTooManyServers):
+		return &toolError{msg: err.Error(), class: "too_many_servers",
+			hint: "Use a server already supervised (list_servers), or raise --max-servers."}
 	}
 	var ra RetryAfterError
 	if !errors.As(err, &ra) {

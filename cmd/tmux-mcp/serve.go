@@ -141,6 +141,9 @@ func serve(ctx context.Context, o serveOptions, e env, logger *slog.Logger, tel 
 	if j != nil && o.Restore == "auto" {
 		cfg.Restorer = j
 	}
+	// The readonly tier changes no tmux server: it observes (no start, no
+	// restore, no hidden session; supervisor.Config.Observe).
+	cfg.Observe = o.tier == tools.Readonly
 	// Closed last: a restore still running while the supervisor closes
 	// writes to it.
 	defer func() {
@@ -210,7 +213,7 @@ func openJournal(c config, getenv func(string) string, logger *slog.Logger) *jou
 	if path == "" {
 		return nil
 	}
-	j, err := journal.Open(path, &journal.Options{Logger: logger, RestoreCommands: c.RestoreCommands})
+	j, err := journal.Open(path, &journal.Options{Logger: logger, RestoreCommands: c.RestoreCommands, EnvNamesOnly: c.JournalEnvNames})
 	if err != nil {
 		logger.Warn("journal off: cannot open it", "path", path, "err", err)
 		return nil

@@ -40,6 +40,7 @@ type config struct {
 	TraceFile       string
 	ExecOnly        bool
 	NoStart         bool
+	MaxServers      int
 	CommandTimeout  time.Duration
 	CaptureLines    int
 	CaptureBytes    int
@@ -57,6 +58,7 @@ type config struct {
 	Journal         string
 	Restore         string
 	RestoreCommands bool
+	JournalEnvNames bool
 	MaxWait         time.Duration
 	ReadyTimeout    time.Duration
 	PipeDirs        string
@@ -205,6 +207,8 @@ func settings() []setting {
 			Usage: "run every tmux command as a subprocess (no control mode)", set: boolean(func(c *config) *bool { return &c.ExecOnly })},
 		{Flag: "no-start", Env: "TMUX_MCP_NO_START", Default: "false", Bool: true,
 			Usage: "never start a tmux server; only adopt running ones", set: boolean(func(c *config) *bool { return &c.NoStart })},
+		{Flag: "max-servers", Env: "TMUX_MCP_MAX_SERVERS", Default: strconv.Itoa(def.MaxServers),
+			Usage: "most tmux servers one tmux-mcp process supervises; calls naming another fail", set: positive(func(c *config) *int { return &c.MaxServers })},
 		{Flag: "command-timeout", Env: "TMUX_MCP_COMMAND_TIMEOUT", Default: def.CommandTimeout.String(),
 			Usage: "deadline of one tmux command", set: duration(func(c *config) *time.Duration { return &c.CommandTimeout })},
 		{Flag: "capture-lines", Env: "TMUX_MCP_CAPTURE_LINES", Default: strconv.Itoa(def.CaptureLines),
@@ -247,7 +251,9 @@ func settings() []setting {
 				return errors.New("want auto, manual or off")
 			}},
 		{Flag: "restore-commands", Env: "TMUX_MCP_RESTORE_COMMANDS", Default: "false", Bool: true,
-			Usage: "re-run every pane's command on restore (otherwise only panes created with the restore flag)", set: boolean(func(c *config) *bool { return &c.RestoreCommands })},
+			Usage: "re-run every pane's command on restore (otherwise only panes created with the restore flag); WARNING: re-types whatever ran in each pane's foreground at the crash, destructive commands included", set: boolean(func(c *config) *bool { return &c.RestoreCommands })},
+		{Flag: "journal-env-names-only", Env: "TMUX_MCP_JOURNAL_ENV_NAMES_ONLY", Default: "false", Bool: true,
+			Usage: "store only the names of the environment given to create_session and friends in the journal (otherwise values are stored in plain text in the 0600 file); restored panes then go without them", set: boolean(func(c *config) *bool { return &c.JournalEnvNames })},
 		{Flag: "ready-timeout", Env: "TMUX_MCP_READY_TIMEOUT", Default: tools.DefaultReadyTimeout.String(),
 			Usage: "how long the first keys to a new pane wait for it to print or move its cursor", set: duration(func(c *config) *time.Duration { return &c.ReadyTimeout })},
 		{Flag: "pipe-dirs", Env: "TMUX_MCP_PIPE_DIRS",
@@ -396,6 +402,7 @@ func (c config) supervisorConfig() supervisor.Config {
 		TmuxConfig:      c.TmuxConfig,
 		ExecOnly:        c.ExecOnly,
 		NoStart:         c.NoStart,
+		MaxServers:      c.MaxServers,
 		CommandTimeout:  c.CommandTimeout,
 		CaptureLines:    c.CaptureLines,
 		CaptureBytes:    c.CaptureBytes,
