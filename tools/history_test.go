@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
@@ -127,4 +128,60 @@ func TestWaitForTextAtHistoryLimit(t *testing.T) {
 			t.Errorf("wait_for_text = %+v, want HIST_DONE matched and history_overflowed", r)
 		}
 	})
+}
+
+type histRun struct {
+	runResult
+	HistoryOverflowed bool `json:"history_overflowed"`
+}
+
+// TestRunCommandAtHistoryLimit runs 200 commands of different lengths in a
+// pane at its history-limit: each reports its exit status and the tail of
+// its output, and says when the limit dropped the output's start.
+func TestRunCommandAtHistoryLimit(t *testing.T) {
+	e := newEnv(t, Mutating)
+	const limit = 100
+	p := e.historyPane(limit, "env PS1='$ ' HISTFILE=/dev/null bash --noprofile --norc",
+		func(s string) bool { return strings.HasSuffix(s, "$") })
+	sizes := []int{1, 3, 9, 10, 11, 25, 50, 60, 95, 101, 150, 400}
+	for i := range 200 {
+		n := sizes[i%len(sizes)]
+		var r histRun
+		res := e.call("run_command", map[string]any{"pane_id": p, "command": fmt.Sprintf("seq 1 %d", n)})
+		if res.IsError {
+			t.Fatalf("call %d: run_command(seq 1 %d) failed: %s", i, n, text(res))
+		}
+		if err := json.Unmarshal(structuredJSON(t, res), &r); err != nil {
+			t.Fatal(err)
+		}
+		first, _ := strconv.Atoi(firstOr(r.Output, "0"))
+		complete := first == 1
+		ok := deref(r.ExitStatus) == 0 && !r.TimedOut && len(r.Output) > 0 && r.Output[len(r.Output)-1] == strconv.Itoa(n) &&
+			first >= 1 && len(r.Output) == n-first+1 && complete == !r.HistoryOverflowed && complete == !r.Truncated
+		for j, l := range r.Output {
+			ok = ok && l == strconv.Itoa(first+j)
+		}
+		if n <= 50 {
+			ok = ok && complete
+		}
+		if !ok {
+			t.Fatalf("call %d: run_command(seq 1 %d) = exit %v, %d lines %q..%q, truncated %v, history_overflowed %v; "+
+				"want exit 0 and the lines up to %d, all of them unless history overflowed",
+				i, n, deref(r.ExitStatus), len(r.Output), firstOr(r.Output, ""), lastOr(r.Output), r.Truncated, r.HistoryOverflowed, n)
+		}
+	}
+}
+
+func firstOr(s []string, def string) string {
+	if len(s) == 0 {
+		return def
+	}
+	return s[0]
+}
+
+func lastOr(s []string) string {
+	if len(s) == 0 {
+		return ""
+	}
+	return s[len(s)-1]
 }
