@@ -185,3 +185,37 @@ func lastOr(s []string) string {
 	}
 	return s[len(s)-1]
 }
+
+type histSince struct {
+	sinceResult
+	HistoryOverflowed bool `json:"history_overflowed"`
+}
+
+func TestCaptureSinceAtHistoryLimit(t *testing.T) {
+	e := newEnv(t, Readonly)
+	p := e.historyPane(100, "exec cat", catReady)
+	var r histSince
+	e.ok("capture_since", map[string]any{"pane_id": p}, &r)
+	for i := range 30 {
+		k := 1 + i*7%60
+		e.show(p, lines(fmt.Sprintf("since %d", i), 0, k))
+		cursor := r.Cursor
+		e.ok("capture_since", map[string]any{"cursor": cursor}, &r)
+		want := strings.Split(strings.TrimPrefix(lines(fmt.Sprintf("since %d", i), 0, k), "\r\n"), "\r\n")
+		if !slices.Equal(r.Lines, want) || r.LinesMissed || r.HistoryOverflowed {
+			t.Fatalf("step %d: capture_since = %q, lines_missed %v, history_overflowed %v; want the %d new lines",
+				i, r.Lines, r.LinesMissed, r.HistoryOverflowed, k)
+		}
+	}
+	e.show(p, lines("burst", 0, 400))
+	e.ok("capture_since", map[string]any{"cursor": r.Cursor}, &r)
+	if !r.LinesMissed || !r.HistoryOverflowed || lastOr(r.Lines) != "burst 399" || slices.Contains(r.Lines, "burst 0") {
+		t.Errorf("capture_since after 400 lines = %d lines ending %q, lines_missed %v, history_overflowed %v; "+
+			"want the lines still held, lines_missed and history_overflowed", len(r.Lines), lastOr(r.Lines), r.LinesMissed, r.HistoryOverflowed)
+	}
+	e.show(p, lines("after", 0, 3))
+	e.ok("capture_since", map[string]any{"cursor": r.Cursor}, &r)
+	if !slices.Equal(r.Lines, []string{"after 0", "after 1", "after 2"}) || r.LinesMissed || r.HistoryOverflowed {
+		t.Errorf("capture_since after the burst = %q, lines_missed %v; want the 3 new lines", r.Lines, r.LinesMissed)
+	}
+}
