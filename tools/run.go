@@ -183,9 +183,31 @@ func (r *run) do(ctx context.Context, tmuxBin, cmd string, noHistory bool, timeo
 	if err := k.send(ctx, r.srv, r.pane); err != nil {
 		return runResult{}, err
 	}
+	res, err := r.await(ctx, base, timeout)
+	if err != nil && ctx.Err() == nil {
+		return runResult{}, r.sentError(err)
+	}
+	return res, err
+}
+
+// sentError is a failure to learn the result of a command that was sent:
+// it may have run, and the caller must not take it for a command that did
+// not run and send it again.
+func (r *run) sentError(err error) error {
+	te := asToolError(err)
+	if te == nil {
+		te = &toolError{msg: err.Error(), class: "result_unknown"}
+	}
+	return &toolError{msg: fmt.Sprintf("the command was sent to pane %s and may have run, but its result could not be read: %s", r.pane, te.msg),
+		class: te.class, hint: "Do not run it again before reading the pane (capture_pane, capture_since)."}
+}
+
+// await waits for the command sent at base to end (or the timeout) and
+// reads its result.
+func (r *run) await(ctx context.Context, base tmux.Pane, timeout time.Duration) (runResult, error) {
 	prog := startProgress(ctx, requestOf(ctx), timeout, "running a command in pane "+string(r.pane))
 	wctx, cancel := context.WithTimeout(ctx, timeout)
-	_, err = r.srv.DoBlocking(wctx, "wait-for", r.channel())
+	_, err := r.srv.DoBlocking(wctx, "wait-for", r.channel())
 	cancel()
 	prog.stop()
 	timedOut := false
@@ -210,7 +232,7 @@ func (r *run) do(ctx context.Context, tmuxBin, cmd string, noHistory bool, timeo
 		case <-ctx.Done():
 			return runResult{}, ctx.Err()
 		case <-grace.C:
-			return runResult{}, fmt.Errorf("tools: run_command on %s: channel signalled but no end marker within %s", r.pane, markerGrace)
+			return runResult{}, fmt.Errorf("the command signalled its end but its end marker did not show within %s", markerGrace)
 		case _, ok := <-feed.C:
 			if !ok {
 				feed.reopen(ctx)
