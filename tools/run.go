@@ -35,10 +35,14 @@ type runResult struct {
 	TruncatedLines   int      `json:"output_truncated_lines"`
 	EffectiveTimeout float64  `json:"effective_timeout"`
 	ReadyTimedOut    bool     `json:"ready_timed_out"`
+	// HistoryOverflowed: the start of the output was freed from the pane's
+	// history (its history-limit) before it could be read; how many lines
+	// is not known. output_truncated is set too.
+	HistoryOverflowed bool `json:"history_overflowed"`
 }
 
 var runSchema = record(tField, []string{"pane_id", "timed_out", "elapsed_seconds", "output", "output_truncated",
-	"output_truncated_lines", "effective_timeout", "ready_timed_out"},
+	"output_truncated_lines", "effective_timeout", "ready_timed_out", "history_overflowed"},
 	map[string]any{"exit_status": tIntNull})
 
 // RunCommand runs a shell command in a pane and returns its exit status and
@@ -179,9 +183,31 @@ func (r *run) do(ctx context.Context, tmuxBin, cmd string, noHistory bool, timeo
 	if err := k.send(ctx, r.srv, r.pane); err != nil {
 		return runResult{}, err
 	}
+	res, err := r.await(ctx, base, timeout)
+	if err != nil && ctx.Err() == nil {
+		return runResult{}, r.sentError(err)
+	}
+	return res, err
+}
+
+// sentError is a failure to learn the result of a command that was sent:
+// it may have run, and the caller must not take it for a command that did
+// not run and send it again.
+func (r *run) sentError(err error) error {
+	te := asToolError(err)
+	if te == nil {
+		te = &toolError{msg: err.Error(), class: "result_unknown"}
+	}
+	return &toolError{msg: fmt.Sprintf("the command was sent to pane %s and may have run, but its result could not be read: %s", r.pane, te.msg),
+		class: te.class, hint: "Do not run it again before reading the pane (capture_pane, capture_since)."}
+}
+
+// await waits for the command sent at base to end (or the timeout) and
+// reads its result.
+func (r *run) await(ctx context.Context, base tmux.Pane, timeout time.Duration) (runResult, error) {
 	prog := startProgress(ctx, requestOf(ctx), timeout, "running a command in pane "+string(r.pane))
 	wctx, cancel := context.WithTimeout(ctx, timeout)
-	_, err = r.srv.DoBlocking(wctx, "wait-for", r.channel())
+	_, err := r.srv.DoBlocking(wctx, "wait-for", r.channel())
 	cancel()
 	prog.stop()
 	timedOut := false
@@ -206,7 +232,7 @@ func (r *run) do(ctx context.Context, tmuxBin, cmd string, noHistory bool, timeo
 		case <-ctx.Done():
 			return runResult{}, ctx.Err()
 		case <-grace.C:
-			return runResult{}, fmt.Errorf("tools: run_command on %s: channel signalled but no end marker within %s", r.pane, markerGrace)
+			return runResult{}, fmt.Errorf("the command signalled its end but its end marker did not show within %s", markerGrace)
 		case _, ok := <-feed.C:
 			if !ok {
 				feed.reopen(ctx)
@@ -220,25 +246,29 @@ func (r *run) do(ctx context.Context, tmuxBin, cmd string, noHistory bool, timeo
 }
 
 // collect reads the output from scrollback: from the row the command was
-// typed on (base) to the bottom of the screen, or, when the pane's history
-// is full (rows have been dropped, so row numbers moved), as much history
-// as a capture may hold. found reports whether the end marker was there.
+// typed on (base) to the bottom of the screen, or, when tmux may have
+// freed history lines since (the row is then not known, see
+// screenAnchor), from as far back as a capture may hold; parse finds the
+// markers either way. found reports whether the end marker was there.
 func (r *run) collect(ctx context.Context, base tmux.Pane, timedOut bool) (res runResult, found bool, err error) {
 	now, err := readPane(ctx, r.srv, r.pane)
 	if err != nil {
 		return runResult{}, false, err
 	}
-	start := base.HistorySize + base.CursorY - now.HistorySize
-	if now.HistorySize >= now.HistoryLimit || start < -now.HistorySize {
-		start = -now.HistorySize
+	a := paneAnchor(base)
+	start := -min(now.HistorySize, r.maxLines-now.Height)
+	if row, ok := a.settled(now); ok {
+		start = max(row+base.CursorY, start)
 	}
-	rows := now.Height - start
-	c, err := r.srv.Capture(ctx, supervisor.CaptureRequest{Pane: r.pane, Start: &start, Join: true,
-		MaxLines: min(rows, r.maxLines), MaxBytes: r.maxBytes})
+	c, err := capture(ctx, r.srv, supervisor.CaptureRequest{Pane: r.pane, Start: &start, Join: true,
+		MaxLines: max(min(now.Height-start, r.maxLines), 1), MaxBytes: r.maxBytes})
 	if err != nil {
 		return runResult{}, false, err
 	}
-	return r.parse(string(c.Content), timedOut)
+	res, found, err = r.parse(string(c.Content), timedOut)
+	// Without the start marker in the whole history, tmux freed it.
+	res.HistoryOverflowed = res.Truncated && start == -now.HistorySize && a.mayHaveDropped(now)
+	return res, found, err
 }
 
 // parse finds the output between the markers in captured lines. Without

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -229,4 +230,36 @@ func TestRunCommandDeadPane(t *testing.T) {
 		return e.tmux("display-message", "-p", "-t", p, "#{pane_dead}") == "1"
 	})
 	e.fails("run_command", map[string]any{"pane_id": p, "command": "true"}, "pane "+p+" is dead; nothing was sent", "[pane_dead]")
+}
+
+// TestRunCommandPaneGoneAfterSend: a command that takes its pane with it
+// was sent and ran; the error says so, so that it is not sent again.
+func TestRunCommandPaneGoneAfterSend(t *testing.T) {
+	e := newEnv(t, Mutating)
+	p := e.shell()
+	e.fails("run_command", map[string]any{"pane_id": p, "command": "kill -9 $$", "timeout": 2},
+		"the command was sent to pane "+p+" and may have run, but its result could not be read", "[pane_not_found]",
+		"Do not run it again before reading the pane")
+}
+
+func TestRunSentError(t *testing.T) {
+	r := &run{pane: "%7"}
+	tests := []struct {
+		err  error
+		want string
+	}{
+		{errors.New("the command signalled its end but its end marker did not show within 2s"),
+			"the command was sent to pane %7 and may have run, but its result could not be read: the command signalled its end but its end marker did not show within 2s [result_unknown]"},
+		{&toolError{msg: "Pane not found: %7", class: "pane_not_found"},
+			"the command was sent to pane %7 and may have run, but its result could not be read: Pane not found: %7 [pane_not_found]"},
+	}
+	for _, tt := range tests {
+		var te *toolError
+		if !errors.As(r.sentError(tt.err), &te) {
+			t.Fatalf("sentError(%v) is not a tool error", tt.err)
+		}
+		if got := te.msg + " [" + te.class + "]"; got != tt.want {
+			t.Errorf("sentError(%v) = %q, want %q", tt.err, got, tt.want)
+		}
+	}
 }

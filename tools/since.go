@@ -20,7 +20,8 @@ import (
 // sinceCursor is where the previous capture_since left a pane: the row the
 // cursor was on, as an absolute row (history size + cursor row), and
 // digests of that row and the rows below it, so that rows rewritten in
-// place are noticed.
+// place are noticed; and what finds the top of that screen again once tmux
+// has freed history lines (see screenAnchor).
 type sinceCursor struct {
 	Version     int      `json:"v"`
 	PaneID      string   `json:"pane_id"`
@@ -30,6 +31,12 @@ type sinceCursor struct {
 	AnchorAbs   int      `json:"anchor_abs"`
 	AnchorHash  string   `json:"anchor_hash"`
 	BelowHashes []string `json:"below_hashes"`
+	// The screen anchor: the pane's history-limit and width, and digests
+	// of the rows around the top of the screen, FPAbove of them above it.
+	HistoryLimit int      `json:"history_limit,omitempty"`
+	PaneWidth    int      `json:"pane_width,omitempty"`
+	FP           []string `json:"fp,omitempty"`
+	FPAbove      int      `json:"fp_above,omitempty"`
 }
 
 const cursorPrefix = "tmux-mcp-since-1:"
@@ -59,10 +66,28 @@ func decodeCursor(s string) (sinceCursor, error) {
 	switch {
 	case c.Version != 1:
 		return sinceCursor{}, bad(fmt.Sprintf("unknown version %d", c.Version))
-	case !paneIDRe.MatchString(c.PaneID) || c.PaneHeight < 1 || c.AnchorAbs < 0 || c.HistorySize < 0 || len(c.AnchorHash) != 16:
+	case !paneIDRe.MatchString(c.PaneID) || c.PaneHeight < 1 || c.AnchorAbs < c.HistorySize || c.HistorySize < 0 ||
+		len(c.AnchorHash) != 16 || c.FPAbove < 0 || c.FPAbove > len(c.FP) || len(c.FP) > 2*anchorRows:
 		return sinceCursor{}, bad("missing or invalid fields")
 	}
+	for _, h := range c.FP {
+		if len(h) != 16 {
+			return sinceCursor{}, bad("missing or invalid fields")
+		}
+	}
 	return c, nil
+}
+
+// anchor is the top of the screen the cursor saw in pn. A cursor from
+// before anchors had rows is taken to have seen pn's history-limit and
+// width: its row is then known only while settled.
+func (c sinceCursor) anchor(pn tmux.Pane) screenAnchor {
+	a := screenAnchor{hsize: c.HistorySize, limit: c.HistoryLimit, width: c.PaneWidth, height: c.PaneHeight,
+		fp: c.FP, above: c.FPAbove}
+	if c.PaneWidth == 0 {
+		a.limit, a.width = pn.HistoryLimit, pn.Width
+	}
+	return a
 }
 
 // rowHash is a short digest of one row.
@@ -71,10 +96,14 @@ func rowHash(row string) string {
 	return hex.EncodeToString(sum[:8])
 }
 
-// newCursor anchors at pn's cursor row; visible are the screen's rows.
-func newCursor(pn tmux.Pane, visible []string) sinceCursor {
+// newCursor anchors at pn's cursor row; rows are rows captured from some
+// row to the bottom of the screen.
+func newCursor(pn tmux.Pane, rows []string) sinceCursor {
+	a := takeAnchor(pn, pn, rows, pn.CursorY)
 	c := sinceCursor{Version: 1, PaneID: string(pn.ID), PanePID: pn.PID, HistorySize: pn.HistorySize,
-		PaneHeight: pn.Height, AnchorAbs: pn.HistorySize + pn.CursorY, BelowHashes: []string{}}
+		PaneHeight: pn.Height, AnchorAbs: pn.HistorySize + pn.CursorY, BelowHashes: []string{},
+		HistoryLimit: a.limit, PaneWidth: a.width, FP: a.fp, FPAbove: a.above}
+	visible := rows[max(len(rows)-pn.Height, 0):]
 	row := func(i int) string {
 		if i < len(visible) {
 			return visible[i]
@@ -96,11 +125,15 @@ type sinceResult struct {
 	Truncated      bool     `json:"truncated"`
 	TruncatedLines int      `json:"truncated_lines"`
 	TruncatedBytes int      `json:"truncated_bytes"`
+	// HistoryOverflowed: tmux freed lines of the pane's history (its
+	// history-limit) printed since the cursor before they were read; how
+	// many is not known. lines_missed is set too.
+	HistoryOverflowed bool `json:"history_overflowed"`
 	captureMeta
 }
 
 var sinceSchema = record(tField, []string{"pane_id", "cursor", "lines_missed", "truncated",
-	"truncated_lines", "truncated_bytes", "sha256", "cached", "freshness", "lines"}, nil)
+	"truncated_lines", "truncated_bytes", "history_overflowed", "sha256", "cached", "freshness", "lines"}, nil)
 
 // CaptureSince returns what a pane printed since the previous call.
 func CaptureSince(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
@@ -170,7 +203,7 @@ func since(ctx context.Context, srv *supervisor.Server, id tmux.PaneID, cur *sin
 				return sinceResult{}, err
 			}
 		}
-		res, visible, err := sinceOnce(ctx, srv, before, cur, ceiling)
+		res, rows, err := sinceOnce(ctx, srv, before, cur, ceiling)
 		if err != nil {
 			return sinceResult{}, err
 		}
@@ -183,7 +216,7 @@ func since(ctx context.Context, srv *supervisor.Server, id tmux.PaneID, cur *sin
 		if same || try == stableTries {
 			res.LinesMissed = res.LinesMissed || !same
 			res.PaneID = string(id)
-			res.Cursor = newCursor(after, visible).encode()
+			res.Cursor = newCursor(after, rows).encode()
 			return res, nil
 		}
 	}
@@ -202,51 +235,42 @@ func anchorValid(pn tmux.Pane, cur *sinceCursor) error {
 	return nil
 }
 
-// sinceOnce captures once and cuts out the new lines. visible are the
-// screen's rows, for the next cursor.
-func sinceOnce(ctx context.Context, srv *supervisor.Server, pn tmux.Pane, cur *sinceCursor, ceiling captureCeiling) (res sinceResult, visible []string, err error) {
+// sinceOnce captures once and cuts out the new lines. rows are the rows
+// captured, to the bottom of the screen, for the next cursor.
+func sinceOnce(ctx context.Context, srv *supervisor.Server, pn tmux.Pane, cur *sinceCursor, ceiling captureCeiling) (res sinceResult, rows []string, err error) {
+	above := -min(pn.HistorySize, anchorRows) // rows the next cursor is anchored by
 	if cur == nil {
-		rows, c, err := captureRows(ctx, srv, pn, 0, ceiling)
+		rows, c, err := captureRows(ctx, srv, pn, above, ceiling)
 		if err != nil {
 			return sinceResult{}, nil, err
 		}
-		res.Lines, res.captureMeta = trimRows(rows), metaOf(c)
+		res.Lines, res.captureMeta = trimRows(rows[max(len(rows)-pn.Height, 0):]), metaOf(c)
 		return res, rows, nil
 	}
-	anchor := cur.AnchorAbs - pn.HistorySize
-	lost := anchor >= pn.Height || (pn.HistorySize == 0 && cur.HistorySize > 0) ||
-		(pn.HistorySize < cur.HistorySize && pn.Height <= cur.PaneHeight)
-	limit := pn.HistoryLimit
-	trimRisk := limit > 0 && pn.HistorySize >= limit-max(limit/10, 1)
-	switch {
-	case lost:
-		// The history was cleared or shrank: the anchor is gone. Give the
-		// screen and say that lines may be missing.
-		rows, c, err := captureRows(ctx, srv, pn, 0, ceiling)
-		if err != nil {
-			return sinceResult{}, nil, err
-		}
-		res.Lines, res.LinesMissed, res.captureMeta = trimRows(rows), true, metaOf(c)
-		return res, rows, nil
-	case trimRisk:
-		// Near history-limit the top rows are being dropped and row
-		// numbers slide: find the anchor row by its digest instead.
-		top := -min(pn.HistorySize, ceiling.lines-pn.Height)
-		rows, c, err := captureRows(ctx, srv, pn, top, ceiling)
+	a := cur.anchor(pn)
+	skip := cur.AnchorAbs - cur.HistorySize // the cursor's row in the anchor's screen
+	row, settled := a.settled(pn)
+	if !settled {
+		// tmux may have freed history lines since the cursor: find the
+		// cursor's screen by its rows.
+		rows, c, err := captureRows(ctx, srv, pn, -pn.HistorySize, ceiling)
 		if err != nil {
 			return sinceResult{}, nil, err
 		}
 		res.captureMeta = metaOf(c)
-		visible = rows[max(len(rows)-pn.Height, 0):]
-		at := findAnchor(rows, cur)
-		if at < 0 {
-			res.Lines, res.LinesMissed = trimRows(visible), true
-			return res, visible, nil
+		first := max(len(rows)-pn.Height, 0)
+		row, found := a.locate(pn, pn, rows)
+		if !found {
+			// Freed, or the history was cleared: all that is left.
+			res.Lines, res.LinesMissed, res.HistoryOverflowed = trimRows(rows), true, a.mayHaveDropped(pn)
+			return res, rows, nil
 		}
+		at := min(max(first+row+skip, 0), len(rows))
 		res.Lines = newRows(rows[at:], cur)
-		return res, visible, nil
+		return res, rows, nil
 	}
-	top := min(anchor, 0)
+	anchor := row + skip
+	top := min(anchor, above)
 	if pn.Height-top > ceiling.lines {
 		// More new lines than one capture may hold: the oldest are skipped.
 		top, res.LinesMissed = pn.Height-ceiling.lines, true
@@ -256,13 +280,12 @@ func sinceOnce(ctx context.Context, srv *supervisor.Server, pn tmux.Pane, cur *s
 		return sinceResult{}, nil, err
 	}
 	res.captureMeta = metaOf(c)
-	visible = rows[min(-top, len(rows)):]
 	if res.LinesMissed {
 		res.Lines = trimRows(rows)
-		return res, visible, nil
+		return res, rows, nil
 	}
 	res.Lines = newRows(rows[min(anchor-top, len(rows)):], cur)
-	return res, visible, nil
+	return res, rows, nil
 }
 
 // captureRows captures from row top (negative: history) to the bottom of
@@ -274,21 +297,6 @@ func captureRows(ctx context.Context, srv *supervisor.Server, pn tmux.Pane, top 
 		return nil, c, err
 	}
 	return strings.Split(strings.TrimSuffix(string(c.Content), "\n"), "\n"), c, nil
-}
-
-// findAnchor returns the index of the one row whose digest is the
-// anchor's, or -1 when there is none or more than one.
-func findAnchor(rows []string, cur *sinceCursor) int {
-	var hits []int
-	for i, r := range rows {
-		if rowHash(r) == cur.AnchorHash {
-			hits = append(hits, i)
-		}
-	}
-	if len(hits) != 1 {
-		return -1
-	}
-	return hits[0]
 }
 
 // newRows returns rows (starting at the anchor row) less the anchor row

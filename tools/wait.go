@@ -42,10 +42,14 @@ type waitResult struct {
 	Elapsed          float64  `json:"elapsed_seconds"`
 	EffectiveTimeout float64  `json:"effective_timeout"`
 	Detection        string   `json:"detection"`
+	// HistoryOverflowed: tmux freed lines of the pane's history (its
+	// history-limit) that were printed during the wait before they could
+	// be read; how many is not known.
+	HistoryOverflowed bool `json:"history_overflowed"`
 }
 
 var waitSchema = record(tField, []string{"found", "outcome", "matched_lines", "tail", "saw_new_output", "matched_at_entry",
-	"alternate_screen", "pane_id", "elapsed_seconds", "effective_timeout", "detection"},
+	"alternate_screen", "pane_id", "elapsed_seconds", "effective_timeout", "detection", "history_overflowed"},
 	map[string]any{"matched_index": tIntNull})
 
 // WaitForText waits until text printed after the call matches.
@@ -76,7 +80,8 @@ func WaitForText(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if err != nil {
 			return nil, err
 		}
-		w.srv, w.pane, w.timeout = srv, id, timeout
+		cfg := d.Sup.Config()
+		w.srv, w.pane, w.timeout, w.ceiling = srv, id, timeout, captureCeiling{cfg.MaxCaptureLines, cfg.MaxCaptureBytes}
 		res, err := w.wait(ctx, time.Duration(interval*float64(time.Second)))
 		if err != nil {
 			return nil, err
@@ -117,12 +122,15 @@ func waitPatterns(p params) (patterns, stop []*regexp.Regexp, err error) {
 
 // waiter is one wait_for_text.
 //
-// Only text written after the call counts. At entry it notes the absolute
-// row of the cursor (history size + cursor row) and the rows from there to
-// the bottom of the screen; each time the pane may have changed it reads
-// the rows from that row down, and a row that was not among the entry rows
-// is new. Changes come from the supervisor's watcher connection (%output),
-// so a silent pane costs nothing; without one, the pane is polled.
+// Only text written after the call counts. At entry it anchors at the top
+// of the screen (see screenAnchor) and notes the cursor's row and the rows
+// from there to the bottom of the screen; each time the pane may have
+// changed it reads the rows from that row down, and a row that was not
+// among the entry rows is new. Changes come from the supervisor's watcher
+// connection (%output), so a silent pane costs nothing; without one, the
+// pane is polled. When tmux may have freed history lines since the anchor
+// was taken, a read finds the anchor by its rows first and then moves it
+// down to the top of the screen, so that it stays ahead of what tmux frees.
 type waiter struct {
 	srv      *supervisor.Server
 	pane     tmux.PaneID
@@ -130,12 +138,15 @@ type waiter struct {
 	stop     []*regexp.Regexp
 	timeout  time.Duration
 	start    time.Time
+	ceiling  captureCeiling
 
-	base    tmux.Pane
-	baseAbs int
-	entry   map[string]bool
-	rows    []string // the rows last read, for tail
-	res     waitResult
+	base   tmux.Pane    // the pane at entry
+	anchor screenAnchor // at or above the first row not yet read
+	skip   int          // rows from the anchor down that are not new: those above the cursor at entry
+	entry  map[string]bool
+	past   []string // lines read above the anchor, for tail
+	rows   []string // the rows last read, for tail
+	res    waitResult
 }
 
 func (w *waiter) wait(ctx context.Context, interval time.Duration) (waitResult, error) {
@@ -200,8 +211,8 @@ func (w *waiter) wait(ctx context.Context, interval time.Duration) (waitResult, 
 	}
 }
 
-// arm reads the baseline: the cursor's absolute row and the rows from it
-// down, and whether a pattern already shows on the screen.
+// arm reads the baseline: the anchor, the cursor's row and the rows from
+// it down, and whether a pattern already shows on the screen.
 func (w *waiter) arm(ctx context.Context) error {
 	pn, err := readPane(ctx, w.srv, w.pane)
 	if err != nil {
@@ -210,7 +221,10 @@ func (w *waiter) arm(ctx context.Context) error {
 	if pn.Dead {
 		return w.died()
 	}
-	w.base, w.baseAbs = pn, pn.HistorySize+pn.CursorY
+	w.base = pn
+	if err := w.takeAnchor(ctx, pn); err != nil {
+		return err
+	}
 	rows, err := w.read(ctx, pn.CursorY, false)
 	if err != nil {
 		return err
@@ -236,6 +250,31 @@ func (w *waiter) arm(ctx context.Context) error {
 	return nil
 }
 
+// takeAnchor anchors at the top of the screen, with the cursor's row as
+// the first new one. The rows are read until the pane holds still between
+// two reads of its state, stableTries times at most.
+func (w *waiter) takeAnchor(ctx context.Context, pn tmux.Pane) error {
+	for try := 1; ; try++ {
+		s, after, err := w.split(ctx, pn, -min(pn.HistorySize, anchorRows), false)
+		if err != nil {
+			return err
+		}
+		if still(pn, after) || try == stableTries {
+			w.anchor = takeAnchor(pn, after, s.rows, pn.CursorY)
+			w.skip = max(pn.CursorY-w.anchor.slack, 0)
+			return nil
+		}
+		pn = after
+	}
+}
+
+// still reports whether nothing scrolled and the cursor did not move
+// between two reads of a pane's state.
+func still(before, after tmux.Pane) bool {
+	return after.HistorySize == before.HistorySize && after.CursorY == before.CursorY && after.Height == before.Height &&
+		after.Width == before.Width && after.AlternateOn == before.AlternateOn
+}
+
 // read captures from row top (joined, so text wrapped across rows is one
 // line) to the bottom, one string per line, trailing blanks dropped.
 // changed skips the cache (see supervisor.CaptureRequest.Changed).
@@ -252,7 +291,7 @@ func (w *waiter) read(ctx context.Context, top int, changed bool) ([]string, err
 }
 
 // state reads the pane and fails if the wait cannot go on: the pane is
-// gone, dead or respawned, or its history shrank under the baseline.
+// gone, dead or respawned.
 func (w *waiter) state(ctx context.Context) (tmux.Pane, error) {
 	pn, err := readPane(ctx, w.srv, w.pane)
 	var te *toolError
@@ -268,10 +307,6 @@ func (w *waiter) state(ctx context.Context) (tmux.Pane, error) {
 	case pn.PID != w.base.PID:
 		return pn, &toolError{msg: fmt.Sprintf("pane %s was respawned (pid %d -> %d); cursor/baseline anchor is no longer valid",
 			w.pane, w.base.PID, pn.PID), class: "pane_respawned"}
-	case pn.HistorySize < w.base.HistorySize && pn.Height <= w.base.Height:
-		return pn, &toolError{msg: fmt.Sprintf("pane %s history shrank below entry baseline (history %d -> %d); baseline anchor lost",
-			w.pane, w.base.HistorySize, pn.HistorySize), class: "baseline_lost",
-			hint: "Call wait_for_text again, or signal a channel from the command and use wait_for_channel."}
 	}
 	return pn, nil
 }
@@ -283,12 +318,19 @@ func (w *waiter) check(ctx context.Context, changed bool) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	top := max(w.baseAbs-pn.HistorySize, -pn.HistorySize)
 	var rows []string
-	if top < pn.Height {
-		if rows, err = w.read(ctx, top, changed); err != nil {
-			return "", err
-		}
+	row, settled := w.anchor.settled(pn)
+	switch top := max(row+w.skip, -pn.HistorySize); {
+	case pn.AlternateOn:
+		// A full-screen program's screen: no history to anchor in.
+		rows, err = w.read(ctx, 0, changed)
+	case settled && top < pn.Height:
+		rows, err = w.read(ctx, top, changed)
+	case !settled:
+		rows, err = w.follow(ctx, pn, changed)
+	}
+	if err != nil {
+		return "", err
 	}
 	w.rows = rows
 	var fresh []string
@@ -347,7 +389,7 @@ func (w *waiter) finish(feed *changeFeed, outcome string) waitResult {
 	r.Found = outcome == "matched" || outcome == "any_output"
 	r.MatchedAtEntry = r.MatchedAtEntry && !r.Found
 	r.MatchedLines, _, _ = capTail(append([]string{}, r.MatchedLines...), waitTailLines, waitTailBytes)
-	r.Tail, _, _ = capTail(trimRows(w.rows), waitTailLines, waitTailBytes)
+	r.Tail, _, _ = capTail(trimRows(append(append([]string{}, w.past...), w.rows...)), waitTailLines, waitTailBytes)
 	r.Detection = feed.mode()
 	return r
 }
