@@ -66,6 +66,11 @@ type Capabilities struct {
 	// buffer). What is left: load_buffer, paste_text and another client's
 	// buffers while a tmux-mcp connection is being set up (README).
 	ControlBuffersCrash bool
+	// FDLimitLivelock: a server at its fd limit spins on the pending
+	// connection and answers no client (the supervisor's fd_livelock death).
+	// 3.6b and 3.7c keep answering at their limit: a new pane fails there,
+	// the server stays usable, and the supervisor must leave it alone.
+	FDLimitLivelock bool
 }
 
 // capability is one row of the table.
@@ -107,6 +112,9 @@ var capabilityTable = []capability{
 	{name: "ControlBuffersCrash", since: [2]int{3, 4}, until: [2]int{3, 6}, detect: "version",
 		why: "control-notify.c: 3.4 added %paste-buffer-changed/-deleted, sent to clients with CLIENT_CONTROL even before control_start (3.7 checks control_state); server-client.c server_client_print prints EVBUFFER_DATA taken before evbuffer_add; 3.6 captures with capture-pane -p and needs no buffer",
 		set: func(c *Capabilities) { c.ControlBuffersCrash = true }},
+	{name: "FDLimitLivelock", since: [2]int{0, 0}, until: [2]int{3, 6}, detect: "version",
+		why: "observed in the matrix (TestFDLivelockTerminatedAndRestarted; by hand with prlimit --nofile=24): 3.3a at its limit hangs every client, 3.7c answers; server_accept is unchanged, so the difference is in how a pane's spawn fails at the limit (not traced further)",
+		set: func(c *Capabilities) { c.FDLimitLivelock = true }},
 	{name: "ControlCapture", since: [2]int{3, 6}, detect: "version",
 		why: "before 3.6 capture-pane -p to a control client leaks the capture inside the server (fixed in 3.6, CHANGES)",
 		set: func(c *Capabilities) { c.ControlCapture = true }},

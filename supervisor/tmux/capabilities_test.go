@@ -69,6 +69,9 @@ func TestCapabilities(t *testing.T) {
 		// client identifies); TestConcurrentCapturesOfBusyPanesAreFresh
 		// crashed 3.5a once in three runs while captures used buffers.
 		{"ControlBuffersCrash", got.ControlBuffersCrash, func(t *testing.T) bool { return got.ControlBuffersCrash }},
+		// FDLimitLivelock: TestFDLivelockTerminatedAndRestarted drives a
+		// server to its fd limit and checks either row value.
+		{"FDLimitLivelock", got.FDLimitLivelock, func(t *testing.T) bool { return got.FDLimitLivelock }},
 		// ControlNotifyInBlock: %pause inside a reply block is parsed by
 		// TestControlPauseInsideBlock and the recorded transcripts; it is
 		// assumed on every version (no release has been seen without it).
