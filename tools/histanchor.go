@@ -69,13 +69,15 @@ func paneAnchor(pn tmux.Pane) screenAnchor {
 // and after. cursor is the cursor's row in before.
 func takeAnchor(before, after tmux.Pane, rows []string, cursor int) screenAnchor {
 	a := paneAnchor(before)
-	switch {
-	case after.HistorySize >= before.HistorySize:
-		a.slack = after.HistorySize - before.HistorySize
-	default: // lines were freed meanwhile
-		a.slack = historyDrop(before.HistoryLimit)
-	}
-	top := max(len(rows)-before.Height, 0)
+	a.slack = frameSlack(before, after)
+	return a.withRows(rows, cursor)
+}
+
+// withRows sets a's rows to find it by from rows, the rows of a capture
+// whose screen top is a.
+func (a screenAnchor) withRows(rows []string, cursor int) screenAnchor {
+	a.fp = nil
+	top := max(len(rows)-a.height, 0)
 	a.above = min(anchorRows, top)
 	end := top
 	if a.above < anchorRows {
@@ -87,19 +89,45 @@ func takeAnchor(before, after tmux.Pane, rows []string, cursor int) screenAnchor
 	return a
 }
 
+// moved anchors at the top of the screen of rows, a capture in which a was
+// found at row: the lines between scrolled by since, and as many were
+// added to the history (less what tmux freed, a multiple of drop, which
+// locate allows for).
+func (a screenAnchor) moved(row int, rows []string, cursor int) screenAnchor {
+	a.hsize -= row
+	return a.withRows(rows, cursor)
+}
+
+// frameSlack is how far the history size at a capture made between two
+// reads of a pane, before and after, may be from before's, as far as it
+// tells rows apart (modulo drop): none if nothing changed (or exactly
+// drop lines scrolled, as many as were freed), the lines that scrolled if
+// none can have been freed, otherwise any.
+func frameSlack(before, after tmux.Pane) int {
+	limit := before.HistoryLimit
+	switch d := after.HistorySize - before.HistorySize; {
+	case d == 0:
+		return 0
+	case d > 0 && (limit == 0 || after.HistorySize <= limit-historyDrop(limit)):
+		return d
+	}
+	return historyDrop(limit)
+}
+
 // settled reports whether pn shows that no line was freed since the
-// anchor was taken; row is then the anchor's row. A pane without history
-// (history-limit 0) keeps nothing to find, so its arithmetic is taken as it
-// is.
+// anchor was taken; row is then the anchor's row (or, with slack, the
+// highest it can be at: it may be up to slack rows lower). A pane without
+// history (history-limit 0) keeps nothing to find, so its arithmetic is
+// taken as it is.
 func (a screenAnchor) settled(pn tmux.Pane) (row int, ok bool) {
 	row = a.hsize - pn.HistorySize
 	switch {
-	case a.slack != 0 || !a.sameShape(pn):
+	case !a.sameShape(pn):
 		return 0, false
 	case a.limit == 0:
-		return row, true
+		return row, a.slack == 0
 	}
-	return row, pn.HistorySize >= a.hsize && pn.HistorySize <= a.limit-historyDrop(a.limit)
+	return row, pn.HistorySize >= a.hsize+a.slack && pn.HistorySize <= a.limit-historyDrop(a.limit)
 }
 
 func (a screenAnchor) sameShape(pn tmux.Pane) bool {
@@ -135,11 +163,8 @@ func (a screenAnchor) locate(before, after tmux.Pane, rows []string) (row int, f
 	drop := historyDrop(a.limit)
 	// The anchor is at a row in [lo, hi], less a multiple of drop.
 	hi := a.hsize + a.slack - before.HistorySize
-	lo := a.hsize - after.HistorySize
-	if after.HistorySize < before.HistorySize {
-		lo -= drop
-	}
-	every := !a.sameShape(before) || !a.sameShape(after) || hi-lo < 0 || hi-lo >= drop-1
+	lo := a.hsize - before.HistorySize - frameSlack(before, after)
+	every := !a.sameShape(before) || !a.sameShape(after) || hi-lo >= drop-1
 	first := min(hi, 0)
 	if !a.sameShape(before) {
 		first = before.Height - 1

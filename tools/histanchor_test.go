@@ -107,25 +107,37 @@ func TestScreenAnchorLocate(t *testing.T) {
 
 // TestScreenAnchorSlack: lines that scroll while rows are captured
 // (between the two reads of the pane's state) widen the rows the anchor
-// can be at.
+// can be at, also when tmux frees lines meanwhile and the history size
+// after is no smaller than before (94, 98 at the capture, 95 after).
 func TestScreenAnchorSlack(t *testing.T) {
-	for _, old := range []int{50, 150, 155} {
+	tests := []struct{ old, during, more int }{
+		{50, 3, 2}, {104, 4, 7}, {150, 3, 2}, {155, 0, 10}, {155, 10, 0}, {91, 0, 0},
+	}
+	for _, tt := range tests {
 		g := newFakeGrid(100, 10)
-		g.printf(old, "old %d")
+		g.printf(tt.old, "old %d")
 		before := g.pane()
-		g.printf(3, "during %d")
+		g.printf(tt.during, "during %d")
 		rows := g.capture(-anchorRows)
-		g.printf(2, "during more %d")
+		g.printf(tt.more, "during more %d")
 		a := takeAnchor(before, g.pane(), rows, before.CursorY)
 		anchor := rows[len(rows)-g.height]
-		g.printf(20, "new %d")
-		before = g.pane()
-		g.printf(4, "later %d")
-		rows = g.capture(-g.hsize())
-		g.printf(1, "later more %d")
-		got, found := a.locate(before, g.pane(), rows)
-		if !found || rows[len(rows)-g.height+got] != anchor {
-			t.Errorf("after %d lines: locate = %d, %v; want the row of %q", old, got, found, anchor)
+		for step, n := range []int{20, 3, 5} {
+			g.printf(n, "new %d")
+			before = g.pane()
+			during, more := tt.during, tt.more
+			if step == 0 {
+				during, more = 0, 0 // a still pane: the slack is all the anchor's
+			}
+			g.printf(during, "later %d")
+			rows = g.capture(-g.hsize())
+			g.printf(more, "later more %d")
+			got, found := a.locate(before, g.pane(), rows)
+			if !found || rows[len(rows)-g.height+got] != anchor {
+				t.Fatalf("%+v, step %d: locate = %d, %v; want the row of %q", tt, step, got, found, anchor)
+			}
+			// Found again, it moves to the top of that screen.
+			a, anchor = a.moved(got, rows, g.height-1), rows[len(rows)-g.height]
 		}
 	}
 }

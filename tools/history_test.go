@@ -8,6 +8,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux/tmuxtest"
 )
 
 // Tests of the tools anchored to a pane's history (wait_for_text,
@@ -82,10 +85,16 @@ func TestWaitForTextAtHistoryLimit(t *testing.T) {
 	t.Run("output in steps, many times the limit", func(t *testing.T) {
 		e := *e
 		e.t = t
-		p := e.historyPane(200, "exec cat", catReady)
+		p := e.historyPane(100, "exec cat", catReady)
+		captures := countCommands(t, e.sup, "capture-pane")
 		ch, _ := e.waitArmed(ctx, map[string]any{"pane_id": p, "patterns": []any{"HIST_DONE"}, "timeout": 60})
-		for i := range 60 {
+		for i := range 30 {
+			// Ten lines at a time, each time read by the wait before the
+			// next: nothing is lost, though tmux frees the lines the wait
+			// began at, and those it read after them.
+			n := captures.count()
 			e.show(p, lines(fmt.Sprintf("step %d", i), 0, 10))
+			tmuxtest.WaitFor(t, 10*time.Second, "the wait's next read", func() bool { return captures.count() > n })
 		}
 		e.ttyWrite(p, "\r\nHIST_DONE\r\n")
 		var r histWait

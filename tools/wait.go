@@ -125,12 +125,10 @@ func waitPatterns(p params) (patterns, stop []*regexp.Regexp, err error) {
 // Only text written after the call counts. At entry it anchors at the top
 // of the screen (see screenAnchor) and notes the cursor's row and the rows
 // from there to the bottom of the screen; each time the pane may have
-// changed it reads the rows from that row down, and a row that was not
-// among the entry rows is new. Changes come from the supervisor's watcher
-// connection (%output), so a silent pane costs nothing; without one, the
-// pane is polled. When tmux may have freed history lines since the anchor
-// was taken, a read finds the anchor by its rows first and then moves it
-// down to the top of the screen, so that it stays ahead of what tmux frees.
+// changed it reads the rows from the first row not read yet down (see
+// follow), and a row that was not among the entry rows is new. Changes
+// come from the supervisor's watcher connection (%output), so a silent
+// pane costs nothing; without one, the pane is polled.
 type waiter struct {
 	srv      *supervisor.Server
 	pane     tmux.PaneID
@@ -319,14 +317,17 @@ func (w *waiter) check(ctx context.Context, changed bool) (string, error) {
 		return "", err
 	}
 	var rows []string
-	row, settled := w.anchor.settled(pn)
-	switch top := max(row+w.skip, -pn.HistorySize); {
+	switch row, settled := w.anchor.settled(pn); {
 	case pn.AlternateOn:
 		// A full-screen program's screen: no history to anchor in.
 		rows, err = w.read(ctx, 0, changed)
-	case settled && top < pn.Height:
-		rows, err = w.read(ctx, top, changed)
-	case !settled:
+	case settled && pn.HistoryLimit == 0:
+		// No history: rows that scroll off are gone, and so is any row to
+		// find the anchor by.
+		if top := row + w.skip; top < pn.Height {
+			rows, err = w.read(ctx, top, changed)
+		}
+	default:
 		rows, err = w.follow(ctx, pn, changed)
 	}
 	if err != nil {

@@ -8,15 +8,24 @@ import (
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
 )
 
-// follow reads the lines from the first new row down when tmux may have
-// freed history lines since the anchor was taken (see screenAnchor): it
-// captures the rows where the anchor can be, finds it there, takes the
-// lines after it, and moves the anchor down to the top of the screen, so
-// that it stays ahead of what tmux frees. If the anchor is gone, so are
-// lines printed during the wait that were not read yet: it takes all that
-// is left and says that history overflowed.
+// follow reads the lines from the first row not read yet down. It
+// captures the rows where the anchor can be (see screenAnchor: just above
+// the row it must be at while no history line can have been freed, two
+// drops further up otherwise, and as far as the history goes if not
+// there), finds the anchor there, takes the lines after it, and moves the
+// anchor down to the top of the screen, so that it stays ahead of what
+// tmux frees. If the anchor is gone, so are lines printed during the wait
+// that were not read yet: it takes all that is left and says that history
+// overflowed.
+//
+// The anchor is found and moved in the capture itself, not at the rows
+// the pane's state gave before it, so output that scrolls in between is
+// neither skipped nor read twice.
 func (w *waiter) follow(ctx context.Context, pn tmux.Pane, changed bool) ([]string, error) {
 	top := w.anchor.reach(pn)
+	if row, ok := w.anchor.settled(pn); ok {
+		top = max(row-anchorRows-pn.Height, -pn.HistorySize)
+	}
 	if len(w.anchor.fp) == 0 {
 		top = -pn.HistorySize
 	}
@@ -26,7 +35,8 @@ func (w *waiter) follow(ctx context.Context, pn tmux.Pane, changed bool) ([]stri
 	}
 	row, found := w.anchor.locate(pn, after, s.rows)
 	if !found && top > -pn.HistorySize {
-		// Not within two drops: look through the whole history.
+		// Not where it can be after two drops: look through the whole
+		// history.
 		pn = after
 		if s, after, err = w.split(ctx, pn, -pn.HistorySize, changed); err != nil {
 			return nil, err
@@ -41,13 +51,17 @@ func (w *waiter) follow(ctx context.Context, pn tmux.Pane, changed bool) ([]stri
 		w.res.HistoryOverflowed = true
 	}
 	lines := s.from(first + start)
-	if start < 0 {
-		// The rows above the screen were read, and stay as they are: the
-		// next read can begin at the top of the screen.
-		above := len(lines) - len(s.from(first))
-		w.past = lastN(append(w.past, lines[:above]...), waitTailLines)
-		w.anchor, w.skip = takeAnchor(pn, after, s.rows, pn.CursorY), 0
+	// The rows read above the screen stay as they are: the next read can
+	// begin at the top of the screen, or lower if the first new row is.
+	above := max(len(lines)-len(s.from(first)), 0)
+	w.past = lastN(append(w.past, lines[:above]...), waitTailLines)
+	cursor := min(pn.CursorY, after.CursorY)
+	if found && w.anchor.sameShape(pn) && w.anchor.sameShape(after) {
+		w.anchor = w.anchor.moved(row, s.rows, cursor)
+	} else {
+		w.anchor = takeAnchor(pn, after, s.rows, cursor)
 	}
+	w.skip = max(start, 0)
 	return lines, nil
 }
 
