@@ -84,7 +84,7 @@ func CapturePane(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		}
 		res := captureResult{Result: text, Truncated: lines > 0 || c.TruncatedBytes > 0, TruncatedLines: lines,
 			TruncatedBytes: c.TruncatedBytes, captureMeta: metaOf(c)}
-		b, err := json.Marshal(res)
+		b, err := encodeJSON(res)
 		if err != nil {
 			return nil, fmt.Errorf("tools: encode result: %w", err)
 		}

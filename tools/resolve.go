@@ -2,7 +2,6 @@ package tools
 
 import (
 	"context"
-	"encoding/json"
 	"maps"
 	"slices"
 	"sync"
@@ -91,7 +90,7 @@ func (r *resolutions) annotate(res *mcp.CallToolResult) {
 		return
 	}
 	setMeta(res, "resolved_ids", m)
-	b, _ := json.Marshal(m) // a map of strings cannot fail
+	b, _ := encodeJSON(m) // a map of strings cannot fail
 	res.Content = append(res.Content, mcp.NewTextContent("resolved_ids: "+string(b)+
 		" (IDs from before the tmux server was restored, replaced by the restored objects; use the new IDs)"))
 }

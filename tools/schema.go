@@ -30,7 +30,7 @@ var (
 // output schema and the input options. Annotations start out unset, so a
 // tool cannot inherit mcp-go's defaults by accident.
 func newTool(name, desc string, h hintSet, out map[string]any, opts ...mcp.ToolOption) mcp.Tool {
-	raw, err := json.Marshal(out)
+	raw, err := encodeJSON(out)
 	if err != nil {
 		panic("tools: output schema of " + name + ": " + err.Error())
 	}
@@ -50,7 +50,7 @@ func newTool(name, desc string, h hintSet, out map[string]any, opts ...mcp.ToolO
 	if len(t.InputSchema.Required) > 0 {
 		in["required"] = t.InputSchema.Required
 	}
-	if t.RawInputSchema, err = json.Marshal(in); err != nil {
+	if t.RawInputSchema, err = encodeJSON(in); err != nil {
 		panic("tools: input schema of " + name + ": " + err.Error())
 	}
 	t.InputSchema = mcp.ToolInputSchema{}
