@@ -63,7 +63,7 @@ func SplitWindow(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		mcp.WithString("pane_id"),
 		pSessionName, pSessionID, pWindowID, pWindowIndex,
 		mcp.WithString("direction", mcp.Enum("above", "below", "left", "right"), mcp.Description("default: below")),
-		mcp.WithAny("size", mcp.Description(`cells or "50%"`), func(s map[string]any) { s["type"] = []string{"string", "integer"} }),
+		mcp.WithString("size", mcp.Description(`cells or "50%"`)),
 		mcp.WithString("start_directory"),
 		mcp.WithString("shell", mcp.Description("command instead of a shell")),
 		pSocket, pEnvironment, pNoHistory, pRestoreCommand)
