@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 
@@ -72,6 +73,31 @@ func TestToolsListHasNoTypeUnions(t *testing.T) {
 	} {
 		if _, res := r.call(c.tool, c.args); res.IsError || !strings.Contains(string(res.Structured), c.want) {
 			t.Errorf("%s(%v) = %s %s, want %s", c.tool, c.args, res.Structured, res.text(), c.want)
+		}
+	}
+}
+
+// TestToolsetsCoreOverStdio: a client with a tool cap (Cursor has cut at
+// 40, alphabetically) is served `--toolsets core`: the built binary lists
+// few enough tools, and the waits and sends among them.
+func TestToolsetsCoreOverStdio(t *testing.T) {
+	bin := buildBinary(t)
+	tm := tmuxtest.New(t)
+	cmd := exec.Command(bin, "serve")
+	cmd.Env = binaryEnv(tm.Socket, "TMUX_MCP_SAFETY=destructive", "TMUX_MCP_TOOLSETS=core")
+	r := startWire(t, cmd)
+	r.initialize()
+	var names []string
+	for _, tool := range listTools(t, r) {
+		names = append(names, tool.Name)
+	}
+	if len(names) > 40 {
+		t.Errorf("core lists %d tools, want at most 40: %v", len(names), names)
+	}
+	for _, want := range []string{"send_keys", "send_keys_batch", "run_command", "wait_for_text", "snapshot_pane",
+		"split_window", "server_health"} {
+		if !slices.Contains(names, want) {
+			t.Errorf("core lacks %s: %v", want, names)
 		}
 	}
 }
