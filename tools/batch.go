@@ -89,7 +89,7 @@ type batchOp struct {
 }
 
 func batchTool(d Deps, name string, tier Tier, h hintSet, desc string) (mcp.Tool, server.ToolHandlerFunc) {
-	t := newTool(name, desc+" Stops at a failure unless on_error=continue.", h, batchSchema, pOperations, pOnError)
+	t := newTool(name, desc, h, batchSchema, pOperations, pOnError)
 	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
 		ops, err := batchOps(p)
 		if err != nil {

@@ -191,6 +191,7 @@ func Catalog(d Deps) []Entry {
 	for _, g := range Groups() {
 		for _, s := range g.Tools {
 			t, h := s.New(d)
+			t = describeParams(t, d)
 			out = append(out, Entry{Group: g.ID, Tier: s.Tier, Tool: t, Handler: h})
 		}
 	}

@@ -12,8 +12,8 @@ import (
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
 )
 
-// Shared input parameters. Descriptions are short: agents pay for them on
-// every tools/list.
+// Shared input parameters. Their descriptions are in paramdoc.go, with
+// every other parameter's.
 var (
 	pSocket      = mcp.WithString("socket_name")
 	pSessionName = mcp.WithString("session_name")
@@ -21,7 +21,7 @@ var (
 	pWindowID    = mcp.WithString("window_id")
 	pWindowIndex = mcp.WithString("window_index")
 	pPaneID      = mcp.WithString("pane_id")
-	pFilters     = mcp.WithAny("filters", mcp.Description("{field__op: value}"), objectType)
+	pFilters     = mcp.WithAny("filters", objectType)
 	pEnvironment = mcp.WithAny("environment", objectType)
 	pNoHistory   = mcp.WithBoolean("suppress_persistent_history")
 )

@@ -13,6 +13,7 @@ import (
 // listedTool is a tools/list entry as a client reads it.
 type listedTool struct {
 	Name        string `json:"name"`
+	Description string `json:"description"`
 	InputSchema struct {
 		Properties map[string]json.RawMessage `json:"properties"`
 	} `json:"inputSchema"`
@@ -98,6 +99,38 @@ func TestToolsetsCoreOverStdio(t *testing.T) {
 		"split_window", "server_health"} {
 		if !slices.Contains(names, want) {
 			t.Errorf("core lacks %s: %v", want, names)
+		}
+	}
+}
+
+// TestToolsListDescribesEveryParameter drives the built binary with
+// --max-wait 12s: every parameter of every tool has a description,
+// wait_for_text's timeout gives its default and the configured ceiling,
+// and wait_for_text says what counts as a match.
+func TestToolsListDescribesEveryParameter(t *testing.T) {
+	bin := buildBinary(t)
+	tm := tmuxtest.New(t)
+	cmd := exec.Command(bin, "serve")
+	cmd.Env = binaryEnv(tm.Socket, "TMUX_MCP_SAFETY=destructive", "TMUX_MCP_MAX_WAIT=12s")
+	r := startWire(t, cmd)
+	r.initialize()
+	for _, tool := range listTools(t, r) {
+		for name, raw := range tool.InputSchema.Properties {
+			var p struct {
+				Description string `json:"description"`
+			}
+			if err := json.Unmarshal(raw, &p); err != nil {
+				t.Fatal(err)
+			}
+			if strings.TrimSpace(p.Description) == "" {
+				t.Errorf("%s.%s: no description", tool.Name, name)
+			}
+			if tool.Name == "wait_for_text" && name == "timeout" && p.Description != "default 8, max 12" {
+				t.Errorf("wait_for_text.timeout: %q, want default 8, max 12", p.Description)
+			}
+		}
+		if tool.Name == "wait_for_text" && !strings.Contains(tool.Description, "before the call never matches") {
+			t.Errorf("wait_for_text does not say what counts as a match: %q", tool.Description)
 		}
 	}
 }
