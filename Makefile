@@ -17,8 +17,14 @@ build:
 	$(GO) build -trimpath -o $(BIN) ./cmd/tmux-mcp
 
 # Runs the MCP server over stdio on a dedicated `-L tmux-mcp` tmux server.
+# stdout is the MCP channel: make echoes nothing of its own for run, and
+# the build writes only to stderr. (`make -C dir run` still prints make's
+# "Entering directory" line before reading this file: use `make -s -C dir run`.)
+ifneq ($(filter run,$(MAKECMDGOALS)),)
+MAKEFLAGS += --silent --no-print-directory
+endif
 run: build
-	./$(BIN) serve
+	exec $(abspath $(BIN)) serve
 
 test:
 	$(GO) test -race -count=1 $(PKGS)

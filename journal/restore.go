@@ -111,6 +111,9 @@ func (j *Journal) restore(ctx context.Context, srv tmuxServer, seq uint64, dryRu
 		res.IDs = plan.Matched
 		return res, nil
 	}
+	if len(plan.Steps) > 0 {
+		supervisor.MarkRebuilding(ctx) // from here, results and server_health say "restoring"
+	}
 	from, to := src.Server.Instance(), live.Server.Instance()
 	started := time.Now()
 	ex := apply(ctx, srv, plan)

@@ -54,8 +54,10 @@ type Health struct {
 	LastDeath      string    `json:"last_death,omitempty"`
 	LastDeathAt    time.Time `json:"last_death_at,omitzero"`
 	RetryInSeconds float64   `json:"retry_in_seconds,omitempty"`
-	// Restoring says that the server's sessions are being restored after
-	// a restart: calls wait until it ends (at most 10s each).
+	// Restoring says that the server's sessions are being restored (after
+	// a restart, or a start that replaced a server that ended), and that
+	// the restore found something to rebuild: calls that act on the tree
+	// wait until it ends (at most 10s each).
 	Restoring        bool    `json:"restoring,omitempty"`
 	RestoringSeconds float64 `json:"restoring_seconds,omitempty"`
 	FDs              int     `json:"fds"`
@@ -102,7 +104,7 @@ func (s *Server) Health() Health {
 	if s.state == StateRestarting {
 		h.RetryInSeconds = max(s.retryAt.Sub(now).Seconds(), 0)
 	}
-	if s.restoring != nil {
+	if s.restoring != nil && s.rebuilding {
 		h.Restoring, h.RestoringSeconds = true, now.Sub(s.restoringSince).Seconds()
 	}
 	h.Restarts, h.LastDeathCause, h.LastDeath, h.LastDeathAt = s.restarts, s.lastCause, s.lastDetail, s.lastDeathAt

@@ -68,7 +68,9 @@ func (s *Server) AwaitRestore(ctx context.Context) error {
 	return nil
 }
 
-// Restoring reports whether a restore of this server's sessions runs.
+// Restoring reports whether a restore of this server's sessions runs (its
+// gate is closed), whether or not it finds anything to rebuild
+// (Rebuilding).
 func (s *Server) Restoring() bool { return s.restoreInProgress() != nil }
 
 // healthGate is gateStart without the restore gate.

@@ -78,12 +78,39 @@ func (s *Server) beginRestore() (end func()) {
 		once.Do(func() {
 			s.mu.Lock()
 			if s.restoring == done {
-				s.restoring, s.restoringSince = nil, time.Time{}
+				s.restoring, s.restoringSince, s.rebuilding = nil, time.Time{}, false
 			}
 			s.mu.Unlock()
 			close(done)
 		})
 	}
+}
+
+// MarkRebuilding tells the supervisor that the restore whose Restorer
+// runs under ctx has found something to rebuild: from then until it ends,
+// Rebuilding and Health say that the server's sessions are being
+// restored. The gate closes earlier, while the Restorer decides; a restore
+// that finds nothing to rebuild (a brand-new server, one that ended on
+// purpose) is never announced. Outside a Restorer's calls it does nothing.
+func MarkRebuilding(ctx context.Context) {
+	s, _ := ctx.Value(restorerKey{}).(*Server)
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.restoring != nil {
+		s.rebuilding = true
+	}
+}
+
+// Rebuilding reports whether a restore of this server's sessions runs and
+// has something to rebuild (MarkRebuilding): an answer given now may show
+// part of the tree.
+func (s *Server) Rebuilding() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.restoring != nil && s.rebuilding
 }
 
 // restoreInProgress returns the channel that closes when the running

@@ -38,6 +38,7 @@ func (r *pausedRestorer) Restore(ctx context.Context, srv *Server) error {
 	half, release, panics := r.half, r.release, r.panics
 	r.calls++
 	r.mu.Unlock()
+	MarkRebuilding(ctx)
 	if _, err := srv.Do(ctx, "new-session", "-d", "-s", "r1"); err != nil {
 		return err
 	}
@@ -255,4 +256,41 @@ func TestRestorerPanicOpensGate(t *testing.T) {
 	if srv.Health().Restoring {
 		t.Errorf("gate still closed after the restorer panicked")
 	}
+}
+
+// idleRestorer finds nothing to rebuild: it holds the gate until released
+// and never calls MarkRebuilding.
+type idleRestorer struct {
+	entered chan struct{}
+	release chan struct{}
+}
+
+func (r idleRestorer) Restore(ctx context.Context, srv *Server) error {
+	r.entered <- struct{}{}
+	select {
+	case <-r.release:
+	case <-ctx.Done():
+	}
+	return nil
+}
+
+// TestRestoreWithNothingToRebuildIsNotAnnounced: the gate closes while a
+// Restorer decides, but until it calls MarkRebuilding nothing says that
+// sessions are being restored (a brand-new server's first call must not
+// read that it was restarted); MarkRebuilding outside a Restorer's calls
+// does nothing.
+func TestRestoreWithNothingToRebuildIsNotAnnounced(t *testing.T) {
+	ts := tmuxtest.New(t)
+	rs := idleRestorer{entered: make(chan struct{}, 1), release: make(chan struct{})}
+	sup := newSup(t, ts, Config{Restorer: rs})
+	go sup.Default(context.Background()) //nolint:errcheck // the test waits on the restorer instead
+	await(t, rs.entered, "the restorer")
+	srv := sup.Servers()[0]
+	MarkRebuilding(testCtx(t))
+	if !srv.Restoring() || srv.Rebuilding() || srv.Health().Restoring {
+		t.Errorf("while the restorer decides: gate closed %v, rebuilding %v, health restoring %v; want true, false, false",
+			srv.Restoring(), srv.Rebuilding(), srv.Health().Restoring)
+	}
+	close(rs.release)
+	tmuxtest.WaitFor(t, 10*time.Second, "the gate to open", func() bool { return !srv.Restoring() })
 }

@@ -94,9 +94,11 @@ type Server struct {
 	lastStructure time.Time // last %sessions-changed seen on the command connection
 	lastReprobe   time.Time
 	// restoring is closed when the running restore ends; nil when none
-	// runs (restoring.go).
+	// runs (restoring.go). rebuilding says that the running restore's
+	// Restorer found something to rebuild (MarkRebuilding).
 	restoring      chan struct{}
 	restoringSince time.Time
+	rebuilding     bool
 	monitorStop    context.CancelFunc
 	monitorDone    chan struct{}
 	wake           chan struct{}

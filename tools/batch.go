@@ -89,7 +89,7 @@ type batchOp struct {
 }
 
 func batchTool(d Deps, name string, tier Tier, h hintSet, desc string) (mcp.Tool, server.ToolHandlerFunc) {
-	t := newTool(name, desc+" Stops at a failure unless on_error=continue.", h, batchSchema, pOperations, pOnError)
+	t := newTool(name, desc, h, batchSchema, pOperations, pOnError)
 	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
 		ops, err := batchOps(p)
 		if err != nil {
@@ -231,7 +231,7 @@ func batchResult(rows []batchRow, succeeded, failed int, stoppedAt *int) (*mcp.C
 	cost := make([]int, len(rows))
 	total := 0
 	for i := range rows {
-		b, err := json.Marshal(rows[i])
+		b, err := encodeJSON(rows[i])
 		if err != nil {
 			return nil, fmt.Errorf("tools: encode batch row %d: %w", i, err)
 		}
@@ -264,7 +264,7 @@ func batchResult(rows []batchRow, succeeded, failed int, stoppedAt *int) (*mcp.C
 		r := rows[big]
 		r.Content = []mcp.Content{mcp.NewTextContent(batchTruncated)}
 		r.StructuredContent = nil
-		b, err := json.Marshal(r)
+		b, err := encodeJSON(r)
 		if err != nil {
 			return nil, fmt.Errorf("tools: encode batch row %d: %w", big, err)
 		}
@@ -279,6 +279,6 @@ func batchResult(rows []batchRow, succeeded, failed int, stoppedAt *int) (*mcp.C
 // wireCost is what b costs in a result: once as structured content and
 // once inside the JSON text, escaped.
 func wireCost(b []byte) int {
-	s, _ := json.Marshal(string(b))
+	s, _ := encodeJSON(string(b))
 	return len(b) + len(s) - 2
 }

@@ -110,7 +110,7 @@ func (f *bufferFile) remove() { os.Remove(f.name) } //nolint:errcheck // best ef
 func LoadBuffer(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 	t := newTool("load_buffer", "Load text into a new tmux-mcp buffer; returns its buffer_name.", hintsShell, bufferRef,
 		mcp.WithString("content", mcp.Required()),
-		mcp.WithString("logical_name", mcp.Description("[A-Za-z0-9_.-], default buf")),
+		mcp.WithString("logical_name"),
 		pSocket)
 	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
 		logical := p.str("logical_name")
@@ -143,7 +143,7 @@ func LoadBuffer(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 
 // ShowBuffer reads a buffer of this process.
 func ShowBuffer(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
-	t := newTool("show_buffer", "Read a tmux-mcp buffer: its last max_lines lines (500; 0: all).", hintsRead,
+	t := newTool("show_buffer", "Read a tmux-mcp buffer.", hintsRead,
 		record(tString, []string{"buffer_name", "content"},
 			map[string]any{"content_truncated": tBool, "content_truncated_lines": tInt}),
 		pBufferName, mcp.WithInteger("max_lines", mcp.Min(0)), pSocket)
@@ -201,7 +201,7 @@ func readBuffer(ctx context.Context, srv *supervisor.Server, name string) (strin
 // PasteBuffer pastes a buffer of this process into a pane; the buffer is
 // kept.
 func PasteBuffer(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
-	t := newTool("paste_buffer", "Paste a tmux-mcp buffer into a pane (bracketed unless bracket=false); keeps it.",
+	t := newTool("paste_buffer", "Paste a tmux-mcp buffer into a pane; keeps it.",
 		hintsShell, messageSchema,
 		paneTarget(pBufferName, mcp.WithBoolean("bracket"))...)
 	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {

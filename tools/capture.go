@@ -43,7 +43,7 @@ var captureSchema = record(tField, []string{"result", "sha256", "cached", "fresh
 
 // CapturePane returns a pane's text.
 func CapturePane(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
-	t := newTool("capture_pane", "A pane's screen, or lines start..end (<0: history); last max_lines (500) kept.",
+	t := newTool("capture_pane", "A pane's screen, or its lines start..end, as text.",
 		hintsRead, captureSchema,
 		paneTarget(mcp.WithInteger("start"), mcp.WithInteger("end"), pMaxLines)...)
 	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
@@ -84,7 +84,7 @@ func CapturePane(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		}
 		res := captureResult{Result: text, Truncated: lines > 0 || c.TruncatedBytes > 0, TruncatedLines: lines,
 			TruncatedBytes: c.TruncatedBytes, captureMeta: metaOf(c)}
-		b, err := json.Marshal(res)
+		b, err := encodeJSON(res)
 		if err != nil {
 			return nil, fmt.Errorf("tools: encode result: %w", err)
 		}

@@ -45,7 +45,7 @@ func WaitForChannel(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 	t := newTool("wait_for_channel", "Wait until a channel is signalled (signal_channel, tmux wait-for -S).",
 		hintsMutate, messageSchema,
 		pChannel,
-		mcp.WithNumber("timeout", mcp.Description("seconds (30), capped by --max-wait")),
+		mcp.WithNumber("timeout"),
 		pSocket)
 	return t, handleRequest(t, func(ctx context.Context, req mcp.CallToolRequest, p params) (*mcp.CallToolResult, error) {
 		c, err := channelArg(p)

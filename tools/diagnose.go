@@ -46,8 +46,8 @@ var diagnoseSchema = map[string]any{
 func Diagnose(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 	t := newTool("diagnose", "Crash report of a tmux server: likely causes with evidence, next steps. Starts nothing.",
 		hintsRead, diagnoseSchema, pSocket,
-		mcp.WithBoolean("all", mcp.Description("every server found")),
-		mcp.WithString("since", mcp.Description("timeline window, e.g. 2h (24h)")))
+		mcp.WithBoolean("all"),
+		mcp.WithString("since"))
 	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
 		if d.Diagnoser == nil {
 			return nil, &toolError{msg: "diagnose is not available in this tmux-mcp", class: "unavailable",

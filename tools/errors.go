@@ -187,7 +187,7 @@ func errorResult(te *toolError) *mcp.CallToolResult {
 
 // structured returns v as structured content, its JSON as the text.
 func structured(v any) (*mcp.CallToolResult, error) {
-	b, err := json.Marshal(v)
+	b, err := encodeJSON(v)
 	if err != nil {
 		return nil, fmt.Errorf("tools: encode result: %w", err)
 	}

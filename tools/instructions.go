@@ -17,6 +17,8 @@ func instructions(d Deps, socket string) string {
 			"Find IDs with list_sessions, list_windows, list_panes. Without a target, tools act on the first session or window.",
 		"Targeted tools accept socket_name (tmux -L); default server: " + socket + ". list_servers finds others.",
 		"list_* tools search metadata (names, commands, paths), not pane text; filters take {field__op: value}.",
+		"Parameters: booleans default to false and timeouts and intervals are in seconds unless described otherwise; " +
+			"an object parameter also takes its JSON text.",
 		"Every tmux call passes a supervisor: reads are cached and rate-limited, so polling is cheap; waiting for a change beats polling in a loop. " +
 			"Subscribe to tmux://panes/{pane_id}/content to be told when a pane prints.",
 		"WAIT, DON'T POLL: run_command for a command's exit status and output; wait_for_text for output you did not author (event-driven); " +

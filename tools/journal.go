@@ -49,7 +49,7 @@ func (d Deps) recordCreated(srv *supervisor.Server, pane string, argv []string, 
 }
 
 // pRestoreCommand is the opt-in of the tools that create panes.
-var pRestoreCommand = mcp.WithBoolean("restore_command", mcp.Description("re-run on restore"))
+var pRestoreCommand = mcp.WithBoolean("restore_command")
 
 // JournalEvent is one entry of a server's event log.
 type JournalEvent struct {
@@ -101,7 +101,7 @@ var pLimit = mcp.WithInteger("limit", mcp.Min(1), mcp.Max(1000))
 func JournalEvents(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 	t := newTool("journal_events", "Journal of a tmux server: deaths, restarts, restores, changes, snapshots (newest last).",
 		hintsRead, listOf(journalEventSchema),
-		mcp.WithString("since", mcp.Description(`"1h" or RFC 3339`)), pLimit, pSocket)
+		mcp.WithString("since"), pLimit, pSocket)
 	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
 		since, err := sinceArg(p.str("since"), time.Now())
 		if err != nil {

@@ -43,7 +43,7 @@ var (
 
 // SendKeys types keys into a pane.
 func SendKeys(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
-	t := newTool("send_keys", "Type keys (key names like C-c unless literal), then Enter. For output and exit status: run_command.",
+	t := newTool("send_keys", "Type keys into a pane, then Enter. For output and exit status: run_command.",
 		hintsShell, sentSchema, paneTarget(pKeys, pEnter, pLiteral, pSuppressHist, pIfSHA256)...)
 	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
 		k := keystrokes(p)
@@ -166,7 +166,7 @@ var batchRowSchema = record(map[string]any{"type": []string{"string", "number", 
 
 // SendKeysBatch types several sends in order.
 func SendKeysBatch(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
-	t := newTool("send_keys_batch", "Several send_keys in order ({keys, pane_id, enter, literal, ...} each).",
+	t := newTool("send_keys_batch", "Several send_keys in order.",
 		hintsShell,
 		record(tInt, []string{"succeeded", "failed"}, map[string]any{
 			"results": map[string]any{"type": "array", "items": batchRowSchema}, "stopped_at": tIntNull}),

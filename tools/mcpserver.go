@@ -15,7 +15,8 @@ import (
 type Options struct {
 	// Name and Version are the server's implementation info.
 	Name, Version string
-	// Toolsets selects groups by ID; nil selects all.
+	// Toolsets selects groups by ID and presets by name (ParseToolsets);
+	// nil selects all.
 	Toolsets []string
 	// DrainTimeout bounds how long calls in flight may run on after
 	// shutdown began (5s).

@@ -18,7 +18,7 @@ import (
 // Scope parameters shared by the option and hook tools.
 var (
 	pScope  = mcp.WithString("scope", mcp.Enum("server", "session", "window", "pane"))
-	pTarget = mcp.WithString("target", mcp.Description("name or $N, @N, %N"))
+	pTarget = mcp.WithString("target")
 	pGlobal = mcp.WithBoolean("global_")
 )
 

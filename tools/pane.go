@@ -62,10 +62,10 @@ func SplitWindow(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 	t := newTool("split_window", "Split a pane; returns the new pane.", hintsCreate, paneSchema,
 		mcp.WithString("pane_id"),
 		pSessionName, pSessionID, pWindowID, pWindowIndex,
-		mcp.WithString("direction", mcp.Enum("above", "below", "left", "right"), mcp.Description("default: below")),
-		mcp.WithAny("size", mcp.Description(`cells or "50%"`), func(s map[string]any) { s["type"] = []string{"string", "integer"} }),
+		mcp.WithString("direction", mcp.Enum("above", "below", "left", "right")),
+		mcp.WithString("size"),
 		mcp.WithString("start_directory"),
-		mcp.WithString("shell", mcp.Description("command instead of a shell")),
+		mcp.WithString("shell"),
 		pSocket, pEnvironment, pNoHistory, pRestoreCommand)
 	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
 		size, err := sizeArg(p)

@@ -15,11 +15,11 @@ const (
 
 // RespawnPane restarts the process of a pane, keeping its ID.
 func RespawnPane(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
-	t := newTool("respawn_pane", "Restart a pane's process, same pane_id (kill=false: only a dead pane).",
+	t := newTool("respawn_pane", "Restart a pane's process; same pane_id.",
 		hintsDestructive, paneSchema,
 		mcp.WithString("pane_id", mcp.Required()),
 		mcp.WithBoolean("kill"),
-		mcp.WithString("shell", mcp.Description("command instead of a shell")),
+		mcp.WithString("shell"),
 		mcp.WithString("start_directory"),
 		pEnvironment, pSocket, pNoHistory)
 	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {

@@ -190,8 +190,16 @@ func coerceTo(typ string, v any, lenient bool) (any, bool) {
 			}
 		}
 	case "object":
-		if x, ok := v.(map[string]any); ok {
+		switch x := v.(type) {
+		case map[string]any:
 			return x, true
+		case string:
+			// An object may also come as its JSON text (some clients,
+			// Cursor's composer among them, send only strings); the
+			// schema declares one type, and params.object decodes it.
+			if lenient {
+				return x, true
+			}
 		}
 	case "array":
 		if x, ok := v.([]any); ok {
@@ -309,7 +317,8 @@ func (p params) strings(name string) []string {
 }
 
 // object returns an object argument that may also arrive as a JSON string
-// (a workaround some clients need), with values as strings. Values are
+// (a workaround some clients need; the schema says "object" only, see
+// coerceTo), with values as strings. Values are
 // never echoed in errors.
 func (p params) object(name string) (map[string]string, error) {
 	v, ok := p[name]

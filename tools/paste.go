@@ -17,10 +17,10 @@ const maxPaste = 1 << 20
 
 // PasteText pastes text into a pane through a private buffer.
 func PasteText(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
-	t := newTool("paste_text", "Paste text into a pane (bracketed if the app asked for it), through a private buffer.",
+	t := newTool("paste_text", "Paste text into a pane through a private buffer.",
 		hintsShell, sentSchema,
 		paneTarget(mcp.WithString("text", mcp.Required()),
-			mcp.WithBoolean("bracket", mcp.Description("default true")), pIfSHA256)...)
+			mcp.WithBoolean("bracket"), pIfSHA256)...)
 	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
 		text := p.str("text")
 		switch {

@@ -17,9 +17,9 @@ import (
 
 // PipePane starts or stops copying a pane's output to a file.
 func PipePane(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
-	t := newTool("pipe_pane", "Append a pane's output to a file under its cwd or the temp dir (output_path omitted: stop).",
+	t := newTool("pipe_pane", "Append a pane's output to a file, or stop.",
 		hintsShell, messageSchema,
-		paneTarget(mcp.WithString("output_path"), mcp.WithBoolean("append", mcp.Description("default true")))...)
+		paneTarget(mcp.WithString("output_path"), mcp.WithBoolean("append"))...)
 	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
 		raw, given := p["output_path"].(string)
 		if given && strings.TrimSpace(raw) == "" {

@@ -115,6 +115,26 @@ func Groups() []Group {
 	}
 }
 
+// Presets are toolsets that cut across the groups. core is what an agent
+// needs to drive panes (find and create them, type, run, read, wait, and
+// the supervisor's health), without the administration around them
+// (options, environment, hooks, buffers, layout, copy mode, the journal,
+// batches): for clients that hand only the first tools of a long list to
+// the model (Cursor has cut at 40), it keeps the waits and the sends. With
+// the kill tools (destructive tier) it is 23 tools.
+var presets = map[string][]string{
+	"core": {
+		"list_sessions", "create_session", "list_windows", "create_window", "kill_session", "kill_window",
+		"list_panes", "split_window", "get_pane_info", "kill_pane",
+		"send_keys", "send_keys_batch", "run_command", "paste_text", "clear_pane",
+		"capture_pane", "capture_since", "snapshot_pane", "search_panes", "wait_for_text",
+		"wait_for_channel", "signal_channel", "server_health",
+	},
+}
+
+// PresetIDs returns the names of the presets, sorted.
+func PresetIDs() []string { return sortedKeys(presets) }
+
 // GroupIDs returns the IDs of every group, sorted.
 func GroupIDs() []string {
 	var ids []string
@@ -125,14 +145,14 @@ func GroupIDs() []string {
 	return ids
 }
 
-// ParseToolsets parses a comma-separated list of group IDs. "" and "all"
-// select every group.
+// ParseToolsets parses a comma-separated list of group IDs and presets
+// (core). "" and "all" select every group.
 func ParseToolsets(s string) ([]string, error) {
 	s = strings.TrimSpace(s)
 	if s == "" || s == "all" {
 		return GroupIDs(), nil
 	}
-	valid := GroupIDs()
+	valid := append(GroupIDs(), PresetIDs()...)
 	var out []string
 	for _, id := range strings.Split(s, ",") {
 		id = strings.TrimSpace(id)
@@ -140,7 +160,7 @@ func ParseToolsets(s string) ([]string, error) {
 			continue
 		}
 		if id == "all" {
-			return valid, nil
+			return GroupIDs(), nil
 		}
 		if !slices.Contains(valid, id) {
 			return nil, fmt.Errorf("tools: unknown toolset %q (valid: all, %s)", id, strings.Join(valid, ", "))
@@ -171,6 +191,7 @@ func Catalog(d Deps) []Entry {
 	for _, g := range Groups() {
 		for _, s := range g.Tools {
 			t, h := s.New(d)
+			t = describeParams(t, d)
 			out = append(out, Entry{Group: g.ID, Tier: s.Tier, Tool: t, Handler: h})
 		}
 	}
@@ -184,19 +205,30 @@ func Catalog(d Deps) []Entry {
 }
 
 // Select returns the entries allowed at tier in the given toolsets (nil:
-// all).
+// all): groups, and presets that name tools.
 func Select(all []Entry, tier Tier, toolsets []string) []Entry {
 	var out []Entry
 	for _, e := range all {
 		if e.Tier > tier {
 			continue
 		}
-		if toolsets != nil && !slices.Contains(toolsets, e.Group) {
+		if toolsets != nil && !slices.Contains(toolsets, e.Group) && !inPreset(toolsets, e.Tool.Name) {
 			continue
 		}
 		out = append(out, e)
 	}
 	return out
+}
+
+// inPreset reports whether one of the toolsets is a preset that names the
+// tool.
+func inPreset(toolsets []string, tool string) bool {
+	for _, id := range toolsets {
+		if slices.Contains(presets[id], tool) {
+			return true
+		}
+	}
+	return false
 }
 
 // Markdown renders the tool table for the README: every tool, its group,

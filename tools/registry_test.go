@@ -34,19 +34,22 @@ func TestEveryToolDeclaresAnnotationsTierAndOutputSchema(t *testing.T) {
 		}
 		seen[name] = true
 		a := e.Tool.Annotations
-		for hint, v := range map[string]*bool{"readOnlyHint": a.ReadOnlyHint, "destructiveHint": a.DestructiveHint,
-			"idempotentHint": a.IdempotentHint, "openWorldHint": a.OpenWorldHint} {
-			if v == nil {
-				t.Errorf("%s: %s not set", name, hint)
-			}
+		if a.ReadOnlyHint == nil || a.OpenWorldHint == nil {
+			t.Errorf("%s: readOnlyHint %v, openWorldHint %v; want both set", name, a.ReadOnlyHint, a.OpenWorldHint)
+			continue
 		}
-		if a.ReadOnlyHint == nil || a.DestructiveHint == nil {
+		// destructiveHint and idempotentHint mean something only when
+		// readOnlyHint is false (MCP specification): set then, left out
+		// otherwise.
+		if ro := *a.ReadOnlyHint; (a.DestructiveHint == nil) != ro || (a.IdempotentHint == nil) != ro {
+			t.Errorf("%s: readOnlyHint %v with destructiveHint %v, idempotentHint %v; want them set exactly when not read-only",
+				name, ro, a.DestructiveHint, a.IdempotentHint)
 			continue
 		}
 		if got, want := *a.ReadOnlyHint, e.Tier == Readonly; got != want {
 			t.Errorf("%s: readOnlyHint = %v at tier %s, want %v", name, got, e.Tier, want)
 		}
-		if *a.DestructiveHint && e.Tier != Destructive && !destructiveAtMutating[name] {
+		if a.DestructiveHint != nil && *a.DestructiveHint && e.Tier != Destructive && !destructiveAtMutating[name] {
 			t.Errorf("%s: destructiveHint set but tier is %s, want destructive", name, e.Tier)
 		}
 		if e.Tier < Readonly || e.Tier > Destructive {

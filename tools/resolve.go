@@ -2,7 +2,6 @@ package tools
 
 import (
 	"context"
-	"encoding/json"
 	"maps"
 	"slices"
 	"sync"
@@ -35,6 +34,10 @@ type resolutions struct {
 	mu        sync.Mutex
 	m         map[string]string
 	restoring bool
+	// gated is the server whose restore gate was closed when the call
+	// began, before its Restorer said whether there is anything to
+	// rebuild: annotate asks again.
+	gated *supervisor.Server
 }
 
 // awaitRestore makes a call that names an object (by ID, name or index)
@@ -53,7 +56,11 @@ func (d Deps) awaitRestore(ctx context.Context, srv *supervisor.Server, p params
 	}
 	if r, _ := ctx.Value(resolutionsKey{}).(*resolutions); r != nil {
 		r.mu.Lock()
-		r.restoring = true
+		if srv.Rebuilding() {
+			r.restoring = true
+		} else {
+			r.gated = srv
+		}
 		r.mu.Unlock()
 	}
 	return nil
@@ -77,21 +84,24 @@ func (r *resolutions) add(old, cur string) {
 }
 
 // annotate adds the resolved IDs, if any, to res: in _meta and as a text
-// block, so that no agent misses that it acted on a new ID.
+// block, so that no agent misses that it acted on a new ID. A call
+// answered while a restore was rebuilding the tree says so too; a restore
+// that finds nothing to rebuild (a brand-new server) is not mentioned.
 func (r *resolutions) annotate(res *mcp.CallToolResult) {
 	r.mu.Lock()
-	m, restoring := maps.Clone(r.m), r.restoring
+	m, restoring := maps.Clone(r.m), r.restoring || r.gated != nil && r.gated.Rebuilding()
 	r.mu.Unlock()
 	if restoring && res != nil {
 		setMeta(res, "restoring", true)
-		res.Content = append(res.Content, mcp.NewTextContent("restoring: the tmux server was restarted and its "+
-			"sessions are being restored; this answer may show part of them (server_health says when it is done)"))
+		res.Content = append(res.Content, mcp.NewTextContent("restoring: tmux-mcp is restoring this server's "+
+			"sessions from the journal (the server before it ended); this answer may show part of them "+
+			"(server_health says when it is done)"))
 	}
 	if len(m) == 0 || res == nil {
 		return
 	}
 	setMeta(res, "resolved_ids", m)
-	b, _ := json.Marshal(m) // a map of strings cannot fail
+	b, _ := encodeJSON(m) // a map of strings cannot fail
 	res.Content = append(res.Content, mcp.NewTextContent("resolved_ids: "+string(b)+
 		" (IDs from before the tmux server was restored, replaced by the restored objects; use the new IDs)"))
 }

@@ -2,7 +2,6 @@ package tools
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -171,7 +170,7 @@ func (d Deps) resource(fn func(ctx context.Context, srv *supervisor.Server, v va
 }
 
 func jsonContents(uri string, v any) ([]mcp.ResourceContents, error) {
-	b, err := json.MarshalIndent(v, "", "  ")
+	b, err := encodeJSONIndent(v)
 	if err != nil {
 		return nil, fmt.Errorf("tools: encode resource: %w", err)
 	}

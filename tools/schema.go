@@ -6,8 +6,12 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
-// hintSet is a tool's four annotations. Every tool states all four through
-// newTool; a test checks that none is left to mcp-go's defaults.
+// hintSet is a tool's four annotations. Every tool states them through
+// newTool; a test checks that none is left to mcp-go's defaults. A
+// read-only tool states readOnlyHint and openWorldHint only: the MCP
+// specification gives destructiveHint and idempotentHint meaning only
+// when readOnlyHint is false, and the 47 bytes they cost each read-only
+// tool in tools/list went to parameter descriptions.
 type hintSet struct {
 	readOnly, destructive, idempotent, openWorld bool
 }
@@ -30,7 +34,7 @@ var (
 // output schema and the input options. Annotations start out unset, so a
 // tool cannot inherit mcp-go's defaults by accident.
 func newTool(name, desc string, h hintSet, out map[string]any, opts ...mcp.ToolOption) mcp.Tool {
-	raw, err := json.Marshal(out)
+	raw, err := encodeJSON(out)
 	if err != nil {
 		panic("tools: output schema of " + name + ": " + err.Error())
 	}
@@ -38,10 +42,11 @@ func newTool(name, desc string, h hintSet, out map[string]any, opts ...mcp.ToolO
 		mcp.WithToolAnnotation(mcp.ToolAnnotation{}),
 		mcp.WithDescription(desc),
 		mcp.WithReadOnlyHintAnnotation(h.readOnly),
-		mcp.WithDestructiveHintAnnotation(h.destructive),
-		mcp.WithIdempotentHintAnnotation(h.idempotent),
 		mcp.WithOpenWorldHintAnnotation(h.openWorld),
 		mcp.WithRawOutputSchema(raw),
+	}
+	if !h.readOnly {
+		all = append(all, mcp.WithDestructiveHintAnnotation(h.destructive), mcp.WithIdempotentHintAnnotation(h.idempotent))
 	}
 	t := mcp.NewTool(name, append(all, opts...)...)
 	// mcp-go writes "required":[] when nothing is required; agents pay for
@@ -50,7 +55,7 @@ func newTool(name, desc string, h hintSet, out map[string]any, opts ...mcp.ToolO
 	if len(t.InputSchema.Required) > 0 {
 		in["required"] = t.InputSchema.Required
 	}
-	if t.RawInputSchema, err = json.Marshal(in); err != nil {
+	if t.RawInputSchema, err = encodeJSON(in); err != nil {
 		panic("tools: input schema of " + name + ": " + err.Error())
 	}
 	t.InputSchema = mcp.ToolInputSchema{}
@@ -84,11 +89,12 @@ var (
 	tBoolNil = map[string]any{"type": []string{"boolean", "null"}}
 	tStrings = map[string]any{"type": "array", "items": tString}
 	tIntNull = map[string]any{"type": []string{"integer", "null"}}
-	// tField types the fields of a record of mixed fields: the record
-	// lists every field by name, but checks only that each is a string,
-	// number, boolean or array (a property per field would cost 20 to 40
-	// bytes more each). Nullable fields stay properties.
-	tField = map[string]any{"type": []string{"string", "number", "boolean", "array"}}
+	// tField is the common type of a record of mixed fields: none. The
+	// record lists every field by name and leaves their types to the
+	// result (a property per field would cost 20 to 40 bytes more each,
+	// and a union of four types 67 bytes a tool that parameter
+	// descriptions need more). Nullable fields stay properties.
+	tField map[string]any
 )
 
 // object is an object schema with the given properties.
@@ -103,7 +109,10 @@ func object(props map[string]any) map[string]any {
 // are ordinary properties. Validation is as strict as with a property per
 // field: every listed field must be present and of its type.
 func record(common map[string]any, fields []string, others map[string]any) map[string]any {
-	s := map[string]any{"type": "object", "required": fields, "additionalProperties": common}
+	s := map[string]any{"type": "object", "required": fields}
+	if common != nil {
+		s["additionalProperties"] = common
+	}
 	if len(others) > 0 {
 		s["properties"] = others
 	}
@@ -120,30 +129,25 @@ func listOf(item map[string]any) map[string]any {
 // {"result": "..."}.
 var messageSchema = object(map[string]any{"result": tString})
 
-// The libtmux-mcp models. Field names are libtmux-mcp's; most values are
-// strings, as tmux formats give them.
-var sessionSchema = record(tString,
-	[]string{"session_id", "session_name", "session_attached", "session_created", "active_pane_id"},
-	map[string]any{"window_count": tInt})
+// The libtmux-mcp models, by field name: every field listed is present.
+// Their types (strings as tmux formats give them, but for window_count,
+// pane_count, the pane's geometry and is_caller; models.go) are not
+// spelled out: they cost 40 to 170 bytes on each of the 23 tools that
+// return a model, and output schemas are for a client's checks, not the
+// model's context. The parameter descriptions got those bytes.
+var sessionSchema = record(nil,
+	[]string{"session_id", "session_name", "session_attached", "session_created", "active_pane_id", "window_count"}, nil)
 
-var windowSchema = record(tString,
+var windowSchema = record(nil,
 	[]string{"window_id", "window_name", "window_index", "session_id", "session_name", "window_layout",
-		"window_active", "window_width", "window_height", "active_pane_id"},
-	map[string]any{"pane_count": tInt})
+		"window_active", "window_width", "window_height", "active_pane_id", "pane_count"}, nil)
 
-var paneSchema = func() map[string]any {
-	s := record(tString,
-		[]string{"pane_id", "pane_index", "pane_width", "pane_height", "pane_tty", "pane_current_command",
-			"pane_current_path", "pane_pid", "pane_title", "pane_active", "window_id", "session_id",
-			"pane_left", "pane_top", "pane_right", "pane_bottom",
-			"pane_at_left", "pane_at_right", "pane_at_top", "pane_at_bottom"},
-		map[string]any{"is_caller": tBoolNil})
-	// The geometry is typed by name pattern: as strict as a property per
-	// field (every field is required), 55 bytes less on every tool that
-	// returns a pane.
-	s["patternProperties"] = map[string]any{"^pane_at_": tBool, "^pane_(left|top|right|bottom)$": tInt}
-	return s
-}()
+// paneSchema leaves the geometry out (pane_left, pane_top, pane_right,
+// pane_bottom, pane_at_left, ...: always present too), 120 bytes on each
+// of the 11 tools that return a pane.
+var paneSchema = record(nil,
+	[]string{"pane_id", "pane_index", "pane_width", "pane_height", "pane_tty", "pane_current_command",
+		"pane_current_path", "pane_pid", "pane_title", "pane_active", "window_id", "session_id", "is_caller"}, nil)
 
 var serverInfoSchema = object(map[string]any{
 	"is_alive":      tBool,

@@ -13,7 +13,7 @@ import (
 )
 
 // pIfSHA256 is the stale-screen guard of the tools that type into a pane.
-var pIfSHA256 = mcp.WithString("if_sha256", mcp.Description("sha256 of the screen you saw"))
+var pIfSHA256 = mcp.WithString("if_sha256")
 
 var sha256Re = regexp.MustCompile(`^[0-9a-fA-F]{32}$`)
 

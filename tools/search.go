@@ -44,7 +44,7 @@ var searchSchema = record(tField, []string{"truncated", "truncated_panes", "tota
 
 // SearchPanes finds panes whose text matches a pattern.
 func SearchPanes(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
-	t := newTool("search_panes", "Find panes whose text matches pattern.",
+	t := newTool("search_panes", "Find panes with a line containing pattern (case-insensitive unless match_case; RE2 if regex) on screen or in content_start..end.",
 		hintsRead, searchSchema,
 		mcp.WithString("pattern", mcp.Required()), pRegex, pMatchCase, pSessionName, pSessionID,
 		mcp.WithInteger("content_start"), mcp.WithInteger("content_end"),

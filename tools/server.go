@@ -97,8 +97,8 @@ func CreateSession(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		mcp.WithString("session_name"),
 		mcp.WithString("window_name"),
 		mcp.WithString("start_directory"),
-		mcp.WithInteger("x", mcp.Description("width"), mcp.Min(1), mcp.Max(10000)),
-		mcp.WithInteger("y", mcp.Description("height"), mcp.Min(1), mcp.Max(10000)),
+		mcp.WithInteger("x", mcp.Min(1), mcp.Max(10000)),
+		mcp.WithInteger("y", mcp.Min(1), mcp.Max(10000)),
 		pEnvironment, pSocket, pNoHistory, pRestoreCommand)
 	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
 		name := p.str("session_name")

@@ -12,8 +12,8 @@ import (
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
 )
 
-// Shared input parameters. Descriptions are short: agents pay for them on
-// every tools/list.
+// Shared input parameters. Their descriptions are in paramdoc.go, with
+// every other parameter's.
 var (
 	pSocket      = mcp.WithString("socket_name")
 	pSessionName = mcp.WithString("session_name")
@@ -21,21 +21,22 @@ var (
 	pWindowID    = mcp.WithString("window_id")
 	pWindowIndex = mcp.WithString("window_index")
 	pPaneID      = mcp.WithString("pane_id")
-	pFilters     = mcp.WithAny("filters", mcp.Description("{field__op: value}"),
-		objectOrString)
-	pEnvironment = mcp.WithAny("environment", objectOrString)
+	pFilters     = mcp.WithAny("filters", objectType)
+	pEnvironment = mcp.WithAny("environment", objectType)
 	pNoHistory   = mcp.WithBoolean("suppress_persistent_history")
 )
+
+// objectType types a property as an object without listing its
+// properties (mcp.WithObject writes an empty list). It is its only type:
+// some clients refuse a union such as ["object", "string"], and the JSON
+// text of an object is accepted at run time instead (coerceTo).
+func objectType(schema map[string]any) { schema["type"] = "object" }
 
 // paneTarget is the targeting every pane tool takes: pane_id, else the
 // active pane of the window that window_id or the session names.
 func paneTarget(opts ...mcp.ToolOption) []mcp.ToolOption {
 	return append(opts, pPaneID, pSessionName, pSessionID, pWindowID, pSocket)
 }
-
-// objectOrString types a property as an object, also accepted as a JSON
-// string (some clients can only send strings).
-func objectOrString(schema map[string]any) { schema["type"] = []string{"object", "string"} }
 
 // server returns the supervised server the call names (socket_name) or
 // the default one. IDs in p that only a restore explains are replaced by

@@ -62,7 +62,7 @@ func TestListSessions(t *testing.T) {
 		{"bad regex", map[string]any{"filters": map[string]any{"session_name__regex": "[x"}}, []string{"Invalid regex pattern: "}},
 		{"bad JSON", map[string]any{"filters": `{"session_name": secret`}, []string{"Invalid filters JSON: syntax error at byte"}},
 		{"not an object", map[string]any{"filters": `["a"]`}, []string{"filters must be a JSON object, got list"}},
-		{"wrong type", map[string]any{"filters": 5}, []string{"argument filters: want object or string, got number"}},
+		{"wrong type", map[string]any{"filters": 5}, []string{"argument filters: want object, got number"}},
 		{"unknown argument", map[string]any{"bogus": 1}, []string{"unknown argument(s): bogus", "Accepted: filters, socket_name"}},
 		{"socket path", map[string]any{"socket_name": "/tmp/x"}, []string{"argument socket_name"}},
 	}
@@ -348,7 +348,7 @@ func TestSplitWindow(t *testing.T) {
 	}
 	e.fails("split_window", map[string]any{"size": "0%"}, `argument size: want a positive number of cells or a percentage like "50%"`)
 	e.fails("split_window", map[string]any{"size": "big"}, "argument size")
-	e.fails("split_window", map[string]any{"size": true}, "argument size: want string or integer, got boolean")
+	e.fails("split_window", map[string]any{"size": true}, "argument size: want string, got boolean")
 	e.fails("split_window", map[string]any{"pane_id": "%999"}, "Pane not found: %999", "list_panes")
 	e.fails("split_window", map[string]any{"direction": "diagonal"}, "want one of above, below, left, right")
 }

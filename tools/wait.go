@@ -54,7 +54,7 @@ var waitSchema = record(tField, []string{"found", "outcome", "matched_lines", "t
 
 // WaitForText waits until text printed after the call matches.
 func WaitForText(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
-	t := newTool("wait_for_text", "Wait for new output matching patterns (none: any) or stop.",
+	t := newTool("wait_for_text", "Wait until a line printed after this call contains one of patterns (case-insensitive unless match_case; RE2 if regex), or one of stop; text on screen before the call never matches.",
 		hintsRead, waitSchema,
 		paneTarget(mcp.WithArray("patterns", mcp.WithStringItems()), mcp.WithArray("stop", mcp.WithStringItems()),
 			pRegex, pMatchCase, pTimeout, mcp.WithNumber("interval"))...)

@@ -162,8 +162,8 @@ func ResizeWindow(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 func MoveWindow(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 	t := newTool("move_window", "Move a window to another index and/or session.", hintsMutate, windowSchema,
 		windowTarget(
-			mcp.WithString("destination_index", mcp.Description("default: next free")),
-			mcp.WithString("destination_session", mcp.Description("name or $N (default: same)")))...)
+			mcp.WithString("destination_index"),
+			mcp.WithString("destination_session"))...)
 	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
 		idx := p.str("destination_index")
 		if idx != "" && !indexRe.MatchString(idx) {

@@ -245,7 +245,7 @@ func serveStdio(ctx context.Context, ts *tools.Server, e env, logger *slog.Logge
 	in := &eofReader{r: e.stdin, onEOF: ts.BeginShutdown}
 	s := server.NewStdioServer(ts.MCP)
 	s.SetErrorLogger(log.New(&slogWriter{logger}, "", 0))
-	err := s.Listen(listenCtx, in, e.stdout)
+	err := s.Listen(listenCtx, in, newUnescapeWriter(e.stdout))
 	ts.BeginShutdown()
 	dctx, dcancel := context.WithTimeout(context.Background(), drainTimeout)
 	defer dcancel()

@@ -155,7 +155,7 @@ func settings() []setting {
 		{Flag: "safety", Env: "TMUX_MCP_SAFETY", Default: "mutating",
 			Usage: "safety tier: readonly, mutating or destructive (unknown values fall back to readonly)", set: str(func(c *config) *string { return &c.Safety })},
 		{Flag: "toolsets", Env: "TMUX_MCP_TOOLSETS", Default: "all",
-			Usage: "comma-separated tool groups to serve: all, " + strings.Join(tools.GroupIDs(), ", "), set: str(func(c *config) *string { return &c.Toolsets })},
+			Usage: "comma-separated toolsets to serve: all; " + strings.Join(tools.PresetIDs(), ", ") + " (the tools that drive panes, for clients with a tool cap); or groups: " + strings.Join(tools.GroupIDs(), ", "), set: str(func(c *config) *string { return &c.Toolsets })},
 		{Flag: "http", Env: "TMUX_MCP_HTTP",
 			Usage: "serve streamable HTTP on this address (e.g. 127.0.0.1:8080) instead of stdio", set: str(func(c *config) *string { return &c.HTTP })},
 		{Flag: "http-socket", Env: "TMUX_MCP_HTTP_SOCKET",
