@@ -84,7 +84,6 @@ var (
 	tString  = map[string]any{"type": "string"}
 	tInt     = map[string]any{"type": "integer"}
 	tBool    = map[string]any{"type": "boolean"}
-	tNumber  = map[string]any{"type": "number"}
 	tStrNull = map[string]any{"type": []string{"string", "null"}}
 	tBoolNil = map[string]any{"type": []string{"boolean", "null"}}
 	tStrings = map[string]any{"type": "array", "items": tString}
