@@ -109,8 +109,15 @@ func TestOldIDsAfterRestore(t *testing.T) {
 	if contains(live, oldJob) {
 		t.Fatalf("the new server reuses %s (live panes %v): the test needs an old ID it does not know", oldJob, live)
 	}
-	res := callTool(t, c, "get_pane_info", map[string]any{"pane_id": oldJob})
-	newJob, cmd, path := paneOf(t, res)
+	// The restored job runs "sh -c 'exec sleep 1000'": until the exec its
+	// process is sh. Wait for the job itself.
+	var res *mcp.CallToolResult
+	var newJob, cmd, path string
+	tmuxtest.WaitFor(t, 10*time.Second, "the restored job's process", func() bool {
+		res = callTool(t, c, "get_pane_info", map[string]any{"pane_id": oldJob})
+		newJob, cmd, path = paneOf(t, res)
+		return cmd == "sleep"
+	})
 	if cmd != "sleep" || path != jobDir {
 		t.Errorf("pane for old %s: %s running %q in %q; want the restored job, sleep in %s", oldJob, newJob, cmd, path, jobDir)
 	}
