@@ -220,13 +220,13 @@ func (w *waiter) arm(ctx context.Context) error {
 		return w.died()
 	}
 	w.base = pn
-	if err := w.takeAnchor(ctx, pn); err != nil {
-		return err
-	}
-	rows, err := w.read(ctx, pn.CursorY, false)
+	s, err := w.takeAnchor(ctx, pn)
 	if err != nil {
 		return err
 	}
+	// The capture that gave the anchor holds the rest of the baseline.
+	first := max(len(s.rows)-pn.Height, 0)
+	rows := s.from(first + w.skip)
 	w.rows, w.entry = rows, map[string]bool{}
 	for _, r := range rows {
 		w.entry[r] = true
@@ -234,12 +234,7 @@ func (w *waiter) arm(ctx context.Context) error {
 	if w.patterns == nil {
 		return nil
 	}
-	visible := rows
-	if pn.CursorY > 0 {
-		if visible, err = w.read(ctx, 0, false); err != nil {
-			return err
-		}
-	}
+	visible := s.from(first)
 	for _, re := range w.patterns {
 		if len(matching(re, visible)) > 0 {
 			w.res.MatchedAtEntry = true
@@ -249,18 +244,20 @@ func (w *waiter) arm(ctx context.Context) error {
 }
 
 // takeAnchor anchors at the top of the screen, with the cursor's row as
-// the first new one. The rows are read until the pane holds still between
-// two reads of its state, stableTries times at most.
-func (w *waiter) takeAnchor(ctx context.Context, pn tmux.Pane) error {
+// the first new one, and returns the capture it took it from (the rows
+// above the screen it is found by, and the screen). The rows are read until
+// the pane holds still between two reads of its state, stableTries times
+// at most.
+func (w *waiter) takeAnchor(ctx context.Context, pn tmux.Pane) (splitRows, error) {
 	for try := 1; ; try++ {
 		s, after, err := w.split(ctx, pn, -min(pn.HistorySize, anchorRows), false)
 		if err != nil {
-			return err
+			return splitRows{}, err
 		}
 		if still(pn, after) || try == stableTries {
 			w.anchor = takeAnchor(pn, after, s.rows, pn.CursorY)
 			w.skip = max(pn.CursorY-w.anchor.slack, 0)
-			return nil
+			return s, nil
 		}
 		pn = after
 	}
