@@ -38,7 +38,7 @@ func TestRestoreAfterLazyStart(t *testing.T) {
 		t.Fatal(err)
 	}
 	buildSmallTree(t, srv, t.TempDir())
-	want := liveTree(t, srv)
+	want := settledTree(t, srv)
 	waitSnapshot(t, j, srv, want)
 	pid := srv.Health().PID
 	stop()
