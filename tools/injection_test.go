@@ -1,12 +1,14 @@
 package tools
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux/tmuxtest"
@@ -154,8 +156,12 @@ func killServersIn(t *testing.T, dir string) {
 	t.Helper()
 	socks, _ := filepath.Glob(filepath.Join(dir, "tmux-*", "*"))
 	for _, sock := range socks {
+		// Not t.Context(): it is cancelled before cleanups run, and a
+		// kill-server that never ran left the servers behind.
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		e := &tmux.Exec{Socket: tmux.Socket{Path: sock}}
-		e.Run(t.Context(), "kill-server") //nolint:errcheck // it may be gone
+		e.Run(ctx, "kill-server") //nolint:errcheck // it may be gone
+		cancel()
 	}
 	os.RemoveAll(dir)
 }
