@@ -44,12 +44,7 @@ func ParseEnvironment(out []byte) (map[string]*string, error) {
 		for ; i < len(rest) && rest[i] != '"'; i++ {
 			c := rest[i]
 			if c == '\\' && i+1 < len(rest) {
-				if i+2 < len(rest) && rest[i+1] == '\\' && rest[i+2] == '$' {
-					v = append(v, '$')
-					i += 2
-					continue
-				}
-				c, i = unescapeAt([]byte(rest), i+1)
+				c, i = decodeEscape([]byte(rest), i)
 			}
 			v = append(v, c)
 		}

@@ -32,9 +32,9 @@ import (
 // begin with '%', which keeps a control-mode reply from being ended early
 // by a forged "%end". (Not ';': a command-line argument that ends in ';'
 // ends the command in tmux's argument parser.) Decoding reads "\" + one of
-// q's characters as that
-// character, "\" + octal digits and "\" + a letter as what vis encoded, so
-// the output of every version decodes to the value's bytes. One more
+// q's characters as that character, "\" + octal digits and "\" + a letter
+// as what vis encoded, so the output of every version decodes to the
+// value's bytes. One more
 // rewrite of 3.4/3.5a: a backslash before a '$' that a letter, '_' or '{'
 // follows; since q escapes every '$', a backslash, a backslash and a '$'
 // can only mean '$'.
@@ -122,20 +122,25 @@ func parseRecord(b []byte, n int) ([]string, []byte, error) {
 			if i+1 == len(b) {
 				return nil, nil, fmt.Errorf("tmux: parse: record ends inside an escape")
 			}
-			if i+2 < len(b) && b[i+1] == '\\' && b[i+2] == '$' {
-				// q wrote "\$" for a '$', and 3.4/3.5a's utf8_strvis put
-				// another backslash before it (it does so before a '$'
-				// followed by a letter, '_' or '{'). It cannot be an
-				// escaped backslash and a bare '$': q leaves no bare '$'.
-				cur = append(cur, '$')
-				i += 2
-				continue
-			}
-			c, i = unescapeAt(b, i+1)
+			c, i = decodeEscape(b, i)
 		}
 		cur = append(cur, c)
 	}
 	return nil, nil, fmt.Errorf("tmux: parse: record without end marker: %q", truncate(b, 80))
+}
+
+// decodeEscape decodes the escape whose backslash is at b[i] (b[i+1]
+// exists), and returns the byte and the index of the escape's last
+// character. It serves every output whose values tmux escaped itself
+// (#{q:} records, show-environment -s), neither of which leaves a bare '$'.
+func decodeEscape(b []byte, i int) (byte, int) {
+	if i+2 < len(b) && b[i+1] == '\\' && b[i+2] == '$' {
+		// The value's escaped '$' ("\$"), and 3.4's utf8_strvis put
+		// another backslash before it (before a '$' followed by a letter,
+		// '_' or '{'). It cannot be an escaped backslash and a bare '$'.
+		return '$', i + 2
+	}
+	return unescapeAt(b, i+1)
 }
 
 // unescapeAt decodes the escape whose first character (after the
