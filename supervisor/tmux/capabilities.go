@@ -71,6 +71,13 @@ type Capabilities struct {
 	// 3.6b and 3.7c keep answering at their limit: a new pane fails there,
 	// the server stays usable, and the supervisor must leave it alone.
 	FDLimitLivelock bool
+	// SpinRegressions: the known regressions of 3.7 (reference peers.md,
+	// section 3): clients busy-spin in sendmsg when the socket is
+	// congested; the server spins in select() after an SSH client dies
+	// uncleanly (tmux #5455); the server livelocks for good in
+	// server_client_ensure_ranges (tmux #5510). tmux-mcp's diagnose warns
+	// about them (diagnostics/versions.go).
+	SpinRegressions bool
 }
 
 // capability is one row of the table.
@@ -115,6 +122,9 @@ var capabilityTable = []capability{
 	{name: "FDLimitLivelock", since: [2]int{0, 0}, until: [2]int{3, 6}, detect: "version",
 		why: "observed in the matrix (TestFDLivelockTerminatedAndRestarted; by hand with prlimit --nofile=24): 3.3a at its limit hangs every client, 3.7c answers; server_accept is unchanged, so the difference is in how a pane's spawn fails at the limit (not traced further)",
 		set: func(c *Capabilities) { c.FDLimitLivelock = true }},
+	{name: "SpinRegressions", since: [2]int{3, 7}, until: [2]int{3, 8}, detect: "version",
+		why: "regressions of 3.7 reported upstream and not fixed in 3.7c: clients busy-spin in sendmsg under socket congestion (h0x91b/dev-3.0 #810, which pins 3.6a), the server spins in select() after an SSH client dies uncleanly (tmux #5455, 3.7b), the server livelocks in server_client_ensure_ranges (tmux #5510, 3.7c)",
+		set: func(c *Capabilities) { c.SpinRegressions = true }},
 	{name: "ControlCapture", since: [2]int{3, 6}, detect: "version",
 		why: "before 3.6 capture-pane -p to a control client leaks the capture inside the server (fixed in 3.6, CHANGES)",
 		set: func(c *Capabilities) { c.ControlCapture = true }},

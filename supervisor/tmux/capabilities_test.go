@@ -76,6 +76,11 @@ func TestCapabilities(t *testing.T) {
 		// TestControlPauseInsideBlock and the recorded transcripts; it is
 		// assumed on every version (no release has been seen without it).
 		{"ControlNotifyInBlock", got.ControlNotifyInBlock, func(t *testing.T) bool { return true }},
+		// SpinRegressions: spins and a livelock under load, not something
+		// one command shows. The diagnose tests (TestHealthyServerIsAllOK,
+		// TestGoldenHealthy, TestDiagnoseBinary, ...) expect its warning
+		// exactly when this row is set.
+		{"SpinRegressions", got.SpinRegressions, func(t *testing.T) bool { return got.SpinRegressions }},
 		// ControlCapture: the leak is in the server's memory, not in what a
 		// command answers; TestContractSendKeysAndCapture checks that the
 		// path each version takes answers exactly what exec answers.
