@@ -269,9 +269,14 @@ func TestKnownBadVersions(t *testing.T) {
 			t.Errorf("%s with clients %+v: %s (%s), want %s", tt.version, tt.clients, c.Status, c.Summary, tt.status)
 		}
 	}
-	v37, _ := tmux.ParseVersion("tmux 3.7a")
-	if c := checkBinary("tmux", "/usr/bin/tmux", v37, nil); c.Status != StatusWarn {
-		t.Errorf("binary 3.7a: %s, want warn", c.Status)
+	for raw, want := range map[string]Status{"tmux 3.7a": StatusWarn, "tmux 3.1c": StatusWarn, "tmux 3.6b": StatusOK, "tmux 3.2a": StatusOK} {
+		v, err := tmux.ParseVersion(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c := checkBinary("tmux", "/usr/bin/tmux", v, nil); c.Status != want {
+			t.Errorf("binary %s: %s (%s), want %s", raw, c.Status, c.Summary, want)
+		}
 	}
 	if c := checkBinary("tmux", "", tmux.Version{}, errors.New("not found")); c.Status != StatusFail {
 		t.Errorf("no binary: %s, want fail", c.Status)

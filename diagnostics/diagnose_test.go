@@ -22,12 +22,20 @@ import (
 // Every failing condition is produced for real against an isolated server,
 // and the report must name it as the top likely cause.
 
+// TestHealthyServerIsAllOK: a healthy server gets an all-ok report, but
+// for the warning about the known regressions of its version where the
+// capability table says it has them (SpinRegressions): from the binary's
+// check and the server's, and nothing else.
 func TestHealthyServerIsAllOK(t *testing.T) {
 	ts := tmuxtest.New(t)
 	pid := ts.Start("main")
+	wantStatus, wantExit, wantWarned := StatusOK, ExitOK, []string{}
+	if serverCaps(t, ts).SpinRegressions {
+		wantStatus, wantExit, wantWarned = StatusWarn, ExitWarnings, []string{"server.known_bad", "tmux.binary"}
+	}
 	r := diagnose(t, tmux.Socket{Path: ts.Socket})
-	if r.Status != StatusOK || r.ExitCode() != ExitOK {
-		t.Errorf("status = %s (exit %d), want ok (exit 0); report:\n%s", r.Status, r.ExitCode(), r.Markdown())
+	if r.Status != wantStatus || r.ExitCode() != wantExit {
+		t.Errorf("status = %s (exit %d), want %s (exit %d); report:\n%s", r.Status, r.ExitCode(), wantStatus, wantExit, r.Markdown())
 	}
 	sr := r.Servers[0]
 	if sr.Verdict == nil || sr.Verdict.Cause != "" || sr.Verdict.Confidence != Certain {
@@ -36,13 +44,23 @@ func TestHealthyServerIsAllOK(t *testing.T) {
 	if sr.PID != pid || sr.State != "answering" || sr.Version == "" {
 		t.Errorf("server = pid %d, state %q, version %q; want pid %d answering with a version", sr.PID, sr.State, sr.Version, pid)
 	}
-	if len(r.Causes) != 0 {
-		t.Errorf("likely causes = %+v, want none", r.Causes)
+	if len(r.Causes) != len(wantWarned) || slices.ContainsFunc(r.Causes, func(c LikelyCause) bool { return c.Cause != "known_bad_version" }) {
+		t.Errorf("likely causes = %+v, want %d of known_bad_version", r.Causes, len(wantWarned))
 	}
-	for _, c := range sr.Checks {
-		if c.Status != StatusOK && c.Status != StatusSkipped {
+	warned := []string{}
+	for _, c := range slices.Concat(r.System, sr.Checks) {
+		switch {
+		case c.Status == StatusWarn && slices.Contains(wantWarned, c.ID):
+			warned = append(warned, c.ID)
+			if !strings.Contains(c.Summary, spinRegressions) {
+				t.Errorf("check %s: %q, want the known regressions", c.ID, c.Summary)
+			}
+		case c.Status != StatusOK && c.Status != StatusSkipped:
 			t.Errorf("check %s: %s (%s), want ok", c.ID, c.Status, c.Summary)
 		}
+	}
+	if slices.Sort(warned); !slices.Equal(warned, wantWarned) {
+		t.Errorf("checks that warn of known regressions: %q, want %q", warned, wantWarned)
 	}
 	// Diagnose left the server as it was: one session, no client.
 	if out := ts.MustTmux("list-sessions", "-F", "#{session_name}"); out != "main" {

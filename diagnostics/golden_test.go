@@ -110,16 +110,29 @@ func goldenOptions(j Journal) func(*Options) {
 	}
 }
 
+// goldenName is the golden report of a test on ts's server: where the
+// capability table says the version has known regressions
+// (SpinRegressions), the report warns of them, in a golden file of its
+// own.
+func goldenName(t *testing.T, ts *tmuxtest.Server, name string) string {
+	t.Helper()
+	if serverCaps(t, ts).SpinRegressions {
+		return name + "-spin-regressions"
+	}
+	return name
+}
+
 func TestGoldenKilled(t *testing.T) {
 	ts := tmuxtest.New(t)
 	pid := ts.Start("main")
 	version := ts.MustTmux("display-message", "-p", "#{version}")
+	name := goldenName(t, ts, "killed")
 	j := newMemJournal()
 	j.record(t, ts)
 	syscall.Kill(pid, syscall.SIGKILL)
 	tmuxtest.WaitFor(t, 10*time.Second, "server to die", func() bool { return !tmuxtest.Alive(pid) })
 	r := diagnose(t, tmux.Socket{Path: ts.Socket}, goldenOptions(j))
-	golden(t, "killed", r, ts.Dir, []int{pid}, version)
+	golden(t, name, r, ts.Dir, []int{pid}, version)
 }
 
 func TestGoldenHealthy(t *testing.T) {
@@ -127,5 +140,5 @@ func TestGoldenHealthy(t *testing.T) {
 	pid := ts.Start("main")
 	version := ts.MustTmux("display-message", "-p", "#{version}")
 	r := diagnose(t, tmux.Socket{Path: ts.Socket}, goldenOptions(nil))
-	golden(t, "healthy", r, ts.Dir, []int{pid}, version)
+	golden(t, goldenName(t, ts, "healthy"), r, ts.Dir, []int{pid}, version)
 }

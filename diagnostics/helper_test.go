@@ -45,6 +45,16 @@ func diagnose(t *testing.T, sock tmux.Socket, mod ...func(*Options)) *Report {
 	return r
 }
 
+// serverCaps returns the capabilities of ts's server.
+func serverCaps(t *testing.T, ts *tmuxtest.Server) tmux.Capabilities {
+	t.Helper()
+	v, err := tmux.ParseVersion(ts.MustTmux("display-message", "-p", "#{version}"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v.Capabilities()
+}
+
 // topCause returns the best-ranked likely cause, failing the test when
 // there is none.
 func topCause(t *testing.T, r *Report) LikelyCause {

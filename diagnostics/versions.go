@@ -13,14 +13,12 @@ import (
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
 )
 
-// regressions37 are the known 3.7.x regressions (peers.md section 3).
-const regressions37 = "tmux 3.7.x has known regressions: clients busy-spin in sendmsg when the socket is congested " +
+// spinRegressions are the known regressions of the versions with the
+// SpinRegressions capability (3.7.x; peers.md section 3).
+const spinRegressions = "tmux 3.7.x has known regressions: clients busy-spin in sendmsg when the socket is congested " +
 	"(h0x91b/dev-3.0 #810, which pins 3.6a); the server spins at 100% CPU in select() after an SSH client dies " +
 	"uncleanly (tmux #5455, 3.7b); the server livelocks for good in server_client_ensure_ranges and only SIGKILL " +
 	"ends it (tmux #5510, 3.7c)"
-
-// has37Regressions reports whether v is a 3.7 release or pre-release.
-func has37Regressions(v tmux.Version) bool { return v.Major == 3 && v.Minor == 7 }
 
 // clientVersion finds the tmux binary and asks its version (tmux -V, which
 // contacts no server).
@@ -50,17 +48,18 @@ func checkBinary(binary, path string, v tmux.Version, err error) Check {
 		return c
 	}
 	c.fact("version", v.Raw)
+	caps := v.Capabilities()
 	switch {
-	case has37Regressions(v):
-		c.Status, c.Summary = StatusWarn, v.Raw+": "+regressions37
+	case caps.SpinRegressions:
+		c.Status, c.Summary = StatusWarn, v.Raw+": "+spinRegressions
 		c.Remedy = "use 3.6a until the 3.7 regressions are fixed, or a build with the fixes"
-	case !v.AtLeast(3, 2):
+	case !caps.ClientFlags || !caps.Foreground: // before 3.2
 		c.Status, c.Summary = StatusWarn, v.Raw+" is older than 3.2: no -N (a client may start a server by accident), no control-mode client flags, no tmux -D"
 		c.Remedy = "upgrade tmux to 3.2 or later (tmux-mcp needs it for control mode)"
 	default:
 		c.Status, c.Summary = StatusOK, v.Raw
 	}
-	if !v.Capabilities().ControlCapture {
+	if !caps.ControlCapture {
 		c.fact("control-mode capture-pane -p", "leaks the capture inside the server before 3.6 (tmux #4590); tmux-mcp avoids it")
 	}
 	return c
@@ -133,8 +132,8 @@ func checkServerKnownBad(f *serverFacts) Check {
 	}
 	c.fact("control-mode clients of other programs", len(foreign))
 	switch {
-	case has37Regressions(v):
-		c.Status, c.Summary = StatusWarn, regressions37
+	case v.Capabilities().SpinRegressions:
+		c.Status, c.Summary = StatusWarn, spinRegressions
 		c.Remedy = "restart the server with 3.6a, or a build with the fixes"
 	case !v.Capabilities().ControlCapture && len(foreign) > 0:
 		c.Status = StatusWarn

@@ -103,8 +103,14 @@ func displayArg(s string) string {
 // directory may be called "#(rm -rf ~)". Steps carry them as the text
 // they are; the wire (supervisor/tmux, literal.go) keeps every argument
 // tmux would expand as a format literal, so replaying them runs nothing.
+// A title is replayed as the text that makes tmux store it as recorded:
+// where tmux stores titles escaped (TitlesEscaped), unescaped, or a
+// restore would double every backslash.
 func Plan(snap, live *Snapshot, ids map[string]string, o PlanOptions) RestorePlan {
 	p := newPlanner(live, ids, snap.Server.Instance() != "" && snap.Server.Instance() == live.Server.Instance(), o)
+	if v, err := tmux.ParseVersion(snap.Server.Version); err == nil && v.Capabilities().TitlesEscaped {
+		p.title = tmux.UnescapeStored
+	}
 	p.plan.Snapshot = snap.Seq
 	leaders := map[string]tmux.SessionID{}
 	for _, s := range sortedSessions(snap.Sessions) {
@@ -124,8 +130,10 @@ func Plan(snap, live *Snapshot, ids map[string]string, o PlanOptions) RestorePla
 type planner struct {
 	o    PlanOptions
 	same bool // the snapshot was taken of the live server
-	ids  map[string]string
-	base int // base-index of the live server
+	// title turns a recorded title into the text select-pane -T takes.
+	title func(string) string
+	ids   map[string]string
+	base  int // base-index of the live server
 
 	liveSessions map[tmux.SessionID]*Session
 	liveWindows  map[tmux.WindowID]*Window
@@ -135,7 +143,7 @@ type planner struct {
 }
 
 func newPlanner(live *Snapshot, ids map[string]string, same bool, o PlanOptions) *planner {
-	p := &planner{o: o, same: same, ids: ids, base: live.Server.BaseIndex,
+	p := &planner{o: o, same: same, ids: ids, base: live.Server.BaseIndex, title: func(s string) string { return s },
 		liveSessions: map[tmux.SessionID]*Session{}, liveWindows: map[tmux.WindowID]*Window{},
 		livePanes: map[tmux.PaneID]bool{}, used: map[string]bool{},
 		plan: RestorePlan{Matched: map[string]string{}, Steps: []Step{}}}
@@ -365,7 +373,7 @@ func (p *planner) panes(w Window, live *Window, created []tmux.PaneID) bool {
 	}
 	for _, pn := range panes {
 		if slices.Contains(made, pn.ID) && pn.Title != "" {
-			p.step(nil, args(lit("select-pane", "-t"), []Arg{ref(string(pn.ID), "")}, lit("-T", pn.Title))...)
+			p.step(nil, args(lit("select-pane", "-t"), []Arg{ref(string(pn.ID), "")}, lit("-T", p.title(pn.Title)))...)
 		}
 	}
 	if cells := layoutCells(w.Layout); w.Layout != "" && cells >= count {

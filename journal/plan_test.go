@@ -101,6 +101,33 @@ func TestPlanEmptyLive(t *testing.T) {
 	}
 }
 
+// TestPlanReplaysTitlesAsStored: a title recorded from a tmux that stores
+// titles escaped (3.7: a backslash doubled) is replayed unescaped, so that
+// tmux stores it as recorded; one recorded from an older tmux is replayed
+// as it is.
+func TestPlanReplaysTitlesAsStored(t *testing.T) {
+	tests := []struct{ version, recorded, replayed string }{
+		{"3.7c", `a\\b \\$HOME`, `a\b \$HOME`},
+		{"master", `a\\b`, `a\b`},
+		{"3.6b", `a\\b`, `a\\b`},
+		{"", `a\\b`, `a\\b`}, // version unknown: as it is
+	}
+	for _, tt := range tests {
+		snap := testSnap()
+		snap.Server.Version = tt.version
+		snap.Sessions[0].Windows[0].Panes[0].Title = tt.recorded
+		got := "(no select-pane -T)"
+		for _, s := range Plan(snap, emptyLive(0), nil, PlanOptions{}).Steps {
+			if len(s.Args) == 5 && s.Args[0].Text == "select-pane" && s.Args[2].Ref == "%1" && s.Args[3].Text == "-T" {
+				got = s.Args[4].Text
+			}
+		}
+		if got != tt.replayed {
+			t.Errorf("tmux %q, title %q recorded: replayed %q, want %q", tt.version, tt.recorded, got, tt.replayed)
+		}
+	}
+}
+
 func TestPlanBaseIndexMovesFirstWindow(t *testing.T) {
 	got := Plan(testSnap(), emptyLive(1), nil, PlanOptions{})
 	want := `move-window -d -s {@1} -t {$1}:0`

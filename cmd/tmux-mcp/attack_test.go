@@ -153,10 +153,16 @@ func TestAttacksThroughTheBinary(t *testing.T) {
 		pane := tm.MustTmux("display-message", "-p", "-t", "="+name+":", "#{pane_id}")
 		vars := map[string]string{"TMUX_MCP_JOURNAL": filepath.Join(filepath.Dir(tm.Socket), "journal.db"),
 			"TMUX_MCP_SOCKET_PATH": tm.Socket, "TMUX_MCP_TMUX_CONFIG": "/dev/null"}
+		// The title tmux keeps: 3.7 writes the "#(" of a title a program
+		// sets as "_(".
+		title := escTitle
+		if serverCaps(t, tm).ProgramJobsDefused {
+			title = strings.Replace(escTitle, "#(", "_(", 1)
+		}
 		tmuxtest.WaitFor(t, 15*time.Second, "a snapshot with the pane's own title", func() bool {
 			callTool(t, c, "select_pane", map[string]any{"pane_id": pane}) // a structural change: a snapshot soon
 			_, out, _ := runCLI(t, vars, "journal", "show")
-			return strings.Contains(out, fmt.Sprintf("%q", escTitle)) && strings.Contains(out, fmt.Sprintf("%q", wname))
+			return strings.Contains(out, fmt.Sprintf("%q", title)) && strings.Contains(out, fmt.Sprintf("%q", wname))
 		})
 		pid := tm.PID()
 		if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
@@ -171,7 +177,7 @@ func TestAttacksThroughTheBinary(t *testing.T) {
 			panes = tm.MustTmux("list-panes", "-t", "="+name+":", "-F", "#{window_name}|#{pane_title}|#{pane_current_path}")
 			return !strings.HasSuffix(panes, "|")
 		})
-		if want := wname + "|" + escTitle + "|" + dir; panes != want {
+		if want := wname + "|" + title + "|" + dir; panes != want {
 			t.Errorf("restored pane = %q, want %q", panes, want)
 		}
 		if sprung := trap.Sprung(); len(sprung) > 0 {

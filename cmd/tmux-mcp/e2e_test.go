@@ -21,6 +21,7 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux/tmuxtest"
 )
 
@@ -158,6 +159,16 @@ func sessionNames(tb testing.TB, res *mcp.CallToolResult) []string {
 		names = append(names, s.Name)
 	}
 	return names
+}
+
+// serverCaps returns the capabilities of ts's server.
+func serverCaps(tb testing.TB, ts *tmuxtest.Server) tmux.Capabilities {
+	tb.Helper()
+	v, err := tmux.ParseVersion(ts.MustTmux("display-message", "-p", "#{version}"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return v.Capabilities()
 }
 
 // exercise creates a session, lists it, and kills it.

@@ -71,6 +71,25 @@ type Capabilities struct {
 	// 3.6b and 3.7c keep answering at their limit: a new pane fails there,
 	// the server stays usable, and the supervisor must leave it alone.
 	FDLimitLivelock bool
+	// TitlesEscaped: tmux stores a pane title escaped with vis(3), as it
+	// stores window and session names on every version. A title holds no
+	// control character on any version (tmux ignores such a title), so
+	// what changes is a backslash: it comes back doubled. To set a title
+	// that tmux reports as T again, set UnescapeStored(T) (the journal's
+	// restore plan does).
+	TitlesEscaped bool
+	// ProgramJobsDefused: in a title, window name or directory that a
+	// pane's program sets (OSC 0, 2 and 7, ESC k, automatic-rename), tmux
+	// writes "#(" as "_(", so that a format showing it cannot run a job. A
+	// title set with select-pane -T keeps its "#(".
+	ProgramJobsDefused bool
+	// SpinRegressions: the known regressions of 3.7 (reference peers.md,
+	// section 3): clients busy-spin in sendmsg when the socket is
+	// congested; the server spins in select() after an SSH client dies
+	// uncleanly (tmux #5455); the server livelocks for good in
+	// server_client_ensure_ranges (tmux #5510). tmux-mcp's diagnose warns
+	// about them (diagnostics/versions.go).
+	SpinRegressions bool
 }
 
 // capability is one row of the table.
@@ -115,6 +134,15 @@ var capabilityTable = []capability{
 	{name: "FDLimitLivelock", since: [2]int{0, 0}, until: [2]int{3, 6}, detect: "version",
 		why: "observed in the matrix (TestFDLivelockTerminatedAndRestarted; by hand with prlimit --nofile=24): 3.3a at its limit hangs every client, 3.7c answers; server_accept is unchanged, so the difference is in how a pane's spawn fails at the limit (not traced further)",
 		set: func(c *Capabilities) { c.FDLimitLivelock = true }},
+	{name: "TitlesEscaped", since: [2]int{3, 7}, detect: "version",
+		why: "screen.c screen_set_title: 3.7 stores a title through clean_name (tmux.c: utf8_stravis with VIS_OCTAL|VIS_CSTYLE|VIS_TAB|VIS_NL), which window_set_name and session names used before; 3.6 stores the title as given (CHANGES 3.7: sanitize pane titles and window and session names more consistently, issue 4999)",
+		set: func(c *Capabilities) { c.TitlesEscaped = true }},
+	{name: "ProgramJobsDefused", since: [2]int{3, 7}, detect: "version",
+		why: "tmux.c clean_name: 3.7 replaces the '#' of \"#(\" with '_' in names a pane's program sets (input.c passes untrusted=1 for titles (OSC 0/2), directories (OSC 7) and window names (ESC k) a program sets, names.c for automatic-rename)",
+		set: func(c *Capabilities) { c.ProgramJobsDefused = true }},
+	{name: "SpinRegressions", since: [2]int{3, 7}, until: [2]int{3, 8}, detect: "version",
+		why: "regressions of 3.7 reported upstream and not fixed in 3.7c: clients busy-spin in sendmsg under socket congestion (h0x91b/dev-3.0 #810, which pins 3.6a), the server spins in select() after an SSH client dies uncleanly (tmux #5455, 3.7b), the server livelocks in server_client_ensure_ranges (tmux #5510, 3.7c)",
+		set: func(c *Capabilities) { c.SpinRegressions = true }},
 	{name: "ControlCapture", since: [2]int{3, 6}, detect: "version",
 		why: "before 3.6 capture-pane -p to a control client leaks the capture inside the server (fixed in 3.6, CHANGES)",
 		set: func(c *Capabilities) { c.ControlCapture = true }},

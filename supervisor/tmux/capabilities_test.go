@@ -76,6 +76,28 @@ func TestCapabilities(t *testing.T) {
 		// TestControlPauseInsideBlock and the recorded transcripts; it is
 		// assumed on every version (no release has been seen without it).
 		{"ControlNotifyInBlock", got.ControlNotifyInBlock, func(t *testing.T) bool { return true }},
+		{"TitlesEscaped", got.TitlesEscaped, func(t *testing.T) bool {
+			pane := run(t, c, "display-message", "-p", "-t", "=main:", "#{pane_id}")
+			run(t, c, "select-pane", "-t", pane, "-T", `a\b`)
+			return paneTitle(t, c, pane) == `a\\b`
+		}},
+		{"ProgramJobsDefused", got.ProgramJobsDefused, func(t *testing.T) bool {
+			// The pane's program sets its title; no client is attached, so
+			// no status line shows it and the job never runs either way.
+			pane := run(t, c, "split-window", "-d", "-P", "-F", "#{pane_id}", "-t", "=main:",
+				`printf '\033]2;p#(true)\033\\'; exec cat`)
+			var title string
+			tmuxtest.WaitFor(t, 5*time.Second, "the title the pane's program sets", func() bool {
+				title = paneTitle(t, c, pane)
+				return strings.HasPrefix(title, "p")
+			})
+			return title == "p_(true)"
+		}},
+		// SpinRegressions: spins and a livelock under load, not something
+		// one command shows. The diagnose tests (TestHealthyServerIsAllOK,
+		// TestGoldenHealthy, TestDiagnoseBinary, ...) expect its warning
+		// exactly when this row is set.
+		{"SpinRegressions", got.SpinRegressions, func(t *testing.T) bool { return got.SpinRegressions }},
 		// ControlCapture: the leak is in the server's memory, not in what a
 		// command answers; TestContractSendKeysAndCapture checks that the
 		// path each version takes answers exactly what exec answers.
@@ -89,6 +111,22 @@ func TestCapabilities(t *testing.T) {
 		})
 	}
 	_ = s
+}
+
+// paneTitle reads the title of pane through c.
+func paneTitle(t *testing.T, c *tmux.Client, pane string) string {
+	t.Helper()
+	panes, err := c.ListPanes(ctx(t))
+	if err != nil {
+		t.Fatalf("ListPanes: %v", err)
+	}
+	for _, p := range panes {
+		if string(p.ID) == pane {
+			return p.Title
+		}
+	}
+	t.Fatalf("no pane %s", pane)
+	return ""
 }
 
 // TestRecordsSurviveHostileValues gives a pane a working directory whose

@@ -48,10 +48,10 @@ func NewClient(opts ClientOptions) (*Client, error) {
 	}
 	c := &Client{opts: opts, exec: &Exec{Binary: opts.Binary, Socket: opts.Socket, Config: opts.Config}}
 	// Never start a server by accident: with a 3.2+ client every command
-	// carries -N. (tmux -V contacts no server.)
+	// carries -N (ClientFlags). (tmux -V contacts no server.)
 	ctx, cancel := context.WithTimeout(context.Background(), DefaultTimeout)
 	defer cancel()
-	if v, err := c.ClientVersion(ctx); err == nil && v.AtLeast(3, 2) {
+	if v, err := c.ClientVersion(ctx); err == nil && v.Capabilities().ClientFlags {
 		c.exec.SetNoStart(true)
 	}
 	return c, nil

@@ -69,3 +69,14 @@ func cEscape(n byte) (byte, bool) {
 	}
 	return 0, false
 }
+
+// UnescapeStored undoes the escaping tmux applies when it stores a session
+// or window name (every version) or a pane title (TitlesEscaped): vis(3)
+// with VIS_OCTAL|VIS_CSTYLE|VIS_TAB|VIS_NL ("\\" for a backslash, "\t",
+// "\n", "\ooo"; and "\$" for a '$' before a letter, '_' or '{' up to 3.4).
+// Those are the escapes show-buffer writes, so UnescapeBuffer decodes
+// them. tmux escapes the result again, to s: to set a title that tmux
+// reports as s, set UnescapeStored(s).
+func UnescapeStored(s string) string {
+	return string(UnescapeBuffer([]byte(s)))
+}

@@ -112,3 +112,23 @@ func TestShowBufferEscapingMatchesRecording(t *testing.T) {
 		}
 	}
 }
+
+// TestUnescapeStored decodes what tmux stored for titles set with
+// select-pane -T on 3.7c and window names set with rename-window on 3.3a
+// and 3.6b (recorded with display-message -p), back to the text that was
+// set.
+func TestUnescapeStored(t *testing.T) {
+	tests := []struct{ stored, set string }{
+		{`a\\b`, `a\b`},                          // 3.7c title
+		{`a\\001b`, `a\001b`},                    // 3.7c title: no octal escape, a backslash
+		{`$HOME ${x} \\$y`, `$HOME ${x} \$y`},    // 3.7c title: '$' as it is
+		{`"q" 's' ## é ✓ 🙂`, `"q" 's' ## é ✓ 🙂`}, // 3.7c title: nothing to undo
+		{`a\\b\$X`, `a\b$X`},                     // 3.3a window name: "\$" before a letter
+		{`tab\tnl\nesc\033`, "tab\tnl\nesc\x1b"}, // 3.6b window name: control characters
+	}
+	for _, tt := range tests {
+		if got := UnescapeStored(tt.stored); got != tt.set {
+			t.Errorf("UnescapeStored(%q) = %q, want %q", tt.stored, got, tt.set)
+		}
+	}
+}
