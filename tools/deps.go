@@ -48,6 +48,9 @@ type Deps struct {
 	// paste_text, paste_buffer, run_command) target the caller's own pane
 	// at the destructive tier; otherwise they refuse it.
 	AllowSelfInput bool
+	// TempDir is where run_command makes its private directory (see
+	// runFiles); "" is the system's temporary directory.
+	TempDir string
 
 	// bufNS is the prefix of this process's buffer names (set by New).
 	bufNS string
@@ -57,6 +60,8 @@ type Deps struct {
 	// panes serialises keystrokes per pane and remembers which panes are
 	// ready; Catalog sets it, so every tool of one catalog shares it.
 	panes *paneIO
+	// runs holds run_command's files (set by New, or Catalog).
+	runs *runFiles
 }
 
 // Defaults of the Deps durations. DefaultMaxWait is libtmux-mcp's.

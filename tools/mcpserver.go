@@ -78,6 +78,7 @@ func New(d Deps, opts Options) (*Server, error) {
 		d.bufNS = newBufferNamespace()
 	}
 	d.index = &toolIndex{}
+	d.runs = &runFiles{base: d.TempDir}
 	registered := Select(Catalog(d), Destructive, opts.Toolsets)
 	d.index.byName = make(map[string]Entry, len(registered))
 	for _, e := range registered {
@@ -163,8 +164,8 @@ func served(entries []Entry, name string) bool {
 }
 
 // Close stops notifications (resource list changes, subscriptions and log
-// messages) and deletes the buffers this server loaded (load_buffer) on
-// the servers that are up.
+// messages), deletes the buffers this server loaded (load_buffer) on the
+// servers that are up, and removes run_command's directory.
 func (s *Server) Close() error {
 	if s.notifier != nil {
 		s.notifier.close()
@@ -172,5 +173,5 @@ func (s *Server) Close() error {
 	s.subs.close()
 	s.log.close()
 	s.deps.deleteBuffers(2 * time.Second)
-	return nil
+	return s.deps.runs.close()
 }

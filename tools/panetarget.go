@@ -12,7 +12,8 @@ import (
 
 // paneStateFields are what readPane asks tmux for, in order.
 var paneStateFields = []string{"pane_id", "session_id", "session_name", "window_id", "pane_pid", "pane_dead",
-	"cursor_x", "cursor_y", "history_size", "history_limit", "pane_width", "pane_height", "alternate_on", "pane_in_mode"}
+	"cursor_x", "cursor_y", "history_size", "history_limit", "pane_width", "pane_height", "alternate_on", "pane_in_mode",
+	"pane_current_command"}
 
 var paneStateFormat = tmux.RecordFormat(paneStateFields...)
 
@@ -27,7 +28,8 @@ func readPane(ctx context.Context, srv *supervisor.Server, id tmux.PaneID) (tmux
 	n := func(i int) int { v, _ := strconv.Atoi(f[i]); return v }
 	pn := tmux.Pane{ID: tmux.PaneID(f[0]), SessionID: tmux.SessionID(f[1]), SessionName: f[2], WindowID: tmux.WindowID(f[3]),
 		PID: n(4), Dead: f[5] == "1", CursorX: n(6), CursorY: n(7), HistorySize: n(8), HistoryLimit: n(9),
-		Width: n(10), Height: n(11), AlternateOn: f[12] == "1", InMode: f[13] == "1"}
+		Width: n(10), Height: n(11), AlternateOn: f[12] == "1", InMode: f[13] == "1",
+		CurrentCommand: f[14]}
 	if pn.ID != id || pn.SessionName == tmux.HiddenSession {
 		return tmux.Pane{}, paneNotFound(id)
 	}

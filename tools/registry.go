@@ -187,6 +187,9 @@ func Catalog(d Deps) []Entry {
 	if d.panes == nil {
 		d.panes = newPaneIO()
 	}
+	if d.runs == nil {
+		d.runs = &runFiles{base: d.TempDir}
+	}
 	var out []Entry
 	for _, g := range Groups() {
 		for _, s := range g.Tools {

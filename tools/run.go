@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os/exec"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -39,6 +40,8 @@ type runResult struct {
 	// history (its history-limit) before it could be read; how many lines
 	// is not known. output_truncated is set too.
 	HistoryOverflowed bool `json:"history_overflowed"`
+	// prompted: something (the shell's prompt) shows after the end marker.
+	prompted bool
 }
 
 var runSchema = record(tField, []string{"pane_id", "timed_out", "elapsed_seconds", "output", "output_truncated",
@@ -78,7 +81,7 @@ func RunCommand(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		srv, pn, notReady := tp.srv, tp.pane, tp.notReady
 		cfg := d.Sup.Config()
 		r := &run{srv: srv, pane: pn.ID, nonce: nonce(), maxLines: cfg.MaxCaptureLines, maxBytes: cfg.MaxCaptureBytes}
-		res, err := r.do(ctx, d.tmuxPath(), cmd, noHistory, timeout)
+		res, err := r.do(ctx, d.runs, d.tmuxPath(), cmd, noHistory, timeout)
 		if err != nil {
 			return nil, err
 		}
@@ -136,41 +139,39 @@ func nonce() string {
 
 // run is one run_command.
 //
-// The command runs in a subshell between two markers that the shell
-// prints, "TMCPS_<nonce>" before and "TMCPE_<nonce>:<status>" after; the
-// command line the shell echoes holds "TMCPS <nonce>" and "TMCPE <nonce>"
-// (a space, not an underscore), so the echo is never taken for a marker,
-// and output cannot forge one without knowing the nonce. After the end
-// marker the shell signals a private wait-for channel, so the wait is
-// exact and makes no capture while the command runs; the output is read
-// once, from scrollback, at the end.
+// The command runs in a subshell of the pane's shell, typed as one line
+// that ends by sourcing a file of this run (see runscript.go); the shell
+// then prints an end marker, "[tmux-mcp <nonce>] exit <status>", and
+// signals a private wait-for channel. The output is what the pane shows
+// between the line typed (the first line that holds the nonce) and the end
+// marker: output cannot forge either without knowing the nonce, and the
+// typed line never holds the marker. The wait is exact and makes no
+// capture while the command runs; the output is read once, from
+// scrollback, at the end.
 type run struct {
 	srv   *supervisor.Server
 	pane  tmux.PaneID
 	nonce string
 	// maxLines and maxBytes are the most a capture may hold.
 	maxLines, maxBytes int
+	// file is the file the typed line sources, if any.
+	file string
 }
 
-func (r *run) startMarker() string { return "TMCPS_" + r.nonce }
-func (r *run) channel() string     { return "tmux_mcp_run_" + r.nonce }
-
-// script is what is typed at the prompt.
-func (r *run) script(tmuxBin, cmd string, noHistory bool) string {
-	lead := ""
-	if noHistory {
-		lead = " "
-	}
-	return fmt.Sprintf("%s(printf '%%s_%%s\\n' TMCPS %s\n%s\n); s=$?; printf '%%s_%%s:%%s\\n' TMCPE %s \"$s\"; %s -S %s wait-for -S %s",
-		lead, r.nonce, cmd, r.nonce, shQuote(tmuxBin), shQuote(r.srv.Socket().ResolvedPath()), r.channel())
-}
+func (r *run) channel() string { return "tmux_mcp_run_" + r.nonce }
 
 // markerGrace bounds the wait for the end marker to show once the channel
 // was signalled (tmux may take the signal before it reads the pane's last
 // output).
 const markerGrace = 2 * time.Second
 
-func (r *run) do(ctx context.Context, tmuxBin, cmd string, noHistory bool, timeout time.Duration) (runResult, error) {
+// promptGrace bounds the wait for the shell's prompt after the end marker.
+// A run ends when the prompt shows: keys typed before it (the next
+// run_command) would be echoed by the terminal and again by the shell,
+// and the pane would show the line twice.
+const promptGrace = time.Second
+
+func (r *run) do(ctx context.Context, files *runFiles, tmuxBin, cmd string, noHistory bool, timeout time.Duration) (runResult, error) {
 	base, err := readPane(ctx, r.srv, r.pane)
 	if err != nil {
 		return runResult{}, err
@@ -179,11 +180,24 @@ func (r *run) do(ctx context.Context, tmuxBin, cmd string, noHistory bool, timeo
 		return runResult{}, &toolError{msg: fmt.Sprintf("pane %s is dead; nothing was sent", r.pane), class: "pane_dead",
 			hint: "Call respawn_pane, or target another pane."}
 	}
-	k := keystroke{keys: r.script(tmuxBin, cmd, noHistory), enter: true, literal: true}
+	if base.CurrentCommand == "fish" {
+		return runResult{}, &toolError{msg: fmt.Sprintf("pane %s runs fish; run_command needs a POSIX shell at the prompt (sh, bash, zsh, ksh); nothing was sent", r.pane),
+			class: "argument", hint: "Use send_keys and wait_for_text, or start sh or bash in the pane."}
+	}
+	line := r.script(files, tmuxBin, cmd)
+	if noHistory {
+		line = " " + line
+	}
+	k := keystroke{keys: line, enter: true, literal: true}
 	if err := k.send(ctx, r.srv, r.pane); err != nil {
+		files.remove(r.file)
 		return runResult{}, err
 	}
 	res, err := r.await(ctx, base, timeout)
+	if err == nil && !res.TimedOut {
+		// The shell has read the file: it signalled the channel.
+		files.remove(r.file)
+	}
 	if err != nil && ctx.Err() == nil {
 		return runResult{}, r.sentError(err)
 	}
@@ -220,29 +234,47 @@ func (r *run) await(ctx context.Context, base tmux.Pane, timeout time.Duration) 
 		return runResult{}, err
 	}
 	res, found, err := r.collect(ctx, base, timedOut)
-	if err != nil || found || timedOut {
+	if err != nil || timedOut || found && res.prompted {
 		return res, err
 	}
+	// Wait for the end marker (tmux may take the signal before it reads
+	// the pane's last output), then for the prompt after it, read again
+	// once changes are watched so that none is missed.
 	feed := watchPane(ctx, r.srv, r.pane, minPoll)
 	defer feed.close()
-	grace := time.NewTimer(markerGrace)
-	defer grace.Stop()
-	for !found {
+	wait := time.NewTimer(markerGrace)
+	defer wait.Stop()
+	for prompting := false; ; {
+		next, ok, err := r.collect(ctx, base, false)
+		switch {
+		case err != nil && found:
+			return res, nil // the result was read; what follows is not needed
+		case err != nil:
+			return runResult{}, err
+		case ok:
+			res, found = next, true
+		}
+		if found && res.prompted {
+			return res, nil
+		}
+		if found && !prompting {
+			prompting = true
+			wait.Reset(promptGrace)
+		}
 		select {
 		case <-ctx.Done():
 			return runResult{}, ctx.Err()
-		case <-grace.C:
+		case <-wait.C:
+			if found {
+				return res, nil
+			}
 			return runResult{}, fmt.Errorf("the command signalled its end but its end marker did not show within %s", markerGrace)
 		case _, ok := <-feed.C:
 			if !ok {
 				feed.reopen(ctx)
 			}
 		}
-		if res, found, err = r.collect(ctx, base, false); err != nil {
-			return res, err
-		}
 	}
-	return res, nil
 }
 
 // collect reads the output from scrollback: from the row the command was
@@ -271,33 +303,29 @@ func (r *run) collect(ctx context.Context, base tmux.Pane, timedOut bool) (res r
 	return res, found, err
 }
 
-// parse finds the output between the markers in captured lines. Without
-// the start marker (scrolled out of the history, or out of the capture)
-// the output begins at the first line captured and is marked truncated.
+// parse finds the output in captured lines: after the first line that
+// holds the nonce (the line typed), up to the end marker. Without the
+// typed line (scrolled out of the history, or out of the capture) the
+// output begins at the first line captured and is marked truncated.
 func (r *run) parse(content string, timedOut bool) (res runResult, found bool, err error) {
 	lines := strings.Split(strings.TrimSuffix(content, "\n"), "\n")
 	for i := range lines {
 		lines[i] = strings.TrimRight(lines[i], " ")
 	}
-	first := -1
-	for i := len(lines) - 1; i >= 0 && first < 0; i-- {
-		if lines[i] == r.startMarker() {
-			first = i + 1
+	end := regexp.MustCompile(`^(.*)` + regexp.QuoteMeta(endPrefix(r.nonce)) + `([0-9]+)$`)
+	// The first line that holds the nonce before the end marker (which
+	// holds it too) is the line typed.
+	first := 0
+	res.Truncated = true
+	for i, l := range lines {
+		if end.MatchString(l) {
+			break
+		}
+		if strings.Contains(l, r.nonce) {
+			first, res.Truncated = i+1, false
+			break
 		}
 	}
-	if first < 0 {
-		// No start marker: if the echoed command line is still there, the
-		// command has printed nothing yet; otherwise the beginning is lost.
-		res.Truncated = true
-		first = 0
-		for i := len(lines) - 1; i >= 0; i-- {
-			if strings.Contains(lines[i], "TMCPE "+r.nonce) {
-				first, res.Truncated = i+1, false
-				break
-			}
-		}
-	}
-	end := regexp.MustCompile(`^(.*)TMCPE_` + r.nonce + `:([0-9]+)$`)
 	out := lines[first:]
 	for j, l := range out {
 		m := end.FindStringSubmatch(l)
@@ -310,12 +338,13 @@ func (r *run) parse(content string, timedOut bool) (res runResult, found bool, e
 		}
 		res.ExitStatus = &status
 		res.Output = append(out[:j:j], nonEmpty(m[1])...)
+		res.prompted = slices.ContainsFunc(out[j+1:], func(l string) bool { return l != "" })
 		return res, true, nil
 	}
 	if !timedOut {
 		return res, false, nil
 	}
-	// Still running: everything after the start marker so far.
+	// Still running: everything after the line typed so far.
 	for len(out) > 0 && out[len(out)-1] == "" {
 		out = out[:len(out)-1]
 	}
