@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -54,7 +55,7 @@ var waitSchema = record(tField, []string{"found", "outcome", "matched_lines", "t
 
 // WaitForText waits until text printed after the call matches.
 func WaitForText(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
-	t := newTool("wait_for_text", "Wait until a line printed after this call contains one of patterns (case-insensitive unless match_case; RE2 if regex), or one of stop; text on screen before the call never matches.",
+	t := newTool("wait_for_text", "Wait until a line printed after this call contains one of patterns (case-insensitive unless match_case; RE2 if regex), or one of stop; text on screen before the call never matches. A pattern's trailing blanks also match a line's end.",
 		hintsRead, waitSchema,
 		paneTarget(mcp.WithArray("patterns", mcp.WithStringItems()), mcp.WithArray("stop", mcp.WithStringItems()),
 			pRegex, pMatchCase, pTimeout, mcp.WithNumber("interval"))...)
@@ -91,20 +92,50 @@ func WaitForText(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 	}))
 }
 
+// linePattern is a compiled wait pattern. Lines are read without their
+// trailing blanks (tmux pads a row with blanks to the pane's edge and a
+// capture drops them), so a pattern may end in blanks the line no longer
+// has: a literal pattern's trailing blanks match blanks or the end of the
+// line, and a regex is tried on the line and then on the line followed by
+// one blank (so ">>> " and `\$ $` match a prompt at the end of a line).
+type linePattern struct {
+	re  *regexp.Regexp
+	pad bool // try the line followed by one blank too
+}
+
+func (lp linePattern) match(line string) bool {
+	return lp.re.MatchString(line) || lp.pad && lp.re.MatchString(line+" ")
+}
+
+// compileLinePattern compiles a wait pattern (see linePattern).
+func compileLinePattern(s string, regex, matchCase bool) (linePattern, error) {
+	if regex {
+		re, err := compilePattern(s, true, matchCase)
+		return linePattern{re: re, pad: true}, err
+	}
+	text := strings.TrimRightFunc(s, unicode.IsSpace)
+	if text == s || text == "" {
+		re, err := compilePattern(s, false, matchCase)
+		return linePattern{re: re}, err
+	}
+	re, err := compilePattern(regexp.QuoteMeta(text)+"(?:"+regexp.QuoteMeta(s[len(text):])+"|$)", true, matchCase)
+	return linePattern{re: re}, err
+}
+
 // waitPatterns compiles patterns (nil: any output) and stop.
-func waitPatterns(p params) (patterns, stop []*regexp.Regexp, err error) {
+func waitPatterns(p params) (patterns, stop []linePattern, err error) {
 	regex, matchCase := p.boolean("regex"), p.boolean("match_case")
-	compile := func(name, what string) ([]*regexp.Regexp, error) {
-		var out []*regexp.Regexp
+	compile := func(name, what string) ([]linePattern, error) {
+		var out []linePattern
 		for _, s := range p.strings(name) {
 			if s == "" {
 				return nil, &toolError{msg: what + " pattern must be a non-empty string", class: "argument"}
 			}
-			re, err := compilePattern(s, regex, matchCase)
+			lp, err := compileLinePattern(s, regex, matchCase)
 			if err != nil {
 				return nil, err
 			}
-			out = append(out, re)
+			out = append(out, lp)
 		}
 		return out, nil
 	}
@@ -132,8 +163,8 @@ func waitPatterns(p params) (patterns, stop []*regexp.Regexp, err error) {
 type waiter struct {
 	srv      *supervisor.Server
 	pane     tmux.PaneID
-	patterns []*regexp.Regexp // nil: any new output
-	stop     []*regexp.Regexp
+	patterns []linePattern // nil: any new output
+	stop     []linePattern
 	timeout  time.Duration
 	start    time.Time
 	ceiling  captureCeiling
@@ -235,8 +266,8 @@ func (w *waiter) arm(ctx context.Context) error {
 		return nil
 	}
 	visible := s.from(first)
-	for _, re := range w.patterns {
-		if len(matching(re, visible)) > 0 {
+	for _, lp := range w.patterns {
+		if len(matching(lp, visible)) > 0 {
 			w.res.MatchedAtEntry = true
 		}
 	}
@@ -354,8 +385,8 @@ func (w *waiter) check(ctx context.Context, changed bool) (string, error) {
 		return "", nil
 	}
 	// stop wins a tie with patterns.
-	for i, re := range w.stop {
-		if m := matching(re, fresh); len(m) > 0 {
+	for i, lp := range w.stop {
+		if m := matching(lp, fresh); len(m) > 0 {
 			w.res.MatchedIndex, w.res.MatchedLines = &i, m
 			return "stopped", nil
 		}
@@ -364,8 +395,8 @@ func (w *waiter) check(ctx context.Context, changed bool) (string, error) {
 		w.res.MatchedLines = fresh
 		return "any_output", nil
 	}
-	for i, re := range w.patterns {
-		if m := matching(re, fresh); len(m) > 0 {
+	for i, lp := range w.patterns {
+		if m := matching(lp, fresh); len(m) > 0 {
 			w.res.MatchedIndex, w.res.MatchedLines = &i, m
 			return "matched", nil
 		}
@@ -392,11 +423,11 @@ func (w *waiter) finish(feed *changeFeed, outcome string) waitResult {
 	return r
 }
 
-// matching returns the lines re matches.
-func matching(re *regexp.Regexp, lines []string) []string {
+// matching returns the lines lp matches.
+func matching(lp linePattern, lines []string) []string {
 	var out []string
 	for _, l := range lines {
-		if re.MatchString(l) {
+		if lp.match(l) {
 			out = append(out, l)
 		}
 	}

@@ -294,3 +294,58 @@ func TestWaitForTextProgress(t *testing.T) {
 		t.Errorf("progress messages do not change: %v", got)
 	}
 }
+
+// TestWaitForTextPromptEndingInBlank: captured lines lose their trailing
+// blanks and prompts end in one; a pattern's trailing blank matches the
+// end of a line (issue 18: ">>> " never matched the prompt ">>> ").
+func TestWaitForTextPromptEndingInBlank(t *testing.T) {
+	e := newEnv(t, Readonly)
+	p := e.quiet()
+	for _, tt := range []struct {
+		pattern string
+		regex   bool
+	}{{">>> ", false}, {`^>>> $`, true}} {
+		ch, _ := e.waitArmed(context.Background(), map[string]any{"pane_id": p, "patterns": []any{tt.pattern}, "regex": tt.regex,
+			"timeout": 10})
+		e.ttyWrite(p, "\r\n>>> ")
+		var r waitResult
+		e.result(ch, &r)
+		if !r.Found || !slices.Equal(r.MatchedLines, []string{">>>"}) {
+			t.Errorf("wait_for_text(%q, regex %v) = %+v, want the new prompt matched", tt.pattern, tt.regex, r)
+		}
+		e.ttyWrite(p, "\r\nPROMPT> ")
+	}
+}
+
+func TestLinePattern(t *testing.T) {
+	tests := []struct {
+		pattern string
+		regex   bool
+		line    string
+		want    bool
+	}{
+		{">>> ", false, ">>>", true},
+		{">>> ", false, ">>> print(1)", true},
+		{">>> ", false, ">>>x", false},
+		{"a  ", false, "a b", false},
+		{"a  ", false, "a  b", true},
+		{"a  ", false, "xa", true},
+		{" ", false, "a b", true},
+		{" ", false, "ab", false},
+		{"DONE", false, "done", true},
+		{`\$ `, true, "user@host:~$", true},
+		{`\$ $`, true, "user@host:~$", true},
+		{`\$ $`, true, "a$ b", false},
+		{`done$`, true, "all done", true},
+		{`^$`, true, "", true},
+	}
+	for _, tt := range tests {
+		lp, err := compileLinePattern(tt.pattern, tt.regex, false)
+		if err != nil {
+			t.Fatalf("compileLinePattern(%q, %v): %v", tt.pattern, tt.regex, err)
+		}
+		if got := lp.match(tt.line); got != tt.want {
+			t.Errorf("pattern %q (regex %v) on line %q = %v, want %v", tt.pattern, tt.regex, tt.line, got, tt.want)
+		}
+	}
+}
