@@ -98,6 +98,14 @@ func (a screenAnchor) moved(row int, rows []string, cursor int) screenAnchor {
 	return a.withRows(rows, cursor)
 }
 
+// shifted anchors at row r (r <= 0) of rows, a capture whose screen top is
+// a: the line at row r was at the top of the screen when the history held
+// -r lines fewer, and the rows above it find it again.
+func (a screenAnchor) shifted(r int, rows []string) screenAnchor {
+	a.hsize += r
+	return a.withRows(rows[:len(rows)+r], 0)
+}
+
 // frameSlack is how far the history size at a capture made between two
 // reads of a pane, before and after, may be from before's, as far as it
 // tells rows apart (modulo drop): none if nothing changed (or exactly

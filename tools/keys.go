@@ -26,10 +26,15 @@ type sent struct {
 }
 
 func (d Deps) sentResult(msg string, pane tmux.PaneID, notReady bool) (*mcp.CallToolResult, error) {
+	s := d.sent(msg, pane, notReady)
+	return mcp.NewToolResultStructured(s, s.Result), nil
+}
+
+func (d Deps) sent(msg string, pane tmux.PaneID, notReady bool) sent {
 	if notReady {
 		msg += fmt.Sprintf(" (it showed no output within %s; sent anyway)", d.readyTimeout())
 	}
-	return mcp.NewToolResultStructured(sent{Result: msg, PaneID: string(pane), ReadyTimedOut: notReady}, msg), nil
+	return sent{Result: msg, PaneID: string(pane), ReadyTimedOut: notReady}
 }
 
 // The options of one send: send_keys takes them, and so does each
@@ -41,26 +46,68 @@ var (
 	pSuppressHist = mcp.WithBoolean("suppress_history")
 )
 
-// SendKeys types keys into a pane.
+// sendKeysSchema is send_keys' result: sentSchema's, and wait, the
+// result of wait_for as wait_for_text gives it (null without wait_for).
+var sendKeysSchema = record(tField, []string{"result", "pane_id", "ready_timed_out", "wait"}, nil)
+
+// sentKeys is send_keys' result.
+type sentKeys struct {
+	sent
+	Wait *waitResult `json:"wait"`
+}
+
+// SendKeys types keys into a pane, and waits for text if asked.
 func SendKeys(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 	t := newTool("send_keys", "Type keys into a pane, then Enter. For output and exit status: run_command.",
-		hintsShell, sentSchema, paneTarget(pKeys, pEnter, pLiteral, pSuppressHist, pIfSHA256)...)
-	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
+		hintsShell, sendKeysSchema, paneTarget(pKeys, pEnter, pLiteral, pSuppressHist, pIfSHA256, mcp.WithString("wait_for"), pTimeout)...)
+	return t, withRequest(handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
 		k := keystrokes(p)
 		if k.keys == "" && !k.enter {
 			return nil, argError("keys", "must not be empty when enter is false")
+		}
+		var w *waiter
+		var timeout time.Duration
+		if _, ok := p["wait_for"]; ok {
+			lp, err := compileLinePattern(p.str("wait_for"), false, false)
+			if err == nil && p.str("wait_for") == "" {
+				err = argError("wait_for", "must not be empty")
+			}
+			if err != nil {
+				return nil, err
+			}
+			if timeout, err = d.timeoutArg(p, 8); err != nil {
+				return nil, err
+			}
+			w = &waiter{patterns: []linePattern{lp}}
 		}
 		tp, err := d.startTyping(ctx, p)
 		if err != nil {
 			return nil, err
 		}
-		defer tp.unlock()
 		srv, pn, notReady := tp.srv, tp.pane, tp.notReady
-		if err := k.send(ctx, srv, pn.ID); err != nil {
+		d.markSend(ctx, srv, pn, "")
+		err = k.send(ctx, srv, pn.ID)
+		tp.unlock()
+		if err != nil {
 			return nil, err
 		}
-		return d.sentResult("Keys sent to pane "+string(pn.ID), pn.ID, notReady)
-	})
+		out := sentKeys{sent: d.sent("Keys sent to pane "+string(pn.ID), pn.ID, notReady)}
+		if w == nil {
+			return mcp.NewToolResultStructured(out, out.Result), nil
+		}
+		w.start = time.Now()
+		res, err := d.runWait(ctx, w, srv, pn.ID, timeout, defaultInterval, true)
+		if err != nil {
+			te := asToolError(err)
+			if te == nil || ctx.Err() != nil {
+				return nil, err
+			}
+			return nil, &toolError{msg: fmt.Sprintf("keys were sent to pane %s, but the wait for wait_for failed: %s", pn.ID, te.msg),
+				class: te.class, hint: te.hint}
+		}
+		out.Wait = &res
+		return structured(out)
+	}))
 }
 
 // keystroke is one send: keys, then Enter if asked.
@@ -251,6 +298,14 @@ func (d Deps) runKeysBatch(ctx context.Context, p params, ops []params, overrun 
 		StoppedAt *int      `json:"stopped_at"`
 	}
 	res := result{Results: []keysRow{}}
+	// The last send to each pane marks where its output stood (see
+	// sendMark); the sends before it forget the mark.
+	last := map[tmux.PaneID]int{}
+	for i := range ops {
+		if errs[i] == nil && panes[i].ID != "" {
+			last[panes[i].ID] = i
+		}
+	}
 	unlock, err := d.panes.lock(ctx, srv.Socket(), lock...)
 	if err != nil && overrun == "" {
 		return nil, err // cancelled
@@ -265,7 +320,7 @@ func (d Deps) runKeysBatch(ctx context.Context, p params, ops []params, overrun 
 		if err == nil {
 			id := string(panes[i].ID)
 			row.PaneID = &id
-			err = d.sendOne(ctx, srv, panes[i], keystrokes(op))
+			err = d.sendOne(ctx, srv, panes[i], keystrokes(op), last[panes[i].ID] == i)
 		}
 		if err != nil && ctx.Err() != nil && overrun != "" {
 			err = errors.New(overrun)
@@ -288,13 +343,19 @@ func (d Deps) runKeysBatch(ctx context.Context, p params, ops []params, overrun 
 	return structured(res)
 }
 
-// sendOne is one operation of a batch whose panes are locked.
-func (d Deps) sendOne(ctx context.Context, srv *supervisor.Server, pn tmux.Pane, k keystroke) error {
+// sendOne is one operation of a batch whose panes are locked; mark says
+// it is the batch's last send to its pane.
+func (d Deps) sendOne(ctx context.Context, srv *supervisor.Server, pn tmux.Pane, k keystroke, mark bool) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	if _, err := d.awaitReady(ctx, srv, pn); err != nil {
 		return err
+	}
+	if mark {
+		d.markSend(ctx, srv, pn, "")
+	} else {
+		d.forgetSend(srv, pn.ID)
 	}
 	return k.send(ctx, srv, pn.ID)
 }

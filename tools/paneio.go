@@ -9,12 +9,15 @@ import (
 )
 
 // paneIO is what the tools that type into panes share: one lock per pane,
-// so that keystrokes from concurrent calls never interleave, and the panes
-// already seen ready for keys.
+// so that keystrokes from concurrent calls never interleave, the panes
+// already seen ready for keys, and where each pane's output stood at the
+// last send (see sendMark).
 type paneIO struct {
-	mu    sync.Mutex
-	locks map[paneKey]*paneLock
-	ready map[readyKey]bool
+	mu      sync.Mutex
+	locks   map[paneKey]*paneLock
+	ready   map[readyKey]bool
+	marks   map[paneKey]sendMark
+	markSeq uint64
 }
 
 // paneKey names a pane across servers.
@@ -42,7 +45,7 @@ type paneLock struct {
 const maxReady = 4096
 
 func newPaneIO() *paneIO {
-	return &paneIO{locks: map[paneKey]*paneLock{}, ready: map[readyKey]bool{}}
+	return &paneIO{locks: map[paneKey]*paneLock{}, ready: map[readyKey]bool{}, marks: map[paneKey]sendMark{}}
 }
 
 // lock takes the locks of panes on sock, in a fixed order so that two

@@ -63,6 +63,8 @@ var paramDocs = map[string]string{
 	"text":                         "pasted as is",
 	"bracket":                      "bracketed paste if the app asks (default true)",
 	"if_sha256":                    "sha256 of the screen you read; refused if it changed",
+	"send_keys.wait_for":           "then wait for this text (as wait_for_text)",
+	"send_keys.timeout":            "of wait_for (default 8, max {max_wait})",
 	"send_keys_batch.operations":   "[{keys, pane_id, enter, literal}], at most 1000",
 	"send_keys_batch.timeout":      "for the whole batch (default none)",
 	"operations":                   "[{tool, arguments}], at most 1000",
@@ -107,6 +109,7 @@ var paramDocs = map[string]string{
 	"timeout":                    "max {max_wait}",
 	"wait_for_text.timeout":      "default 8, max {max_wait}",
 	"interval":                   "poll period without output events (default 0.05)",
+	"wait_for_text.since":        "last_send (default after a send; a match consumes), call: new output only",
 
 	// Options, environment, hooks, journal, servers.
 	"global_":              "tmux -g (libtmux-mcp's name)",

@@ -81,6 +81,7 @@ func RunCommand(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		srv, pn, notReady := tp.srv, tp.pane, tp.notReady
 		cfg := d.Sup.Config()
 		r := &run{srv: srv, pane: pn.ID, nonce: nonce(), maxLines: cfg.MaxCaptureLines, maxBytes: cfg.MaxCaptureBytes}
+		d.markSend(ctx, srv, pn, r.nonce)
 		res, err := r.do(ctx, d.runs, d.tmuxPath(), cmd, noHistory, timeout)
 		if err != nil {
 			return nil, err

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"sort"
 	"strings"
 	"unicode"
 
@@ -60,6 +61,28 @@ func (s splitRows) from(i int) []string {
 		out[k] = strings.TrimRight(out[k], " ")
 	}
 	return out
+}
+
+// nextLine returns the first row after row i that begins a line, or
+// len(s.rows) if none does: the rows from i up to it hold the rest of row
+// i's line.
+func (s splitRows) nextLine(i int) int {
+	return s.afterLine(s.lineOf(i))
+}
+
+// afterLine returns the first row of the lines after line l, or
+// len(s.rows) if l is the last.
+func (s splitRows) afterLine(l int) int {
+	return sort.Search(len(s.at), func(k int) bool { return s.at[k].line > l })
+}
+
+// lineOf returns the index in s.lines of row i's line (of the first row
+// for i < 0, past the last line for i past the last row).
+func (s splitRows) lineOf(i int) int {
+	if i >= len(s.at) {
+		return len(s.lines)
+	}
+	return s.at[max(i, 0)].line
 }
 
 // cellWidth is how many cells tmux gives a character: two for East Asian

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -23,6 +24,9 @@ const (
 
 // liveEvery is how often a wait checks that its pane still exists.
 const liveEvery = time.Second
+
+// defaultInterval is a wait's polling period without change events.
+const defaultInterval = 50 * time.Millisecond
 
 // checkSpacing is the least time between two reads of a waited-on pane:
 // output that keeps coming is read at most 20 times a second, the rate the
@@ -43,21 +47,35 @@ type waitResult struct {
 	EffectiveTimeout float64  `json:"effective_timeout"`
 	Detection        string   `json:"detection"`
 	// HistoryOverflowed: tmux freed lines of the pane's history (its
-	// history-limit) that were printed during the wait before they could
-	// be read; how many is not known.
+	// history-limit) that were printed since the baseline before they
+	// could be read; how many is not known.
 	HistoryOverflowed bool `json:"history_overflowed"`
+	// Since is the baseline: "last_send" (output since this process last
+	// typed into the pane, less what earlier waits matched) or "call".
+	Since string `json:"since"`
+	// PrintedBeforeCall: the match (or stop) was output printed since the
+	// last send that was already there when the call began.
+	PrintedBeforeCall bool `json:"printed_before_call"`
 }
 
 var waitSchema = record(tField, []string{"found", "outcome", "matched_lines", "tail", "saw_new_output", "matched_at_entry",
-	"alternate_screen", "pane_id", "elapsed_seconds", "effective_timeout", "detection", "history_overflowed"},
+	"alternate_screen", "pane_id", "elapsed_seconds", "effective_timeout", "detection", "history_overflowed",
+	"since", "printed_before_call"},
 	map[string]any{"matched_index": tIntNull})
 
-// WaitForText waits until text printed after the call matches.
+// The baselines of a wait (its since parameter).
+const (
+	sinceSend = "last_send"
+	sinceCall = "call"
+)
+
+// WaitForText waits until text printed since the agent's last send to
+// the pane, or after the call, matches.
 func WaitForText(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
-	t := newTool("wait_for_text", "Wait until a line printed after this call contains one of patterns (case-insensitive unless match_case; RE2 if regex), or one of stop; text on screen before the call never matches.",
+	t := newTool("wait_for_text", "Wait until a line printed since your last send to the pane (else this call) contains one of patterns (case-insensitive unless match_case; RE2 if regex), or one of stop; text from before that never matches. A pattern's trailing blanks also match a line's end.",
 		hintsRead, waitSchema,
 		paneTarget(mcp.WithArray("patterns", mcp.WithStringItems()), mcp.WithArray("stop", mcp.WithStringItems()),
-			pRegex, pMatchCase, pTimeout, mcp.WithNumber("interval"))...)
+			pRegex, pMatchCase, pTimeout, mcp.WithNumber("interval"), mcp.WithString("since", mcp.Enum(sinceSend, sinceCall)))...)
 	return t, withRequest(handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
 		start := time.Now()
 		w := &waiter{start: start}
@@ -65,7 +83,7 @@ func WaitForText(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if w.patterns, w.stop, err = waitPatterns(p); err != nil {
 			return nil, err
 		}
-		interval := 0.05
+		interval := defaultInterval.Seconds()
 		if v, ok := p.number("interval"); ok {
 			interval = v
 		}
@@ -80,31 +98,79 @@ func WaitForText(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if err != nil {
 			return nil, err
 		}
-		cfg := d.Sup.Config()
-		w.srv, w.pane, w.timeout, w.ceiling = srv, id, timeout, captureCeiling{cfg.MaxCaptureLines, cfg.MaxCaptureBytes}
-		res, err := w.wait(ctx, time.Duration(interval*float64(time.Second)))
+		res, err := d.runWait(ctx, w, srv, id, timeout, time.Duration(interval*float64(time.Second)), p.str("since") != sinceCall)
 		if err != nil {
 			return nil, err
 		}
-		res.Elapsed = seconds(time.Since(start))
 		return structured(res)
 	}))
 }
 
+// runWait runs w on pane, from the pane's last send if fromSend and one
+// was recorded, else from the call.
+func (d Deps) runWait(ctx context.Context, w *waiter, srv *supervisor.Server, pane tmux.PaneID, timeout, interval time.Duration,
+	fromSend bool) (waitResult, error) {
+	cfg := d.Sup.Config()
+	w.srv, w.pane, w.timeout, w.ceiling = srv, pane, timeout, captureCeiling{cfg.MaxCaptureLines, cfg.MaxCaptureBytes}
+	w.marks, w.key = d.panes, paneKey{srv.Socket(), pane}
+	if m, ok := d.panes.mark(w.key); ok {
+		w.seq = m.seq
+		if fromSend {
+			w.from = &m
+		}
+	}
+	res, err := w.wait(ctx, interval)
+	if err != nil {
+		return waitResult{}, err
+	}
+	res.Elapsed = seconds(time.Since(w.start))
+	return res, nil
+}
+
+// linePattern is a compiled wait pattern. Lines are read without their
+// trailing blanks (tmux pads a row with blanks to the pane's edge and a
+// capture drops them), so a pattern may end in blanks the line no longer
+// has: a literal pattern's trailing blanks match blanks or the end of the
+// line, and a regex is tried on the line and then on the line followed by
+// one blank (so ">>> " and `\$ $` match a prompt at the end of a line).
+type linePattern struct {
+	re  *regexp.Regexp
+	pad bool // try the line followed by one blank too
+}
+
+func (lp linePattern) match(line string) bool {
+	return lp.re.MatchString(line) || lp.pad && lp.re.MatchString(line+" ")
+}
+
+// compileLinePattern compiles a wait pattern (see linePattern).
+func compileLinePattern(s string, regex, matchCase bool) (linePattern, error) {
+	if regex {
+		re, err := compilePattern(s, true, matchCase)
+		return linePattern{re: re, pad: true}, err
+	}
+	text := strings.TrimRightFunc(s, unicode.IsSpace)
+	if text == s || text == "" {
+		re, err := compilePattern(s, false, matchCase)
+		return linePattern{re: re}, err
+	}
+	re, err := compilePattern(regexp.QuoteMeta(text)+"(?:"+regexp.QuoteMeta(s[len(text):])+"|$)", true, matchCase)
+	return linePattern{re: re}, err
+}
+
 // waitPatterns compiles patterns (nil: any output) and stop.
-func waitPatterns(p params) (patterns, stop []*regexp.Regexp, err error) {
+func waitPatterns(p params) (patterns, stop []linePattern, err error) {
 	regex, matchCase := p.boolean("regex"), p.boolean("match_case")
-	compile := func(name, what string) ([]*regexp.Regexp, error) {
-		var out []*regexp.Regexp
+	compile := func(name, what string) ([]linePattern, error) {
+		var out []linePattern
 		for _, s := range p.strings(name) {
 			if s == "" {
 				return nil, &toolError{msg: what + " pattern must be a non-empty string", class: "argument"}
 			}
-			re, err := compilePattern(s, regex, matchCase)
+			lp, err := compileLinePattern(s, regex, matchCase)
 			if err != nil {
 				return nil, err
 			}
-			out = append(out, re)
+			out = append(out, lp)
 		}
 		return out, nil
 	}
@@ -122,39 +188,73 @@ func waitPatterns(p params) (patterns, stop []*regexp.Regexp, err error) {
 
 // waiter is one wait_for_text.
 //
-// Only text written after the call counts. At entry it anchors at the top
-// of the screen (see screenAnchor) and notes the cursor's row and the rows
-// from there to the bottom of the screen; each time the pane may have
-// changed it reads the rows from the first row not read yet down (see
-// follow), and a row that was not among the entry rows is new. Changes
-// come from the supervisor's watcher connection (%output), so a silent
-// pane costs nothing; without one, the pane is polled.
+// Only text written after the baseline counts. At the call the baseline
+// anchors at the top of the screen (see screenAnchor) and notes the
+// cursor's row and the rows from there to the bottom of the screen; each
+// time the pane may have changed it reads the rows from the first row not
+// read yet down (see follow), and a row that was not among the entry rows
+// is new. From the pane's last send (see sendMark) the baseline is the
+// mark's, read at once: what was printed since the send is there already.
+// Changes come from the supervisor's watcher connection (%output), so a
+// silent pane costs nothing; without one, the pane is polled.
 type waiter struct {
 	srv      *supervisor.Server
 	pane     tmux.PaneID
-	patterns []*regexp.Regexp // nil: any new output
-	stop     []*regexp.Regexp
+	patterns []linePattern // nil: any new output
+	stop     []linePattern
 	timeout  time.Duration
 	start    time.Time
 	ceiling  captureCeiling
 
+	// The pane's marks: from is the mark to start from (nil: the call),
+	// seq the mark the wait began under, which its match advances.
+	marks *paneIO
+	key   paneKey
+	seq   uint64
+	from  *sendMark
+
 	base   tmux.Pane    // the pane at entry
 	anchor screenAnchor // at or above the first row not yet read
 	skip   int          // rows from the anchor down that are not new: those above the cursor at entry
+	cut    bool         // the line holding row skip is the send's own (see sendMark)
+	echo   string       // see sendMark
+	first  bool         // the first read from a send's mark
 	entry  map[string]bool
 	past   []string // lines read above the anchor, for tail
 	rows   []string // the rows last read, for tail
+	last   readPos  // where the rows last read came from
+	hit    int      // the index in rows of the last line the outcome matched
+	screen []string // the screen at the first read from a mark
 	res    waitResult
 }
+
+// readPos is where the rows a wait read come from: a capture cut into
+// rows, the index of row 0 in it, the index of the first line read among
+// its lines. ok is false for reads that do not follow the anchor.
+type readPos struct {
+	s           splitRows
+	first, line int
+	ok          bool
+}
+
+// errMarkLost: the send's mark is not where it can be found exactly (the
+// pane was resized, cleared or scrolled past its history): the wait
+// counts from its call instead.
+var errMarkLost = errors.New("tools: the last send's anchor is lost")
 
 func (w *waiter) wait(ctx context.Context, interval time.Duration) (waitResult, error) {
 	// Subscribe before the baseline is read, so no change is missed.
 	feed := watchPane(ctx, w.srv, w.pane, interval)
 	defer func() { feed.close() }()
-	if err := w.arm(ctx); err != nil {
+	outcome, err := w.arm(ctx)
+	if err != nil {
 		return waitResult{}, err
 	}
 	w.res.PaneID, w.res.EffectiveTimeout = string(w.pane), w.timeout.Seconds()
+	if outcome != "" {
+		w.res.PrintedBeforeCall = true
+		return w.finish(feed, outcome), nil
+	}
 	prog := startProgress(ctx, requestOf(ctx), w.timeout, "waiting for text on pane "+string(w.pane))
 	defer prog.stop()
 	deadline := time.NewTimer(w.timeout - time.Since(w.start)) // the timeout counts from the call
@@ -209,18 +309,59 @@ func (w *waiter) wait(ctx context.Context, interval time.Duration) (waitResult, 
 	}
 }
 
-// arm reads the baseline: the anchor, the cursor's row and the rows from
-// it down, and whether a pattern already shows on the screen.
-func (w *waiter) arm(ctx context.Context) error {
+// arm reads the baseline. From a send's mark it reads what was printed
+// since at once, and returns the outcome if that decides the wait;
+// otherwise, or if the mark is lost, the baseline is the call's.
+func (w *waiter) arm(ctx context.Context) (string, error) {
 	pn, err := readPane(ctx, w.srv, w.pane)
 	if err != nil {
-		return err
+		return "", err
 	}
 	if pn.Dead {
-		return w.died()
+		return "", w.died()
 	}
 	w.base = pn
-	s, err := w.takeAnchor(ctx, pn)
+	if m := w.from; m != nil && !pn.AlternateOn {
+		if m.pid == pn.PID {
+			outcome, err := w.armFromSend(ctx, *m)
+			if !errors.Is(err, errMarkLost) {
+				return outcome, err
+			}
+		}
+		// Respawned, or lost: it will not be found next time either.
+		w.marks.forgetMark(w.key, m.seq)
+		w.seq = 0
+	}
+	return "", w.armAtCall(ctx, pn)
+}
+
+// armFromSend starts from m and reads once.
+func (w *waiter) armFromSend(ctx context.Context, m sendMark) (string, error) {
+	w.anchor, w.skip, w.cut, w.echo, w.entry = m.anchor, m.skip, m.cut, m.echo, m.entry
+	w.first = true
+	outcome, err := w.check(ctx, false)
+	w.first = false
+	w.res.Since = sinceSend
+	if err != nil || outcome != "" {
+		return outcome, err
+	}
+	// What the read found on the screen and did not count is older.
+	for _, lp := range w.patterns {
+		if len(matching(lp, w.screen)) > 0 {
+			w.res.MatchedAtEntry = true
+		}
+	}
+	w.screen = nil
+	return "", nil
+}
+
+// armAtCall reads the baseline at the call: the anchor, the cursor's row
+// and the rows from it down, and whether a pattern already shows on the
+// screen.
+func (w *waiter) armAtCall(ctx context.Context, pn tmux.Pane) error {
+	w.res.Since = sinceCall
+	w.cut, w.echo, w.past, w.rows, w.res.SawNewOutput = false, "", nil, nil, false
+	s, pn, _, err := w.takeAnchor(ctx, pn)
 	if err != nil {
 		return err
 	}
@@ -235,8 +376,8 @@ func (w *waiter) arm(ctx context.Context) error {
 		return nil
 	}
 	visible := s.from(first)
-	for _, re := range w.patterns {
-		if len(matching(re, visible)) > 0 {
+	for _, lp := range w.patterns {
+		if len(matching(lp, visible)) > 0 {
 			w.res.MatchedAtEntry = true
 		}
 	}
@@ -245,19 +386,19 @@ func (w *waiter) arm(ctx context.Context) error {
 
 // takeAnchor anchors at the top of the screen, with the cursor's row as
 // the first new one, and returns the capture it took it from (the rows
-// above the screen it is found by, and the screen). The rows are read until
-// the pane holds still between two reads of its state, stableTries times
-// at most.
-func (w *waiter) takeAnchor(ctx context.Context, pn tmux.Pane) (splitRows, error) {
+// above the screen it is found by, and the screen) and the pane's state
+// it goes with. The rows are read until the pane holds still between two
+// reads of its state, stableTries times at most; settled says it did.
+func (w *waiter) takeAnchor(ctx context.Context, pn tmux.Pane) (splitRows, tmux.Pane, bool, error) {
 	for try := 1; ; try++ {
 		s, after, err := w.split(ctx, pn, -min(pn.HistorySize, anchorRows), false)
 		if err != nil {
-			return splitRows{}, err
+			return splitRows{}, pn, false, err
 		}
 		if still(pn, after) || try == stableTries {
 			w.anchor = takeAnchor(pn, after, s.rows, pn.CursorY)
 			w.skip = max(pn.CursorY-w.anchor.slack, 0)
-			return s, nil
+			return s, pn, still(pn, after), nil
 		}
 		pn = after
 	}
@@ -314,6 +455,7 @@ func (w *waiter) check(ctx context.Context, changed bool) (string, error) {
 		return "", err
 	}
 	var rows []string
+	w.last = readPos{}
 	switch row, settled := w.anchor.settled(pn); {
 	case pn.AlternateOn:
 		// A full-screen program's screen: no history to anchor in.
@@ -331,10 +473,10 @@ func (w *waiter) check(ctx context.Context, changed bool) (string, error) {
 		return "", err
 	}
 	w.rows = rows
-	var fresh []string
-	for _, r := range rows {
+	var fresh []int // indices in rows
+	for i, r := range rows {
 		if r != "" && !w.entry[r] {
-			fresh = append(fresh, r)
+			fresh = append(fresh, i)
 		}
 	}
 	if len(fresh) == 0 {
@@ -354,18 +496,21 @@ func (w *waiter) check(ctx context.Context, changed bool) (string, error) {
 		return "", nil
 	}
 	// stop wins a tie with patterns.
-	for i, re := range w.stop {
-		if m := matching(re, fresh); len(m) > 0 {
+	for i, lp := range w.stop {
+		if m := w.matchFresh(lp, rows, fresh); len(m) > 0 {
 			w.res.MatchedIndex, w.res.MatchedLines = &i, m
 			return "stopped", nil
 		}
 	}
 	if w.patterns == nil {
-		w.res.MatchedLines = fresh
+		for _, k := range fresh {
+			w.res.MatchedLines = append(w.res.MatchedLines, rows[k])
+		}
+		w.hit = fresh[len(fresh)-1]
 		return "any_output", nil
 	}
-	for i, re := range w.patterns {
-		if m := matching(re, fresh); len(m) > 0 {
+	for i, lp := range w.patterns {
+		if m := w.matchFresh(lp, rows, fresh); len(m) > 0 {
 			w.res.MatchedIndex, w.res.MatchedLines = &i, m
 			return "matched", nil
 		}
@@ -373,11 +518,25 @@ func (w *waiter) check(ctx context.Context, changed bool) (string, error) {
 	return "", nil
 }
 
+// matchFresh returns the lines among rows[fresh] that lp matches, and
+// notes the last one's index in w.hit.
+func (w *waiter) matchFresh(lp linePattern, rows []string, fresh []int) []string {
+	var out []string
+	for _, k := range fresh {
+		if lp.match(rows[k]) {
+			out = append(out, rows[k])
+			w.hit = k
+		}
+	}
+	return out
+}
+
 func (w *waiter) died() error {
 	return &toolError{msg: fmt.Sprintf("pane %s died; cursor/baseline anchor is no longer valid", w.pane), class: "pane_dead"}
 }
 
-// finish fills in the result for outcome.
+// finish fills in the result for outcome. A wait that matched moves the
+// pane's mark to just after its match (see sendMark).
 func (w *waiter) finish(feed *changeFeed, outcome string) waitResult {
 	if outcome == "timeout" && w.res.AlternateScreen {
 		outcome = "alternate_screen"
@@ -389,14 +548,36 @@ func (w *waiter) finish(feed *changeFeed, outcome string) waitResult {
 	r.MatchedLines, _, _ = capTail(append([]string{}, r.MatchedLines...), waitTailLines, waitTailBytes)
 	r.Tail, _, _ = capTail(trimRows(append(append([]string{}, w.past...), w.rows...)), waitTailLines, waitTailBytes)
 	r.Detection = feed.mode()
+	if w.seq != 0 && (r.Found || outcome == "stopped") {
+		if m, ok := w.consumed(); ok {
+			w.marks.advanceMark(w.key, w.seq, m)
+		} else {
+			w.marks.forgetMark(w.key, w.seq)
+		}
+	}
 	return r
 }
 
-// matching returns the lines re matches.
-func matching(re *regexp.Regexp, lines []string) []string {
+// consumed is the mark just after the line w.hit of the last read, if
+// that read followed the anchor exactly.
+func (w *waiter) consumed() (sendMark, bool) {
+	if !w.last.ok || w.anchor.slack > 0 {
+		return sendMark{}, false
+	}
+	// w.anchor is at the top of the screen of the last read's capture.
+	r := w.last.s.afterLine(w.last.line+w.hit) - w.last.first
+	a := w.anchor
+	if r < 0 {
+		a, r = a.shifted(r, w.last.s.rows), 0
+	}
+	return sendMark{pid: w.base.PID, anchor: a, skip: r, entry: w.entry}, true
+}
+
+// matching returns the lines lp matches.
+func matching(lp linePattern, lines []string) []string {
 	var out []string
 	for _, l := range lines {
-		if re.MatchString(l) {
+		if lp.match(l) {
 			out = append(out, l)
 		}
 	}

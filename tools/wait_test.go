@@ -294,3 +294,205 @@ func TestWaitForTextProgress(t *testing.T) {
 		t.Errorf("progress messages do not change: %v", got)
 	}
 }
+
+// replPane starts a shell whose prompt ends in a blank, as a REPL's does
+// (">>> "), and waits for it.
+func (e *env) replPane() string {
+	e.t.Helper()
+	p := e.window("env PS1='>>> ' /bin/sh")
+	e.waitScreen(p, "prompt", func(s string) bool { return strings.HasSuffix(s, ">>>") })
+	return p
+}
+
+// sendAnswered types line into a REPL pane with send_keys and waits until
+// the pane shows want and the prompt after it, before any wait begins.
+func (e *env) sendAnswered(p, line, want string) {
+	e.t.Helper()
+	e.ok("send_keys", map[string]any{"pane_id": p, "keys": line}, nil)
+	e.waitScreen(p, want, func(s string) bool { return strings.HasSuffix(trimLines(s), want+"\n>>>") })
+}
+
+// trimLines drops the trailing blanks of each line of s (tmux before 3.3
+// keeps them in a joined capture).
+func trimLines(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " ")
+	}
+	return strings.Join(lines, "\n")
+}
+
+// TestWaitForTextSinceSend: a wait after a send sees what the pane
+// printed since the send, also when it printed it before the wait began
+// (issue 18: a REPL's answer, printed in milliseconds, was missed); text
+// from before the send, and the echo of the send itself, never match; a
+// match is consumed; since=call waits for new output only.
+func TestWaitForTextSinceSend(t *testing.T) {
+	e := newEnv(t, Mutating)
+
+	t.Run("a fast answer", func(t *testing.T) {
+		e := *e
+		e.t = t
+		p := e.replPane()
+		e.sendAnswered(p, `printf 'ANS_%s\n' 41`, "ANS_41")
+		e.sendAnswered(p, `printf 'ANS_%s\n' 42`, "ANS_42")
+		tests := []struct {
+			name           string
+			args           map[string]any
+			found, before  bool
+			since          string
+			matched        []string
+			matchedAtEntry bool
+		}{
+			{"text from before the send", map[string]any{"patterns": []any{"ANS_41"}, "timeout": 0.5},
+				false, false, "last_send", nil, true},
+			{"since the call", map[string]any{"patterns": []any{"ANS_42"}, "timeout": 0.5, "since": "call"},
+				false, false, "call", nil, true},
+			{"printed since the send", map[string]any{"patterns": []any{"ans_"}, "timeout": 5},
+				true, true, "last_send", []string{"ANS_42"}, false},
+			{"consumed by the wait before", map[string]any{"patterns": []any{"ans_"}, "timeout": 0.5},
+				false, false, "last_send", nil, true},
+			{"the prompt after it, ending in a blank", map[string]any{"patterns": []any{">>> "}, "timeout": 5},
+				true, true, "last_send", []string{">>>"}, false},
+		}
+		for _, tt := range tests {
+			tt.args["pane_id"] = p
+			var r waitResult
+			e.ok("wait_for_text", tt.args, &r)
+			if r.Found != tt.found || r.PrintedBeforeCall != tt.before || r.Since != tt.since ||
+				!slices.Equal(r.MatchedLines, tt.matched) || r.MatchedAtEntry != tt.matchedAtEntry || r.HistoryOverflowed {
+				t.Errorf("%s: wait_for_text(%v) = %+v; want found %v, printed_before_call %v, since %s, matched_lines %q, matched_at_entry %v",
+					tt.name, tt.args, r, tt.found, tt.before, tt.since, tt.matched, tt.matchedAtEntry)
+			}
+		}
+	})
+	t.Run("send_keys with wait_for", func(t *testing.T) {
+		e := *e
+		e.t = t
+		p := e.replPane()
+		// The echo of the keys holds "43" too; only the answer counts.
+		var r struct {
+			PaneID string      `json:"pane_id"`
+			Wait   *waitResult `json:"wait"`
+		}
+		e.ok("send_keys", map[string]any{"pane_id": p, "keys": `printf 'ANS_%s\n' 43`, "wait_for": "43", "timeout": 10}, &r)
+		if r.PaneID != p || r.Wait == nil || !r.Wait.Found || r.Wait.Since != "last_send" || !slices.Equal(r.Wait.MatchedLines, []string{"ANS_43"}) {
+			t.Errorf("send_keys(wait_for 43) = %+v (wait %+v), want the wait to match ANS_43", r, r.Wait)
+		}
+		e.ok("send_keys", map[string]any{"pane_id": p, "keys": "true"}, &r)
+		if r.Wait != nil {
+			t.Errorf("send_keys without wait_for: wait = %+v, want null", r.Wait)
+		}
+		e.fails("send_keys", map[string]any{"pane_id": p, "keys": "true", "wait_for": ""}, "wait_for", "must not be empty")
+	})
+	t.Run("after the other tools that type", func(t *testing.T) {
+		e := *e
+		e.t = t
+		p := e.replPane()
+		for _, tt := range []struct {
+			tool string
+			args map[string]any
+			want string
+		}{
+			// run_command's wrapper echoes the command: only its output
+			// counts.
+			{"run_command", map[string]any{"command": `printf 'TYPED_%s\n' run`}, "TYPED_run"},
+			{"paste_text", map[string]any{"text": "printf 'TYPED_%s\\n' paste\n"}, "TYPED_paste"},
+			{"send_keys_batch", map[string]any{"operations": []any{map[string]any{"pane_id": p, "keys": `printf 'TYPED_%s\n' batch`}}}, "TYPED_batch"},
+		} {
+			if tt.tool != "send_keys_batch" {
+				tt.args["pane_id"] = p
+			}
+			e.ok(tt.tool, tt.args, nil)
+			e.waitScreen(p, tt.want, func(s string) bool {
+				return strings.Contains(trimLines(s), tt.want+"\n") && strings.HasSuffix(s, ">>>")
+			})
+			var r waitResult
+			e.ok("wait_for_text", map[string]any{"pane_id": p, "patterns": []any{"typed_"}, "timeout": 5}, &r)
+			if !r.Found || !r.PrintedBeforeCall || !slices.Equal(r.MatchedLines, []string{tt.want}) {
+				t.Errorf("%s, then wait_for_text = %+v, want %s matched at once", tt.tool, r, tt.want)
+			}
+		}
+	})
+}
+
+// TestWaitForTextSinceSendAtHistoryLimit: the send's mark is found again
+// after tmux freed history lines (several drops since the send), and when
+// it was freed itself the wait counts from its call and says so.
+func TestWaitForTextSinceSendAtHistoryLimit(t *testing.T) {
+	e := newEnv(t, Mutating)
+	p := e.historyPane(100, "env PS1='>>> ' /bin/sh", func(s string) bool { return strings.HasSuffix(s, ">>>") })
+	e.show(p, "\r\nHIST_OLD 1\r\nHIST_OLD 2")
+	e.fillHistory(p, 100)
+	// 66 lines: tmux frees ten lines six times, none of them the mark's.
+	e.sendAnswered(p, `printf 'HIST_ANS_%s\n' 1; seq 1 64`, "64")
+	var r waitResult
+	e.ok("wait_for_text", map[string]any{"pane_id": p, "patterns": []any{"hist_"}, "timeout": 5}, &r)
+	if !r.Found || !r.PrintedBeforeCall || r.Since != "last_send" || !slices.Equal(r.MatchedLines, []string{"HIST_ANS_1"}) || r.HistoryOverflowed {
+		t.Errorf("wait_for_text after 66 lines at the history limit = %+v, want HIST_ANS_1 matched at once", r)
+	}
+	if h := e.historySize(p); h > 100 {
+		t.Fatalf("history_size %d, want at most the limit", h)
+	}
+	// More lines than the history holds: the mark is freed.
+	e.sendAnswered(p, `seq 1 300`, "300")
+	e.ok("wait_for_text", map[string]any{"pane_id": p, "patterns": []any{"HIST_"}, "timeout": 0.5}, &r)
+	if r.Found || r.Since != "call" || !r.HistoryOverflowed {
+		t.Errorf("wait_for_text after the mark was freed = %+v, want a wait from the call, history_overflowed", r)
+	}
+}
+
+// TestWaitForTextPromptEndingInBlank: captured lines lose their trailing
+// blanks and prompts end in one; a pattern's trailing blank matches the
+// end of a line (issue 18: ">>> " never matched the prompt ">>> ").
+func TestWaitForTextPromptEndingInBlank(t *testing.T) {
+	e := newEnv(t, Readonly)
+	p := e.quiet()
+	for _, tt := range []struct {
+		pattern string
+		regex   bool
+	}{{">>> ", false}, {`^>>> $`, true}} {
+		ch, _ := e.waitArmed(context.Background(), map[string]any{"pane_id": p, "patterns": []any{tt.pattern}, "regex": tt.regex,
+			"timeout": 10})
+		e.ttyWrite(p, "\r\n>>> ")
+		var r waitResult
+		e.result(ch, &r)
+		if !r.Found || !slices.Equal(r.MatchedLines, []string{">>>"}) {
+			t.Errorf("wait_for_text(%q, regex %v) = %+v, want the new prompt matched", tt.pattern, tt.regex, r)
+		}
+		e.ttyWrite(p, "\r\nPROMPT> ")
+	}
+}
+
+func TestLinePattern(t *testing.T) {
+	tests := []struct {
+		pattern string
+		regex   bool
+		line    string
+		want    bool
+	}{
+		{">>> ", false, ">>>", true},
+		{">>> ", false, ">>> print(1)", true},
+		{">>> ", false, ">>>x", false},
+		{"a  ", false, "a b", false},
+		{"a  ", false, "a  b", true},
+		{"a  ", false, "xa", true},
+		{" ", false, "a b", true},
+		{" ", false, "ab", false},
+		{"DONE", false, "done", true},
+		{`\$ `, true, "user@host:~$", true},
+		{`\$ $`, true, "user@host:~$", true},
+		{`\$ $`, true, "a$ b", false},
+		{`done$`, true, "all done", true},
+		{`^$`, true, "", true},
+	}
+	for _, tt := range tests {
+		lp, err := compileLinePattern(tt.pattern, tt.regex, false)
+		if err != nil {
+			t.Fatalf("compileLinePattern(%q, %v): %v", tt.pattern, tt.regex, err)
+		}
+		if got := lp.match(tt.line); got != tt.want {
+			t.Errorf("pattern %q (regex %v) on line %q = %v, want %v", tt.pattern, tt.regex, tt.line, got, tt.want)
+		}
+	}
+}

@@ -43,6 +43,11 @@ func (w *waiter) follow(ctx context.Context, pn tmux.Pane, changed bool) ([]stri
 		}
 		row, found = w.anchor.locate(pn, after, s.rows)
 	}
+	if w.first && (!found || !w.anchor.sameShape(pn) || !w.anchor.sameShape(after)) {
+		// From a send's mark, only an exact find will do.
+		w.res.HistoryOverflowed = !found && w.anchor.mayHaveDropped(after)
+		return nil, errMarkLost
+	}
 	first := max(len(s.rows)-pn.Height, 0) // the index of row 0
 	start := -first                        // the first row not yet read
 	if found {
@@ -50,7 +55,30 @@ func (w *waiter) follow(ctx context.Context, pn tmux.Pane, changed bool) ([]stri
 	} else if w.anchor.mayHaveDropped(after) {
 		w.res.HistoryOverflowed = true
 	}
-	lines := s.from(first + start)
+	next, from := start, start // where the next read begins; the first row whose lines are new
+	if w.cut && found && start < pn.Height {
+		// The line at start is the send's own: the new lines begin after
+		// it. While it runs to the bottom, the next read begins at it too.
+		k := s.nextLine(first + start)
+		if from = k - first; k < len(s.rows) {
+			w.cut, next = false, from
+		}
+	} else {
+		w.cut = false
+	}
+	lines := s.from(first + from)
+	line := s.lineOf(first + from)
+	if w.echo != "" {
+		// run_command's typed line ends with its nonce (the name of the
+		// file it sources, maybe quoted, or its channel's name); its end
+		// marker holds the nonce but does not end with it.
+		for k := len(lines) - 1; k >= 0; k-- {
+			if l := strings.TrimSuffix(lines[k], "'"); strings.HasSuffix(l, w.echo) {
+				lines, line = lines[k+1:], line+k+1
+				break
+			}
+		}
+	}
 	// The rows read above the screen stay as they are: the next read can
 	// begin at the top of the screen, or lower if the first new row is.
 	above := max(len(lines)-len(s.from(first)), 0)
@@ -61,7 +89,11 @@ func (w *waiter) follow(ctx context.Context, pn tmux.Pane, changed bool) ([]stri
 	} else {
 		w.anchor = takeAnchor(pn, after, s.rows, cursor)
 	}
-	w.skip = max(start, 0)
+	w.skip = max(next, 0)
+	w.last = readPos{s: s, first: first, line: line, ok: true}
+	if w.first {
+		w.screen = s.from(first)
+	}
 	return lines, nil
 }
 

@@ -129,7 +129,8 @@ func TestToolsListDescribesEveryParameter(t *testing.T) {
 				t.Errorf("wait_for_text.timeout: %q, want default 8, max 12", p.Description)
 			}
 		}
-		if tool.Name == "wait_for_text" && !strings.Contains(tool.Description, "before the call never matches") {
+		if tool.Name == "wait_for_text" && (!strings.Contains(tool.Description, "since your last send to the pane (else this call)") ||
+			!strings.Contains(tool.Description, "never matches") || !strings.Contains(tool.Description, "trailing blanks")) {
 			t.Errorf("wait_for_text does not say what counts as a match: %q", tool.Description)
 		}
 	}
