@@ -186,7 +186,7 @@ func (d Deps) runOp(ctx context.Context, i int, op batchOp, tier Tier) (batchRow
 	req.Params.Arguments = op.args
 	// The middleware every call gets, but the drain (the batch holds it).
 	log := d.log()
-	res, err := logCalls(log)(recoverPanics(log)(e.Handler))(ctx, req)
+	res, err := logCalls(log)(recoverPanics(log)(e.Handler))(nested(ctx), req)
 	if ctx.Err() != nil {
 		return row, ctx.Err()
 	}

@@ -213,7 +213,7 @@ func PasteBuffer(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if err != nil {
 			return nil, err
 		}
-		if err := d.checkTypingSelf(srv, x.ID); err != nil {
+		if err := d.checkTypingSelf(ctx, srv, x.ID); err != nil {
 			return nil, err
 		}
 		args := []string{"paste-buffer", "-b", name, "-t", string(x.ID)}

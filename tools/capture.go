@@ -227,6 +227,9 @@ func SnapshotPane(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if err != nil {
 			return nil, err
 		}
+		if err := d.learnOwn(ctx, srv); err != nil {
+			return nil, err
+		}
 		content, cut := keepLines(c.Content, maxLines)
 		n := func(i int) int { v, _ := strconv.Atoi(f[i]); return v }
 		s := paneSnapshot{PaneID: f[0], Content: content,

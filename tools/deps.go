@@ -16,8 +16,10 @@ import (
 type Deps struct {
 	Sup  *supervisor.Supervisor
 	Tier Tier
-	// Caller is the tmux pane this MCP process runs in, if any (from TMUX
-	// and TMUX_PANE at startup). It drives self-protection and is_caller.
+	// Caller is the tmux pane this MCP process runs in, if any, as TMUX
+	// and TMUX_PANE say at startup. The pane is also found without them,
+	// from the process ancestry (ownpane.go). It drives self-protection
+	// and is_caller.
 	Caller Caller
 	// SocketDir is where list_servers looks for sockets:
 	// ${TMUX_TMPDIR:-/tmp}/tmux-<euid>.
@@ -44,6 +46,11 @@ type Deps struct {
 	// PipeDirs are directories pipe_pane may write into, besides the
 	// pane's current directory and the temporary directory.
 	PipeDirs []string
+	// AllowOwnPane lets tools type into, respawn or kill the pane this
+	// process runs in, and kill its window, session or server, at the
+	// destructive tier, without asking the user; otherwise they ask
+	// (elicitation) or refuse.
+	AllowOwnPane bool
 	// AllowSelfInput lets the tools that type (send_keys, send_keys_batch,
 	// paste_text, paste_buffer, run_command) target the caller's own pane
 	// at the destructive tier; otherwise they refuse it.
@@ -54,6 +61,10 @@ type Deps struct {
 
 	// bufNS is the prefix of this process's buffer names (set by New).
 	bufNS string
+	// own remembers the pane this process runs in, per server; Catalog
+	// sets it. selfPIDs, when set, stands in for the process ancestry.
+	own      *ownPanes
+	selfPIDs func() []int
 	// index is the tools the server serves, for the batch tools (set by
 	// New).
 	index *toolIndex

@@ -8,6 +8,12 @@ import (
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
 )
 
+// Self-protection: typing into, respawning or killing the pane tmux-mcp
+// runs in (ownpane.go finds it), or killing its window, session or
+// server, is refused unless the user confirms it through MCP elicitation
+// (confirm.go) or the destructive tier and --allow-own-pane allow it
+// (--allow-self-input allows typing only).
+
 // Self-protection messages, as libtmux-mcp words them.
 const (
 	refuseServer  = "Refusing to kill the tmux server while this MCP server is running inside it. Use a manual tmux command if intended."
@@ -16,11 +22,34 @@ const (
 	// refuseOwnServer: an option that runs commands or ends the server is
 	// not set on the server this MCP process runs in, at any tier.
 	refuseOwnServer = "This MCP server runs inside this tmux server. Use a manual tmux command if intended."
+	// refuseSelfInput is the refusal of keystrokes into the caller's pane.
+	refuseSelfInput = "Refusing to type into the pane running this MCP server: an agent could answer its own approval prompts."
 )
 
-// callerOnServer is libtmux-mcp's conservative test: true when the MCP
-// process may be running on sock's server (same socket by real path, same
-// socket name, or a pane but no socket to compare).
+// selfAct is an action that reaches the pane tmux-mcp runs in.
+type selfAct struct {
+	refusal string
+	// typing: --allow-self-input allows it as well as --allow-own-pane.
+	typing bool
+	// ask is the question put to the user. It names objects by ID only:
+	// names and titles come from tmux and could be worded to mislead.
+	ask string
+}
+
+// allowSelf lets an action on tmux-mcp's own pane, or on what
+// holds it, go ahead: at the destructive tier with --allow-own-pane
+// (or, for typing, --allow-self-input), or when the user says yes.
+func (d Deps) allowSelf(ctx context.Context, a selfAct) error {
+	if d.Tier >= Destructive && (d.AllowOwnPane || a.typing && d.AllowSelfInput) {
+		return nil
+	}
+	return d.confirm(ctx, a)
+}
+
+// callerOnServer is libtmux-mcp's conservative test of the environment:
+// true when TMUX says the MCP process may be running on sock's server
+// (same socket by real path, same socket name, or a pane but no socket to
+// compare).
 func (d Deps) callerOnServer(sock tmux.Socket) bool {
 	c := d.Caller
 	if !c.InTmux() {
@@ -35,34 +64,36 @@ func (d Deps) callerOnServer(sock tmux.Socket) bool {
 	return sock.Name != "" && filepath.Base(c.SocketPath) == sock.Name
 }
 
-// refuseSelfInput is the refusal of keystrokes into the caller's pane.
-const refuseSelfInput = "Refusing to type into the pane running this MCP server: an agent could answer its own approval prompts."
-
-// checkTypingSelf refuses keystrokes and pastes into the pane this MCP
-// process runs in, unless the destructive tier and AllowSelfInput both
-// allow it.
-func (d Deps) checkTypingSelf(srv *supervisor.Server, pane tmux.PaneID) error {
-	if d.Caller.Pane != pane || !d.callerOnServer(srv.Socket()) || d.Tier >= Destructive && d.AllowSelfInput {
-		return nil
+// holdsCaller reports whether srv's server may hold tmux-mcp: by its
+// environment, or because one of its panes does.
+func (d Deps) holdsCaller(ctx context.Context, srv *supervisor.Server) (bool, error) {
+	if d.callerOnServer(srv.Socket()) {
+		return true, nil
 	}
-	return &toolError{msg: refuseSelfInput, class: "refused",
-		hint: "Target another pane. To allow it, start tmux-mcp with --safety destructive and --allow-self-input."}
+	id, _, err := d.ownPaneOn(ctx, srv, false)
+	return id != "", err
 }
 
-// callerPane returns the pane the MCP process runs in, when it may be on
-// srv's server and a pane with its ID exists there.
-func (d Deps) callerPane(ctx context.Context, srv *supervisor.Server) (tmux.Pane, bool, error) {
-	if d.Caller.Pane == "" || !d.callerOnServer(srv.Socket()) {
-		return tmux.Pane{}, false, nil
+// checkTypingSelf refuses keystrokes and pastes into the pane this MCP
+// process runs in, unless allowSelf lets them through.
+func (d Deps) checkTypingSelf(ctx context.Context, srv *supervisor.Server, pane tmux.PaneID) error {
+	own, _, err := d.ownPaneOn(ctx, srv, false)
+	if err != nil || own == "" || own != pane {
+		return err
 	}
-	panes, err := srv.ListPanes(ctx)
-	if err != nil {
-		return tmux.Pane{}, false, err
+	return d.allowSelf(ctx, selfAct{refusal: refuseSelfInput, typing: true,
+		ask: toolName(ctx) + " would type into pane " + string(pane) + " on tmux server " + srv.Socket().String() +
+			": the pane this agent runs in, where it could answer its own approval prompts. Allow it?"})
+}
+
+// guardPane lets verb ("kill", "respawn") reach pane on srv's server
+// when it is not tmux-mcp's own pane, or when allowSelf allows it.
+func (d Deps) guardPane(ctx context.Context, srv *supervisor.Server, pane tmux.PaneID, refusal, verb string) error {
+	own, _, err := d.ownPaneOn(ctx, srv, false)
+	if err != nil || own == "" || own != pane {
+		return err
 	}
-	for _, p := range panes {
-		if p.ID == d.Caller.Pane {
-			return p, true, nil
-		}
-	}
-	return tmux.Pane{}, false, nil
+	return d.allowSelf(ctx, selfAct{refusal: refusal,
+		ask: toolName(ctx) + " would " + verb + " pane " + string(pane) + " on tmux server " + srv.Socket().String() +
+			": the pane this agent runs in. Allow it?"})
 }

@@ -30,7 +30,7 @@ func instructions(d Deps, socket string) string {
 		seg = append(seg, "Readonly mode: list_sessions, list_panes and get_window_info are safe probes.")
 	}
 	if d.Caller.Pane != "" {
-		seg = append(seg, fmt.Sprintf("Agent context: this MCP server runs in tmux pane %s; list_panes marks it is_caller=true. kill_* refuse to kill it.", d.Caller.Pane))
+		seg = append(seg, fmt.Sprintf("Agent context: this MCP server runs in tmux pane %s; list_panes marks it is_caller=true. Typing into it, respawning or killing it (or its window, session, server) is refused unless the user confirms.", d.Caller.Pane))
 	}
 	out := strings.Join(seg, "\n\n")
 	if len(out) > maxInstructions {

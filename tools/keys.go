@@ -283,7 +283,10 @@ func (d Deps) runKeysBatch(ctx context.Context, p params, ops []params, overrun 
 	for i, op := range ops {
 		panes[i], errs[i] = findPane(ctx, srv, op)
 		if errs[i] == nil {
-			errs[i] = d.checkTypingSelf(srv, panes[i].ID)
+			errs[i] = d.checkTypingSelf(ctx, srv, panes[i].ID)
+			if ask := (*askUser)(nil); errors.As(errs[i], &ask) {
+				return nil, ask // the user is asked before anything is typed
+			}
 		}
 		if errs[i] == nil {
 			lock = append(lock, panes[i].ID)

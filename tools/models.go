@@ -18,6 +18,9 @@ type SessionInfo struct {
 	SessionAttached string `json:"session_attached"`
 	SessionCreated  string `json:"session_created"`
 	ActivePaneID    string `json:"active_pane_id"`
+	// IsCaller: the session holds the pane tmux-mcp runs in (null when
+	// tmux-mcp does not run in tmux, as far as it can tell).
+	IsCaller *bool `json:"is_caller"`
 }
 
 // WindowInfo is one window.
@@ -33,10 +36,12 @@ type WindowInfo struct {
 	WindowWidth  string `json:"window_width"`
 	WindowHeight string `json:"window_height"`
 	ActivePaneID string `json:"active_pane_id"`
+	// IsCaller: the window holds the pane tmux-mcp runs in.
+	IsCaller *bool `json:"is_caller"`
 }
 
 // PaneInfo is one pane. IsCaller is nil when tmux-mcp does not run inside
-// tmux, and true only for the pane it runs in.
+// tmux (as far as it can tell), and true only for the pane it runs in.
 type PaneInfo struct {
 	PaneID             string `json:"pane_id"`
 	PaneIndex          string `json:"pane_index"`
@@ -144,9 +149,14 @@ func (d Deps) paneInfo(p tmux.Pane, sock tmux.Socket) PaneInfo {
 	}
 }
 
-// isCaller is the strict test: same pane ID and the same socket, by real
-// path. nil when not inside tmux.
+// isCaller says whether id is the pane tmux-mcp runs in, by what was
+// learnt of sock's server (learnOwn); for a server not looked at yet, by
+// the environment: same pane ID and the same socket, by real path. nil
+// when not inside tmux.
 func (d Deps) isCaller(id tmux.PaneID, sock tmux.Socket) *bool {
+	if c, ok := d.own.known(sock); ok {
+		return callerMarks{inTmux: c.pane != "" || d.Caller.InTmux(), pane: c.pane}.isPane(id)
+	}
 	if !d.Caller.InTmux() {
 		return nil
 	}

@@ -280,10 +280,14 @@ func SetOption(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if err != nil {
 			return nil, err
 		}
-		if risk != "" && d.callerOnServer(srv.Socket()) {
+		if risk != "" {
 			// What it runs could kill this server, which kill_server
 			// refuses: not even the destructive tier sets it here.
-			return nil, refused(risk + " " + refuseOwnServer)
+			if holds, err := d.holdsCaller(ctx, srv); err != nil {
+				return nil, err
+			} else if holds {
+				return nil, refused(risk + " " + refuseOwnServer)
+			}
 		}
 		scope, err := scopeArgs(ctx, srv, p)
 		if err != nil {

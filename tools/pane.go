@@ -44,6 +44,9 @@ func ListPanes(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if err != nil {
 			return nil, err
 		}
+		if err := d.learnOwn(ctx, srv); err != nil {
+			return nil, err
+		}
 		out := []PaneInfo{}
 		for _, x := range panes {
 			if keep(x) {
@@ -129,7 +132,7 @@ func SplitWindow(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if err != nil {
 			return nil, err
 		}
-		return structured(d.paneInfo(np, srv.Socket()))
+		return d.paneOut(ctx, srv, np)
 	})
 }
 

@@ -17,7 +17,7 @@ func (d Deps) paneResult(ctx context.Context, srv *supervisor.Server, id tmux.Pa
 	if err != nil {
 		return nil, err
 	}
-	return structured(d.paneInfo(x, srv.Socket()))
+	return d.paneOut(ctx, srv, x)
 }
 
 // GetPaneInfo describes one pane.
@@ -28,7 +28,7 @@ func GetPaneInfo(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if err != nil {
 			return nil, err
 		}
-		return structured(d.paneInfo(x, srv.Socket()))
+		return d.paneOut(ctx, srv, x)
 	})
 }
 
@@ -60,7 +60,7 @@ func FindPaneByPosition(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if best == nil {
 			return nil, notFound("no pane at the "+p.str("corner")+" of window "+string(panes[0].WindowID), "pane_not_found")
 		}
-		return structured(d.paneInfo(*best, srv.Socket()))
+		return d.paneOut(ctx, srv, *best)
 	})
 }
 

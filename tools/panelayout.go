@@ -68,7 +68,7 @@ func SelectPane(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if err != nil {
 			return nil, err
 		}
-		return structured(d.paneInfo(x, srv.Socket()))
+		return d.paneOut(ctx, srv, x)
 	})
 }
 

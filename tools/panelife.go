@@ -31,10 +31,8 @@ func RespawnPane(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if err != nil {
 			return nil, err
 		}
-		if me, ok, err := d.callerPane(ctx, srv); err != nil {
+		if err := d.guardPane(ctx, srv, x.ID, refuseRespawn, "respawn"); err != nil {
 			return nil, err
-		} else if ok && me.ID == x.ID {
-			return nil, refused(refuseRespawn)
 		}
 		args := []string{"respawn-pane", "-t", string(x.ID)}
 		if _, set := p["kill"]; !set || p.boolean("kill") {
@@ -63,10 +61,8 @@ func KillPane(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if err != nil {
 			return nil, err
 		}
-		if me, ok, err := d.callerPane(ctx, srv); err != nil {
+		if err := d.guardPane(ctx, srv, x.ID, refusePane, "kill"); err != nil {
 			return nil, err
-		} else if ok && me.ID == x.ID {
-			return nil, refused(refusePane)
 		}
 		if _, err := srv.Do(ctx, "kill-pane", "-t", string(x.ID)); err != nil {
 			return nil, err

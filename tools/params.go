@@ -39,7 +39,7 @@ func handle(t mcp.Tool, fn handlerFunc) server.ToolHandlerFunc {
 func handleRequest(t mcp.Tool, fn func(ctx context.Context, req mcp.CallToolRequest, p params) (*mcp.CallToolResult, error)) server.ToolHandlerFunc {
 	props, required := inputSchema(t)
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		ctx, resolved := withResolutions(ctx)
+		ctx, resolved := withResolutions(context.WithValue(ctx, requestKey{}, req))
 		p, err := checkArgs(props, required, req.Params.Arguments)
 		if err == nil {
 			var res *mcp.CallToolResult
@@ -48,6 +48,10 @@ func handleRequest(t mcp.Tool, fn func(ctx context.Context, req mcp.CallToolRequ
 				resolved.annotate(res)
 				return res, nil
 			}
+		}
+		var ask *askUser
+		if errors.As(err, &ask) {
+			return ask.result(), nil
 		}
 		if te := asToolError(err); te != nil {
 			res := errorResult(te)

@@ -19,7 +19,7 @@ import (
 
 // ListSessions lists the sessions of a server.
 func ListSessions(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
-	t := newTool("list_sessions", "List sessions.", hintsRead, listOf(sessionSchema),
+	t := newTool("list_sessions", "List sessions.", hintsRead, listOf(withCaller(sessionSchema)),
 		pSocket, pFilters)
 	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
 		filters, err := p.object("filters")
@@ -34,9 +34,15 @@ func ListSessions(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if err != nil {
 			return nil, err
 		}
+		m, err := d.marks(ctx, srv)
+		if err != nil {
+			return nil, err
+		}
 		out := make([]SessionInfo, 0, len(sessions))
 		for _, s := range sessions {
-			out = append(out, sessionInfo(s))
+			info := sessionInfo(s)
+			info.IsCaller = m.isSession(s.ID)
+			out = append(out, info)
 		}
 		if out, err = applyFilters(out, filters); err != nil {
 			return nil, err
@@ -145,7 +151,7 @@ func CreateSession(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if err != nil {
 			return nil, err
 		}
-		return structured(sessionInfo(s))
+		return d.sessionResult(ctx, srv, s)
 	})
 }
 
@@ -226,8 +232,19 @@ func KillServer(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if err != nil {
 			return nil, err
 		}
-		if d.callerOnServer(sock) {
-			return nil, refused(refuseServer)
+		ask := func(pane tmux.PaneID) error {
+			where := "where this agent runs"
+			if pane != "" {
+				where = "including pane " + string(pane) + " " + where
+			}
+			return d.allowSelf(ctx, selfAct{refusal: refuseServer,
+				ask: "kill_server would kill tmux server " + sock.String() + " and every pane in it, " + where + ". Allow it?"})
+		}
+		asked := d.callerOnServer(sock)
+		if asked {
+			if err := ask(d.Caller.Pane); err != nil {
+				return nil, err
+			}
 		}
 		// Existing never starts a server: starting one to kill it would be
 		// absurd, and the caller would think it had killed something. While
@@ -239,6 +256,15 @@ func KillServer(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		}
 		if err != nil {
 			return nil, err
+		}
+		if !asked {
+			if own, _, err := d.ownPaneOn(ctx, srv, false); err != nil {
+				return nil, err
+			} else if own != "" {
+				if err := ask(own); err != nil {
+					return nil, err
+				}
+			}
 		}
 		if err := srv.Kill(ctx); err != nil {
 			return nil, err

@@ -11,7 +11,7 @@ import (
 
 // ListWindows lists the windows of a session, or of the whole server.
 func ListWindows(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
-	t := newTool("list_windows", "List windows of a session, or of the server.", hintsRead, listOf(windowSchema),
+	t := newTool("list_windows", "List windows of a session, or of the server.", hintsRead, listOf(withCaller(windowSchema)),
 		pSessionName, pSessionID, pSocket, pFilters)
 	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
 		filters, err := p.object("filters")
@@ -34,10 +34,16 @@ func ListWindows(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if err != nil {
 			return nil, err
 		}
+		m, err := d.marks(ctx, srv)
+		if err != nil {
+			return nil, err
+		}
 		out := []WindowInfo{}
 		for _, w := range windows {
 			if only == "" || w.SessionID == only {
-				out = append(out, windowInfo(w))
+				info := windowInfo(w)
+				info.IsCaller = m.isWindow(w.ID)
+				out = append(out, info)
 			}
 		}
 		if out, err = applyFilters(out, filters); err != nil {
@@ -52,11 +58,11 @@ func GetSessionInfo(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 	t := newTool("get_session_info", "Describe a session.", hintsRead, sessionSchema,
 		pSessionID, pSessionName, pSocket)
 	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
-		_, s, err := d.session(ctx, p)
+		srv, s, err := d.session(ctx, p)
 		if err != nil {
 			return nil, err
 		}
-		return structured(sessionInfo(s))
+		return d.sessionResult(ctx, srv, s)
 	})
 }
 
@@ -110,7 +116,7 @@ func CreateWindow(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if err != nil {
 			return nil, err
 		}
-		return structured(windowInfo(w))
+		return d.windowResult(ctx, srv, w)
 	})
 }
 
@@ -137,7 +143,7 @@ func RenameSession(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if s, err = sessionByID(ctx, srv, s.ID); err != nil {
 			return nil, err
 		}
-		return structured(sessionInfo(s))
+		return d.sessionResult(ctx, srv, s)
 	})
 }
 
@@ -153,10 +159,14 @@ func KillSession(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if err != nil {
 			return nil, err
 		}
-		if me, ok, err := d.callerPane(ctx, srv); err != nil {
+		if m, err := d.marks(ctx, srv); err != nil {
 			return nil, err
-		} else if ok && me.SessionID == s.ID {
-			return nil, refused(refuseSession)
+		} else if m.sessions[s.ID] {
+			if err := d.allowSelf(ctx, selfAct{refusal: refuseSession,
+				ask: "kill_session would kill session " + string(s.ID) + " on tmux server " + srv.Socket().String() +
+					", which holds pane " + string(m.pane) + " where this agent runs. Allow it?"}); err != nil {
+				return nil, err
+			}
 		}
 		if _, err := srv.Do(ctx, "kill-session", "-t", string(s.ID)); err != nil {
 			return nil, err
@@ -195,7 +205,7 @@ func SelectWindow(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 			if w, err = windowIn(ctx, srv, w.ID, w.SessionID); err != nil {
 				return nil, err
 			}
-			return structured(windowInfo(w))
+			return d.windowResult(ctx, srv, w)
 		}
 		s, err := findSession(ctx, srv, p)
 		if err != nil {
@@ -212,6 +222,6 @@ func SelectWindow(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if err != nil {
 			return nil, err
 		}
-		return structured(windowInfo(w))
+		return d.windowResult(ctx, srv, w)
 	})
 }

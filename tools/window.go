@@ -19,12 +19,12 @@ func windowTarget(opts ...mcp.ToolOption) []mcp.ToolOption {
 }
 
 // refreshed returns w as tmux sees it now, or a not-found error.
-func refreshed(ctx context.Context, srv *supervisor.Server, w tmux.Window) (*mcp.CallToolResult, error) {
+func (d Deps) refreshed(ctx context.Context, srv *supervisor.Server, w tmux.Window) (*mcp.CallToolResult, error) {
 	w, err := windowIn(ctx, srv, w.ID, w.SessionID)
 	if err != nil {
 		return nil, err
 	}
-	return structured(windowInfo(w))
+	return d.windowResult(ctx, srv, w)
 }
 
 // GetWindowInfo describes one window.
@@ -32,11 +32,11 @@ func GetWindowInfo(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 	t := newTool("get_window_info", "Describe a window.", hintsRead, windowSchema,
 		windowTarget()...)
 	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
-		_, w, err := d.window(ctx, p)
+		srv, w, err := d.window(ctx, p)
 		if err != nil {
 			return nil, err
 		}
-		return structured(windowInfo(w))
+		return d.windowResult(ctx, srv, w)
 	})
 }
 
@@ -59,7 +59,7 @@ func RenameWindow(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if _, err := srv.Do(ctx, "rename-window", "-t", string(w.ID), "--", name); err != nil {
 			return nil, err
 		}
-		return refreshed(ctx, srv, w)
+		return d.refreshed(ctx, srv, w)
 	})
 }
 
@@ -80,10 +80,14 @@ func KillWindow(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if err != nil {
 			return nil, err
 		}
-		if me, ok, err := d.callerPane(ctx, srv); err != nil {
+		if m, err := d.marks(ctx, srv); err != nil {
 			return nil, err
-		} else if ok && me.WindowID == w.ID {
-			return nil, refused(refuseWindow)
+		} else if m.windows[w.ID] {
+			if err := d.allowSelf(ctx, selfAct{refusal: refuseWindow,
+				ask: "kill_window would kill window " + string(w.ID) + " on tmux server " + srv.Socket().String() +
+					", which holds pane " + string(m.pane) + " where this agent runs. Allow it?"}); err != nil {
+				return nil, err
+			}
 		}
 		if _, err := srv.Do(ctx, "kill-window", "-t", id); err != nil {
 			return nil, err
@@ -124,7 +128,7 @@ func SelectLayout(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 			}
 			return nil, err
 		}
-		return refreshed(ctx, srv, w)
+		return d.refreshed(ctx, srv, w)
 	})
 }
 
@@ -154,7 +158,7 @@ func ResizeWindow(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if _, err := srv.Do(ctx, args...); err != nil {
 			return nil, err
 		}
-		return refreshed(ctx, srv, w)
+		return d.refreshed(ctx, srv, w)
 	})
 }
 
@@ -192,6 +196,6 @@ func MoveWindow(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if err != nil {
 			return nil, err
 		}
-		return structured(windowInfo(w2))
+		return d.windowResult(ctx, srv, w2)
 	})
 }

@@ -184,6 +184,7 @@ func serve(ctx context.Context, o serveOptions, e env, logger *slog.Logger, tel 
 		Diagnoser:    toolDiagnoser{sup: sup, binary: sup.Config().Binary, journal: j},
 	}
 	d.AllowSelfInput = o.AllowSelfInput
+	d.AllowOwnPane = o.AllowOwnPane
 	ts, err := tools.New(d, tools.Options{Version: version(), Toolsets: o.toolsets, DrainTimeout: drainTimeout,
 		ServerOptions: mcpOpts})
 	if err != nil {
