@@ -207,7 +207,7 @@ func TestArchiveVersion(t *testing.T) {
 	}
 	dir := t.TempDir()
 	names := untar(t, filepath.Join(root, a.Path), dir)
-	if want := []string{"README.md", "RELEASING.md", "SECURITY.md", "tmux-mcp"}; !slices.Equal(names, want) {
+	if want := []string{"README.md", "SECURITY.md", "tmux-mcp"}; !slices.Equal(names, want) {
 		t.Errorf("archive holds %v, want %v", names, want)
 	}
 	cmd := exec.Command(filepath.Join(dir, "tmux-mcp"), "version")
