@@ -9,7 +9,8 @@ STRESS    ?= 5
 # The other platforms tmux-mcp builds for (`make cross`), as GOOS/GOARCH.
 CROSS     ?= darwin/arm64 darwin/amd64
 
-.PHONY: all build run test race lint fmt-check vet staticcheck bench fuzz ci cross stress conformance soak soak-long soak-smoke clean matrix tmux-versions inspector
+.PHONY: all build run test race lint fmt-check vet staticcheck bench fuzz ci cross stress conformance soak soak-long soak-smoke clean matrix tmux-versions inspector \
+	release-snapshot npm-pack mcpb release-check release-test clients release-tools
 
 all: build
 
@@ -118,5 +119,77 @@ soak-long:
 soak-smoke:
 	GO=$(GO) BIN=$(BIN) scripts/soak smoke
 
+# Release packaging (RELEASING.md): archives, npm packages, MCP bundles and
+# the registry entry, built into dist/ and checked offline; nothing is
+# published. The pinned tools install themselves, on first use, into
+# TOOLS (a cache outside the repository; a new pin installs beside the old).
+TOOLS               ?= $(HOME)/.cache/tmux-mcp/tools
+GORELEASER_VERSION  := v2.15.1
+SYFT_VERSION        := v1.57.1
+MCPB_VERSION        := 2.1.2
+GORELEASER          := $(TOOLS)/goreleaser-$(GORELEASER_VERSION)/goreleaser
+SYFT                := $(TOOLS)/syft-$(SYFT_VERSION)/syft
+MCPB                := $(TOOLS)/mcpb-$(MCPB_VERSION)/node_modules/.bin/mcpb
+# The clients `make clients` adds tmux-mcp to (npm packages, pinned).
+CLIENT_PACKAGES     := @anthropic-ai/claude-code@2.1.332 @google/gemini-cli@0.61.0 @openai/codex@0.169.0
+CLIENTS_DIR         := $(TOOLS)/clients-$(shell echo '$(CLIENT_PACKAGES)' | cksum | cut -d' ' -f1)
+
+$(GORELEASER):
+	GOBIN=$(dir $@) $(GO) install github.com/goreleaser/goreleaser/v2@$(GORELEASER_VERSION)
+
+$(SYFT):
+	GOBIN=$(dir $@) $(GO) install github.com/anchore/syft/cmd/syft@$(SYFT_VERSION)
+
+$(MCPB):
+	npm install --prefix $(TOOLS)/mcpb-$(MCPB_VERSION) --no-audit --no-fund --silent @anthropic-ai/mcpb@$(MCPB_VERSION)
+
+release-tools: $(GORELEASER) $(SYFT) $(MCPB)
+
+# dist/: tmux-mcp_<version>_<os>_<arch>.tar.gz for linux and darwin, amd64
+# and arm64, checksums.txt, an SPDX SBOM per archive. Without a tag the
+# version is 0.0.1-snapshot.g<commit>.
+# goreleaser reads the commit only where `git ls-remote --get-url` answers:
+# a clone without a remote (a worktree of a local repository) gets one for
+# this command only, through git's environment (no config file changes).
+GIT_REMOTE_ENV := $(if $(shell git remote 2>/dev/null),,GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=remote.origin.url GIT_CONFIG_VALUE_0=https://github.com/tmux-mcp/tmux-mcp.git)
+release-snapshot: $(GORELEASER) $(SYFT)
+	PATH="$(dir $(SYFT)):$$PATH" $(GIT_REMOTE_ENV) $(GORELEASER) release --snapshot --clean
+
+dist/artifacts.json:
+	$(MAKE) release-snapshot
+
+# dist/npm/*.tgz (the launcher and one package per platform) and
+# dist/registry/server.json, from the binaries in dist/.
+npm-pack: dist/artifacts.json
+	node packaging/npm/pack.mjs dist
+
+# dist/mcpb/tmux-mcp_<version>_<os>_<arch>.mcpb, from the binaries in dist/.
+mcpb: dist/artifacts.json $(MCPB)
+	node packaging/mcpb/pack.mjs $(MCPB) dist
+
+# Builds everything afresh and runs the packaging tests (./packaging):
+# the linux/amd64 archive's `tmux-mcp version`, the checksums and SBOMs,
+# the npm packages installed offline and served through the launcher,
+# the bundles validated and served, server.json against the registry's
+# schema. Not part of ci (see the README for how long it takes).
+# release-test runs the same on the dist/ already there (a real release's).
+release-check: release-snapshot
+	$(MAKE) release-test
+
+release-test: npm-pack mcpb
+	TMUX_MCP_RELEASE_CHECK=1 MCPB=$(MCPB) $(GO) test -count=1 -v ./packaging/
+
+# Adds tmux-mcp (dist/npm's launcher, installed offline) to Claude Code,
+# Gemini CLI and Codex CLI in a temporary HOME with each client's own
+# command and checks that its listing shows it connected. Needs no login;
+# installs the pinned clients from npm into TOOLS once.
+$(CLIENTS_DIR)/.installed:
+	npm install --prefix $(CLIENTS_DIR) --no-audit --no-fund --silent $(CLIENT_PACKAGES)
+	touch $@
+
+clients: dist/artifacts.json $(CLIENTS_DIR)/.installed
+	$(MAKE) npm-pack
+	TMUX_MCP_RELEASE_CHECK=1 TMUX_MCP_CLIENTS=$(CLIENTS_DIR)/node_modules/.bin $(GO) test -count=1 -v -run TestClients ./packaging/
+
 clean:
-	rm -rf bin soak-report
+	rm -rf bin soak-report dist

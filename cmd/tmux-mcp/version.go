@@ -32,7 +32,7 @@ func runVersion(ctx context.Context, args []string, e env) int {
 		return exitUsage
 	}
 	o := versionOptions{config: c}
-	fmt.Fprintf(e.stdout, "tmux-mcp %s\n", version())
+	fmt.Fprintln(e.stdout, stamp())
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	tv, err := supervisor.TmuxVersion(ctx, o.TmuxBin)
@@ -44,21 +44,69 @@ func runVersion(ctx context.Context, args []string, e env) int {
 	return exitOK
 }
 
-// version is the module version of this build, with the VCS revision
-// when the build recorded one.
-func version() string {
+// Release builds stamp these at link time (.goreleaser.yaml):
+//
+//	-X main.releaseVersion=1.2.3 -X main.releaseCommit=<sha> -X main.releaseDate=<RFC 3339>
+//
+// They are set by the linker only and never written at run time. A build
+// without them (go build, go install) describes itself from the build
+// information the go command records.
+var (
+	releaseVersion string
+	releaseCommit  string
+	releaseDate    string
+)
+
+// buildStamp is what a binary knows about its own build.
+type buildStamp struct {
+	Version string // release version, or the module version ("dev" when none)
+	Commit  string // VCS revision, or "unknown"
+	Date    string // build date (release) or commit date (VCS), or "unknown"
+}
+
+// String is the first line of `tmux-mcp version`.
+func (b buildStamp) String() string {
+	return fmt.Sprintf("tmux-mcp %s (commit %s, built %s)", b.Version, b.Commit, b.Date)
+}
+
+// stamp returns the release stamp when the linker set one, else what the
+// build information records.
+func stamp() buildStamp {
+	if releaseVersion != "" {
+		b := buildStamp{Version: releaseVersion, Commit: releaseCommit, Date: releaseDate}
+		if b.Commit == "" {
+			b.Commit = "unknown"
+		}
+		if b.Date == "" {
+			b.Date = "unknown"
+		}
+		return b
+	}
+	b := buildStamp{Version: "dev", Commit: "unknown", Date: "unknown"}
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
-		return "dev"
+		return b
 	}
-	v := bi.Main.Version
-	if v == "" || v == "(devel)" {
-		v = "dev"
+	if v := bi.Main.Version; v != "" && v != "(devel)" {
+		b.Version = v
 	}
 	for _, s := range bi.Settings {
-		if s.Key == "vcs.revision" && len(s.Value) >= 12 {
-			v += "+" + s.Value[:12]
+		switch {
+		case s.Key == "vcs.revision" && s.Value != "":
+			b.Commit = s.Value
+			if len(s.Value) >= 12 {
+				b.Version += "+" + s.Value[:12]
+			}
+		case s.Key == "vcs.time" && s.Value != "":
+			b.Date = s.Value
 		}
 	}
-	return v
+	return b
+}
+
+// version is the version tmux-mcp reports everywhere (initialize's
+// serverInfo, telemetry, logs): the release version when stamped, else
+// the module version with the VCS revision when the build recorded one.
+func version() string {
+	return stamp().Version
 }
