@@ -79,8 +79,7 @@ func RunCommand(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		}
 		defer tp.unlock()
 		srv, pn, notReady := tp.srv, tp.pane, tp.notReady
-		cfg := d.Sup.Config()
-		r := &run{srv: srv, pane: pn.ID, nonce: nonce(), maxLines: cfg.MaxCaptureLines, maxBytes: cfg.MaxCaptureBytes}
+		r := d.newRun(srv, pn.ID)
 		d.markSend(ctx, srv, pn, r.nonce)
 		res, err := r.do(ctx, d.runs, d.tmuxPath(), cmd, noHistory, timeout)
 		if err != nil {
@@ -159,6 +158,12 @@ type run struct {
 	file string
 }
 
+// newRun prepares a run_command in pane, with a fresh nonce.
+func (d Deps) newRun(srv *supervisor.Server, pane tmux.PaneID) *run {
+	cfg := d.Sup.Config()
+	return &run{srv: srv, pane: pane, nonce: nonce(), maxLines: cfg.MaxCaptureLines, maxBytes: cfg.MaxCaptureBytes}
+}
+
 func (r *run) channel() string { return "tmux_mcp_run_" + r.nonce }
 
 // markerGrace bounds the wait for the end marker to show once the channel
@@ -173,25 +178,8 @@ const markerGrace = 2 * time.Second
 const promptGrace = time.Second
 
 func (r *run) do(ctx context.Context, files *runFiles, tmuxBin, cmd string, noHistory bool, timeout time.Duration) (runResult, error) {
-	base, err := readPane(ctx, r.srv, r.pane)
+	base, err := r.send(ctx, files, tmuxBin, cmd, noHistory)
 	if err != nil {
-		return runResult{}, err
-	}
-	if base.Dead {
-		return runResult{}, &toolError{msg: fmt.Sprintf("pane %s is dead; nothing was sent", r.pane), class: "pane_dead",
-			hint: "Call respawn_pane, or target another pane."}
-	}
-	if base.CurrentCommand == "fish" {
-		return runResult{}, &toolError{msg: fmt.Sprintf("pane %s runs fish; run_command needs a POSIX shell at the prompt (sh, bash, zsh, ksh); nothing was sent", r.pane),
-			class: "argument", hint: "Use send_keys and wait_for_text, or start sh or bash in the pane."}
-	}
-	line := r.script(files, tmuxBin, cmd)
-	if noHistory {
-		line = " " + line
-	}
-	k := keystroke{keys: line, enter: true, literal: true}
-	if err := k.send(ctx, r.srv, r.pane); err != nil {
-		files.remove(r.file)
 		return runResult{}, err
 	}
 	res, err := r.await(ctx, base, timeout)
@@ -203,6 +191,34 @@ func (r *run) do(ctx context.Context, files *runFiles, tmuxBin, cmd string, noHi
 		return runResult{}, r.sentError(err)
 	}
 	return res, err
+}
+
+// send types the command at the pane's prompt (writing the file it
+// sources into files) and returns the pane as it was just before: the
+// base that await and collect read the output from.
+func (r *run) send(ctx context.Context, files *runFiles, tmuxBin, cmd string, noHistory bool) (tmux.Pane, error) {
+	base, err := readPane(ctx, r.srv, r.pane)
+	if err != nil {
+		return tmux.Pane{}, err
+	}
+	if base.Dead {
+		return tmux.Pane{}, &toolError{msg: fmt.Sprintf("pane %s is dead; nothing was sent", r.pane), class: "pane_dead",
+			hint: "Call respawn_pane, or target another pane."}
+	}
+	if base.CurrentCommand == "fish" {
+		return tmux.Pane{}, &toolError{msg: fmt.Sprintf("pane %s runs fish; run_command needs a POSIX shell at the prompt (sh, bash, zsh, ksh); nothing was sent", r.pane),
+			class: "argument", hint: "Use send_keys and wait_for_text, or start sh or bash in the pane."}
+	}
+	line := r.script(files, tmuxBin, cmd)
+	if noHistory {
+		line = " " + line
+	}
+	k := keystroke{keys: line, enter: true, literal: true}
+	if err := k.send(ctx, r.srv, r.pane); err != nil {
+		files.remove(r.file)
+		return tmux.Pane{}, err
+	}
+	return base, nil
 }
 
 // sentError is a failure to learn the result of a command that was sent:
