@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -53,7 +54,8 @@ var runSchema = record(tField, []string{"pane_id", "timed_out", "elapsed_seconds
 func RunCommand(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 	t := newTool("run_command", "Run a command in a subshell at a pane's prompt; returns its exit status and output.",
 		hintsShell, runSchema,
-		paneTarget(mcp.WithString("command", mcp.Required()), pTimeout, pMaxLines, pSuppressHist, pIfSHA256)...)
+		paneTarget(mcp.WithString("command", mcp.Required()), pTimeout, pMaxLines, pSuppressHist, pIfSHA256,
+			mcp.WithBoolean("background"))...)
 	return t, withRequest(handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
 		start := time.Now()
 		cmd := p.str("command")
@@ -64,6 +66,9 @@ func RunCommand(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		case noHistory && strings.ContainsAny(cmd, "\r\n"):
 			return nil, &toolError{msg: "command must be a single line when suppress_history=True", class: "argument",
 				hint: "Pass suppress_history=false for a multi-line command."}
+		}
+		if p.boolean("background") {
+			return d.startJob(ctx, p, cmd, noHistory)
 		}
 		timeout, err := d.timeoutArg(p, 30)
 		if err != nil {
@@ -79,6 +84,9 @@ func RunCommand(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		}
 		defer tp.unlock()
 		srv, pn, notReady := tp.srv, tp.pane, tp.notReady
+		if err := d.jobs.checkFree(srv.Socket(), pn.ID); err != nil {
+			return nil, err
+		}
 		r := d.newRun(srv, pn.ID)
 		d.markSend(ctx, srv, pn, r.nonce)
 		res, err := r.do(ctx, d.runs, d.tmuxPath(), cmd, noHistory, timeout)
@@ -193,6 +201,10 @@ func (r *run) do(ctx context.Context, files *runFiles, tmuxBin, cmd string, noHi
 	return res, err
 }
 
+// nonPOSIXShells are shells whose syntax is not sh's, by the name tmux
+// gives a pane's current command: run_command's line would not run there.
+var nonPOSIXShells = []string{"fish", "csh", "tcsh", "nu", "elvish", "xonsh", "pwsh", "ion", "rc", "es"}
+
 // send types the command at the pane's prompt (writing the file it
 // sources into files) and returns the pane as it was just before: the
 // base that await and collect read the output from.
@@ -205,9 +217,9 @@ func (r *run) send(ctx context.Context, files *runFiles, tmuxBin, cmd string, no
 		return tmux.Pane{}, &toolError{msg: fmt.Sprintf("pane %s is dead; nothing was sent", r.pane), class: "pane_dead",
 			hint: "Call respawn_pane, or target another pane."}
 	}
-	if base.CurrentCommand == "fish" {
-		return tmux.Pane{}, &toolError{msg: fmt.Sprintf("pane %s runs fish; run_command needs a POSIX shell at the prompt (sh, bash, zsh, ksh); nothing was sent", r.pane),
-			class: "argument", hint: "Use send_keys and wait_for_text, or start sh or bash in the pane."}
+	if sh := filepath.Base(strings.TrimPrefix(base.CurrentCommand, "-")); slices.Contains(nonPOSIXShells, sh) {
+		return tmux.Pane{}, &toolError{msg: fmt.Sprintf("pane %s runs %s; run_command needs a POSIX shell at the prompt (sh, bash, zsh, ksh); nothing was sent", r.pane, sh),
+			class: "unsupported_shell", hint: "Use send_keys and wait_for_text, or start sh or bash in the pane."}
 	}
 	line := r.script(files, tmuxBin, cmd)
 	if noHistory {
