@@ -352,6 +352,9 @@ func (r *run) parse(content string, timedOut bool) (res runResult, found bool, e
 		}
 		if strings.Contains(l, r.nonce) {
 			first, res.Truncated = i+1, false
+			if rest := r.afterTyped(l); rest != "" {
+				lines[i], first = rest, i
+			}
 			break
 		}
 	}
@@ -380,6 +383,21 @@ func (r *run) parse(content string, timedOut bool) (res runResult, found bool, e
 	res.TimedOut = true
 	res.Output = out
 	return res, false, nil
+}
+
+// afterTyped returns what a captured line holds after the line typed: a
+// line typed exactly as wide as the pane is joined with the row after it
+// (the shell's line editor wraps there), where the output begins. The
+// line typed ends with the file it sources, or with the channel.
+func (r *run) afterTyped(l string) string {
+	end := r.channel()
+	if r.file != "" {
+		end = shWord(r.file)
+	}
+	if i := strings.LastIndex(l, end); i >= 0 {
+		return l[i+len(end):]
+	}
+	return ""
 }
 
 func nonEmpty(s string) []string {
