@@ -35,7 +35,8 @@ func CheckFile(path string, lockTimeout time.Duration) error {
 func checkDB(db *bolt.DB, _ *os.File) error {
 	var problems []error
 	err := db.View(func(tx *bolt.Tx) error {
-		if err := checkLayout(tx); err != nil {
+		// An older format is sound: Open migrates it next.
+		if _, err := fileVersion(tx); err != nil {
 			return err
 		}
 		for err := range tx.Check() {

@@ -30,7 +30,7 @@
 // depends on the journal being healthy: its errors are logged and the
 // tools and the supervisor carry on.
 //
-// # File format (version 1)
+// # File format (version 2)
 //
 //	meta/
 //	  version            "1"
@@ -42,18 +42,23 @@
 //	    events/          8-byte big-endian sequence -> JSON Record
 //	    ids/             old ID ("$3", "@7", "%12") -> JSON Mapping
 //	    created/         pane ID -> JSON Created (argv, cwd, environment tmux-mcp used)
+//	    jobs/            job ID -> JSON Job (background commands: state, exit status, last output tail)
 //
 // Sequences come from the bucket's NextSequence, so keys are unique and
 // ascending across processes. A file whose version is older than
 // [FormatVersion] is migrated in one transaction when it is opened (the
 // migrations list holds one step per version); a file written by a newer
 // tmux-mcp is left alone and the journal is off for this process.
+// Version 2 added jobs/.
 //
 // # Retention
 //
 // Snapshots equal to the previous one (ignoring when they were taken and
 // how much history the panes hold) are not stored. The last
-// [Options.KeepSnapshots] snapshots of each server are kept and events for
-// [Options.KeepEvents]. bbolt files never shrink by themselves:
-// [Journal.Compact] rewrites the file.
+// [Options.KeepSnapshots] snapshots of each server are kept, events for
+// [Options.KeepEvents], and every running job with the last 200 that
+// ended. A job's record holds no command line, but its last output tail is
+// pane text, kept like the environment values of created/ in the 0600
+// file. bbolt files never shrink by themselves: [Journal.Compact]
+// rewrites the file.
 package journal

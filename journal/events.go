@@ -61,6 +61,9 @@ func (j *Journal) Append(e supervisor.Event) {
 			if err := writeInfo(b, info); err != nil {
 				return err
 			}
+			if err := loseJobs(b, e); err != nil {
+				return err
+			}
 		}
 		ev := b.Bucket(bucketEvents)
 		ev.FillPercent = appendFill

@@ -13,12 +13,23 @@ import (
 )
 
 // FormatVersion is the version of the file format this package writes.
-const FormatVersion = 1
+const FormatVersion = 2
 
 // migrations[i] upgrades a file of version i+1 to version i+2, inside the
-// transaction that then records the new version. Version 1 is the first:
-// there is nothing to migrate yet.
-var migrations = [FormatVersion - 1]func(tx *bolt.Tx) error{}
+// transaction that then records the new version.
+var migrations = [FormatVersion - 1]func(tx *bolt.Tx) error{
+	// 1 to 2: each server gets a jobs/ bucket.
+	func(tx *bolt.Tx) error {
+		servers := tx.Bucket(bucketServers)
+		if servers == nil {
+			return nil
+		}
+		return servers.ForEachBucket(func(k []byte) error {
+			_, err := servers.Bucket(k).CreateBucketIfNotExists(bucketJobs)
+			return err
+		})
+	},
+}
 
 var (
 	bucketMeta      = []byte("meta")
@@ -27,6 +38,7 @@ var (
 	bucketEvents    = []byte("events")
 	bucketIDs       = []byte("ids")
 	bucketCreated   = []byte("created")
+	bucketJobs      = []byte("jobs")
 	keyVersion      = []byte("version")
 	keyCreated      = []byte("created")
 	keyInfo         = []byte("info")
@@ -73,23 +85,32 @@ func ensureLayout(tx *bolt.Tx) error {
 
 // checkLayout is ensureLayout for read-only transactions.
 func checkLayout(tx *bolt.Tx) error {
+	v, err := fileVersion(tx)
+	if err == nil && v > 0 && v < FormatVersion {
+		return fmt.Errorf("journal: format %d not migrated yet", v)
+	}
+	return err
+}
+
+// fileVersion returns the format version of the file (0: fresh, not
+// initialised yet). It fails for a file that is not a journal and for one
+// of a newer format; an older one is for the caller to refuse or migrate.
+func fileVersion(tx *bolt.Tx) (int, error) {
 	meta := tx.Bucket(bucketMeta)
 	if meta == nil {
 		if hasBuckets(tx) {
-			return fmt.Errorf("%w: not a tmux-mcp journal", ErrCorrupt)
+			return 0, fmt.Errorf("%w: not a tmux-mcp journal", ErrCorrupt)
 		}
-		return nil // fresh, not initialised yet
+		return 0, nil
 	}
 	v, err := strconv.Atoi(string(meta.Get(keyVersion)))
 	switch {
 	case err != nil || v < 1:
-		return fmt.Errorf("%w: bad format version %q", ErrCorrupt, meta.Get(keyVersion))
+		return 0, fmt.Errorf("%w: bad format version %q", ErrCorrupt, meta.Get(keyVersion))
 	case v > FormatVersion:
-		return fmt.Errorf("%w: format %d, this tmux-mcp reads up to %d", ErrNewerFormat, v, FormatVersion)
-	case v < FormatVersion:
-		return fmt.Errorf("journal: format %d not migrated yet", v)
+		return 0, fmt.Errorf("%w: format %d, this tmux-mcp reads up to %d", ErrNewerFormat, v, FormatVersion)
 	}
-	return nil
+	return v, nil
 }
 
 func hasBuckets(tx *bolt.Tx) bool {
@@ -162,7 +183,7 @@ func serverBucket(tx *bolt.Tx, key string, sock tmux.Socket) (*bolt.Bucket, erro
 			return nil, err
 		}
 	}
-	for _, name := range [][]byte{bucketSnapshots, bucketEvents, bucketIDs, bucketCreated} {
+	for _, name := range [][]byte{bucketSnapshots, bucketEvents, bucketIDs, bucketCreated, bucketJobs} {
 		if _, err := b.CreateBucketIfNotExists(name); err != nil {
 			return nil, err
 		}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -39,8 +40,8 @@ func TestOpenCreatesVersionedFile(t *testing.T) {
 			return nil
 		})
 	}, false)
-	if err != nil || version != "1" {
-		t.Errorf("format version = %q, %v; want \"1\"", version, err)
+	if err != nil || version != strconv.Itoa(FormatVersion) {
+		t.Errorf("format version = %q, %v; want %d", version, err, FormatVersion)
 	}
 }
 
@@ -68,7 +69,7 @@ func TestNewerFormatIsLeftAlone(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		return m.Put(keyVersion, []byte("2"))
+		return m.Put(keyVersion, []byte(strconv.Itoa(FormatVersion+1)))
 	})
 	db.Close()
 	if err != nil {

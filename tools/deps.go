@@ -31,6 +31,9 @@ type Deps struct {
 	Log *slog.Logger
 	// Journal is the session journal; nil when it is off.
 	Journal Journal
+	// Jobs keeps background jobs across restarts (the journal's jobs);
+	// nil keeps them in this process only.
+	Jobs JobStore
 
 	// Diagnoser writes the diagnose tool's report; nil makes the tool
 	// answer that it is not available.
@@ -73,6 +76,8 @@ type Deps struct {
 	panes *paneIO
 	// runs holds run_command's files (set by New, or Catalog).
 	runs *runFiles
+	// jobs are the background jobs (set by New, or by Catalog).
+	jobs *jobTable
 }
 
 // Defaults of the Deps durations. DefaultMaxWait is libtmux-mcp's.

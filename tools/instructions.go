@@ -21,7 +21,8 @@ func instructions(d Deps, socket string) string {
 			"an object parameter also takes its JSON text.",
 		"Every tmux call passes a supervisor: reads are cached and rate-limited, so polling is cheap; waiting for a change beats polling in a loop. " +
 			"Subscribe to tmux://panes/{pane_id}/content to be told when a pane prints.",
-		"WAIT, DON'T POLL: run_command for a command's exit status and output; wait_for_text for output you did not author (event-driven); " +
+		"WAIT, DON'T POLL: run_command for a command's exit status and output (background: true for a long one, then get_job with a timeout); " +
+			"wait_for_text for output you did not author (event-driven); " +
 			"capture_since to tail; snapshot_pane to look. Pass a capture's sha256 as if_sha256 to send_keys so keys never land on a screen you have not seen.",
 		"Errors end with the error class in [brackets] and a next step. If the server is unreachable or restarting, call server_health and retry.",
 		fmt.Sprintf("Safety level: %s (readonly < mutating < destructive). Tools above it are hidden; TMUX_MCP_SAFETY=destructive enables kill_*.", d.Tier),

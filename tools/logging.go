@@ -19,6 +19,7 @@ const (
 	loggerSupervisor = "tmux-mcp.supervisor" // deaths, restarts, restores, adoption
 	loggerResources  = "tmux-mcp.resources"  // fds and PTYs: warnings and refusals
 	loggerRateLimit  = "tmux-mcp.ratelimit"  // calls refused or delayed by a token bucket
+	loggerJobs       = "tmux-mcp.jobs"       // background jobs that ended or were lost
 )
 
 // rateSummaryEvery is the window over which rate-limited calls of one
@@ -226,4 +227,25 @@ func (l *eventLog) close() {
 	}
 	l.rate = nil
 	l.mu.Unlock()
+}
+
+// jobEnded logs that a background job ended or was lost, at info level:
+// its ID, pane, state, exit status and why, never its command or output.
+func (l *eventLog) jobEnded(rec JobRecord) {
+	data := map[string]any{"event": "job_" + rec.State, "job_id": rec.ID, "state": rec.State, "pane_id": string(rec.Pane),
+		"socket": rec.Socket.String(), "elapsed_seconds": seconds(rec.Ended.Sub(rec.Started)), "exit_status": rec.ExitStatus}
+	var msg string
+	switch {
+	case rec.State == jobLost:
+		msg = fmt.Sprintf("job %s in pane %s lost: %s", rec.ID, rec.Pane, rec.Reason)
+	case rec.ExitStatus != nil:
+		msg = fmt.Sprintf("job %s in pane %s exited with status %d", rec.ID, rec.Pane, *rec.ExitStatus)
+	default:
+		msg = fmt.Sprintf("job %s in pane %s exited, status unknown", rec.ID, rec.Pane)
+	}
+	if rec.Reason != "" {
+		data["reason"] = rec.Reason
+	}
+	data["message"] = msg
+	l.publish(mcp.LoggingLevelInfo, loggerJobs, data)
 }

@@ -46,6 +46,7 @@ type Server struct {
 	notifier *structureNotifier
 	subs     *subscriptions
 	log      *eventLog
+	jobs     *jobTable
 	deps     Deps
 }
 
@@ -79,6 +80,12 @@ func New(d Deps, opts Options) (*Server, error) {
 	}
 	d.index = &toolIndex{}
 	d.runs = &runFiles{base: d.TempDir}
+	if d.panes == nil {
+		d.panes = newPaneIO()
+	}
+	jobs := newJobTable(d)
+	d.jobs = jobs
+	jobs.d = d
 	registered := Select(Catalog(d), Destructive, opts.Toolsets)
 	d.index.byName = make(map[string]Entry, len(registered))
 	for _, e := range registered {
@@ -134,6 +141,12 @@ func New(d Deps, opts Options) (*Server, error) {
 	}
 	srv.subs = newSubscriptions(s, hooks, d, opts.NotifyEvery)
 	srv.log = newEventLog(s, hooks, d.events())
+	srv.jobs = jobs
+	jobs.onChange(func(rec JobRecord) {
+		srv.subs.jobChanged(rec.ID)
+		srv.log.jobEnded(rec)
+	})
+	jobs.open()
 	return srv, nil
 }
 
@@ -163,10 +176,13 @@ func served(entries []Entry, name string) bool {
 	return slices.ContainsFunc(entries, func(e Entry) bool { return e.Tool.Name == name })
 }
 
-// Close stops notifications (resource list changes, subscriptions and log
-// messages), deletes the buffers this server loaded (load_buffer) on the
-// servers that are up, and removes run_command's directory.
+// Close stops watching background jobs (they run on, and the journal
+// keeps them for the next tmux-mcp), stops notifications (resource list
+// changes, subscriptions and log messages), deletes the buffers this
+// server loaded (load_buffer) on the servers that are up, and removes
+// run_command's directory.
 func (s *Server) Close() error {
+	s.jobs.close()
 	if s.notifier != nil {
 		s.notifier.close()
 	}

@@ -80,6 +80,11 @@ func Groups() []Group {
 			{Mutating, RespawnPane},
 			{Destructive, KillPane},
 		}},
+		{ID: "job", Description: "background commands (run_command background): state, output, stop", Tools: []Spec{
+			{Readonly, GetJob},
+			{Readonly, ListJobs},
+			{Mutating, StopJob},
+		}},
 		{ID: "option", Description: "options, environment and hooks (hooks read-only)", Tools: []Spec{
 			{Readonly, ShowOption},
 			{Mutating, SetOption},
@@ -120,15 +125,15 @@ func Groups() []Group {
 // the supervisor's health), without the administration around them
 // (options, environment, hooks, buffers, layout, copy mode, the journal,
 // batches): for clients that hand only the first tools of a long list to
-// the model (Cursor has cut at 40), it keeps the waits and the sends. With
-// the kill tools (destructive tier) it is 23 tools.
+// the model (Cursor has cut at 40), it keeps the waits and the sends, and
+// the jobs. With the kill tools (destructive tier) it is 26 tools.
 var presets = map[string][]string{
 	"core": {
 		"list_sessions", "create_session", "list_windows", "create_window", "kill_session", "kill_window",
 		"list_panes", "split_window", "get_pane_info", "kill_pane",
 		"send_keys", "send_keys_batch", "run_command", "paste_text", "clear_pane",
 		"capture_pane", "capture_since", "snapshot_pane", "search_panes", "wait_for_text",
-		"wait_for_channel", "signal_channel", "server_health",
+		"wait_for_channel", "signal_channel", "server_health", "get_job", "list_jobs", "stop_job",
 	},
 }
 
@@ -193,6 +198,9 @@ func Catalog(d Deps) []Entry {
 	}
 	if d.runs == nil {
 		d.runs = &runFiles{base: d.TempDir}
+	}
+	if d.jobs == nil {
+		d.jobs = newJobTable(d)
 	}
 	var out []Entry
 	for _, g := range Groups() {

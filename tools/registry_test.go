@@ -21,9 +21,9 @@ import (
 var destructiveAtMutating = map[string]bool{"respawn_pane": true, "clear_pane": true, "call_mutating_tools_batch": true}
 
 // noSocketName are the tools without socket_name, as in libtmux-mcp: the
-// batches pass it to each call instead.
+// batches pass it to each call instead; a job's ID names its server.
 var noSocketName = map[string]bool{"list_servers": true, "call_readonly_tools_batch": true,
-	"call_mutating_tools_batch": true, "call_destructive_tools_batch": true}
+	"call_mutating_tools_batch": true, "call_destructive_tools_batch": true, "get_job": true, "stop_job": true}
 
 func TestEveryToolDeclaresAnnotationsTierAndOutputSchema(t *testing.T) {
 	seen := map[string]bool{}
@@ -243,6 +243,7 @@ var hiddenCallArgs = map[string]map[string]any{
 	"send_keys":       {"session_name": "main", "keys": "exit"},
 	"send_keys_batch": {"operations": []any{map[string]any{"keys": "exit"}}},
 	"run_command":     {"session_name": "main", "command": "exit"},
+	"stop_job":        {"job_id": "j0000000000"},
 	"paste_text":      {"session_name": "main", "text": "exit\n"},
 	"clear_pane":      {"session_name": "main"},
 	"pipe_pane":       {"session_name": "main", "output_path": "/tmp/tmux-mcp-hidden-call"},

@@ -24,10 +24,11 @@ const (
 	uriPane           = "tmux://panes/{pane_id}{?socket_name}"
 	uriPaneContent    = "tmux://panes/{pane_id}/content{?socket_name}"
 	uriHealth         = "tmux://health"
+	uriJob            = "tmux://jobs/{job_id}"
 )
 
-// addResources registers libtmux-mcp's six tmux:// templates and
-// tmux://health.
+// addResources registers libtmux-mcp's six tmux:// templates,
+// tmux://jobs/{job_id} and tmux://health.
 func addResources(s *server.MCPServer, d Deps) {
 	jsonT := func(uri, name, desc string, h server.ResourceTemplateHandlerFunc) {
 		s.AddResourceTemplate(mcp.NewResourceTemplate(uri, name, mcp.WithTemplateDescription(desc),
@@ -115,6 +116,21 @@ func addResources(s *server.MCPServer, d Deps) {
 			}
 			text := strings.TrimRight(string(c.Content), "\n")
 			return []mcp.ResourceContents{mcp.TextResourceContents{URI: req.Params.URI, MIMEType: "text/plain", Text: text}}, nil
+		})
+	s.AddResourceTemplate(mcp.NewResourceTemplate(uriJob, "get_job",
+		mcp.WithTemplateDescription("A background job (run_command background): state, exit status, output tail, as get_job gives it."),
+		mcp.WithTemplateMIMEType("application/json")),
+		func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+			id := vars(req.Params.Arguments).get("job_id")
+			j, err := d.jobs.lookup(ctx, id)
+			if err != nil {
+				return nil, resourceNotFound("Job not found: %s", id)
+			}
+			v, err := j.view(ctx, jobDefaultLines)
+			if err != nil {
+				return nil, err
+			}
+			return jsonContents(req.Params.URI, v)
 		})
 	s.AddResource(mcp.NewResource(uriHealth, "health", mcp.WithResourceDescription("Supervisor health of the default server."),
 		mcp.WithMIMEType("application/json")),

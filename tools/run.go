@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -53,7 +54,8 @@ var runSchema = record(tField, []string{"pane_id", "timed_out", "elapsed_seconds
 func RunCommand(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 	t := newTool("run_command", "Run a command in a subshell at a pane's prompt; returns its exit status and output.",
 		hintsShell, runSchema,
-		paneTarget(mcp.WithString("command", mcp.Required()), pTimeout, pMaxLines, pSuppressHist, pIfSHA256)...)
+		paneTarget(mcp.WithString("command", mcp.Required()), pTimeout, pMaxLines, pSuppressHist, pIfSHA256,
+			mcp.WithBoolean("background"))...)
 	return t, withRequest(handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
 		start := time.Now()
 		cmd := p.str("command")
@@ -64,6 +66,9 @@ func RunCommand(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		case noHistory && strings.ContainsAny(cmd, "\r\n"):
 			return nil, &toolError{msg: "command must be a single line when suppress_history=True", class: "argument",
 				hint: "Pass suppress_history=false for a multi-line command."}
+		}
+		if p.boolean("background") {
+			return d.startJob(ctx, p, cmd, noHistory)
 		}
 		timeout, err := d.timeoutArg(p, 30)
 		if err != nil {
@@ -79,8 +84,10 @@ func RunCommand(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		}
 		defer tp.unlock()
 		srv, pn, notReady := tp.srv, tp.pane, tp.notReady
-		cfg := d.Sup.Config()
-		r := &run{srv: srv, pane: pn.ID, nonce: nonce(), maxLines: cfg.MaxCaptureLines, maxBytes: cfg.MaxCaptureBytes}
+		if err := d.jobs.checkFree(srv.Socket(), pn.ID); err != nil {
+			return nil, err
+		}
+		r := d.newRun(srv, pn.ID)
 		d.markSend(ctx, srv, pn, r.nonce)
 		res, err := r.do(ctx, d.runs, d.tmuxPath(), cmd, noHistory, timeout)
 		if err != nil {
@@ -159,6 +166,12 @@ type run struct {
 	file string
 }
 
+// newRun prepares a run_command in pane, with a fresh nonce.
+func (d Deps) newRun(srv *supervisor.Server, pane tmux.PaneID) *run {
+	cfg := d.Sup.Config()
+	return &run{srv: srv, pane: pane, nonce: nonce(), maxLines: cfg.MaxCaptureLines, maxBytes: cfg.MaxCaptureBytes}
+}
+
 func (r *run) channel() string { return "tmux_mcp_run_" + r.nonce }
 
 // markerGrace bounds the wait for the end marker to show once the channel
@@ -173,25 +186,8 @@ const markerGrace = 2 * time.Second
 const promptGrace = time.Second
 
 func (r *run) do(ctx context.Context, files *runFiles, tmuxBin, cmd string, noHistory bool, timeout time.Duration) (runResult, error) {
-	base, err := readPane(ctx, r.srv, r.pane)
+	base, err := r.send(ctx, files, tmuxBin, cmd, noHistory)
 	if err != nil {
-		return runResult{}, err
-	}
-	if base.Dead {
-		return runResult{}, &toolError{msg: fmt.Sprintf("pane %s is dead; nothing was sent", r.pane), class: "pane_dead",
-			hint: "Call respawn_pane, or target another pane."}
-	}
-	if base.CurrentCommand == "fish" {
-		return runResult{}, &toolError{msg: fmt.Sprintf("pane %s runs fish; run_command needs a POSIX shell at the prompt (sh, bash, zsh, ksh); nothing was sent", r.pane),
-			class: "argument", hint: "Use send_keys and wait_for_text, or start sh or bash in the pane."}
-	}
-	line := r.script(files, tmuxBin, cmd)
-	if noHistory {
-		line = " " + line
-	}
-	k := keystroke{keys: line, enter: true, literal: true}
-	if err := k.send(ctx, r.srv, r.pane); err != nil {
-		files.remove(r.file)
 		return runResult{}, err
 	}
 	res, err := r.await(ctx, base, timeout)
@@ -203,6 +199,38 @@ func (r *run) do(ctx context.Context, files *runFiles, tmuxBin, cmd string, noHi
 		return runResult{}, r.sentError(err)
 	}
 	return res, err
+}
+
+// nonPOSIXShells are shells whose syntax is not sh's, by the name tmux
+// gives a pane's current command: run_command's line would not run there.
+var nonPOSIXShells = []string{"fish", "csh", "tcsh", "nu", "elvish", "xonsh", "pwsh", "ion", "rc", "es"}
+
+// send types the command at the pane's prompt (writing the file it
+// sources into files) and returns the pane as it was just before: the
+// base that await and collect read the output from.
+func (r *run) send(ctx context.Context, files *runFiles, tmuxBin, cmd string, noHistory bool) (tmux.Pane, error) {
+	base, err := readPane(ctx, r.srv, r.pane)
+	if err != nil {
+		return tmux.Pane{}, err
+	}
+	if base.Dead {
+		return tmux.Pane{}, &toolError{msg: fmt.Sprintf("pane %s is dead; nothing was sent", r.pane), class: "pane_dead",
+			hint: "Call respawn_pane, or target another pane."}
+	}
+	if sh := filepath.Base(strings.TrimPrefix(base.CurrentCommand, "-")); slices.Contains(nonPOSIXShells, sh) {
+		return tmux.Pane{}, &toolError{msg: fmt.Sprintf("pane %s runs %s; run_command needs a POSIX shell at the prompt (sh, bash, zsh, ksh); nothing was sent", r.pane, sh),
+			class: "unsupported_shell", hint: "Use send_keys and wait_for_text, or start sh or bash in the pane."}
+	}
+	line := r.script(files, tmuxBin, cmd)
+	if noHistory {
+		line = " " + line
+	}
+	k := keystroke{keys: line, enter: true, literal: true}
+	if err := k.send(ctx, r.srv, r.pane); err != nil {
+		files.remove(r.file)
+		return tmux.Pane{}, err
+	}
+	return base, nil
 }
 
 // sentError is a failure to learn the result of a command that was sent:
@@ -324,6 +352,9 @@ func (r *run) parse(content string, timedOut bool) (res runResult, found bool, e
 		}
 		if strings.Contains(l, r.nonce) {
 			first, res.Truncated = i+1, false
+			if rest := r.afterTyped(l); rest != "" {
+				lines[i], first = rest, i
+			}
 			break
 		}
 	}
@@ -352,6 +383,21 @@ func (r *run) parse(content string, timedOut bool) (res runResult, found bool, e
 	res.TimedOut = true
 	res.Output = out
 	return res, false, nil
+}
+
+// afterTyped returns what a captured line holds after the line typed: a
+// line typed exactly as wide as the pane is joined with the row after it
+// (the shell's line editor wraps there), where the output begins. The
+// line typed ends with the file it sources, or with the channel.
+func (r *run) afterTyped(l string) string {
+	end := r.channel()
+	if r.file != "" {
+		end = shWord(r.file)
+	}
+	if i := strings.LastIndex(l, end); i >= 0 {
+		return l[i+len(end):]
+	}
+	return ""
 }
 
 func nonEmpty(s string) []string {

@@ -19,7 +19,7 @@ import (
 // subscribable lists what resources/subscribe accepts, for error messages.
 const subscribable = "tmux://panes/{pane_id}/content, tmux://sessions, tmux://sessions/{session_name}, " +
 	"tmux://sessions/{session_name}/windows, tmux://sessions/{session_name}/windows/{window_index} " +
-	"(each with an optional ?socket_name=) and tmux://health"
+	"(each with an optional ?socket_name=), tmux://jobs/{job_id} and tmux://health"
 
 // subscriptions serves resources/subscribe and resources/unsubscribe: it
 // sends notifications/resources/updated when a subscribed resource may
@@ -33,6 +33,8 @@ const subscribable = "tmux://panes/{pane_id}/content, tmux://sessions, tmux://se
 //     happened).
 //   - the session listings (tmux://sessions...): sessions and windows
 //     coming, going or being renamed, and server deaths and restarts.
+//   - tmux://jobs/{job_id}: the job's end (exited or lost). Subscribing
+//     to a job that has ended already gets one update at once.
 //   - tmux://health: the default server's state changes (death, restart,
 //     restore, socket recreation, adoption, resource warnings and
 //     refusals). Its counters change with every command and are not
@@ -94,6 +96,7 @@ const (
 	kindPane      subKind = iota + 1 // a pane's content, from its watcher
 	kindStructure                    // a session listing, from structure events
 	kindHealth                       // tmux://health, from state events
+	kindJob                          // tmux://jobs/{job_id}, from the job table
 )
 
 // subTemplate is a subscribable resource template.
@@ -109,9 +112,10 @@ type subscription struct {
 	kind subKind
 	sock tmux.Socket
 	pane tmux.PaneID
+	job  string
 	send func()
 
-	kick chan struct{} // structure and health: an event may have changed it
+	kick chan struct{} // structure, health and jobs: an event may have changed it
 
 	// Pane subscriptions: the server, and the change stream opened while
 	// the subscription was checked, handed to run.
@@ -135,6 +139,7 @@ func newSubscriptions(s *server.MCPServer, hooks *server.Hooks, d Deps, every ti
 		{tmplOf(uriSession), kindStructure},
 		{tmplOf(uriSessionWindows), kindStructure},
 		{tmplOf(uriWindow), kindStructure},
+		{tmplOf(uriJob), kindJob},
 	}
 	hooks.AddOnRequestInitialization(m.onRequest)
 	hooks.AddAfterSubscribe(func(ctx context.Context, id any, _ *mcp.SubscribeRequest, _ *mcp.EmptyResult) {
@@ -230,6 +235,7 @@ type target struct {
 	sock    tmux.Socket
 	pane    tmux.PaneID
 	session string // named-session listings
+	job     string
 }
 
 // parse resolves a URI to what it watches, without calling tmux.
@@ -245,6 +251,10 @@ func (m *subscriptions) parse(uri string) (target, error) {
 		v := vars{}
 		for name, val := range t.tmpl.Match(uri) {
 			v[name] = val.V
+		}
+		if t.kind == kindJob {
+			// A job's end is the job table's news: no watcher needed.
+			return target{kind: kindJob, job: v.get("job_id")}, nil
 		}
 		sock, err := socketArg(params{"socket_name": v.get("socket_name")})
 		if err != nil {
@@ -280,8 +290,18 @@ func (m *subscriptions) prepare(ctx context.Context, uri string) (*subscription,
 		return nil, err
 	}
 	sctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	sub := &subscription{m: m, uri: uri, kind: tg.kind, sock: tg.sock, pane: tg.pane,
+	sub := &subscription{m: m, uri: uri, kind: tg.kind, sock: tg.sock, pane: tg.pane, job: tg.job,
 		kick: make(chan struct{}, 1), ctx: sctx, cancel: cancel, quit: make(chan struct{}), done: make(chan struct{})}
+	if tg.kind == kindJob {
+		j, err := m.d.jobs.lookup(ctx, tg.job)
+		if err != nil {
+			cancel()
+			return nil, resourceNotFound("Job not found: %s", tg.job)
+		}
+		if !j.running() {
+			sub.kick <- struct{}{} // it ended: one update, sent once started
+		}
+	}
 	if tg.kind == kindPane || tg.session != "" {
 		if err := sub.open(ctx, tg); err != nil {
 			cancel()
@@ -457,7 +477,22 @@ func (m *subscriptions) onEvent(e supervisor.Event) {
 	defer m.mu.Unlock()
 	for sub := range m.live {
 		if sub.sock != e.Socket || (sub.kind == kindHealth && !health) || (sub.kind == kindStructure && !structure) ||
-			sub.kind == kindPane {
+			sub.kind == kindPane || sub.kind == kindJob {
+			continue
+		}
+		select {
+		case sub.kick <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// jobChanged wakes the subscriptions to job id: it ended. It never blocks.
+func (m *subscriptions) jobChanged(id string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for sub := range m.live {
+		if sub.kind != kindJob || sub.job != id {
 			continue
 		}
 		select {

@@ -66,3 +66,38 @@ func (a journalTools) RecordCreated(sock tmux.Socket, pane tmux.PaneID, argv []s
 func (a journalTools) Resolve(sock tmux.Socket, oldID string) (string, bool) {
 	return a.j.Resolve(sock, oldID)
 }
+
+// journalJobs keeps the tools' background jobs in the journal.
+type journalJobs struct{ j *journal.Journal }
+
+// toolsJobs returns what tools.Deps.Jobs gets: nil (not a typed nil) when
+// the journal is off.
+func toolsJobs(j *journal.Journal) tools.JobStore {
+	if j == nil {
+		return nil
+	}
+	return journalJobs{j}
+}
+
+func (a journalJobs) PutJob(r tools.JobRecord) {
+	a.j.PutJob(journal.Job{ID: r.ID, Socket: r.Socket, Pane: r.Pane, SessionID: r.SessionID, SessionName: r.SessionName,
+		Nonce: r.Nonce, State: r.State, ExitStatus: r.ExitStatus, Reason: r.Reason, Started: r.Started, Ended: r.Ended,
+		ServerPID: r.ServerPID, PanePID: r.PanePID, Before: r.Before, File: r.File,
+		Anchor: journal.JobAnchor{HistorySize: r.HistorySize, HistoryLimit: r.HistoryLimit, Width: r.Width, Height: r.Height,
+			CursorY: r.CursorY},
+		Tail: r.Tail, TruncatedLines: r.TruncatedLines, HistoryOverflowed: r.HistoryOverflowed, Proc: r.Proc})
+}
+
+func (a journalJobs) Jobs() ([]tools.JobRecord, error) {
+	jobs, err := a.j.Jobs()
+	out := make([]tools.JobRecord, 0, len(jobs))
+	for _, x := range jobs {
+		out = append(out, tools.JobRecord{ID: x.ID, Socket: x.Socket, Pane: x.Pane, SessionID: x.SessionID,
+			SessionName: x.SessionName, Nonce: x.Nonce, State: x.State, ExitStatus: x.ExitStatus, Reason: x.Reason,
+			Started: x.Started, Ended: x.Ended, ServerPID: x.ServerPID, PanePID: x.PanePID, Before: x.Before, File: x.File,
+			HistorySize: x.Anchor.HistorySize, HistoryLimit: x.Anchor.HistoryLimit, Width: x.Anchor.Width,
+			Height: x.Anchor.Height, CursorY: x.Anchor.CursorY,
+			Tail: x.Tail, TruncatedLines: x.TruncatedLines, HistoryOverflowed: x.HistoryOverflowed, Proc: x.Proc})
+	}
+	return out, err
+}

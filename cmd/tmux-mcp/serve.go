@@ -178,6 +178,7 @@ func serve(ctx context.Context, o serveOptions, e env, logger *slog.Logger, tel 
 		SocketDir:    socketDir(e.getenv),
 		Log:          logger,
 		Journal:      toolsJournal(j, o.Restore),
+		Jobs:         toolsJobs(j),
 		MaxWait:      o.MaxWait,
 		ReadyTimeout: o.ReadyTimeout,
 		PipeDirs:     o.pipeDirs(),

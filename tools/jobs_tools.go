@@ -1,0 +1,435 @@
+package tools
+
+import (
+	"context"
+	"os"
+	"slices"
+	"syscall"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+)
+
+// jobStarted is run_command's result with background: the job's ID, and
+// run_command's fields as they stand at the start.
+type jobStarted struct {
+	runResult
+	JobID string `json:"job_id"`
+	State string `json:"state"`
+}
+
+// startJob is run_command with background: it types the command as
+// run_command does and returns at once with a job ID.
+func (d Deps) startJob(ctx context.Context, p params, cmd string, noHistory bool) (*mcp.CallToolResult, error) {
+	start := time.Now()
+	if _, ok := p["timeout"]; ok {
+		return nil, argError("timeout", "does not apply with background; get_job takes one to wait for the job")
+	}
+	tp, err := d.startTyping(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	defer tp.unlock()
+	srv, pn := tp.srv, tp.pane
+	j, err := d.jobs.reserve(srv.Socket(), pn.ID)
+	if err != nil {
+		return nil, err
+	}
+	before, _ := paneProcesses(ctx, pn.PID) // unknown: every process below counts as the job's
+	r := d.newRun(srv, pn.ID)
+	d.markSend(ctx, srv, pn, r.nonce)
+	started := time.Now()
+	base, err := r.send(ctx, d.jobs.files, d.tmuxPath(), cmd, noHistory)
+	if err != nil {
+		d.jobs.drop(j)
+		return nil, err
+	}
+	j.run, j.base = r, base
+	j.mu.Lock()
+	j.rec = JobRecord{ID: j.id, Socket: srv.Socket(), Pane: pn.ID, SessionID: string(base.SessionID), SessionName: base.SessionName,
+		Nonce: r.nonce, State: jobRunning, Started: started, ServerPID: srv.Health().PID, PanePID: base.PID,
+		HistorySize: base.HistorySize, HistoryLimit: base.HistoryLimit, Width: base.Width, Height: base.Height, CursorY: base.CursorY,
+		Before: before, File: r.file, Proc: os.Getpid()}
+	j.mu.Unlock()
+	close(j.verified)
+	d.jobs.launch(j)
+	return structured(jobStarted{runResult: runResult{PaneID: string(pn.ID), Output: []string{}, ReadyTimedOut: tp.notReady,
+		Elapsed: seconds(time.Since(start))}, JobID: j.id, State: jobRunning})
+}
+
+// jobItem is a job without its output: a row of list_jobs, and what
+// stop_job returns.
+type jobItem struct {
+	JobID       string  `json:"job_id"`
+	State       string  `json:"state"`
+	ExitStatus  *int    `json:"exit_status"`
+	Reason      string  `json:"reason"`
+	PaneID      string  `json:"pane_id"`
+	SessionName string  `json:"session_name"`
+	StartedAt   string  `json:"started_at"`
+	Elapsed     float64 `json:"elapsed_seconds"`
+}
+
+// jobResult is a job as get_job and tmux://jobs/{job_id} show it.
+type jobResult struct {
+	jobItem
+	Output            []string `json:"output"`
+	Truncated         bool     `json:"output_truncated"`
+	TruncatedLines    int      `json:"output_truncated_lines"`
+	HistoryOverflowed bool     `json:"history_overflowed"`
+	// Outcome is how get_job's wait ended: ended, matched, timeout; ""
+	// without a wait.
+	Outcome      string   `json:"outcome"`
+	MatchedLines []string `json:"matched_lines"`
+}
+
+// jobSchema lists the fields an agent acts on; the others (reason,
+// pane_id, session_name, started_at, elapsed_seconds, the truncation
+// counts, matched_lines) are always there too.
+var jobSchema = record(tField, []string{"job_id", "state", "output", "outcome"}, map[string]any{"exit_status": tIntNull})
+
+// jobDefaultLines is the default of get_job's max_lines.
+const jobDefaultLines = 50
+
+// view reads j (its output from the pane while it runs) and returns it
+// with the last keep lines of its output.
+func (j *job) view(ctx context.Context, keep int) (jobResult, error) {
+	v, _, err := j.viewAll(ctx, keep)
+	return v, err
+}
+
+// viewAll is view that also returns all the output known.
+func (j *job) viewAll(ctx context.Context, keep int) (jobResult, []string, error) {
+	rec, out, err := j.read(ctx, keep)
+	if err != nil {
+		return jobResult{}, nil, err
+	}
+	lines, dropped := tailLines(slices.Clone(out), keep, rec.TruncatedLines)
+	v := jobResult{jobItem: listItem(rec)}
+	v.Output, v.TruncatedLines, v.HistoryOverflowed = lines, dropped, rec.HistoryOverflowed
+	v.Truncated = dropped > 0 || rec.HistoryOverflowed
+	v.MatchedLines = []string{}
+	return v, out, nil
+}
+
+// listItem is a job without its output.
+func listItem(rec JobRecord) jobItem {
+	end := time.Now()
+	if rec.State != jobRunning && !rec.Ended.IsZero() {
+		end = rec.Ended
+	}
+	return jobItem{JobID: rec.ID, State: rec.State, ExitStatus: rec.ExitStatus, Reason: rec.Reason, PaneID: string(rec.Pane),
+		SessionName: rec.SessionName, StartedAt: rec.Started.UTC().Format(time.RFC3339), Elapsed: seconds(end.Sub(rec.Started))}
+}
+
+// GetJob returns a job's state and output, optionally after waiting for
+// it to end or print a pattern.
+func GetJob(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
+	t := newTool("get_job", "A job's state, exit status and output tail; with timeout, waits first for its end or patterns.",
+		hintsRead, jobSchema,
+		mcp.WithString("job_id", mcp.Required()), pTimeout, mcp.WithArray("patterns", mcp.WithStringItems()), pRegex, pMatchCase,
+		mcp.WithInteger("max_lines"))
+	return t, withRequest(handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
+		j, err := d.jobs.lookup(ctx, p.str("job_id"))
+		if err != nil {
+			return nil, err
+		}
+		keep, err := positiveArg(p, "max_lines", jobDefaultLines)
+		if err != nil {
+			return nil, err
+		}
+		patterns, _, err := waitPatterns(p)
+		if err != nil {
+			return nil, err
+		}
+		_, wait := p["timeout"]
+		if !wait {
+			if patterns != nil {
+				return nil, argError("patterns", "need a timeout to wait for")
+			}
+			v, err := j.view(ctx, keep)
+			if err != nil {
+				return nil, err
+			}
+			return structured(v)
+		}
+		timeout, err := d.timeoutArg(p, 0)
+		if err != nil {
+			return nil, err
+		}
+		v, err := j.await(ctx, timeout, patterns, keep)
+		if err != nil {
+			return nil, err
+		}
+		return structured(v)
+	}))
+}
+
+// await waits up to timeout for j to end or, with patterns, for a line of
+// its output to match one (wait_for_text's rules; the whole output since
+// the job started counts).
+func (j *job) await(ctx context.Context, timeout time.Duration, patterns []linePattern, keep int) (jobResult, error) {
+	prog := startProgress(ctx, requestOf(ctx), timeout, "waiting for job "+j.id)
+	defer prog.stop()
+	deadline := time.NewTimer(timeout)
+	defer deadline.Stop()
+	var feed *changeFeed
+	if r := j.runner(); patterns != nil && j.running() && r != nil {
+		feed = watchPane(ctx, r.srv, r.pane, minPoll)
+		defer feed.close()
+	}
+	check := func(timedOut bool) (jobResult, bool, error) {
+		v, all, err := j.viewAll(ctx, keep)
+		if err != nil {
+			return v, false, err
+		}
+		for _, lp := range patterns {
+			v.MatchedLines = append(v.MatchedLines, matching(lp, all)...)
+		}
+		v.MatchedLines, _, _ = capTail(v.MatchedLines, waitTailLines, waitTailBytes)
+		switch {
+		case v.State != jobRunning:
+			v.Outcome = "ended"
+		case len(v.MatchedLines) > 0:
+			v.Outcome = "matched"
+		case timedOut:
+			v.Outcome = "timeout"
+		default:
+			return v, false, nil
+		}
+		return v, true, nil
+	}
+	if v, done, err := check(false); err != nil || done {
+		return v, err
+	}
+	var later <-chan time.Time
+	for {
+		var changes <-chan struct{}
+		if feed != nil {
+			changes = feed.C
+		}
+		select {
+		case <-ctx.Done():
+			return jobResult{}, ctx.Err()
+		case <-deadline.C:
+			v, _, err := check(true)
+			return v, err
+		case <-j.done:
+		case _, ok := <-changes:
+			if !ok {
+				feed.reopen(ctx)
+			}
+			if later == nil {
+				later = time.After(checkSpacing)
+			}
+			continue
+		case <-later:
+			later = nil
+		}
+		if v, done, err := check(false); err != nil || done {
+			return v, err
+		}
+	}
+}
+
+// listResult is list_jobs' result.
+type listResult struct {
+	Jobs    []jobItem `json:"jobs"`
+	Matched int       `json:"matched"`
+	LeftOut int       `json:"left_out"`
+}
+
+// jobItemSchema is a job in list_jobs.
+var jobItemSchema = record(tField, []string{"job_id", "state"}, map[string]any{"exit_status": tIntNull})
+
+// ListJobs lists the jobs, newest first.
+func ListJobs(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
+	t := newTool("list_jobs", "Background jobs, newest first, without output (get_job).",
+		hintsRead, record(tInt, []string{"matched", "left_out"}, map[string]any{
+			"jobs": map[string]any{"type": "array", "items": jobItemSchema}}),
+		mcp.WithString("state", mcp.Enum(jobRunning, jobExited, jobLost)), pSessionName, pSocket,
+		mcp.WithInteger("limit"))
+	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
+		limit, err := positiveArg(p, "limit", 50)
+		if err != nil {
+			return nil, err
+		}
+		var sock *tmux.Socket
+		if p.str("socket_name") != "" {
+			s, err := d.socket(p)
+			if err != nil {
+				return nil, err
+			}
+			sock = &s
+		}
+		all := d.jobs.all()
+		slices.Reverse(all)
+		out := listResult{Jobs: []jobItem{}}
+		for _, j := range all {
+			d.jobs.awaitVerified(ctx, j)
+			rec := j.snapshot()
+			switch {
+			case p.str("state") != "" && rec.State != p.str("state"),
+				p.str("session_name") != "" && rec.SessionName != p.str("session_name"),
+				sock != nil && rec.Socket.ResolvedPath() != sock.ResolvedPath():
+				continue
+			}
+			out.Matched++
+			if len(out.Jobs) < limit {
+				out.Jobs = append(out.Jobs, listItem(rec))
+			}
+		}
+		out.LeftOut = out.Matched - len(out.Jobs)
+		return structured(out)
+	})
+}
+
+// stopStep is one step of stop_job.
+type stopStep struct {
+	Signal string  `json:"signal"`
+	Target string  `json:"target"`
+	Ended  bool    `json:"ended"`
+	Waited float64 `json:"waited_seconds"`
+}
+
+// stopResult is stop_job's result: the job after the steps.
+type stopResult struct {
+	jobItem
+	Steps []stopStep `json:"steps"`
+}
+
+var stopSchema = record(tField, []string{"job_id", "state", "steps"}, map[string]any{"exit_status": tIntNull})
+
+// StopJob ends a job: C-c first, then SIGTERM, then SIGKILL to its
+// processes, each step given grace seconds to end it.
+func StopJob(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
+	t := newTool("stop_job", "Stop a job: C-c, then SIGTERM, then SIGKILL to its processes; reports each step.",
+		hintsCreate, stopSchema,
+		mcp.WithString("job_id", mcp.Required()), mcp.WithNumber("grace"))
+	return t, withRequest(handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
+		j, err := d.jobs.lookup(ctx, p.str("job_id"))
+		if err != nil {
+			return nil, err
+		}
+		grace := 3.0
+		if v, ok := p.number("grace"); ok {
+			grace = v
+		}
+		if grace <= 0 || grace > 30 {
+			return nil, argError("grace", "want more than 0 and at most 30 seconds")
+		}
+		steps, err := d.stop(ctx, j, time.Duration(grace*float64(time.Second)))
+		if err != nil {
+			return nil, err
+		}
+		return structured(stopResult{jobItem: listItem(j.snapshot()), Steps: steps})
+	}))
+}
+
+// stop runs stop_job's steps until j ends.
+func (d Deps) stop(ctx context.Context, j *job, grace time.Duration) ([]stopStep, error) {
+	steps := []stopStep{}
+	r := j.runner()
+	if !j.running() || r == nil {
+		return steps, nil
+	}
+	prog := startProgress(ctx, requestOf(ctx), 3*grace, "stopping job "+j.id)
+	defer prog.stop()
+	rec := j.snapshot()
+	for _, sig := range []struct {
+		sig  syscall.Signal
+		name string
+	}{{syscall.SIGINT, "SIGINT"}, {syscall.SIGTERM, "SIGTERM"}, {syscall.SIGKILL, "SIGKILL"}} {
+		step := stopStep{Signal: sig.name}
+		j.mu.Lock()
+		j.signal = sig.name
+		j.mu.Unlock()
+		if sig.sig == syscall.SIGINT {
+			// A C-c that comes before the shell has started the job
+			// may throw its line away unrun: let it start first.
+			j.waitSeen(ctx, grace)
+			unlock, err := d.panes.lock(ctx, j.sock, rec.Pane)
+			if err != nil {
+				return steps, err
+			}
+			err = keystroke{keys: "C-c"}.send(ctx, r.srv, rec.Pane)
+			unlock()
+			if err != nil {
+				return steps, err
+			}
+			step.Target = "C-c into pane " + string(rec.Pane)
+		} else {
+			procs, alive, err := jobProcesses(ctx, rec.PanePID, rec.Before)
+			switch {
+			case err != nil || !alive:
+				step.Target = "none: the job's processes cannot be seen from tmux-mcp"
+			case len(procs) == 0:
+				step.Target = "none: no process of the job is left"
+			default:
+				step.Target, err = signalJob(procs, rec.PanePID, rec.Before, sig.sig)
+				if err != nil {
+					step.Target += " (failed: " + err.Error() + ")"
+				}
+			}
+		}
+		begin := time.Now()
+		step.Ended = j.waitEnd(ctx, grace)
+		step.Waited = seconds(time.Since(begin))
+		steps = append(steps, step)
+		if ctx.Err() != nil {
+			return steps, ctx.Err()
+		}
+		if step.Ended {
+			break
+		}
+	}
+	if _, alive, err := jobProcesses(ctx, rec.PanePID, rec.Before); err == nil && alive && j.running() && !j.hasBeenSeen() {
+		// No process of the job in all that time, where its pane's are
+		// seen: the shell never ran it.
+		j.end(jobExited, nil, "it never ran: the shell did not start its line", time.Now())
+	}
+	return steps, nil
+}
+
+// waitSeen waits up to grace until a process of j was seen (or j ended).
+func (j *job) waitSeen(ctx context.Context, grace time.Duration) {
+	deadline := time.NewTimer(grace)
+	defer deadline.Stop()
+	select {
+	case j.kick <- struct{}{}:
+	default:
+	}
+	select {
+	case <-j.seenC:
+	case <-j.done:
+	case <-ctx.Done():
+	case <-deadline.C:
+	}
+}
+
+// waitEnd waits up to grace for j to end, waking its watcher to look at
+// its processes every jobProbeSpacing.
+func (j *job) waitEnd(ctx context.Context, grace time.Duration) bool {
+	deadline := time.NewTimer(grace)
+	defer deadline.Stop()
+	tick := time.NewTicker(jobProbeSpacing)
+	defer tick.Stop()
+	for {
+		select {
+		case j.kick <- struct{}{}:
+		default:
+		}
+		select {
+		case <-j.done:
+			return true
+		case <-ctx.Done():
+			return false
+		case <-deadline.C:
+			return !j.running()
+		case <-tick.C:
+		}
+	}
+}
