@@ -169,15 +169,25 @@ func settledTree(t testing.TB, srv *supervisor.Server) []string {
 func waitSnapshot(t testing.TB, j *Journal, srv *supervisor.Server, want []string) *Snapshot {
 	t.Helper()
 	var snap *Snapshot
-	tmuxtest.WaitFor(t, 10*time.Second, "a snapshot of the whole tree", func() bool {
+	deadline := time.Now().Add(10 * time.Second)
+	for {
 		s, err := j.Snapshot(srv.Socket(), 0)
-		if err != nil {
-			return false
+		if err == nil && slices.Equal(treeOf(s), want) {
+			return s
 		}
-		snap = s
-		return slices.Equal(treeOf(s), want)
-	})
-	return snap
+		if err == nil {
+			snap = s
+		}
+		if time.Now().After(deadline) {
+			var got []string
+			if snap != nil {
+				got = treeOf(snap)
+			}
+			t.Fatalf("timed out after 10s waiting for a snapshot of the whole tree (last error %v)\nlatest snapshot:\n  %s\nlive now:\n  %s\nwant:\n  %s",
+				err, strings.Join(got, "\n  "), strings.Join(liveTree(t, srv), "\n  "), strings.Join(want, "\n  "))
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 func diffTree(t *testing.T, what string, got, want []string) {

@@ -102,6 +102,22 @@ type Created struct {
 	ServerPID int `json:"server_pid,omitempty"`
 }
 
+// unsettled reports whether a live pane of s has no directory yet: right
+// after it is created, its process may not own its terminal, and tmux
+// reads its path as "".
+func (s *Snapshot) unsettled() bool {
+	for _, sess := range s.Sessions {
+		for _, w := range sess.Windows {
+			for _, p := range w.Panes {
+				if !p.Dead && p.Path == "" {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
 // Counts returns the number of sessions, windows and panes.
 func (s *Snapshot) Counts() (sessions, windows, panes int) {
 	for _, sess := range s.Sessions {

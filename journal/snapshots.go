@@ -34,7 +34,31 @@ func (j *Journal) takeSnapshot(ctx context.Context, srv tmuxServer) (bool, error
 		return false, err
 	}
 	j.setServerPID(key, snap.Server.PID)
+	j.settleLater(key, snap.unsettled())
 	return j.storeSnapshot(srv.Socket(), snap)
+}
+
+// maxSettleTries bounds the snapshots taken again because a pane was not
+// settled (see Snapshot.unsettled): a pane whose directory tmux can never
+// read is then left to the Interval and Refresh snapshots.
+const maxSettleTries = 20
+
+// settleLater schedules another snapshot of key's server one Debounce
+// from now when the one just read was unsettled: no event follows a new
+// pane's process taking its terminal, so without it the journal would
+// keep the unsettled tree until the next Interval or Refresh.
+func (j *Journal) settleLater(key string, unsettled bool) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	st := j.state(key)
+	if !unsettled {
+		st.settleTries = 0
+		return
+	}
+	if st.settleTries < maxSettleTries {
+		st.settleTries++
+		st.changed(time.Now())
+	}
 }
 
 // storeSnapshot stores snap for sock's server, with the created records

@@ -27,6 +27,9 @@ type serverState struct {
 	first, last time.Time
 	dirty       bool
 	snapped     time.Time // last snapshot attempt
+	// settleTries counts the snapshots taken again in a row because a
+	// pane was unsettled (see settleLater).
+	settleTries int
 }
 
 func (j *Journal) state(key string) *serverState {

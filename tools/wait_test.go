@@ -72,6 +72,11 @@ func TestWaitForText(t *testing.T) {
 		e.t = t
 		p := e.window(`printf 'TOP\nSTALE_BELOW\n'; printf '\033[H'; exec sleep 1000`)
 		e.waitScreen(p, "marker", func(s string) bool { return strings.Contains(s, "STALE_BELOW") })
+		// The cursor's move home may come in a later read of the pty: the
+		// wait must begin with the marker below the cursor.
+		tmuxtest.WaitFor(t, 10*time.Second, "the cursor at the top", func() bool {
+			return strings.TrimSpace(e.tmux("display-message", "-p", "-t", p, "#{cursor_y}")) == "0"
+		})
 		var r waitResult
 		e.ok("wait_for_text", map[string]any{"pane_id": p, "patterns": []any{"STALE_BELOW"}, "timeout": 0.5}, &r)
 		if r.Found || !r.MatchedAtEntry || !contains(r.Tail, "STALE_BELOW") {
