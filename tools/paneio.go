@@ -11,13 +11,15 @@ import (
 // paneIO is what the tools that type into panes share: one lock per pane,
 // so that keystrokes from concurrent calls never interleave, the panes
 // already seen ready for keys, and where each pane's output stood at the
-// last send (see sendMark).
+// last send (see sendMark), and the prompts a run_command left pending
+// (see promptwait.go).
 type paneIO struct {
 	mu      sync.Mutex
 	locks   map[paneKey]*paneLock
 	ready   map[readyKey]bool
 	marks   map[paneKey]sendMark
 	markSeq uint64
+	prompts map[readyKey]promptState
 }
 
 // paneKey names a pane across servers.

@@ -83,7 +83,8 @@ type typing struct {
 
 // startTyping prepares the pane p targets for keystrokes: it resolves the
 // pane, takes its keystroke lock (release it with unlock), waits until the
-// pane is ready and checks the if_sha256 guard. Every tool that types
+// pane is ready (and shows the prompt a run_command left it waiting for,
+// see awaitPrompt) and checks the if_sha256 guard. Every tool that types
 // (send_keys, paste_text, run_command) starts here, in this order. It
 // refuses the caller's own pane (checkTypingSelf).
 func (d Deps) startTyping(ctx context.Context, p params) (typing, error) {
@@ -103,6 +104,11 @@ func (d Deps) startTyping(ctx context.Context, p params) (typing, error) {
 		return typing{}, err
 	}
 	notReady, err := d.awaitReady(ctx, srv, pn)
+	if err == nil {
+		var noPrompt bool
+		noPrompt, err = d.awaitPrompt(ctx, srv, pn)
+		notReady = notReady || noPrompt
+	}
 	if err == nil {
 		err = checkScreen(ctx, srv, pn.ID, want)
 	}

@@ -93,6 +93,12 @@ func RunCommand(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if err != nil {
 			return nil, err
 		}
+		if res.ExitStatus != nil && !res.prompted {
+			// The prompt is late: the next call that types waits for it.
+			if now, err := readPane(ctx, srv, pn.ID); err == nil && now.CursorX == 0 {
+				d.panes.expectPrompt(srv.Socket(), now)
+			}
+		}
 		res.Output, res.TruncatedLines = tailLines(res.Output, maxLines, res.TruncatedLines)
 		res.Truncated = res.TruncatedLines > 0 || res.Truncated
 		res.PaneID = string(pn.ID)

@@ -263,3 +263,36 @@ func TestRunSentError(t *testing.T) {
 		}
 	}
 }
+
+// TestRunCommandLatePrompt: a shell whose prompt shows after run_command
+// stopped waiting for it (PROMPT_COMMAND sleeps past promptGrace) must
+// not have the next command typed ahead of the prompt, where the prompt
+// would become the first line of that command's output.
+func TestRunCommandLatePrompt(t *testing.T) {
+	e := newEnv(t, Mutating, func(d *Deps) { d.ReadyTimeout = 20 * time.Second })
+	p := e.window(`env PS1='$ ' PROMPT_COMMAND='sleep 1.5' HISTFILE=/dev/null bash --noprofile --norc`)
+	e.waitScreen(p, "prompt", func(s string) bool { return strings.HasSuffix(s, "$") })
+	for i := range 3 {
+		var r runResult
+		e.ok("run_command", map[string]any{"pane_id": p, "command": "echo late" + strconv.Itoa(i)}, &r)
+		if got, want := r.Output, []string{"late" + strconv.Itoa(i)}; !slices.Equal(got, want) || deref(r.ExitStatus) != 0 {
+			t.Errorf("run %d: output %q exit %v, want %q exit 0", i, got, deref(r.ExitStatus), want)
+		}
+	}
+	// A shell without a visible prompt waits once, then no more.
+	e = newEnv(t, Mutating)
+	q := e.window(`env PS1= HISTFILE=/dev/null bash --noprofile --norc`)
+	e.tmux("send-keys", "-t", q, "-l", "echo up")
+	e.tmux("send-keys", "-t", q, "Enter")
+	e.waitScreen(q, "the shell", func(s string) bool { return strings.Contains(s, "up\n") || strings.HasSuffix(s, "up") })
+	for i := range 3 {
+		var r runResult
+		e.ok("run_command", map[string]any{"pane_id": q, "command": "echo quiet" + strconv.Itoa(i)}, &r)
+		if got, want := r.Output, []string{"quiet" + strconv.Itoa(i)}; !slices.Equal(got, want) {
+			t.Errorf("promptless run %d: output %q, want %q", i, got, want)
+		}
+		if got, want := r.ReadyTimedOut, i == 1; got != want {
+			t.Errorf("promptless run %d: ready_timed_out %v, want %v (the prompt is waited for once)", i, got, want)
+		}
+	}
+}
