@@ -98,6 +98,8 @@ type Journal struct {
 	// process would only wait for each other's flock.
 	txMu sync.Mutex
 	w    *writer
+	// locks counts the lock waits this journal gave up on (flock.go).
+	locks lockWaits
 
 	mu      sync.Mutex
 	servers map[string]*serverState // by socket path
@@ -250,7 +252,7 @@ func (j *Journal) once(readOnly bool, fn func(*bolt.DB, *os.File) error) (ino ui
 		Timeout:  j.opts.LockTimeout,
 		OpenFile: func(name string, flag int, mode os.FileMode) (*os.File, error) {
 			var err error
-			f, err = openLocked(name, flag, mode, deadline)
+			f, err = j.locks.openLocked(name, flag, mode, deadline)
 			if err == nil {
 				ino, err = fileInode(f)
 			}
@@ -300,9 +302,10 @@ func environmental(err error) bool {
 }
 
 // openLocked opens name and takes its flock (shared for a read-only
-// open), polling until deadline. A file replaced at name while we waited
-// (moved aside, compacted) is let go and the new one opened instead.
-func openLocked(name string, flag int, mode os.FileMode, deadline time.Time) (*os.File, error) {
+// open), waiting until deadline (see flockWithin). A file replaced at
+// name while we waited (moved aside, compacted) is let go and the new one
+// opened instead.
+func (w *lockWaits) openLocked(name string, flag int, mode os.FileMode, deadline time.Time) (*os.File, error) {
 	shared := flag&(os.O_WRONLY|os.O_RDWR) == 0
 	how := unix.LOCK_EX
 	if shared {
@@ -327,20 +330,12 @@ func openLocked(name string, flag int, mode os.FileMode, deadline time.Time) (*o
 			}
 			return nil, err
 		}
-		for {
-			err = unix.Flock(int(f.Fd()), how|unix.LOCK_NB)
-			if err == nil {
-				break
-			}
-			if errors.Is(err, unix.EWOULDBLOCK) || errors.Is(err, unix.EINTR) {
-				if pause() {
-					continue
-				}
-				f.Close() //nolint:errcheck // nothing written
-				return nil, ErrLocked
-			}
+		switch err := w.flockWithin(f, how, deadline); {
+		case errors.Is(err, errGaveUp):
+			return nil, ErrLocked // f is closed by the waiter
+		case err != nil:
 			f.Close() //nolint:errcheck // nothing written
-			return nil, &fs.PathError{Op: "flock", Path: name, Err: err}
+			return nil, err
 		}
 		if same, err := sameFile(f, name); err == nil && same {
 			return f, nil
@@ -356,7 +351,7 @@ func openLocked(name string, flag int, mode os.FileMode, deadline time.Time) (*o
 // holding its lock so that no other process is using it. A file that was
 // already replaced by another process is left alone.
 func (j *Journal) moveAside(ino uint64, cause error) error {
-	f, err := openLocked(j.path, os.O_RDONLY, 0, time.Now().Add(j.opts.LockTimeout))
+	f, err := j.locks.openLocked(j.path, os.O_RDONLY, 0, time.Now().Add(j.opts.LockTimeout))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
