@@ -103,13 +103,20 @@ func displayArg(s string) string {
 // directory may be called "#(rm -rf ~)". Steps carry them as the text
 // they are; the wire (supervisor/tmux, literal.go) keeps every argument
 // tmux would expand as a format literal, so replaying them runs nothing.
-// A title is replayed as the text that makes tmux store it as recorded:
-// where tmux stores titles escaped (TitlesEscaped), unescaped, or a
-// restore would double every backslash.
+// A name or title is replayed as the text that makes tmux store it as
+// recorded: where tmux stores it escaped, unescaped, or each restore would
+// double every backslash. tmux stores session names escaped on every
+// version, window names given to new-window -n from 3.7
+// (NewWindowNameEscaped), titles from 3.7 (TitlesEscaped).
 func Plan(snap, live *Snapshot, ids map[string]string, o PlanOptions) RestorePlan {
 	p := newPlanner(live, ids, snap.Server.Instance() != "" && snap.Server.Instance() == live.Server.Instance(), o)
-	if v, err := tmux.ParseVersion(snap.Server.Version); err == nil && v.Capabilities().TitlesEscaped {
-		p.title = tmux.UnescapeStored
+	if v, err := tmux.ParseVersion(snap.Server.Version); err == nil {
+		if v.Capabilities().TitlesEscaped {
+			p.title = tmux.UnescapeStored
+		}
+		if v.Capabilities().NewWindowNameEscaped {
+			p.winName = tmux.UnescapeStored
+		}
 	}
 	p.plan.Snapshot = snap.Seq
 	leaders := map[string]tmux.SessionID{}
@@ -130,10 +137,11 @@ func Plan(snap, live *Snapshot, ids map[string]string, o PlanOptions) RestorePla
 type planner struct {
 	o    PlanOptions
 	same bool // the snapshot was taken of the live server
-	// title turns a recorded title into the text select-pane -T takes.
-	title func(string) string
-	ids   map[string]string
-	base  int // base-index of the live server
+	// title turns a recorded title into the text select-pane -T takes,
+	// winName a recorded window name into the text new-window -n takes.
+	title, winName func(string) string
+	ids            map[string]string
+	base           int // base-index of the live server
 
 	liveSessions map[tmux.SessionID]*Session
 	liveWindows  map[tmux.WindowID]*Window
@@ -143,7 +151,7 @@ type planner struct {
 }
 
 func newPlanner(live *Snapshot, ids map[string]string, same bool, o PlanOptions) *planner {
-	p := &planner{o: o, same: same, ids: ids, base: live.Server.BaseIndex, title: func(s string) string { return s },
+	p := &planner{o: o, same: same, ids: ids, base: live.Server.BaseIndex, title: asIs, winName: asIs,
 		liveSessions: map[tmux.SessionID]*Session{}, liveWindows: map[tmux.WindowID]*Window{},
 		livePanes: map[tmux.PaneID]bool{}, used: map[string]bool{},
 		plan: RestorePlan{Matched: map[string]string{}, Steps: []Step{}}}
@@ -210,7 +218,7 @@ func (p *planner) session(s Session) {
 		}
 		w0 := windows[0]
 		p0 := sortedPanes(w0.Panes)[0]
-		a := lit("new-session", "-d", "-s", s.Name)
+		a := lit("new-session", "-d", "-s", tmux.UnescapeStored(s.Name))
 		if s.Width > 0 && s.Height > 0 {
 			a = append(a, lit("-x", strconv.Itoa(s.Width), "-y", strconv.Itoa(s.Height))...)
 		}
@@ -257,7 +265,7 @@ func (p *planner) groupMember(s Session, leader tmux.SessionID) {
 		return
 	}
 	p.step(&Creates{Session: s.ID},
-		args(lit("new-session", "-d", "-s", s.Name, "-t"), []Arg{ref(string(leader), "")}, lit("-P", "-F", createdFormat))...)
+		args(lit("new-session", "-d", "-s", tmux.UnescapeStored(s.Name), "-t"), []Arg{ref(string(leader), "")}, lit("-P", "-F", createdFormat))...)
 }
 
 func (p *planner) matchSession(s Session) *Session {
@@ -316,8 +324,10 @@ func (p *planner) windowName(w Window) []Arg {
 	if w.AutomaticRename {
 		return nil
 	}
-	return lit("-n", w.Name)
+	return lit("-n", p.winName(w.Name))
 }
+
+func asIs(s string) string { return s }
 
 // panes restores the panes of window w that are missing. live is the live
 // window matched for it (nil for a window just created); created lists

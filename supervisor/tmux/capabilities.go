@@ -78,6 +78,11 @@ type Capabilities struct {
 	// that tmux reports as T again, set UnescapeStored(T) (the journal's
 	// restore plan does).
 	TitlesEscaped bool
+	// NewWindowNameEscaped: a window name given to new-window -n or
+	// new-session -n is stored escaped (vis(3), as TitlesEscaped), as
+	// rename-window stores one on every version; before, it is stored as
+	// given. Session names are stored escaped on every version.
+	NewWindowNameEscaped bool
 	// ProgramJobsDefused: in a title, window name or directory that a
 	// pane's program sets (OSC 0, 2 and 7, ESC k, automatic-rename), tmux
 	// writes "#(" as "_(", so that a format showing it cannot run a job. A
@@ -137,6 +142,9 @@ var capabilityTable = []capability{
 	{name: "TitlesEscaped", since: [2]int{3, 7}, detect: "version",
 		why: "screen.c screen_set_title: 3.7 stores a title through clean_name (tmux.c: utf8_stravis with VIS_OCTAL|VIS_CSTYLE|VIS_TAB|VIS_NL), which window_set_name and session names used before; 3.6 stores the title as given (CHANGES 3.7: sanitize pane titles and window and session names more consistently, issue 4999)",
 		set: func(c *Capabilities) { c.TitlesEscaped = true }},
+	{name: "NewWindowNameEscaped", since: [2]int{3, 7}, detect: "version",
+		why: "cmd-new-window.c, cmd-new-session.c: 3.7 passes -n through clean_name; 3.6 stores the expanded name as given (spawn.c), while rename-window (window_set_name) and session names (session_check_name) escape on every version",
+		set: func(c *Capabilities) { c.NewWindowNameEscaped = true }},
 	{name: "ProgramJobsDefused", since: [2]int{3, 7}, detect: "version",
 		why: "tmux.c clean_name: 3.7 replaces the '#' of \"#(\" with '_' in names a pane's program sets (input.c passes untrusted=1 for titles (OSC 0/2), directories (OSC 7) and window names (ESC k) a program sets, names.c for automatic-rename)",
 		set: func(c *Capabilities) { c.ProgramJobsDefused = true }},

@@ -81,6 +81,10 @@ func TestCapabilities(t *testing.T) {
 			run(t, c, "select-pane", "-t", pane, "-T", `a\b`)
 			return paneTitle(t, c, pane) == `a\\b`
 		}},
+		{"NewWindowNameEscaped", got.NewWindowNameEscaped, func(t *testing.T) bool {
+			win := run(t, c, "new-window", "-d", "-P", "-F", "#{window_id}", "-t", "=main:", "-n", `n\b`, "exec cat")
+			return run(t, c, "display-message", "-p", "-t", win, "#{window_name}") == `n\\b`
+		}},
 		{"ProgramJobsDefused", got.ProgramJobsDefused, func(t *testing.T) bool {
 			// The pane's program sets its title; no client is attached, so
 			// no status line shows it and the job never runs either way.
