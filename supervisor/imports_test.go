@@ -4,6 +4,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"io/fs"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -72,5 +73,55 @@ func TestOnlySupervisorUsesTheWire(t *testing.T) {
 			}
 			return true
 		})
+	}
+}
+
+// TestTelemetryHasItsPlace enforces where package telemetry sits: above
+// the supervisor, whose events it turns into metrics, and beside the
+// tools, which it never imports (cmd/tmux-mcp hands its options to them).
+// Outside tests, telemetry imports no package of this module but
+// supervisor, and only cmd/ imports telemetry.
+func TestTelemetryHasItsPlace(t *testing.T) {
+	const module = "github.com/tmux-mcp/tmux-mcp"
+	const telemetry = module + "/telemetry"
+	var seen int
+	err := filepath.WalkDir("..", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if name := d.Name(); path != ".." && (strings.HasPrefix(name, ".") || name == "testdata") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		rel := filepath.ToSlash(strings.TrimPrefix(path, ".."+string(filepath.Separator)))
+		inTelemetry := strings.HasPrefix(rel, "telemetry/")
+		if inTelemetry {
+			seen++
+		}
+		for _, imp := range f.Imports {
+			p, _ := strconv.Unquote(imp.Path.Value)
+			switch {
+			case inTelemetry && (p == module || strings.HasPrefix(p, module+"/")) && p != module+"/supervisor":
+				t.Errorf("%s imports %s; telemetry may import only %s/supervisor of this module", rel, p, module)
+			case p == telemetry && !strings.HasPrefix(rel, "cmd/"):
+				t.Errorf("%s imports %s; only cmd/ may", rel, p)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if seen == 0 {
+		t.Fatal("no files found in ../telemetry")
 	}
 }

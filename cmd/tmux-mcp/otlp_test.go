@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/hex"
 	"encoding/json"
@@ -438,5 +439,15 @@ func TestTraceFileHoldsJSONLines(t *testing.T) {
 		if !names[want] {
 			t.Errorf("trace file has no span %q; has %v", want, names)
 		}
+	}
+}
+
+func TestRunServeRefusesBadTelemetrySettings(t *testing.T) {
+	var stderr bytes.Buffer
+	vars := map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:1", "OTEL_EXPORTER_OTLP_PROTOCOL": "thrift"}
+	code := run(context.Background(), []string{"serve"}, env{stdin: strings.NewReader(""), stdout: io.Discard, stderr: &stderr,
+		getenv: func(k string) string { return vars[k] }})
+	if code != exitUsage || !strings.Contains(stderr.String(), "OTEL_EXPORTER_OTLP_PROTOCOL") {
+		t.Errorf("got exit %d, stderr %q; want %d naming the variable", code, stderr.String(), exitUsage)
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/tmux-mcp/tmux-mcp/journal"
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+	"github.com/tmux-mcp/tmux-mcp/telemetry"
 	"github.com/tmux-mcp/tmux-mcp/tools"
 )
 
@@ -74,7 +75,7 @@ func runServe(ctx context.Context, args []string, e env) int {
 			return exitUsage
 		}
 	}
-	plan, err := planTelemetry(e.getenv, c.TraceFile)
+	plan, err := telemetry.PlanFromEnv(e.getenv, c.TraceFile)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "tmux-mcp serve: telemetry: %v\n", err)
 		return exitUsage
@@ -98,14 +99,14 @@ func runServe(ctx context.Context, args []string, e env) int {
 		}
 		defer opts.http.close()
 	}
-	tel, err := startTelemetry(ctx, plan, e.getenv, logger)
+	tel, err := telemetry.Start(ctx, plan, version(), e.getenv, logger)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "tmux-mcp serve: %v\n", err)
 		return exitUsage
 	}
 	// Last out: what the supervisor and the tools record while stopping
 	// is flushed too.
-	defer tel.shutdown(ctx, logger)
+	defer tel.Shutdown(ctx)
 	if err := serve(ctx, opts, e, logger, tel); err != nil {
 		logger.Error("serve", "err", err)
 		return exitFail
@@ -135,7 +136,7 @@ func socketDir(getenv func(string) string) string {
 	return tmux.SocketDirFor(getenv("TMUX_TMPDIR"))
 }
 
-func serve(ctx context.Context, o serveOptions, e env, logger *slog.Logger, tel *telemetry) error {
+func serve(ctx context.Context, o serveOptions, e env, logger *slog.Logger, tel *telemetry.Telemetry) error {
 	j := openJournal(o.config, e.getenv, logger)
 	cfg := o.supervisorConfig()
 	if j != nil && o.Restore == "auto" {
@@ -160,14 +161,12 @@ func serve(ctx context.Context, o serveOptions, e env, logger *slog.Logger, tel 
 	if j != nil {
 		defer j.Watch(sup)()
 	}
-	if tel.metering {
-		stop, err := observeSupervisor(tel.meters, sup)
-		if err != nil {
-			return fmt.Errorf("telemetry: metrics: %w", err)
-		}
-		defer stop()
+	stopMetrics, err := tel.ObserveSupervisor(sup)
+	if err != nil {
+		return fmt.Errorf("telemetry: metrics: %w", err)
 	}
-	mcpOpts, err := tel.mcpOptions(transportName(o.http != nil))
+	defer stopMetrics()
+	mcpOpts, err := tel.ServerOptions(transportName(o.http != nil))
 	if err != nil {
 		return fmt.Errorf("telemetry: %w", err)
 	}

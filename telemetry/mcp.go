@@ -1,4 +1,4 @@
-package main
+package telemetry
 
 import (
 	"context"
@@ -331,11 +331,11 @@ func (h headerPropagator) Inject(ctx context.Context, headers http.Header) {
 	h.p.Inject(ctx, propagation.HeaderCarrier(headers))
 }
 
-// mcpOptions are the mcp-go options that trace requests: the tracer hook,
-// both propagators, and the hooks above (added to whatever hooks the
+// ServerOptions are the mcp-go options that trace requests: the tracer
+// hook, both propagators, and the hooks above (added to whatever hooks the
 // server already has). transport is "stdio" or "http". With telemetry off
 // there are none.
-func (t *telemetry) mcpOptions(transport string) ([]server.ServerOption, error) {
+func (t *Telemetry) ServerOptions(transport string) ([]server.ServerOption, error) {
 	if !t.tracing && !t.metering {
 		return nil, nil
 	}

@@ -1,4 +1,4 @@
-package main
+package telemetry
 
 import (
 	"context"
@@ -33,18 +33,19 @@ import (
 // 2048 spans, dropped when full) and a metric export by
 // OTEL_METRIC_EXPORT_TIMEOUT; these bound the rest.
 const (
-	// telemetryFlushTimeout bounds the final flush at shutdown: a collector
+	// flushTimeout bounds the final flush at shutdown: a collector
 	// that is down costs the exit this much at most.
-	telemetryFlushTimeout = time.Second
+	flushTimeout = time.Second
 	// otlpTimeout is an OTLP export's timeout unless
 	// OTEL_EXPORTER_OTLP_[SIGNAL_]TIMEOUT sets one (the SDK's default is
 	// 10s).
 	otlpTimeout = 5 * time.Second
 )
 
-// instrumentationName names the binary's tracer and meter (MCP requests,
-// supervisor metrics).
-const instrumentationName = "github.com/tmux-mcp/tmux-mcp/cmd/tmux-mcp"
+// instrumentationName names the tracer and meter of the MCP requests and
+// the supervisor metrics: this package's path, as the supervisor's tmux
+// spans are named for package supervisor's.
+const instrumentationName = "github.com/tmux-mcp/tmux-mcp/telemetry"
 
 // retryConfig has the fields of each OTLP exporter's RetryConfig, so it
 // converts to any of them.
@@ -67,34 +68,34 @@ const (
 	otelMetrics otelSignal = "METRICS"
 )
 
-// telemetryPlan says what the environment and --trace-file ask for. An
-// empty protocol means the signal is not exported over OTLP.
-type telemetryPlan struct {
+// Plan says what the environment and --trace-file ask for. An empty
+// protocol means the signal is not exported over OTLP.
+type Plan struct {
 	Traces    string // "", "grpc", "http/protobuf" or "http/json"
 	Metrics   string
 	TraceFile string
 }
 
-func (p telemetryPlan) tracing() bool { return p.Traces != "" || p.TraceFile != "" }
-func (p telemetryPlan) on() bool      { return p.tracing() || p.Metrics != "" }
+func (p Plan) tracing() bool { return p.Traces != "" || p.TraceFile != "" }
+func (p Plan) on() bool      { return p.tracing() || p.Metrics != "" }
 
-// planTelemetry reads the standard variables that decide whether a signal
+// PlanFromEnv reads the standard variables that decide whether a signal
 // is exported and over which OTLP protocol; everything else (endpoints,
 // headers, timeouts, TLS, compression, sampler, batch sizes, resource
 // attributes) the SDK and its exporters read themselves. Telemetry is off
 // unless asked for: an OTLP endpoint is set, OTEL_<SIGNAL>_EXPORTER=otlp,
 // or --trace-file. OTEL_SDK_DISABLED=true turns OTLP export off.
-func planTelemetry(getenv func(string) string, traceFile string) (telemetryPlan, error) {
-	p := telemetryPlan{TraceFile: traceFile}
+func PlanFromEnv(getenv func(string) string, traceFile string) (Plan, error) {
+	p := Plan{TraceFile: traceFile}
 	if strings.EqualFold(strings.TrimSpace(getenv("OTEL_SDK_DISABLED")), "true") {
 		return p, nil
 	}
 	var err error
 	if p.Traces, err = planSignal(getenv, otelTraces); err != nil {
-		return telemetryPlan{}, err
+		return Plan{}, err
 	}
 	if p.Metrics, err = planSignal(getenv, otelMetrics); err != nil {
-		return telemetryPlan{}, err
+		return Plan{}, err
 	}
 	return p, nil
 }
@@ -134,23 +135,26 @@ func planSignal(getenv func(string) string, sig otelSignal) (string, error) {
 	return "", fmt.Errorf("$%s: protocol %q is not supported; want grpc, http/protobuf or http/json", protoVar, proto)
 }
 
-// telemetry is the OpenTelemetry SDK of one serve run. Its zero value is
+// Telemetry is the OpenTelemetry SDK of one serve run. Its zero value is
 // telemetry switched off.
-type telemetry struct {
+type Telemetry struct {
 	tracing    bool                 // spans are exported
 	metering   bool                 // metrics are exported
 	tracers    trace.TracerProvider // no-op when no traces are exported
 	meters     metric.MeterProvider // no-op when no metrics are exported
 	propagator propagation.TextMapPropagator
 	shutdowns  []func(context.Context) error
+	logger     *slog.Logger // where Shutdown reports a failed flush
 }
 
-// startTelemetry sets the SDK up as plan says and installs it as the
-// global tracer provider (the supervisor takes its tracer from there) and
-// error handler (export failures go to logger, rate-limited). Nothing is
-// ever written to stdout. Call shutdown at exit.
-func startTelemetry(ctx context.Context, plan telemetryPlan, getenv func(string) string, logger *slog.Logger) (*telemetry, error) {
-	t := &telemetry{tracing: plan.tracing(), metering: plan.Metrics != "", tracers: tracenoop.NewTracerProvider(), meters: metricnoop.NewMeterProvider(),
+// Start sets the SDK up as plan says and installs it as the global
+// tracer provider (the supervisor takes its tracer from there) and error
+// handler (export failures go to logger, rate-limited). version is the
+// resource's service.version; getenv reads the OTEL_* variables the
+// exporters take their settings from. Nothing is ever written to stdout.
+// Call Shutdown at exit.
+func Start(ctx context.Context, plan Plan, version string, getenv func(string) string, logger *slog.Logger) (*Telemetry, error) {
+	t := &Telemetry{logger: logger, tracing: plan.tracing(), metering: plan.Metrics != "", tracers: tracenoop.NewTracerProvider(), meters: metricnoop.NewMeterProvider(),
 		propagator: propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{})}
 	if !plan.on() {
 		return t, nil
@@ -159,7 +163,7 @@ func startTelemetry(ctx context.Context, plan telemetryPlan, getenv func(string)
 	otel.SetLogger(logr.FromSlogHandler(logger.Handler()))
 	otel.SetErrorHandler(newExportErrorHandler(logger, time.Now))
 	res, err := resource.New(ctx,
-		resource.WithAttributes(semconv.ServiceName("tmux-mcp"), semconv.ServiceVersion(version())),
+		resource.WithAttributes(semconv.ServiceName("tmux-mcp"), semconv.ServiceVersion(version)),
 		resource.WithFromEnv(), // OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES win over the above
 		resource.WithTelemetrySDK(), resource.WithHost(), resource.WithProcessPID(), resource.WithProcessRuntimeVersion())
 	if err != nil && !errors.Is(err, resource.ErrPartialResource) {
@@ -182,7 +186,7 @@ func startTelemetry(ctx context.Context, plan telemetryPlan, getenv func(string)
 	if plan.Metrics != "" {
 		exp, err := newMetricExporter(ctx, plan.Metrics, getenv)
 		if err != nil {
-			t.shutdown(ctx, logger)
+			t.Shutdown(ctx)
 			return nil, err
 		}
 		// OTEL_METRIC_EXPORT_INTERVAL and _TIMEOUT set the reader's period.
@@ -196,7 +200,7 @@ func startTelemetry(ctx context.Context, plan telemetryPlan, getenv func(string)
 
 // newTracerProvider returns the tracer provider plan asks for, batching to
 // OTLP and/or the trace file, and the function that closes the file.
-func newTracerProvider(ctx context.Context, plan telemetryPlan, res *resource.Resource, getenv func(string) string) (*sdktrace.TracerProvider, func() error, error) {
+func newTracerProvider(ctx context.Context, plan Plan, res *resource.Resource, getenv func(string) string) (*sdktrace.TracerProvider, func() error, error) {
 	opts := []sdktrace.TracerProviderOption{sdktrace.WithResource(res)} // sampler: OTEL_TRACES_SAMPLER
 	closeFile := func() error { return nil }
 	if plan.TraceFile != "" {
@@ -272,18 +276,18 @@ func newMetricExporter(ctx context.Context, proto string, getenv func(string) st
 	return exp, nil
 }
 
-// shutdown flushes what is buffered and stops the exporters, traces and
-// metrics at once, within telemetryFlushTimeout whatever the collector
-// does: MCP clients give a server about two seconds after closing its
-// stdin before they send SIGTERM.
-func (t *telemetry) shutdown(ctx context.Context, logger *slog.Logger) {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), telemetryFlushTimeout)
+// Shutdown flushes what is buffered and stops the exporters, traces and
+// metrics at once, within flushTimeout whatever the collector does: MCP
+// clients give a server about two seconds after closing its stdin before
+// they send SIGTERM. Failures are logged to Start's logger.
+func (t *Telemetry) Shutdown(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), flushTimeout)
 	defer cancel()
 	var wg sync.WaitGroup
 	for _, stop := range t.shutdowns {
 		wg.Go(func() {
 			if err := stop(ctx); err != nil {
-				logger.Warn("telemetry: flush at exit", "err", err)
+				t.logger.Warn("telemetry: flush at exit", "err", err)
 			}
 		})
 	}

@@ -1,49 +1,47 @@
-package main
+package telemetry
 
 import (
 	"bytes"
-	"context"
 	"errors"
-	"io"
 	"log/slog"
 	"strings"
 	"testing"
 	"time"
 )
 
-func TestPlanTelemetry(t *testing.T) {
+func TestPlanFromEnv(t *testing.T) {
 	tests := []struct {
 		name      string
 		env       map[string]string
 		traceFile string
-		want      telemetryPlan
+		want      Plan
 		wantErr   string
 	}{
 		{name: "nothing set: off", env: nil},
 		{name: "service name alone: off", env: map[string]string{"OTEL_SERVICE_NAME": "x"}},
 		{name: "endpoint: both signals over http/protobuf",
 			env:  map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://c:4318"},
-			want: telemetryPlan{Traces: "http/protobuf", Metrics: "http/protobuf"}},
+			want: Plan{Traces: "http/protobuf", Metrics: "http/protobuf"}},
 		{name: "traces endpoint: traces only",
 			env:  map[string]string{"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "http://c:4318/v1/traces"},
-			want: telemetryPlan{Traces: "http/protobuf"}},
+			want: Plan{Traces: "http/protobuf"}},
 		{name: "metrics endpoint and grpc",
 			env:  map[string]string{"OTEL_EXPORTER_OTLP_METRICS_ENDPOINT": "http://c:4317", "OTEL_EXPORTER_OTLP_PROTOCOL": "grpc"},
-			want: telemetryPlan{Metrics: "grpc"}},
+			want: Plan{Metrics: "grpc"}},
 		{name: "signal protocol wins over the general one",
 			env: map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://c", "OTEL_EXPORTER_OTLP_PROTOCOL": "grpc",
 				"OTEL_EXPORTER_OTLP_TRACES_PROTOCOL": "http/json"},
-			want: telemetryPlan{Traces: "http/json", Metrics: "grpc"}},
+			want: Plan{Traces: "http/json", Metrics: "grpc"}},
 		{name: "exporter otlp without endpoint",
 			env:  map[string]string{"OTEL_TRACES_EXPORTER": "otlp"},
-			want: telemetryPlan{Traces: "http/protobuf"}},
+			want: Plan{Traces: "http/protobuf"}},
 		{name: "exporter none beats the endpoint",
 			env:  map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://c", "OTEL_METRICS_EXPORTER": "none"},
-			want: telemetryPlan{Traces: "http/protobuf"}},
+			want: Plan{Traces: "http/protobuf"}},
 		{name: "SDK disabled", env: map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://c", "OTEL_SDK_DISABLED": "true"}},
 		{name: "SDK disabled keeps the trace file", env: map[string]string{"OTEL_SDK_DISABLED": "TRUE"}, traceFile: "/tmp/x",
-			want: telemetryPlan{TraceFile: "/tmp/x"}},
-		{name: "trace file alone", traceFile: "/tmp/x", want: telemetryPlan{TraceFile: "/tmp/x"}},
+			want: Plan{TraceFile: "/tmp/x"}},
+		{name: "trace file alone", traceFile: "/tmp/x", want: Plan{TraceFile: "/tmp/x"}},
 		{name: "unknown protocol",
 			env:     map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://c", "OTEL_EXPORTER_OTLP_PROTOCOL": "thrift"},
 			wantErr: `$OTEL_EXPORTER_OTLP_PROTOCOL: protocol "thrift" is not supported; want grpc, http/protobuf or http/json`},
@@ -55,7 +53,7 @@ func TestPlanTelemetry(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := planTelemetry(func(k string) string { return tt.env[k] }, tt.traceFile)
+			got, err := PlanFromEnv(func(k string) string { return tt.env[k] }, tt.traceFile)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("got error %v, want %q", err, tt.wantErr)
@@ -66,16 +64,6 @@ func TestPlanTelemetry(t *testing.T) {
 				t.Errorf("got %+v, %v; want %+v", got, err, tt.want)
 			}
 		})
-	}
-}
-
-func TestRunServeRefusesBadTelemetrySettings(t *testing.T) {
-	var stderr bytes.Buffer
-	vars := map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:1", "OTEL_EXPORTER_OTLP_PROTOCOL": "thrift"}
-	code := run(context.Background(), []string{"serve"}, env{stdin: strings.NewReader(""), stdout: io.Discard, stderr: &stderr,
-		getenv: func(k string) string { return vars[k] }})
-	if code != exitUsage || !strings.Contains(stderr.String(), "OTEL_EXPORTER_OTLP_PROTOCOL") {
-		t.Errorf("got exit %d, stderr %q; want %d naming the variable", code, stderr.String(), exitUsage)
 	}
 }
 

@@ -1,4 +1,4 @@
-package main
+package telemetry
 
 import (
 	"context"
@@ -52,7 +52,7 @@ func newTracedEnv(t *testing.T) *tracedEnv {
 	prev := otel.GetTracerProvider()
 	otel.SetTracerProvider(tp)
 	t.Cleanup(func() { otel.SetTracerProvider(prev) })
-	tel := &telemetry{tracing: true, metering: true, tracers: tp,
+	tel := &Telemetry{tracing: true, metering: true, tracers: tp,
 		meters:     sdkmetric.NewMeterProvider(sdkmetric.WithReader(e.metrics)),
 		propagator: propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{})}
 
@@ -63,7 +63,7 @@ func newTracedEnv(t *testing.T) *tracedEnv {
 		t.Fatal(err)
 	}
 	t.Cleanup(stop)
-	opts, err := tel.mcpOptions("stdio")
+	opts, err := tel.ServerOptions("stdio")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package main
+package telemetry
 
 import (
 	"context"
@@ -26,9 +26,10 @@ const (
 	errorTypeKey = semconv.ErrorTypeKey
 )
 
-// supervisorSource is what the metrics read from the supervisor: its
-// events and the servers whose Health they observe.
-type supervisorSource interface {
+// SupervisorSource is what the metrics read from the supervisor: its
+// events and the servers whose Health they observe. A
+// *supervisor.Supervisor is one.
+type SupervisorSource interface {
 	Subscribe(fn func(supervisor.Event)) (unsubscribe func())
 	Servers() []*supervisor.Server
 }
@@ -50,9 +51,18 @@ type supervisorMetrics struct {
 	restarted map[string]time.Time // by socket: when the server the restore works on came up
 }
 
+// ObserveSupervisor records the supervisor's metrics until the returned
+// function is called. With metrics off it records nothing.
+func (t *Telemetry) ObserveSupervisor(src SupervisorSource) (stop func(), err error) {
+	if !t.metering {
+		return func() {}, nil
+	}
+	return observeSupervisor(t.meters, src)
+}
+
 // observeSupervisor registers the supervisor's metrics on mp and feeds
 // them until the returned function is called.
-func observeSupervisor(mp metric.MeterProvider, src supervisorSource) (stop func(), err error) {
+func observeSupervisor(mp metric.MeterProvider, src SupervisorSource) (stop func(), err error) {
 	m := mp.Meter(instrumentationName)
 	sm := &supervisorMetrics{restarted: map[string]time.Time{}}
 	var errs []error
