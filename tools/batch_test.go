@@ -191,7 +191,7 @@ func TestBatchArguments(t *testing.T) {
 }
 
 // TestBatchTruncatesLargeResponses checks that a batch whose result would
-// pass 1 MB on the wire drops nested content, the largest rows first.
+// pass maxBatchResponse on the wire drops nested content, the largest rows first.
 func TestBatchTruncatesLargeResponses(t *testing.T) {
 	e := newEnv(t, Mutating)
 	big := strings.Repeat("y", 300_000)
