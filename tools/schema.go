@@ -129,12 +129,6 @@ func record(common map[string]any, fields []string, others map[string]any) map[s
 	return s
 }
 
-// listOf wraps items as {"result": [item...]}, the shape FastMCP gives
-// list returns.
-func listOf(item map[string]any) map[string]any {
-	return object(map[string]any{"result": map[string]any{"type": "array", "items": item}})
-}
-
 // messageSchema is the output of tools that return a confirmation string:
 // {"result": "..."}.
 var messageSchema = object(map[string]any{"result": tString})
