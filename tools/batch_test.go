@@ -225,6 +225,9 @@ func TestBatchTruncatesLargeResponses(t *testing.T) {
 			}
 		}
 	}
+	if got := text(res); !strings.Contains(got, "were left out to keep this result under 256000 bytes: call those tools alone") {
+		t.Errorf("batch text does not say how to get the rows cut: %.200q", got[max(0, len(got)-300):])
+	}
 	if cut == 0 || cut == 3 || !strings.Contains(string(r.Results[2].StructuredContent), "small") {
 		t.Errorf("%d rows truncated, small row %s; want the big rows cut first and the small one kept", cut, r.Results[2].StructuredContent)
 	}

@@ -35,7 +35,10 @@ func TestCapturePane(t *testing.T) {
 		t.Errorf("second capture of an unchanged pane: sha256 %s, want %s", again.SHA256, c.SHA256)
 	}
 
-	e.ok("capture_pane", map[string]any{"pane_id": p, "max_lines": 5}, &c)
+	res = e.ok("capture_pane", map[string]any{"pane_id": p, "max_lines": 5}, &c)
+	if len(res.Content) != 2 || !strings.HasSuffix(text(res), "34 earlier lines left out: raise max_lines (up to 10000), or read them with start and end.") {
+		t.Errorf("capture_pane(max_lines 5) text %q (%d blocks), want the screen and a block saying how to read the rest", text(res), len(res.Content))
+	}
 	lines = strings.Split(c.Result, "\n")
 	if len(lines) != 6 || lines[0] != "[... truncated 34 lines ...]" || lines[5] != "scrollback_line_59" ||
 		!c.Truncated || c.TruncatedLines != 34 {
