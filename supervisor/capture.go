@@ -52,7 +52,7 @@ type Capture struct {
 	// were), or "none" (nothing can: the capture went to tmux). See
 	// freshness.go for the contract.
 	Freshness string `json:"freshness"`
-	// SHA256 is the hex digest of Content (first 16 bytes), so callers can
+	// SHA256 is the SHA-256 of Content in hex (64 digits), so callers can
 	// tell whether two captures differ without comparing them.
 	SHA256 string `json:"sha256"`
 }
@@ -185,7 +185,7 @@ func (s *Server) PaneChanges(ctx context.Context, pane tmux.PaneID) (changes <-c
 
 func digest(b []byte) string {
 	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:16])
+	return hex.EncodeToString(sum[:])
 }
 
 func validPaneID(p tmux.PaneID) bool {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -34,8 +35,10 @@ var batchTools = []string{"call_readonly_tools_batch", "call_mutating_tools_batc
 const (
 	maxBatchOps = 1000
 	// maxBatchResponse bounds the batch's result on the wire: the
-	// structured content plus its JSON text.
-	maxBatchResponse = 1_000_000
+	// structured content plus its JSON text, so about half of it is what
+	// a model reads (a client hands it one of the two), as much as a
+	// capture keeps by default (128,000 bytes). libtmux-mcp: 1 MB.
+	maxBatchResponse = 256_000
 	batchTruncated   = "[... batch truncated nested content ...]"
 )
 
@@ -273,7 +276,15 @@ func batchResult(rows []batchRow, succeeded, failed int, stoppedAt *int) (*mcp.C
 		total += wireCost(b) - cost[big]
 		raws[big], cost[big] = b, wireCost(b)
 	}
-	return structured(env)
+	res, err := structured(env)
+	if err != nil || len(cut) == 0 {
+		return res, err
+	}
+	ops := slices.Sorted(maps.Keys(cut))
+	res.Content = append(res.Content, mcp.NewTextContent(fmt.Sprintf(
+		"The results of operations %v were left out to keep this result under %d bytes: call those tools alone.",
+		ops, maxBatchResponse)))
+	return res, nil
 }
 
 // wireCost is what b costs in a result: once as structured content and

@@ -191,7 +191,7 @@ func TestBatchArguments(t *testing.T) {
 }
 
 // TestBatchTruncatesLargeResponses checks that a batch whose result would
-// pass 1 MB on the wire drops nested content, the largest rows first.
+// pass maxBatchResponse on the wire drops nested content, the largest rows first.
 func TestBatchTruncatesLargeResponses(t *testing.T) {
 	e := newEnv(t, Mutating)
 	big := strings.Repeat("y", 300_000)
@@ -224,6 +224,9 @@ func TestBatchTruncatesLargeResponses(t *testing.T) {
 				t.Errorf("row %d: truncated content but structured content kept", i)
 			}
 		}
+	}
+	if got := text(res); !strings.Contains(got, "were left out to keep this result under 256000 bytes: call those tools alone") {
+		t.Errorf("batch text does not say how to get the rows cut: %.200q", got[max(0, len(got)-300):])
 	}
 	if cut == 0 || cut == 3 || !strings.Contains(string(r.Results[2].StructuredContent), "small") {
 		t.Errorf("%d rows truncated, small row %s; want the big rows cut first and the small one kept", cut, r.Results[2].StructuredContent)

@@ -88,7 +88,17 @@ func CapturePane(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if err != nil {
 			return nil, fmt.Errorf("tools: encode result: %w", err)
 		}
-		return mcp.NewToolResultStructured(json.RawMessage(b), text), nil
+		out := mcp.NewToolResultStructured(json.RawMessage(b), text)
+		switch {
+		case lines > 0:
+			out.Content = append(out.Content, mcp.NewTextContent(fmt.Sprintf(
+				"%d earlier lines left out: raise max_lines (up to %d), or read them with start and end.",
+				lines, d.Sup.Config().MaxCaptureLines)))
+		case c.TruncatedBytes > 0:
+			out.Content = append(out.Content, mcp.NewTextContent(fmt.Sprintf(
+				"%d earlier bytes left out: read the lines above with start and end.", c.TruncatedBytes)))
+		}
+		return out, nil
 	})
 }
 

@@ -25,7 +25,7 @@ func TestCapturePane(t *testing.T) {
 	res := e.ok("capture_pane", map[string]any{"pane_id": p}, &c)
 	lines := strings.Split(c.Result, "\n")
 	if len(lines) != 39 || lines[38] != "scrollback_line_59" || c.Truncated || text(res) != c.Result ||
-		len(c.SHA256) != 32 || c.Freshness == "" {
+		len(c.SHA256) != 64 || c.Freshness == "" {
 		t.Errorf("capture_pane = %d lines ending %q, truncated %v, sha256 %q, freshness %q; want the screen's 39 lines of text",
 			len(lines), lines[len(lines)-1], c.Truncated, c.SHA256, c.Freshness)
 	}
@@ -35,7 +35,10 @@ func TestCapturePane(t *testing.T) {
 		t.Errorf("second capture of an unchanged pane: sha256 %s, want %s", again.SHA256, c.SHA256)
 	}
 
-	e.ok("capture_pane", map[string]any{"pane_id": p, "max_lines": 5}, &c)
+	res = e.ok("capture_pane", map[string]any{"pane_id": p, "max_lines": 5}, &c)
+	if len(res.Content) != 2 || !strings.HasSuffix(text(res), "34 earlier lines left out: raise max_lines (up to 10000), or read them with start and end.") {
+		t.Errorf("capture_pane(max_lines 5) text %q (%d blocks), want the screen and a block saying how to read the rest", text(res), len(res.Content))
+	}
 	lines = strings.Split(c.Result, "\n")
 	if len(lines) != 6 || lines[0] != "[... truncated 34 lines ...]" || lines[5] != "scrollback_line_59" ||
 		!c.Truncated || c.TruncatedLines != 34 {
@@ -67,7 +70,7 @@ func TestSnapshotPane(t *testing.T) {
 	e.ok("snapshot_pane", map[string]any{"pane_id": p}, &s)
 	if s.PaneID != p || !strings.HasSuffix(s.Content, "snap_line_59") || s.PaneWidth != 120 || s.PaneHeight != 40 ||
 		s.CursorY != 39 || s.HistorySize != 21 || s.PaneInMode || s.PaneMode != nil || s.PaneDead || s.PaneCurrentCommand != "sleep" ||
-		s.ContentTruncated || s.IsCaller != nil || len(s.SHA256) != 32 {
+		s.ContentTruncated || s.IsCaller != nil || len(s.SHA256) != 64 {
 		t.Errorf("snapshot_pane = %+v, want pane %s 120x40 running sleep, cursor on row 39", s, p)
 	}
 	var c captureResult

@@ -17,6 +17,9 @@ func EnterCopyMode(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if err != nil {
 			return nil, err
 		}
+		if err := d.guardPane(ctx, srv, x.ID, refuseCopyMode, "put in copy mode"); err != nil {
+			return nil, err
+		}
 		if _, err := srv.Do(ctx, "copy-mode", "-t", string(x.ID)); err != nil {
 			return nil, err
 		}
@@ -40,6 +43,9 @@ func ExitCopyMode(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		// A pane not in a mode has nothing to cancel (tmux would fail
 		// with "not in a mode"): the call is idempotent.
 		if x.InMode {
+			if err := d.guardPane(ctx, srv, x.ID, refuseCopyMode, "take out of copy mode"); err != nil {
+				return nil, err
+			}
 			if _, err := srv.Do(ctx, "send-keys", "-X", "-t", string(x.ID), "cancel"); err != nil {
 				return nil, err
 			}

@@ -49,7 +49,7 @@ type Deps struct {
 	// PipeDirs are directories pipe_pane may write into, besides the
 	// pane's current directory and the temporary directory.
 	PipeDirs []string
-	// AllowOwnPane lets tools type into, respawn or kill the pane this
+	// AllowOwnPane lets tools type into, respawn, kill or clear the pane this
 	// process runs in, and kill its window, session or server, at the
 	// destructive tier, without asking the user; otherwise they ask
 	// (elicitation) or refuse.

@@ -32,9 +32,17 @@ func ShowEnvironment(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		hintsRead,
 		object(map[string]any{"variables": map[string]any{"type": "object",
 			"additionalProperties": map[string]any{"type": []string{"string", "boolean", "null"}}},
-			"values_hidden": tBool}),
-		pSessionName, pSessionID, pSocket)
+			"values_hidden": tBool, "matched": tInt, "left_out": tInt}),
+		pSessionName, pSessionID, pSocket, pFilters, pLimitItems)
 	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
+		filters, err := p.object("filters")
+		if err != nil {
+			return nil, err
+		}
+		limit, err := limitArg(p, listLimit)
+		if err != nil {
+			return nil, err
+		}
 		srv, err := d.server(ctx, p)
 		if err != nil {
 			return nil, err
@@ -51,8 +59,22 @@ func ShowEnvironment(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if err != nil {
 			return nil, err
 		}
+		// Filters see names only: a filter on values would read them at
+		// the readonly tier, one guess at a time.
+		type envName struct {
+			Name string `json:"name"`
+		}
+		names := make([]envName, 0, len(parsed))
+		for _, name := range sortedKeys(parsed) {
+			names = append(names, envName{name})
+		}
+		pg, err := paginate(names, filters, limit, false)
+		if err != nil {
+			return nil, err
+		}
 		vars := map[string]any{}
-		for name, v := range parsed {
+		for _, n := range pg.Items {
+			name, v := n.Name, parsed[n.Name]
 			if v == nil {
 				// Removed from this environment (set-environment -r/-u).
 				vars["-"+name] = true
@@ -68,10 +90,12 @@ func ShowEnvironment(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 				}
 			}
 		}
-		return structured(struct {
+		return pageResult(struct {
 			Variables    map[string]any `json:"variables"`
 			ValuesHidden bool           `json:"values_hidden"`
-		}{vars, hidden})
+			Matched      int            `json:"matched"`
+			LeftOut      int            `json:"left_out"`
+		}{vars, hidden, pg.Matched, pg.LeftOut}, pg.LeftOut, pg.Matched, "raise limit")
 	})
 }
 

@@ -194,16 +194,6 @@ func structured(v any) (*mcp.CallToolResult, error) {
 	return mcp.NewToolResultStructured(json.RawMessage(b), string(b)), nil
 }
 
-// list wraps items as {"result": items}.
-func list[T any](items []T) (*mcp.CallToolResult, error) {
-	if items == nil {
-		items = []T{}
-	}
-	return structured(struct {
-		Result []T `json:"result"`
-	}{items})
-}
-
 // message returns a confirmation string as text and as {"result": msg}.
 func message(msg string) (*mcp.CallToolResult, error) {
 	return mcp.NewToolResultStructured(map[string]any{"result": msg}, msg), nil

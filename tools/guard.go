@@ -8,8 +8,9 @@ import (
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
 )
 
-// Self-protection: typing into, respawning or killing the pane tmux-mcp
-// runs in (ownpane.go finds it), or killing its window, session or
+// Self-protection: typing into, respawning, killing or clearing the pane
+// tmux-mcp runs in (ownpane.go finds it), entering or leaving copy mode in
+// it, or killing its window, session or
 // server, is refused unless the user confirms it through MCP elicitation
 // (confirm.go) or the destructive tier and --allow-own-pane allow it
 // (--allow-self-input allows typing only).
@@ -86,7 +87,7 @@ func (d Deps) checkTypingSelf(ctx context.Context, srv *supervisor.Server, pane 
 			": the pane this agent runs in, where it could answer its own approval prompts. Allow it?"})
 }
 
-// guardPane lets verb ("kill", "respawn") reach pane on srv's server
+// guardPane lets verb ("kill", "respawn", "clear", ...) reach pane on srv's server
 // when it is not tmux-mcp's own pane, or when allowSelf allows it.
 func (d Deps) guardPane(ctx context.Context, srv *supervisor.Server, pane tmux.PaneID, refusal, verb string) error {
 	own, _, err := d.ownPaneOn(ctx, srv, false)

@@ -22,8 +22,10 @@ type HookEntry struct {
 	Command  string `json:"command"`
 }
 
-var hooksSchema = object(map[string]any{"entries": map[string]any{"type": "array",
-	"items": record(tString, []string{"hook_name", "command"}, map[string]any{"index": map[string]any{"type": []string{"integer", "null"}}})}})
+// hookSchema is one HookEntry; hooksSchema is show_hook's result.
+var hookSchema = record(tString, []string{"hook_name", "command"}, map[string]any{"index": map[string]any{"type": []string{"integer", "null"}}})
+
+var hooksSchema = object(map[string]any{"entries": map[string]any{"type": "array", "items": hookSchema}})
 
 // hookLineRe parses a show-hooks line: "name[index] command" or
 // "name command"; a bare "name" is an unset hook.
@@ -82,9 +84,13 @@ func showHooks(ctx context.Context, srv *supervisor.Server, p params, name strin
 
 // ShowHooks lists the hooks that are set.
 func ShowHooks(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
-	t := newTool("show_hooks", "List the hooks that are set (default: global).", hintsRead, hooksSchema,
-		pScope, pTarget, pGlobal, pSocket)
+	t := newTool("show_hooks", "List the hooks that are set (default: global).", hintsRead, pageOf("entries", hookSchema),
+		pScope, pTarget, pGlobal, pFilters, pSocket)
 	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
+		filters, err := p.object("filters")
+		if err != nil {
+			return nil, err
+		}
 		srv, err := d.server(ctx, p)
 		if err != nil {
 			return nil, err
@@ -93,9 +99,15 @@ func ShowHooks(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if err != nil {
 			return nil, err
 		}
+		pg, err := paginate(entries, filters, 0, false)
+		if err != nil {
+			return nil, err
+		}
 		return structured(struct {
 			Entries []HookEntry `json:"entries"`
-		}{entries})
+			Matched int         `json:"matched"`
+			LeftOut int         `json:"left_out"`
+		}{pg.Items, pg.Matched, pg.LeftOut})
 	})
 }
 

@@ -31,7 +31,7 @@ func instructions(d Deps, socket string) string {
 		seg = append(seg, "Readonly mode: list_sessions, list_panes and get_window_info are safe probes.")
 	}
 	if d.Caller.Pane != "" {
-		seg = append(seg, fmt.Sprintf("Agent context: this MCP server runs in tmux pane %s; list_panes marks it is_caller=true. Typing into it, respawning or killing it (or its window, session, server) is refused unless the user confirms.", d.Caller.Pane))
+		seg = append(seg, fmt.Sprintf("Agent context: this MCP server runs in tmux pane %s; list_panes marks it is_caller=true. Typing into, clearing, respawning or killing it (or its window, session, server) or changing its copy mode is refused unless the user confirms.", d.Caller.Pane))
 	}
 	out := strings.Join(seg, "\n\n")
 	if len(out) > maxInstructions {

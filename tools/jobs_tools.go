@@ -251,8 +251,12 @@ func ListJobs(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		hintsRead, record(tInt, []string{"matched", "left_out"}, map[string]any{
 			"jobs": map[string]any{"type": "array", "items": jobItemSchema}}),
 		mcp.WithString("state", mcp.Enum(jobRunning, jobExited, jobLost)), pSessionName, pSocket,
-		mcp.WithInteger("limit"))
+		pFilters, mcp.WithInteger("limit"))
 	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
+		filters, err := p.object("filters")
+		if err != nil {
+			return nil, err
+		}
 		limit, err := positiveArg(p, "limit", 50)
 		if err != nil {
 			return nil, err
@@ -267,7 +271,7 @@ func ListJobs(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		}
 		all := d.jobs.all()
 		slices.Reverse(all)
-		out := listResult{Jobs: []jobItem{}}
+		var items []jobItem
 		for _, j := range all {
 			d.jobs.awaitVerified(ctx, j)
 			rec := j.snapshot()
@@ -277,13 +281,14 @@ func ListJobs(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 				sock != nil && rec.Socket.ResolvedPath() != sock.ResolvedPath():
 				continue
 			}
-			out.Matched++
-			if len(out.Jobs) < limit {
-				out.Jobs = append(out.Jobs, listItem(rec))
-			}
+			items = append(items, listItem(rec))
 		}
-		out.LeftOut = out.Matched - len(out.Jobs)
-		return structured(out)
+		pg, err := paginate(items, filters, limit, false)
+		if err != nil {
+			return nil, err
+		}
+		return pageResult(listResult{Jobs: pg.Items, Matched: pg.Matched, LeftOut: pg.LeftOut}, pg.LeftOut, pg.Matched,
+			"the oldest; raise limit")
 	})
 }
 

@@ -100,9 +100,13 @@ var pLimit = mcp.WithInteger("limit", mcp.Min(1), mcp.Max(1000))
 // structural changes, snapshots.
 func JournalEvents(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 	t := newTool("journal_events", "Journal of a tmux server: deaths, restarts, restores, changes, snapshots (newest last).",
-		hintsRead, listOf(journalEventSchema),
-		mcp.WithString("since"), pLimit, pSocket)
+		hintsRead, pageOf("result", journalEventSchema),
+		mcp.WithString("since"), pLimit, pFilters, pSocket)
 	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
+		filters, err := p.object("filters")
+		if err != nil {
+			return nil, err
+		}
 		since, err := sinceArg(p.str("since"), time.Now())
 		if err != nil {
 			return nil, err
@@ -119,19 +123,27 @@ func JournalEvents(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if !ok {
 			limit = 50
 		}
-		events, err := j.Events(sock, since, limit)
+		events, err := j.Events(sock, since, 0)
 		if err != nil {
 			return nil, journalError(err)
 		}
-		return list(events)
+		pg, err := paginate(events, filters, limit, true)
+		if err != nil {
+			return nil, err
+		}
+		return listPage(pg, "the oldest; raise limit or pass since")
 	})
 }
 
 // ListSnapshots lists the stored snapshots of a server's session tree.
 func ListSnapshots(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 	t := newTool("list_snapshots", "Stored snapshots of a tmux server's session tree, newest first.",
-		hintsRead, listOf(snapshotInfoSchema), pLimit, pSocket)
+		hintsRead, pageOf("result", snapshotInfoSchema), pLimit, pFilters, pSocket)
 	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
+		filters, err := p.object("filters")
+		if err != nil {
+			return nil, err
+		}
 		sock, err := d.socket(p)
 		if err != nil {
 			return nil, err
@@ -144,11 +156,15 @@ func ListSnapshots(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if !ok {
 			limit = 20
 		}
-		snaps, err := j.Snapshots(sock, limit)
+		snaps, err := j.Snapshots(sock, 0)
 		if err != nil {
 			return nil, journalError(err)
 		}
-		return list(snaps)
+		pg, err := paginate(snaps, filters, limit, false)
+		if err != nil {
+			return nil, err
+		}
+		return listPage(pg, "the oldest; raise limit")
 	})
 }
 

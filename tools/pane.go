@@ -14,10 +14,14 @@ import (
 // ListPanes lists panes of a window, a session, or the whole server.
 func ListPanes(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 	t := newTool("list_panes", "List panes of a window, else a session, else the server.",
-		hintsRead, listOf(paneSchema),
-		pSessionName, pSessionID, pWindowID, pWindowIndex, pSocket, pFilters)
+		hintsRead, pageOf("result", paneSchema),
+		pSessionName, pSessionID, pWindowID, pWindowIndex, pSocket, pFilters, pLimitItems)
 	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
 		filters, err := p.object("filters")
+		if err != nil {
+			return nil, err
+		}
+		limit, err := limitArg(p, listLimit)
 		if err != nil {
 			return nil, err
 		}
@@ -53,10 +57,11 @@ func ListPanes(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 				out = append(out, d.paneInfo(x, srv.Socket()))
 			}
 		}
-		if out, err = applyFilters(out, filters); err != nil {
+		pg, err := paginate(out, filters, limit, false)
+		if err != nil {
 			return nil, err
 		}
-		return list(out)
+		return listPage(pg, "raise limit, or scope by window or session")
 	})
 }
 

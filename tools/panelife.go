@@ -11,6 +11,11 @@ import (
 const (
 	refusePane    = "Refusing to kill the pane running this MCP server. Use a manual tmux command if intended."
 	refuseRespawn = "Refusing to respawn the pane running this MCP server. Use a manual tmux command if intended."
+	// refuseClear and refuseCopyMode are tmux-mcp's own: clearing the
+	// pane erases what the person watching the agent sees, and copy mode
+	// freezes their view of its output (or, left, ends their scrolling).
+	refuseClear    = "Refusing to clear the pane running this MCP server: the person watching it would lose what it shows. Use a manual tmux command if intended."
+	refuseCopyMode = "Refusing to change copy mode of the pane running this MCP server: it holds the view of the person watching it. Use a manual tmux command if intended."
 )
 
 // RespawnPane restarts the process of a pane, keeping its ID.

@@ -34,19 +34,22 @@ func TestEveryToolDeclaresAnnotationsTierAndOutputSchema(t *testing.T) {
 		}
 		seen[name] = true
 		a := e.Tool.Annotations
-		if a.ReadOnlyHint == nil || a.OpenWorldHint == nil {
-			t.Errorf("%s: readOnlyHint %v, openWorldHint %v; want both set", name, a.ReadOnlyHint, a.OpenWorldHint)
+		// readOnlyHint and idempotentHint are stated when true only (false
+		// is their default in the MCP specification); openWorldHint
+		// always, and destructiveHint whenever readOnlyHint is false (the
+		// specification gives it meaning only then): their default is
+		// true.
+		if a.OpenWorldHint == nil || a.ReadOnlyHint != nil && !*a.ReadOnlyHint || a.IdempotentHint != nil && !*a.IdempotentHint {
+			t.Errorf("%s: openWorldHint %v, readOnlyHint %v, idempotentHint %v; want openWorldHint set, the others true or absent",
+				name, a.OpenWorldHint, a.ReadOnlyHint, a.IdempotentHint)
 			continue
 		}
-		// destructiveHint and idempotentHint mean something only when
-		// readOnlyHint is false (MCP specification): set then, left out
-		// otherwise.
-		if ro := *a.ReadOnlyHint; (a.DestructiveHint == nil) != ro || (a.IdempotentHint == nil) != ro {
+		if ro := isTrue(a.ReadOnlyHint); (a.DestructiveHint == nil) != ro || ro && a.IdempotentHint != nil {
 			t.Errorf("%s: readOnlyHint %v with destructiveHint %v, idempotentHint %v; want them set exactly when not read-only",
 				name, ro, a.DestructiveHint, a.IdempotentHint)
 			continue
 		}
-		if got, want := *a.ReadOnlyHint, e.Tier == Readonly; got != want {
+		if got, want := isTrue(a.ReadOnlyHint), e.Tier == Readonly; got != want {
 			t.Errorf("%s: readOnlyHint = %v at tier %s, want %v", name, got, e.Tier, want)
 		}
 		if a.DestructiveHint != nil && *a.DestructiveHint && e.Tier != Destructive && !destructiveAtMutating[name] {

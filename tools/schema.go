@@ -13,7 +13,12 @@ import (
 // read-only tool states readOnlyHint and openWorldHint only: the MCP
 // specification gives destructiveHint and idempotentHint meaning only
 // when readOnlyHint is false, and the 47 bytes they cost each read-only
-// tool in tools/list went to parameter descriptions.
+// tool in tools/list went to parameter descriptions. Likewise
+// readOnlyHint and idempotentHint are left out when false, their default
+// in the specification (22 and 23 bytes on each of the 37 tools that
+// write, which went to the listings' filters and limits). destructiveHint
+// and openWorldHint are always stated: their default is true, and a
+// client that tests for true must still see a kill tool as destructive.
 type hintSet struct {
 	readOnly, destructive, idempotent, openWorld bool
 }
@@ -43,12 +48,16 @@ func newTool(name, desc string, h hintSet, out map[string]any, opts ...mcp.ToolO
 	all := []mcp.ToolOption{
 		mcp.WithToolAnnotation(mcp.ToolAnnotation{}),
 		mcp.WithDescription(desc),
-		mcp.WithReadOnlyHintAnnotation(h.readOnly),
 		mcp.WithOpenWorldHintAnnotation(h.openWorld),
 		mcp.WithRawOutputSchema(raw),
 	}
-	if !h.readOnly {
-		all = append(all, mcp.WithDestructiveHintAnnotation(h.destructive), mcp.WithIdempotentHintAnnotation(h.idempotent))
+	if h.readOnly {
+		all = append(all, mcp.WithReadOnlyHintAnnotation(true))
+	} else {
+		all = append(all, mcp.WithDestructiveHintAnnotation(h.destructive))
+	}
+	if !h.readOnly && h.idempotent {
+		all = append(all, mcp.WithIdempotentHintAnnotation(true))
 	}
 	t := mcp.NewTool(name, append(all, opts...)...)
 	// mcp-go writes "required":[] when nothing is required; agents pay for
@@ -118,12 +127,6 @@ func record(common map[string]any, fields []string, others map[string]any) map[s
 		s["properties"] = others
 	}
 	return s
-}
-
-// listOf wraps items as {"result": [item...]}, the shape FastMCP gives
-// list returns.
-func listOf(item map[string]any) map[string]any {
-	return object(map[string]any{"result": map[string]any{"type": "array", "items": item}})
 }
 
 // messageSchema is the output of tools that return a confirmation string:

@@ -15,7 +15,7 @@ import (
 // pIfSHA256 is the stale-screen guard of the tools that type into a pane.
 var pIfSHA256 = mcp.WithString("if_sha256")
 
-var sha256Re = regexp.MustCompile(`^[0-9a-fA-F]{32}$`)
+var sha256Re = regexp.MustCompile(`^[0-9a-fA-F]{64}$`)
 
 // screenRequest is the capture that a screen's sha256 refers to: the
 // visible screen with the default caps. capture_pane and snapshot_pane
@@ -29,7 +29,7 @@ func screenRequest(pane tmux.PaneID) supervisor.CaptureRequest {
 func guardArg(p params) (string, error) {
 	want := p.str("if_sha256")
 	if want != "" && !sha256Re.MatchString(want) {
-		return "", argError("if_sha256", "want the 32 hex digits of a capture's sha256")
+		return "", argError("if_sha256", "want the 64 hex digits of a capture's sha256")
 	}
 	return strings.ToLower(want), nil
 }

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"fmt"
 	"regexp"
 	"slices"
 	"strconv"
@@ -44,7 +45,7 @@ var searchSchema = record(tField, []string{"truncated", "truncated_panes", "tota
 
 // SearchPanes finds panes whose text matches a pattern.
 func SearchPanes(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
-	t := newTool("search_panes", "Find panes with a line containing pattern (case-insensitive unless match_case; RE2 if regex) on screen or in content_start..end.",
+	t := newTool("search_panes", "Find panes with a line containing pattern, on screen or in content_start..end.",
 		hintsRead, searchSchema,
 		mcp.WithString("pattern", mcp.Required()), pRegex, pMatchCase, pSessionName, pSessionID,
 		mcp.WithInteger("content_start"), mcp.WithInteger("content_end"),
@@ -58,11 +59,11 @@ func SearchPanes(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if err != nil {
 			return nil, err
 		}
-		perPane, err := positiveArg(p, "max_matched_lines_per_pane", 50)
+		perPane, err := positiveArg(p, "max_matched_lines_per_pane", searchLinesPerPane)
 		if err != nil {
 			return nil, err
 		}
-		limit, err := positiveArg(p, "limit", 500)
+		limit, err := positiveArg(p, "limit", searchPanes)
 		if err != nil {
 			return nil, err
 		}
@@ -92,6 +93,7 @@ func SearchPanes(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		}
 		res := searchResult{Matches: []paneMatch{}, TruncatedPanes: []string{}, Offset: offset, Limit: limit}
 		var all []paneMatch
+		linesCut := false
 		for _, pn := range candidates {
 			c, err := capture(ctx, srv, supervisor.CaptureRequest{Pane: pn.ID, Start: start, End: end, Join: true})
 			if err != nil {
@@ -112,6 +114,7 @@ func SearchPanes(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 			if len(lines) > perPane {
 				lines = lines[len(lines)-perPane:]
 				res.Truncated = true
+				linesCut = true
 			}
 			all = append(all, paneMatch{PaneID: string(pn.ID), PaneCurrentCommand: pn.CurrentCommand, WindowID: string(pn.WindowID),
 				SessionID: string(pn.SessionID), SessionName: pn.SessionName, MatchedLines: lines})
@@ -127,8 +130,34 @@ func SearchPanes(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 				res.Truncated = true
 			}
 		}
-		return structured(res)
+		return searchResultOf(res, linesCut)
 	})
+}
+
+// search_panes' default bounds: at most searchPanes panes, each with its
+// last searchLinesPerPane matching lines (libtmux-mcp: 500 and 50, up to
+// 25,000 lines in one result).
+const (
+	searchPanes        = 20
+	searchLinesPerPane = 10
+)
+
+// searchResultOf encodes res, with a text block that says how to get
+// what was left out: the panes past the page, the lines cut per pane.
+func searchResultOf(res searchResult, linesCut bool) (*mcp.CallToolResult, error) {
+	out, err := structured(res)
+	if err != nil || !res.Truncated {
+		return out, err
+	}
+	var how []string
+	if n := len(res.TruncatedPanes); n > 0 {
+		how = append(how, fmt.Sprintf("%d more panes matched: offset %d", n, res.Offset+len(res.Matches)))
+	}
+	if linesCut {
+		how = append(how, "earlier matching lines: raise max_matched_lines_per_pane or narrow content_start..content_end")
+	}
+	out.Content = append(out.Content, mcp.NewTextContent(strings.Join(how, "; ")+"."))
+	return out, nil
 }
 
 // Pattern options shared by search_panes and wait_for_text.

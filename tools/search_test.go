@@ -118,8 +118,14 @@ func TestSearchPanesPaging(t *testing.T) {
 	if len(ids) != 12 || !slices.Equal(ids, sorted) || paneOrder(paneID(ids[0])) >= paneOrder(paneID(ids[11])) {
 		t.Errorf("search_panes = %v, want 12 panes in numeric ID order", ids)
 	}
-	e.ok("search_panes", map[string]any{"pattern": "PAGE_MARKER", "limit": 1}, &page1)
-	e.ok("search_panes", map[string]any{"pattern": "PAGE_MARKER", "offset": 1, "limit": 100}, &page2)
+	res1 := e.ok("search_panes", map[string]any{"pattern": "PAGE_MARKER", "limit": 1}, &page1)
+	if got, want := text(res1), "11 more panes matched: offset 1."; !strings.HasSuffix(got, want) || len(res1.Content) != 2 {
+		t.Errorf("search_panes(limit 1) text %q (%d blocks), want the JSON and a block %q", got, len(res1.Content), want)
+	}
+	res2 := e.ok("search_panes", map[string]any{"pattern": "PAGE_MARKER", "offset": 1, "limit": 100}, &page2)
+	if len(res2.Content) != 1 {
+		t.Errorf("search_panes(all of the rest) has %d text blocks, want 1: nothing was left out", len(res2.Content))
+	}
 	if len(page1.Matches) != 1 || !page1.Truncated || len(page1.TruncatedPanes) != 11 || page1.Total != 12 ||
 		len(page2.Matches) != 11 || page2.Truncated || page2.Offset != 1 ||
 		!slices.Equal(append(matchIDs(page1), matchIDs(page2)...), ids) {
@@ -128,7 +134,10 @@ func TestSearchPanesPaging(t *testing.T) {
 	p := e.window("for i in 1 2 3 4; do echo LINE_MARKER $i; done; exec sleep 1000")
 	e.waitScreen(p, "LINE_MARKER 4", func(s string) bool { return strings.Contains(s, "LINE_MARKER 4") })
 	var r searchResult
-	e.ok("search_panes", map[string]any{"pattern": "LINE_MARKER", "max_matched_lines_per_pane": 3}, &r)
+	res := e.ok("search_panes", map[string]any{"pattern": "LINE_MARKER", "max_matched_lines_per_pane": 3}, &r)
+	if got := text(res); !strings.Contains(got, "earlier matching lines: raise max_matched_lines_per_pane") {
+		t.Errorf("search_panes(3 lines per pane) text %q, want the hint about the lines cut", got)
+	}
 	if len(r.Matches) != 1 || !slices.Equal(r.Matches[0].MatchedLines, []string{"LINE_MARKER 2", "LINE_MARKER 3", "LINE_MARKER 4"}) || !r.Truncated {
 		t.Errorf("search_panes(3 lines per pane) = %+v, want the last 3 lines and truncated", r)
 	}

@@ -19,10 +19,14 @@ import (
 
 // ListSessions lists the sessions of a server.
 func ListSessions(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
-	t := newTool("list_sessions", "List sessions.", hintsRead, listOf(withCaller(sessionSchema)),
-		pSocket, pFilters)
+	t := newTool("list_sessions", "List sessions.", hintsRead, pageOf("result", withCaller(sessionSchema)),
+		pSocket, pFilters, pLimitItems)
 	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
 		filters, err := p.object("filters")
+		if err != nil {
+			return nil, err
+		}
+		limit, err := limitArg(p, listLimit)
 		if err != nil {
 			return nil, err
 		}
@@ -44,19 +48,24 @@ func ListSessions(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 			info.IsCaller = m.isSession(s.ID)
 			out = append(out, info)
 		}
-		if out, err = applyFilters(out, filters); err != nil {
+		pg, err := paginate(out, filters, limit, false)
+		if err != nil {
 			return nil, err
 		}
-		return list(out)
+		return listPage(pg, "raise limit")
 	})
 }
 
 // ListServers finds live tmux servers in the socket directory.
 func ListServers(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 	t := newTool("list_servers", "List live tmux servers (socket dir + extra paths).",
-		hintsRead, listOf(serverInfoSchema),
-		mcp.WithArray("extra_socket_paths", mcp.WithStringItems()))
+		hintsRead, pageOf("result", serverInfoSchema),
+		mcp.WithArray("extra_socket_paths", mcp.WithStringItems()), pFilters)
 	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
+		filters, err := p.object("filters")
+		if err != nil {
+			return nil, err
+		}
 		var paths []string
 		if d.SocketDir != "" {
 			entries, err := os.ReadDir(d.SocketDir)
@@ -82,7 +91,11 @@ func ListServers(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 			out = append(out, ServerInfo{IsAlive: true, SocketName: &name, SocketPath: &path,
 				SessionCount: info.Sessions, Version: optional(info.Version.Raw)})
 		}
-		return list(out)
+		pg, err := paginate(out, filters, 0, false)
+		if err != nil {
+			return nil, err
+		}
+		return listPage(pg, "")
 	})
 }
 

@@ -11,10 +11,14 @@ import (
 
 // ListWindows lists the windows of a session, or of the whole server.
 func ListWindows(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
-	t := newTool("list_windows", "List windows of a session, or of the server.", hintsRead, listOf(withCaller(windowSchema)),
-		pSessionName, pSessionID, pSocket, pFilters)
+	t := newTool("list_windows", "List windows of a session, or of the server.", hintsRead, pageOf("result", withCaller(windowSchema)),
+		pSessionName, pSessionID, pSocket, pFilters, pLimitItems)
 	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
 		filters, err := p.object("filters")
+		if err != nil {
+			return nil, err
+		}
+		limit, err := limitArg(p, listLimit)
 		if err != nil {
 			return nil, err
 		}
@@ -46,10 +50,11 @@ func ListWindows(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 				out = append(out, info)
 			}
 		}
-		if out, err = applyFilters(out, filters); err != nil {
+		pg, err := paginate(out, filters, limit, false)
+		if err != nil {
 			return nil, err
 		}
-		return list(out)
+		return listPage(pg, "raise limit")
 	})
 }
 

@@ -63,7 +63,7 @@ func TestListSessions(t *testing.T) {
 		{"bad JSON", map[string]any{"filters": `{"session_name": secret`}, []string{"Invalid filters JSON: syntax error at byte"}},
 		{"not an object", map[string]any{"filters": `["a"]`}, []string{"filters must be a JSON object, got list"}},
 		{"wrong type", map[string]any{"filters": 5}, []string{"argument filters: want object, got number"}},
-		{"unknown argument", map[string]any{"bogus": 1}, []string{"unknown argument(s): bogus", "Accepted: filters, socket_name"}},
+		{"unknown argument", map[string]any{"bogus": 1}, []string{"unknown argument(s): bogus", "Accepted: filters, limit, socket_name"}},
 		{"socket path", map[string]any{"socket_name": "/tmp/x"}, []string{"argument socket_name"}},
 	}
 	for _, tt := range bad {

@@ -246,6 +246,8 @@ func TestOwnPaneInsideTmux(t *testing.T) {
 				{"send_keys", map[string]any{"pane_id": pane, "keys": "refused"}, "Refusing to type into the pane running this MCP server"},
 				{"respawn_pane", map[string]any{"pane_id": pane}, "Refusing to respawn the pane running this MCP server."},
 				{"kill_pane", map[string]any{"pane_id": pane}, "Refusing to kill the pane running this MCP server."},
+				{"clear_pane", map[string]any{"pane_id": pane}, "Refusing to clear the pane running this MCP server"},
+				{"enter_copy_mode", map[string]any{"pane_id": pane}, "Refusing to change copy mode of the pane running this MCP server"},
 				{"kill_window", map[string]any{"window_id": win}, "Refusing to kill the window containing this MCP server's pane."},
 				{"kill_session", map[string]any{"session_id": sess}, "Refusing to kill the session containing this MCP server's pane."},
 				{"kill_server", nil, "Refusing to kill the tmux server while this MCP server is running inside it."},
@@ -255,6 +257,18 @@ func TestOwnPaneInsideTmux(t *testing.T) {
 			if got := tm.MustTmux("display-message", "-p", "-t", pane, "#{pane_pid}"); got != pid {
 				t.Errorf("pane %s's process is %s after the refusals, want %s", pane, got, pid)
 			}
+			if got := tm.MustTmux("display-message", "-p", "-t", pane, "#{pane_in_mode}"); got != "0" {
+				t.Errorf("pane %s in a mode (%s) after enter_copy_mode was refused", pane, got)
+			}
+			// Leaving copy mode is refused too when the person scrolled
+			// the pane: it would end their scrolling.
+			tm.MustTmux("copy-mode", "-t", pane)
+			toolFails(t, c, "exit_copy_mode", map[string]any{"pane_id": pane},
+				"Refusing to change copy mode of the pane running this MCP server", "[refused]")
+			if got := tm.MustTmux("display-message", "-p", "-t", pane, "#{pane_in_mode}"); got != "1" {
+				t.Errorf("pane %s left copy mode (in mode %s) though exit_copy_mode was refused", pane, got)
+			}
+			tm.MustTmux("send-keys", "-X", "-t", pane, "cancel")
 
 			c.Close() // the binary exits; the pane's script starts the next
 

@@ -260,7 +260,7 @@ func settings() []setting {
 		{Flag: "pipe-dirs", Env: "TMUX_MCP_PIPE_DIRS",
 			Usage: "colon-separated directories pipe_pane may write into, besides the pane's current directory and the temp directory", set: str(func(c *config) *string { return &c.PipeDirs })},
 		{Flag: "allow-own-pane", Env: "TMUX_MCP_ALLOW_OWN_PANE", Default: "false", Bool: true,
-			Usage: "at the destructive tier, let tools type into, respawn or kill the pane tmux-mcp runs in, and kill its window, session or server, without asking the user", set: boolean(func(c *config) *bool { return &c.AllowOwnPane })},
+			Usage: "at the destructive tier, let tools type into, respawn, kill or clear the pane tmux-mcp runs in (or change its copy mode), and kill its window, session or server, without asking the user", set: boolean(func(c *config) *bool { return &c.AllowOwnPane })},
 		{Flag: "allow-self-input", Env: "TMUX_MCP_ALLOW_SELF_INPUT", Default: "false", Bool: true,
 			Usage: "at the destructive tier, let the tools that type (send_keys, paste_text, run_command, ...) target tmux-mcp's own pane without asking (--allow-own-pane allows this and more)", set: boolean(func(c *config) *bool { return &c.AllowSelfInput })},
 	}
