@@ -3,6 +3,7 @@ package supervisor
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -183,8 +184,19 @@ func (f *freshness) watcherFor(ctx context.Context, pane tmux.PaneID) *watcher {
 // client read when it connected, no round trip). Asked before anything
 // else, so that where the answer is no a capture or PaneChanges costs
 // nothing for a watcher that never comes (no pane listing, no dial).
-func (f *freshness) watchable(ctx context.Context) bool {
-	return !f.cfg.ExecOnly && f.client.Control() != nil && f.client.CanWatch(ctx) == nil
+func (f *freshness) watchable(ctx context.Context) bool { return f.unwatchable(ctx) == nil }
+
+// unwatchable returns why no watcher connection may cover this server's
+// panes (an error matching ErrNotWatched, and tmux.ErrNoWatch when the
+// tmux version is the reason), or nil; see watchable.
+func (f *freshness) unwatchable(ctx context.Context) error {
+	if f.cfg.ExecOnly || f.client.Control() == nil {
+		return ErrNotWatched
+	}
+	if err := f.client.CanWatch(ctx); err != nil {
+		return fmt.Errorf("%w: %w", ErrNotWatched, err)
+	}
+	return nil
 }
 
 // watch returns the live watcher of sess, dialling one if there is none
@@ -349,8 +361,8 @@ func closeWatchers(ws map[tmux.SessionID]*watcher) []error {
 
 // paneChanges subscribes to pane's changes on the watcher of its session.
 func (f *freshness) paneChanges(ctx context.Context, pane tmux.PaneID) (<-chan struct{}, func(), error) {
-	if !f.watchable(ctx) {
-		return nil, nil, ErrNotWatched
+	if err := f.unwatchable(ctx); err != nil {
+		return nil, nil, err
 	}
 	sess, ok := f.sessionOf(ctx, pane)
 	if !ok {

@@ -338,8 +338,12 @@ func (sub *subscription) open(ctx context.Context, tg target) error {
 	switch {
 	case errors.Is(err, tmux.ErrPaneNotFound):
 		return resourceNotFound("Pane not found: %s", tg.pane)
+	case errors.Is(err, tmux.ErrNoWatch):
+		return fmt.Errorf("pane %s cannot be watched: tmux-mcp opens no watcher connection on tmux before 3.3 "+
+			"(a control client that receives pane output can crash the server when a remain-on-exit pane dies); "+
+			"read the resource when you need it", tg.pane)
 	case errors.Is(err, supervisor.ErrNotWatched):
-		return fmt.Errorf("pane %s cannot be watched (no control-mode watcher: tmux older than 3.3, or too many watched sessions); read the resource when you need it", tg.pane)
+		return fmt.Errorf("pane %s cannot be watched (no control-mode watcher: too many watched sessions); read the resource when you need it", tg.pane)
 	case err != nil:
 		return fmt.Errorf("watch pane %s: %w", tg.pane, err)
 	}
