@@ -258,6 +258,8 @@ func TestKnownBadVersions(t *testing.T) {
 		{"3.7c", nil, StatusWarn},
 		{"3.6a", nil, StatusOK},
 		{"3.3a", nil, StatusOK},
+		{"3.2a", nil, StatusWarn},
+		{"3.2a", []clientFacts{{PID: 1, Control: true}}, StatusWarn},
 		{"3.3a", []clientFacts{{PID: 1, Control: true}}, StatusWarn}, // init is no tmux-mcp
 		{"3.3a", []clientFacts{{PID: 1, Control: false}}, StatusOK},
 		{"3.6a", []clientFacts{{PID: 1, Control: true}}, StatusOK},
@@ -269,13 +271,29 @@ func TestKnownBadVersions(t *testing.T) {
 			t.Errorf("%s with clients %+v: %s (%s), want %s", tt.version, tt.clients, c.Status, c.Summary, tt.status)
 		}
 	}
-	for raw, want := range map[string]Status{"tmux 3.7a": StatusWarn, "tmux 3.1c": StatusWarn, "tmux 3.6b": StatusOK, "tmux 3.2a": StatusOK} {
-		v, err := tmux.ParseVersion(raw)
+	// On 3.2a the control-mode clients of other programs are named: they
+	// are what can crash it.
+	f := &serverFacts{ans: &answer{Version: "3.2a", Clients: []clientFacts{{PID: 1, Control: true}}}}
+	if c := checkServerKnownBad(f); !strings.Contains(c.Summary, deadPaneOutputCrash) || !strings.Contains(c.Summary, "(PIDs 1)") {
+		t.Errorf("3.2a with a control client of another program: %q, want the crash and PID 1", c.Summary)
+	}
+	for _, tt := range []struct {
+		raw    string
+		status Status
+		says   string
+	}{
+		{"tmux 3.7a", StatusWarn, spinRegressions},
+		{"tmux 3.1c", StatusWarn, "older than 3.2"},
+		{"tmux 3.6b", StatusOK, ""},
+		{"tmux 3.3a", StatusOK, ""},
+		{"tmux 3.2a", StatusWarn, deadPaneOutputCrash},
+	} {
+		v, err := tmux.ParseVersion(tt.raw)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if c := checkBinary("tmux", "/usr/bin/tmux", v, nil); c.Status != want {
-			t.Errorf("binary %s: %s (%s), want %s", raw, c.Status, c.Summary, want)
+		if c := checkBinary("tmux", "/usr/bin/tmux", v, nil); c.Status != tt.status || !strings.Contains(c.Summary, tt.says) {
+			t.Errorf("binary %s: %s (%s), want %s saying %q", tt.raw, c.Status, c.Summary, tt.status, tt.says)
 		}
 	}
 	if c := checkBinary("tmux", "", tmux.Version{}, errors.New("not found")); c.Status != StatusFail {

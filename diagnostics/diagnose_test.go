@@ -24,13 +24,14 @@ import (
 
 // TestHealthyServerIsAllOK: a healthy server gets an all-ok report, but
 // for the warning about the known regressions of its version where the
-// capability table says it has them (SpinRegressions): from the binary's
-// check and the server's, and nothing else.
+// capability table says it has them (SpinRegressions, DeadPaneOutputCrash):
+// from the binary's check and the server's, and nothing else.
 func TestHealthyServerIsAllOK(t *testing.T) {
 	ts := tmuxtest.New(t)
 	pid := ts.Start("main")
 	wantStatus, wantExit, wantWarned := StatusOK, ExitOK, []string{}
-	if serverCaps(t, ts).SpinRegressions {
+	bad, _, _ := knownBad(serverCaps(t, ts))
+	if bad != "" {
 		wantStatus, wantExit, wantWarned = StatusWarn, ExitWarnings, []string{"server.known_bad", "tmux.binary"}
 	}
 	r := diagnose(t, tmux.Socket{Path: ts.Socket})
@@ -52,7 +53,7 @@ func TestHealthyServerIsAllOK(t *testing.T) {
 		switch {
 		case c.Status == StatusWarn && slices.Contains(wantWarned, c.ID):
 			warned = append(warned, c.ID)
-			if !strings.Contains(c.Summary, spinRegressions) {
+			if !strings.Contains(c.Summary, bad) {
 				t.Errorf("check %s: %q, want the known regressions", c.ID, c.Summary)
 			}
 		case c.Status != StatusOK && c.Status != StatusSkipped:

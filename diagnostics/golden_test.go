@@ -112,12 +112,15 @@ func goldenOptions(j Journal) func(*Options) {
 
 // goldenName is the golden report of a test on ts's server: where the
 // capability table says the version has known regressions
-// (SpinRegressions), the report warns of them, in a golden file of its
-// own.
+// (SpinRegressions, DeadPaneOutputCrash), the report warns of them, in a
+// golden file of its own.
 func goldenName(t *testing.T, ts *tmuxtest.Server, name string) string {
 	t.Helper()
-	if serverCaps(t, ts).SpinRegressions {
+	switch caps := serverCaps(t, ts); {
+	case caps.SpinRegressions:
 		return name + "-spin-regressions"
+	case caps.DeadPaneOutputCrash:
+		return name + "-dead-pane-crash"
 	}
 	return name
 }

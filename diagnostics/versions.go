@@ -20,6 +20,28 @@ const spinRegressions = "tmux 3.7.x has known regressions: clients busy-spin in 
 	"uncleanly (tmux #5455, 3.7b); the server livelocks for good in server_client_ensure_ranges and only SIGKILL " +
 	"ends it (tmux #5510, 3.7c)"
 
+// deadPaneOutputCrash is the known crash of the versions with the
+// DeadPaneOutputCrash capability (3.2a).
+const deadPaneOutputCrash = "tmux before 3.3 crashes (a NULL dereference in control.c control_write_pending) when a pane " +
+	"kept by remain-on-exit dies while a control-mode client that receives pane output (iTerm2's tmux -CC, other " +
+	"control-mode tools) is attached to its session; fixed in 3.3. tmux-mcp opens no such client there (waits poll " +
+	"instead of following %output)"
+
+// knownBad is the warning about the known regressions of a version, with
+// the remedies for the binary and for a running server; "" when it has
+// none.
+func knownBad(caps tmux.Capabilities) (summary, binaryRemedy, serverRemedy string) {
+	switch {
+	case caps.SpinRegressions:
+		return spinRegressions, "use 3.6a until the 3.7 regressions are fixed, or a build with the fixes",
+			"restart the server with 3.6a, or a build with the fixes"
+	case caps.DeadPaneOutputCrash:
+		return deadPaneOutputCrash, "upgrade tmux to 3.3 or later",
+			"restart the server with tmux 3.3 or later; until then keep control-mode clients (tmux -CC) away from sessions with remain-on-exit panes"
+	}
+	return "", "", ""
+}
+
 // clientVersion finds the tmux binary and asks its version (tmux -V, which
 // contacts no server).
 func clientVersion(ctx context.Context, binary string) (path string, v tmux.Version, err error) {
@@ -49,13 +71,14 @@ func checkBinary(binary, path string, v tmux.Version, err error) Check {
 	}
 	c.fact("version", v.Raw)
 	caps := v.Capabilities()
+	bad, remedy, _ := knownBad(caps)
 	switch {
-	case caps.SpinRegressions:
-		c.Status, c.Summary = StatusWarn, v.Raw+": "+spinRegressions
-		c.Remedy = "use 3.6a until the 3.7 regressions are fixed, or a build with the fixes"
 	case !caps.ClientFlags || !caps.Foreground: // before 3.2
 		c.Status, c.Summary = StatusWarn, v.Raw+" is older than 3.2: no -N (a client may start a server by accident), no control-mode client flags, no tmux -D"
 		c.Remedy = "upgrade tmux to 3.2 or later (tmux-mcp needs it for control mode)"
+	case bad != "":
+		c.Status, c.Summary = StatusWarn, v.Raw+": "+bad
+		c.Remedy = remedy
 	default:
 		c.Status, c.Summary = StatusOK, v.Raw
 	}
@@ -110,8 +133,10 @@ func checkServerVersion(f *serverFacts) Check {
 	return c
 }
 
-// checkServerKnownBad warns about server versions with known regressions,
-// and about the capture leak of control-mode clients before 3.6.
+// checkServerKnownBad warns about server versions with known regressions
+// (and on 3.2a names the control-mode clients of other programs, which
+// can crash it), and about the capture leak of control-mode clients
+// before 3.6.
 func checkServerKnownBad(f *serverFacts) Check {
 	c := Check{ID: "server.known_bad", Title: "Known-bad tmux versions"}
 	if f.ans == nil {
@@ -131,10 +156,15 @@ func checkServerKnownBad(f *serverFacts) Check {
 		}
 	}
 	c.fact("control-mode clients of other programs", len(foreign))
+	bad, _, remedy := knownBad(v.Capabilities())
 	switch {
-	case v.Capabilities().SpinRegressions:
-		c.Status, c.Summary = StatusWarn, spinRegressions
-		c.Remedy = "restart the server with 3.6a, or a build with the fixes"
+	case bad != "":
+		c.Status, c.Summary, c.Remedy = StatusWarn, bad, remedy
+		if v.Capabilities().DeadPaneOutputCrash && len(foreign) > 0 {
+			c.Summary += fmt.Sprintf("; %d control-mode client(s) of other programs are attached (PIDs %s)",
+				len(foreign), strings.Join(foreign, ", "))
+			c.Commands = []string{"ps -o pid,ppid,args -p " + strings.Join(foreign, ",")}
+		}
 	case !v.Capabilities().ControlCapture && len(foreign) > 0:
 		c.Status = StatusWarn
 		c.Summary = fmt.Sprintf("tmux %s leaks every capture-pane -p sent over control mode (fixed in 3.6, tmux #4590), and %d control-mode client(s) of other programs are attached (PIDs %s): if they poll captures, the server's memory grows without bound",

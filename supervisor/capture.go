@@ -170,7 +170,7 @@ func (s *Server) hit(ctx context.Context, pane tmux.PaneID, c Capture, p proof) 
 // time. Changes after PaneChanges returns are never missed; a change just
 // before may or may not be signalled, so take a baseline capture after
 // subscribing. It fails with an error matching ErrNotWatched when no
-// watcher can cover the pane (exec-only mode, tmux before 3.2, too many
+// watcher can cover the pane (exec-only mode, tmux before 3.3, too many
 // watched sessions): poll with Capture then; and with tmux.ErrPaneNotFound
 // for a pane that does not exist.
 func (s *Server) PaneChanges(ctx context.Context, pane tmux.PaneID) (changes <-chan struct{}, stop func(), err error) {

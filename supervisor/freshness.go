@@ -3,6 +3,7 @@ package supervisor
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -20,7 +21,7 @@ import (
 // before t. It is served from cache only when that is proven:
 //
 //   - With a watcher connection on the pane's session (control mode, tmux
-//     3.2+), a barrier round trip on that connection, sent after the
+//     3.3+), a barrier round trip on that connection, sent after the
 //     capture began, proves that every %output tmux queued before t has
 //     been handled, and each %output starts a new cache generation for its
 //     pane. The same round trip reads every pane's state (history size,
@@ -29,7 +30,9 @@ import (
 //     An entry is served only at the generation, under the watcher
 //     connection (epoch) and with the state it was stored with; never for
 //     a pane that the barrier did not list, or that tmux has paused.
-//   - Without one (exec-only mode, tmux before 3.2, too many watchers), a
+//   - Without one (exec-only mode; tmux before 3.3, where 3.2a crashes
+//     when a remain-on-exit pane dies under a control client receiving
+//     output, tmux.Capabilities.DeadPaneOutputCrash; too many watchers), a
 //     probe reads the same state plus the window's last activity, in whole
 //     seconds. A probe is trusted only if that activity is older than the
 //     second in which the probe was sent: later output then always changes
@@ -44,8 +47,9 @@ import (
 // change anywhere; tmux-mcp's own commands drop the cache (Server.Do).
 
 // ErrNotWatched matches PaneChanges errors for a pane that no watcher
-// connection can cover: exec-only mode, tmux before 3.2, or too many
-// watched sessions. Poll with Capture instead.
+// connection can cover: exec-only mode, tmux before 3.3 (no watcher
+// connections, tmux.ErrNoWatch), or too many watched sessions. Poll with
+// Capture instead.
 var ErrNotWatched = errors.New("supervisor: pane not watched")
 
 // maxWatchers bounds the watcher connections per server; panes of sessions
@@ -164,7 +168,7 @@ func (f *freshness) changed() { f.cache.touchAll() }
 // watcherFor returns the live watcher of pane's session, dialling it if
 // needed, or nil when none can cover the pane.
 func (f *freshness) watcherFor(ctx context.Context, pane tmux.PaneID) *watcher {
-	if f.cfg.ExecOnly || f.client.Control() == nil {
+	if !f.watchable(ctx) {
 		return nil
 	}
 	sess, ok := f.sessionOf(ctx, pane)
@@ -172,6 +176,27 @@ func (f *freshness) watcherFor(ctx context.Context, pane tmux.PaneID) *watcher {
 		return nil
 	}
 	return f.watch(ctx, sess)
+}
+
+// watchable reports whether watcher connections may cover this server's
+// panes: not in exec-only mode, with the command connection up, and on a
+// tmux that allows them (tmux.Client.CanWatch: from the version the
+// client read when it connected, no round trip). Asked before anything
+// else, so that where the answer is no a capture or PaneChanges costs
+// nothing for a watcher that never comes (no pane listing, no dial).
+func (f *freshness) watchable(ctx context.Context) bool { return f.unwatchable(ctx) == nil }
+
+// unwatchable returns why no watcher connection may cover this server's
+// panes (an error matching ErrNotWatched, and tmux.ErrNoWatch when the
+// tmux version is the reason), or nil; see watchable.
+func (f *freshness) unwatchable(ctx context.Context) error {
+	if f.cfg.ExecOnly || f.client.Control() == nil {
+		return ErrNotWatched
+	}
+	if err := f.client.CanWatch(ctx); err != nil {
+		return fmt.Errorf("%w: %w", ErrNotWatched, err)
+	}
+	return nil
 }
 
 // watch returns the live watcher of sess, dialling one if there is none
@@ -336,8 +361,8 @@ func closeWatchers(ws map[tmux.SessionID]*watcher) []error {
 
 // paneChanges subscribes to pane's changes on the watcher of its session.
 func (f *freshness) paneChanges(ctx context.Context, pane tmux.PaneID) (<-chan struct{}, func(), error) {
-	if f.cfg.ExecOnly || f.client.Control() == nil {
-		return nil, nil, ErrNotWatched
+	if err := f.unwatchable(ctx); err != nil {
+		return nil, nil, err
 	}
 	sess, ok := f.sessionOf(ctx, pane)
 	if !ok {

@@ -85,11 +85,45 @@ func watcherOf(t *testing.T, srv *Server, pane tmux.PaneID) *watcher {
 	return w
 }
 
+// noWatchers reports whether srv's tmux is one on which no watcher
+// connection is opened (tmux.Capabilities.DeadPaneOutputCrash: 3.2a).
+func noWatchers(t *testing.T, srv *Server) bool {
+	t.Helper()
+	v, err := srv.client.ServerVersion(testCtx(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v.Capabilities().DeadPaneOutputCrash
+}
+
+// wantNoWatcher checks that neither the supervisor nor tmux has a watcher
+// connection: the only control client attached is the command connection
+// (no-output).
+func wantNoWatcher(t *testing.T, ts *tmuxtest.Server, srv *Server) {
+	t.Helper()
+	if n := srv.fresh.watcherCount(); n != 0 {
+		t.Errorf("watchers = %d, want 0", n)
+	}
+	clients := ts.MustTmux("list-clients", "-F", "#{client_control_mode}:#{client_flags}")
+	for _, c := range strings.Split(clients, "\n") {
+		if !strings.Contains(c, "no-output") {
+			t.Errorf("client %q attached: want only the command connection (no-output)", c)
+		}
+	}
+}
+
+// TestPausedPaneIsNeverServedFromCache: a pane its watcher paused is
+// captured from tmux. Where no watcher is opened (3.2a) nothing pauses:
+// the probe vouches for the silent pane and sees the rewrite in place.
 func TestPausedPaneIsNeverServedFromCache(t *testing.T) {
 	ts := tmuxtest.New(t)
 	sup := newSup(t, ts, Config{ReadRate: 1000, ReadBurst: 1000, manualContinue: true})
 	srv := mustServer(t, sup)
 	pane := rewritePane(t, srv, "p", "go-p")
+	if noWatchers(t, srv) {
+		probeOnly(t, ts, srv, pane, "go-p")
+		return
+	}
 	cachedCapture(t, srv, pane)
 	w := watcherOf(t, srv, pane)
 	// tmux pauses the pane for this watcher and drops its output from now
@@ -116,11 +150,37 @@ func TestPausedPaneIsNeverServedFromCache(t *testing.T) {
 	}
 }
 
+// probeOnly checks a server without watchers (3.2a): a capture of pane,
+// which rewritePane made, is vouched for by the probe, no watcher
+// connection is opened, and a rewrite in place (signalled on ch) is in the
+// next capture once its second has passed.
+func probeOnly(t *testing.T, ts *tmuxtest.Server, srv *Server, pane tmux.PaneID, ch string) {
+	t.Helper()
+	if c := cachedCapture(t, srv, pane); c.Freshness != "probe" {
+		t.Errorf("freshness = %q, want probe (no watcher on this tmux)", c.Freshness)
+	}
+	wantNoWatcher(t, ts, srv)
+	rewrite(t, ts, pane, ch)
+	rewritten := time.Now().Unix()
+	tmuxtest.WaitFor(t, 3*time.Second, "the next second", func() bool { return time.Now().Unix() > rewritten })
+	if c := mustFresh(t, srv, pane, "BBBB"); c.Cached {
+		t.Error("a rewrite in place was served from cache")
+	}
+	wantNoWatcher(t, ts, srv)
+}
+
+// TestWatcherReconnectInvalidatesWhatItCovered: output while a watcher
+// reconnects is not covered by the new one. Where no watcher is opened
+// (3.2a) there is none to kill: the probe covers the pane.
 func TestWatcherReconnectInvalidatesWhatItCovered(t *testing.T) {
 	ts := tmuxtest.New(t)
 	sup := newSup(t, ts, Config{ReadRate: 1000, ReadBurst: 1000})
 	srv := mustServer(t, sup)
 	pane := rewritePane(t, srv, "r", "go-r")
+	if noWatchers(t, srv) {
+		probeOnly(t, ts, srv, pane, "go-r")
+		return
+	}
 	cachedCapture(t, srv, pane)
 	w := watcherOf(t, srv, pane)
 	// The watcher's client dies (it is our own child process): output from
@@ -271,25 +331,38 @@ func TestConcurrentCapturesOfBusyPanesAreFresh(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+	if noWatchers(t, srv) {
+		wantNoWatcher(t, ts, srv)
+	}
 	h := srv.Health()
 	t.Logf("%d captures, %d cached, %d misses; %d reached tmux, %d barriers", calls.Load(), cached.Load(), misses.Load(),
 		h.Captures, h.Barriers)
 }
 
+// TestSilentPaneCostsBarriersNotCaptures: 600 captures of a silent pane
+// reach tmux as barriers on its watcher, or where no watcher is opened
+// (3.2a) as probes, never as captures.
 func TestSilentPaneCostsBarriersNotCaptures(t *testing.T) {
 	ts := tmuxtest.New(t)
 	sup := newSup(t, ts, Config{ReadRate: 1000, ReadBurst: 1000})
 	srv := mustServer(t, sup)
 	pane := quietPane(t, srv, "quiet")
+	want := "watcher"
+	if noWatchers(t, srv) {
+		want = "probe"
+	}
 	before := srv.Health()
 	for i := 0; i < 600; i++ {
 		c, err := srv.Capture(testCtx(t), CaptureRequest{Pane: pane})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !c.Cached || c.Freshness != "watcher" {
-			t.Fatalf("capture %d: cached=%v freshness=%s, want a cached capture vouched for by the watcher", i, c.Cached, c.Freshness)
+		if !c.Cached || c.Freshness != want {
+			t.Fatalf("capture %d: cached=%v freshness=%s, want a cached capture vouched for by the %s", i, c.Cached, c.Freshness, want)
 		}
+	}
+	if want == "probe" {
+		wantNoWatcher(t, ts, srv)
 	}
 	after := srv.Health()
 	if got := after.Captures - before.Captures; got != 0 {
@@ -303,11 +376,23 @@ func TestSilentPaneCostsBarriersNotCaptures(t *testing.T) {
 	}
 }
 
+// TestPaneChanges: a subscription is signalled on output and closed with
+// the session; exec-only mode and, where no watcher is opened (3.2a),
+// every pane get ErrNotWatched.
 func TestPaneChanges(t *testing.T) {
 	ts := tmuxtest.New(t)
 	sup := newSup(t, ts, Config{})
 	srv := mustServer(t, sup)
 	pane := quietPane(t, srv, "s")
+	if noWatchers(t, srv) {
+		for _, p := range []tmux.PaneID{pane, "%999"} {
+			if _, _, err := srv.PaneChanges(testCtx(t), p); !errors.Is(err, ErrNotWatched) {
+				t.Errorf("PaneChanges(%s) on a tmux without watchers: got %v, want ErrNotWatched", p, err)
+			}
+		}
+		wantNoWatcher(t, ts, srv)
+		return
+	}
 	changes, stop, err := srv.PaneChanges(testCtx(t), pane)
 	if err != nil {
 		t.Fatal(err)

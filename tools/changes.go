@@ -12,7 +12,7 @@ import (
 // paneChanger is the supervisor's view of pane output: a channel that
 // receives a value each time the pane may have changed, as its session's
 // watcher connection sees it, and that closes when that connection ends.
-// It fails when no watcher can cover the pane (exec-only mode).
+// It fails when no watcher can cover the pane (exec-only mode, tmux 3.2a).
 type paneChanger interface {
 	PaneChanges(ctx context.Context, pane tmux.PaneID) (changes <-chan struct{}, stop func(), err error)
 }

@@ -44,7 +44,9 @@ const subscribable = "tmux://panes/{pane_id}/content, tmux://sessions, tmux://se
 // interval (100 ms), and always one after the last change. In exec-only
 // mode there is no watcher and no control connection to see changes, so
 // subscribing to a pane or a session listing fails with an error that says
-// so; tmux://health can still be subscribed.
+// so; tmux://health can still be subscribed. On tmux 3.2a there is a
+// control connection but no watcher (tmux.Capabilities.DeadPaneOutputCrash):
+// session listings can be subscribed, a pane's content cannot.
 //
 // Both protocol eras are served: resources/subscribe (2025-11-25 and
 // before; mcp-go acknowledges it, and the hooks here do the work) and the
@@ -336,8 +338,12 @@ func (sub *subscription) open(ctx context.Context, tg target) error {
 	switch {
 	case errors.Is(err, tmux.ErrPaneNotFound):
 		return resourceNotFound("Pane not found: %s", tg.pane)
+	case errors.Is(err, tmux.ErrNoWatch):
+		return fmt.Errorf("pane %s cannot be watched: tmux-mcp opens no watcher connection on tmux before 3.3 "+
+			"(a control client that receives pane output can crash the server when a remain-on-exit pane dies); "+
+			"read the resource when you need it", tg.pane)
 	case errors.Is(err, supervisor.ErrNotWatched):
-		return fmt.Errorf("pane %s cannot be watched (no control-mode watcher: tmux older than 3.2, or too many watched sessions); read the resource when you need it", tg.pane)
+		return fmt.Errorf("pane %s cannot be watched (no control-mode watcher: too many watched sessions); read the resource when you need it", tg.pane)
 	case err != nil:
 		return fmt.Errorf("watch pane %s: %w", tg.pane, err)
 	}

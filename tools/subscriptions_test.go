@@ -2,11 +2,13 @@ package tools
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
@@ -37,10 +39,34 @@ func readContent(t *testing.T, c interface {
 	return res.Contents[0].(mcp.TextResourceContents).Text
 }
 
+// noPaneSubscriptions reports whether e's tmux gets no watcher connection
+// (DeadPaneOutputCrash, 3.2a). If so it checks what happens there instead:
+// subscribing to pane's content through c is refused, with the reason,
+// and leaves no subscription behind.
+func noPaneSubscriptions(t *testing.T, e *env, c *client.Client, pane string) bool {
+	t.Helper()
+	if !e.caps().DeadPaneOutputCrash {
+		return false
+	}
+	err := subscribe(c, contentURI(pane))
+	if want := "opens no watcher connection on tmux before 3.3"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("subscribe %s on a tmux without watchers: got %v, want an error containing %q", contentURI(pane), err, want)
+	}
+	if got := e.srv.subs.total(); got != 0 {
+		t.Errorf("a refused subscription left %d behind", got)
+	}
+	return true
+}
+
+// TestSubscribePaneContent: a subscribed pane's output is an update,
+// until unsubscribed. Where no watcher is opened (3.2a) it is refused.
 func TestSubscribePaneContent(t *testing.T) {
 	e := newEnv(t, Readonly)
 	a, b := e.catPane(), e.catPane()
 	c, n := legacyClient(t, e.srv)
+	if noPaneSubscriptions(t, e, c, a) {
+		return
+	}
 	uriA, uriB := contentURI(a), contentURI(b)
 	for _, uri := range []string{uriA, uriB} {
 		if err := subscribe(c, uri); err != nil {
@@ -85,10 +111,14 @@ func TestSubscribePaneContent(t *testing.T) {
 
 // TestSubscribedSilentPaneCostsNothing: a subscribed pane that prints
 // nothing makes tmux-mcp send tmux no command at all, not even a barrier.
+// Where no watcher is opened (3.2a) it is refused.
 func TestSubscribedSilentPaneCostsNothing(t *testing.T) {
 	e := newEnv(t, Readonly)
 	pane := e.catPane()
 	c, _ := legacyClient(t, e.srv)
+	if noPaneSubscriptions(t, e, c, pane) {
+		return
+	}
 	var mu sync.Mutex
 	var seen []supervisor.Event
 	unsub := e.sup.Subscribe(func(ev supervisor.Event) {
@@ -114,10 +144,15 @@ func TestSubscribedSilentPaneCostsNothing(t *testing.T) {
 	t.Logf("subscribing took %d commands and barriers; 1 s of silence took %d", before, len(seen)-before)
 }
 
+// TestSubscribePaneKilledIsAnUpdate: the pane or its session going is an
+// update. Where no watcher is opened (3.2a) the subscription is refused.
 func TestSubscribePaneKilledIsAnUpdate(t *testing.T) {
 	e := newEnv(t, Readonly)
 	pane := e.catPane()
 	c, n := legacyClient(t, e.srv)
+	if noPaneSubscriptions(t, e, c, pane) {
+		return
+	}
 	uri := contentURI(pane)
 	if err := subscribe(c, uri); err != nil {
 		t.Fatal(err)
@@ -152,8 +187,14 @@ func TestSubscribePaneKilledIsAnUpdate(t *testing.T) {
 func TestSubscribeRefusesWhatItCannotWatch(t *testing.T) {
 	e := newEnv(t, Readonly)
 	c, _ := legacyClient(t, e.srv)
+	// Where no watcher is opened (3.2a), every pane's content is refused
+	// for that reason first.
+	missing := "Pane not found: %999"
+	if e.caps().DeadPaneOutputCrash {
+		missing = "pane %999 cannot be watched: tmux-mcp opens no watcher connection on tmux before 3.3"
+	}
 	for _, tt := range []struct{ uri, want string }{
-		{"tmux://panes/%25999/content", "Pane not found: %999"},
+		{"tmux://panes/%25999/content", missing},
 		{"tmux://panes/abc/content", "pane_id must be a pane ID like %3"},
 		{"tmux://panes/%250", "not subscribable: pane metadata"},
 		{"tmux://sessions/nope", "Session not found: nope"},
@@ -198,23 +239,30 @@ func TestSubscribeExecOnly(t *testing.T) {
 	}
 }
 
+// TestSubscriptionsEndWithTheSession: a client's subscriptions and their
+// goroutines end with its session (where no watcher is opened, 3.2a,
+// without the pane's, which is refused).
 func TestSubscriptionsEndWithTheSession(t *testing.T) {
 	e := newEnv(t, Readonly)
 	pane := e.catPane()
 	c, _ := legacyClient(t, e.srv)
-	for _, uri := range []string{contentURI(pane), "tmux://sessions", "tmux://health"} {
+	uris := []string{contentURI(pane), "tmux://sessions", "tmux://health"}
+	if noPaneSubscriptions(t, e, c, pane) {
+		uris = uris[1:]
+	}
+	for _, uri := range uris {
 		if err := subscribe(c, uri); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if got := e.srv.subs.total(); got != 3 {
-		t.Fatalf("subscriptions = %d, want 3", got)
+	if got := e.srv.subs.total(); got != len(uris) {
+		t.Fatalf("subscriptions = %d, want %d", got, len(uris))
 	}
 	// The goroutines start after mcp-go has acknowledged the subscription
 	// (which may be after the client has its answer), and are on the stack
 	// for a moment after they signalled their end: await both.
-	tmuxtest.WaitFor(t, 5*time.Second, "3 subscription goroutines", func() bool {
-		return goroutinesIn("(*subscription).run") == 3
+	tmuxtest.WaitFor(t, 5*time.Second, fmt.Sprint(len(uris), " subscription goroutines"), func() bool {
+		return goroutinesIn("(*subscription).run") == len(uris)
 	})
 	c.Close()
 	if got := e.srv.subs.total(); got != 0 {
@@ -243,20 +291,32 @@ func TestSubscribeSessionListings(t *testing.T) {
 
 // TestListenStreamSubscriptions: a client of protocol 2026-07-28 names
 // resources in subscriptions/listen; updates come on that stream and stop
-// with it.
+// with it. Where no watcher is opened (3.2a) a pane's content cannot be
+// subscribed: the stream gets one update for it (reading the resource
+// then says why) and holds no subscription.
 func TestListenStreamSubscriptions(t *testing.T) {
 	e := newEnv(t, Readonly)
 	pane := e.catPane()
 	uri := contentURI(pane)
 	n := newNotes()
 	e.c.OnNotification(n.add)
+	refused := e.caps().DeadPaneOutputCrash
+	i := n.len()
 	stop, err := e.c.ListenAsync(context.Background(), mcp.SubscriptionFilter{ResourceSubscriptions: []string{uri}},
 		func(err error) { t.Errorf("listen: %v", err) })
 	if err != nil {
 		t.Fatal(err)
 	}
+	if refused {
+		n.wait(t, i, 5*time.Second, "the one update of a refused subscription", updated(uri))
+		if got := e.srv.subs.total(); got != 0 {
+			t.Errorf("subscriptions = %d, want 0 (refused)", got)
+		}
+		stop()
+		return
+	}
 	tmuxtest.WaitFor(t, 5*time.Second, "the listen stream's subscription", func() bool { return e.srv.subs.total() == 1 })
-	i := n.len()
+	i = n.len()
 	e.tmux("send-keys", "-t", pane, "hello-listen", "Enter")
 	n.wait(t, i, 5*time.Second, "update on the listen stream", updated(uri))
 	stop()

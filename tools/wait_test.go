@@ -20,9 +20,12 @@ func (e *env) quiet() string {
 	return p
 }
 
-// wantDetection is how wait_for_text detects changes in this test run.
-func wantDetection() string {
-	if os.Getenv("TMUX_MCP_TEST_EXEC_ONLY") == "1" {
+// wantDetection is how wait_for_text detects changes in this test run:
+// polling in exec-only mode and on a tmux without watcher connections
+// (DeadPaneOutputCrash, 3.2a).
+func (e *env) wantDetection() string {
+	e.t.Helper()
+	if os.Getenv("TMUX_MCP_TEST_EXEC_ONLY") == "1" || e.caps().DeadPaneOutputCrash {
 		return "polling"
 	}
 	return "events"
@@ -51,8 +54,8 @@ func TestWaitForText(t *testing.T) {
 		var r waitResult
 		e.result(ch, &r)
 		if !r.Found || r.Outcome != "matched" || deref(r.MatchedIndex) != 1 || !slices.Equal(r.MatchedLines, []string{"DONE_marker_y2 ok"}) ||
-			r.Detection != wantDetection() || !r.SawNewOutput || r.PaneID != p || r.Elapsed < 0.2 {
-			t.Errorf("wait_for_text = %+v, want pattern 1 matched on the new line by %s", r, wantDetection())
+			r.Detection != e.wantDetection() || !r.SawNewOutput || r.PaneID != p || r.Elapsed < 0.2 {
+			t.Errorf("wait_for_text = %+v, want pattern 1 matched on the new line by %s", r, e.wantDetection())
 		}
 	})
 	t.Run("text already on the screen", func(t *testing.T) {
@@ -260,7 +263,7 @@ func TestWaitForTextCancel(t *testing.T) {
 }
 
 // TestWaitForTextSilentPane: while the pane prints nothing, the wait makes
-// no capture (event-driven), or polls (exec-only mode).
+// no capture (event-driven), or polls (exec-only mode, tmux 3.2a).
 func TestWaitForTextSilentPane(t *testing.T) {
 	e := newEnv(t, Readonly)
 	p := e.quiet()
@@ -268,8 +271,8 @@ func TestWaitForTextSilentPane(t *testing.T) {
 	var r waitResult
 	e.ok("wait_for_text", map[string]any{"pane_id": p, "patterns": []any{"NEVER"}, "timeout": 1.5}, &r)
 	n := captures.count()
-	if r.Detection != wantDetection() {
-		t.Fatalf("detection = %s, want %s", r.Detection, wantDetection())
+	if r.Detection != e.wantDetection() {
+		t.Fatalf("detection = %s, want %s", r.Detection, e.wantDetection())
 	}
 	// The baseline takes one capture (the rows above the screen to find
 	// the anchor by, the rows from the cursor down, the screen for

@@ -76,12 +76,12 @@ func TestDiagnoseWithNoServerAtAll(t *testing.T) {
 
 // healthyReport checks the report on a healthy server: status ok, or
 // where the capability table says the version has known regressions
-// (SpinRegressions), warn from exactly the two checks that name them (the
-// binary's and the server's). It returns the exit code diagnose must give.
+// (SpinRegressions, DeadPaneOutputCrash), warn from exactly the two checks
+// that name them (the binary's and the server's). It returns the exit code diagnose must give.
 func healthyReport(t *testing.T, ts *tmuxtest.Server, r diagnostics.Report) int {
 	t.Helper()
 	want, exit, wantWarned := diagnostics.StatusOK, diagnostics.ExitOK, []string{}
-	if serverCaps(t, ts).SpinRegressions {
+	if caps := serverCaps(t, ts); caps.SpinRegressions || caps.DeadPaneOutputCrash {
 		want, exit, wantWarned = diagnostics.StatusWarn, diagnostics.ExitWarnings, []string{"server.known_bad", "tmux.binary"}
 	}
 	warned := []string{}

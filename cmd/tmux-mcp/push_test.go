@@ -177,7 +177,8 @@ func serverHealth(tb testing.TB, c *client.Client) health {
 // TestStdioPush drives the built binary over stdio the way an MCP client
 // of the 2025 protocol does: prompts, completion, a subscription that is
 // pushed an update when the pane prints and none once unsubscribed (and
-// costs nothing while the pane is silent), and log notifications when the
+// costs nothing while the pane is silent; refused on tmux 3.2a, which gets
+// no watcher connections), and log notifications when the
 // tmux server is killed, at or above the level set and never carrying
 // pane text or keystrokes.
 func TestStdioPush(t *testing.T) {
@@ -213,37 +214,16 @@ func TestStdioPush(t *testing.T) {
 	}
 	pane := tm.MustTmux("split-window", "-d", "-P", "-F", "#{pane_id}", "-t", "main", "exec cat")
 	uri := contentURI(pane)
-	if err := rpc(c, string(mcp.MethodResourcesSubscribe), map[string]any{"uri": uri}); err != nil {
-		t.Fatalf("subscribe: %v", err)
-	}
-
-	// Silent: no tmux command, barrier or capture.
-	before := serverHealth(t, c)
-	time.Sleep(time.Second) // the silence being measured
-	if after := serverHealth(t, c); after.Commands != before.Commands || after.Barriers != before.Barriers || after.Captures != before.Captures {
-		t.Errorf("a subscribed silent pane cost tmux work: health %+v, then %+v", before, after)
-	}
-
 	const marker = "MARKER-e2e-51c2"
-	i := p.len()
-	start := time.Now()
-	tm.MustTmux("send-keys", "-t", pane, marker, "Enter")
-	got := p.wait(t, i, 5*time.Second, "an update of "+uri, isUpdate(uri))
-	t.Logf("send-keys to notifications/resources/updated over stdio: %v (exec send-keys included)", got.at.Sub(start))
-
-	if err := rpc(c, string(mcp.MethodResourcesUnsubscribe), map[string]any{"uri": uri}); err != nil {
-		t.Fatal(err)
-	}
-	i = p.len()
-	tm.MustTmux("send-keys", "-t", pane, "after-unsubscribe", "Enter")
-	tmuxtest.WaitFor(t, 5*time.Second, "the pane to print", func() bool {
-		return strings.Contains(tm.MustTmux("capture-pane", "-p", "-t", pane), "after-unsubscribe")
-	})
-	time.Sleep(300 * time.Millisecond) // absence cannot be awaited: three hold-offs
-	for _, r := range p.since(i) {
-		if isUpdate(uri)(r) {
-			t.Errorf("update after unsubscribe: %s", r.raw)
+	if serverCaps(t, tm).DeadPaneOutputCrash {
+		// No watcher connections on this tmux (3.2a): refused, with why.
+		err := rpc(c, string(mcp.MethodResourcesSubscribe), map[string]any{"uri": uri})
+		if want := "opens no watcher connection on tmux before 3.3"; err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("subscribe %s on a tmux without watchers: %v, want an error containing %q", uri, err, want)
 		}
+		tm.MustTmux("send-keys", "-t", pane, marker, "Enter") // pane text the logs below must not carry
+	} else {
+		subscribeAndUnsubscribe(t, c, p, tm, pane, marker)
 	}
 
 	// kill -9, twice: the second death's message proves (one queue per
@@ -332,4 +312,43 @@ func BenchmarkStdioPaneUpdateLatency(b *testing.B) {
 	pct := func(q float64) float64 { return float64(lat[int(q*float64(len(lat)-1))].Microseconds()) }
 	b.ReportMetric(pct(0.50), "p50-µs")
 	b.ReportMetric(pct(0.95), "p95-µs")
+}
+
+// subscribeAndUnsubscribe subscribes c to pane's content: a silent pane
+// costs tmux nothing, its output is an update, and none comes once
+// unsubscribed.
+func subscribeAndUnsubscribe(t *testing.T, c *client.Client, p *pushed, tm *tmuxtest.Server, pane, marker string) {
+	t.Helper()
+	uri := contentURI(pane)
+	if err := rpc(c, string(mcp.MethodResourcesSubscribe), map[string]any{"uri": uri}); err != nil {
+		t.Fatalf("subscribe: %v", err)
+	}
+
+	// Silent: no tmux command, barrier or capture.
+	before := serverHealth(t, c)
+	time.Sleep(time.Second) // the silence being measured
+	if after := serverHealth(t, c); after.Commands != before.Commands || after.Barriers != before.Barriers || after.Captures != before.Captures {
+		t.Errorf("a subscribed silent pane cost tmux work: health %+v, then %+v", before, after)
+	}
+
+	i := p.len()
+	start := time.Now()
+	tm.MustTmux("send-keys", "-t", pane, marker, "Enter")
+	got := p.wait(t, i, 5*time.Second, "an update of "+uri, isUpdate(uri))
+	t.Logf("send-keys to notifications/resources/updated over stdio: %v (exec send-keys included)", got.at.Sub(start))
+
+	if err := rpc(c, string(mcp.MethodResourcesUnsubscribe), map[string]any{"uri": uri}); err != nil {
+		t.Fatal(err)
+	}
+	i = p.len()
+	tm.MustTmux("send-keys", "-t", pane, "after-unsubscribe", "Enter")
+	tmuxtest.WaitFor(t, 5*time.Second, "the pane to print", func() bool {
+		return strings.Contains(tm.MustTmux("capture-pane", "-p", "-t", pane), "after-unsubscribe")
+	})
+	time.Sleep(300 * time.Millisecond) // absence cannot be awaited: three hold-offs
+	for _, r := range p.since(i) {
+		if isUpdate(uri)(r) {
+			t.Errorf("update after unsubscribe: %s", r.raw)
+		}
+	}
 }

@@ -95,6 +95,17 @@ type Capabilities struct {
 	// server_client_ensure_ranges (tmux #5510). tmux-mcp's diagnose warns
 	// about them (diagnostics/versions.go).
 	SpinRegressions bool
+	// DeadPaneOutputCrash: a control client that receives pane output
+	// (no no-output flag) may crash the server when a pane dies and is
+	// kept (remain-on-exit): tmux goes on writing the output it had queued
+	// for that client from the pane's event, which server_destroy_pane has
+	// freed and set to NULL (a segfault in window_pane_get_new_data). The
+	// command connection is no-output and safe; watcher connections
+	// receive output, so tmux-mcp opens none (Client.Watch refuses):
+	// captures are proven by the probe and waits poll. iTerm2's tmux -CC
+	// and other control-mode tools still crash such servers (diagnose
+	// warns).
+	DeadPaneOutputCrash bool
 }
 
 // capability is one row of the table.
@@ -151,6 +162,9 @@ var capabilityTable = []capability{
 	{name: "SpinRegressions", since: [2]int{3, 7}, until: [2]int{3, 8}, detect: "version",
 		why: "regressions of 3.7 reported upstream and not fixed in 3.7c: clients busy-spin in sendmsg under socket congestion (h0x91b/dev-3.0 #810, which pins 3.6a), the server spins in select() after an SSH client dies uncleanly (tmux #5455, 3.7b), the server livelocks in server_client_ensure_ranges (tmux #5510, 3.7c)",
 		set: func(c *Capabilities) { c.SpinRegressions = true }},
+	{name: "DeadPaneOutputCrash", since: [2]int{0, 0}, until: [2]int{3, 3}, detect: "version",
+		why: "control.c control_write_pending: 3.2a writes a control client's pending output of a pane that died (server-fn.c server_destroy_pane: fd -1, event NULL) and segfaults in window_pane_get_new_data; 3.3 drops the pending blocks of such a pane (wp == NULL || wp->fd == -1)",
+		set: func(c *Capabilities) { c.DeadPaneOutputCrash = true }},
 	{name: "ControlCapture", since: [2]int{3, 6}, detect: "version",
 		why: "before 3.6 capture-pane -p to a control client leaks the capture inside the server (fixed in 3.6, CHANGES)",
 		set: func(c *Capabilities) { c.ControlCapture = true }},

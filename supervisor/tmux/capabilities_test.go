@@ -102,6 +102,9 @@ func TestCapabilities(t *testing.T) {
 		// TestGoldenHealthy, TestDiagnoseBinary, ...) expect its warning
 		// exactly when this row is set.
 		{"SpinRegressions", got.SpinRegressions, func(t *testing.T) bool { return got.SpinRegressions }},
+		// DeadPaneOutputCrash: on a server of its own (the crash ends
+		// it); see deadPaneOutputCrashes.
+		{"DeadPaneOutputCrash", got.DeadPaneOutputCrash, deadPaneOutputCrashes},
 		// ControlCapture: the leak is in the server's memory, not in what a
 		// command answers; TestContractSendKeysAndCapture checks that the
 		// path each version takes answers exactly what exec answers.

@@ -139,19 +139,41 @@ type WatchOptions struct {
 	ManualContinue bool
 }
 
+// ErrNoWatch matches Watch and CanWatch errors for a server on which no
+// watcher connection may be opened: before 3.2 (no control client flags)
+// and 3.2a, which a control client receiving output can crash
+// (Capabilities.DeadPaneOutputCrash).
+var ErrNoWatch = errors.New("tmux: no watcher connections on this tmux")
+
+// CanWatch returns nil when Watch may open a watcher connection to the
+// server, else an error matching ErrNoWatch (or why the version could not
+// be read). The version is cached: after the first call it costs no
+// round trip.
+func (c *Client) CanWatch(ctx context.Context) error {
+	v, err := c.ServerVersion(ctx)
+	if err != nil {
+		return err
+	}
+	caps := v.Capabilities()
+	switch {
+	case !caps.ClientFlags:
+		return fmt.Errorf("%w: tmux %s has no control client flags (3.2 or later needed)", ErrNoWatch, v.Raw)
+	case caps.DeadPaneOutputCrash:
+		return fmt.Errorf("%w: tmux %s crashes when a remain-on-exit pane dies while a control client receives its output (fixed in 3.3)", ErrNoWatch, v.Raw)
+	}
+	return nil
+}
+
 // Watch opens a watcher connection: a control client attached to session
 // that delivers %output (as %extended-output, with pause-after) for every
 // pane of the session's windows to opts.OnNotify. A paused pane's output
 // is dropped while it is paused, so OnNotify sees %pause and %continue and
 // must treat the pane as changed. It never starts a server. It needs tmux
-// 3.2 or later.
+// 3.3 or later; on older servers it fails with an error matching
+// ErrNoWatch (see CanWatch).
 func (c *Client) Watch(ctx context.Context, session SessionID, opts WatchOptions) (*Control, error) {
-	v, err := c.ServerVersion(ctx)
-	if err != nil {
+	if err := c.CanWatch(ctx); err != nil {
 		return nil, err
-	}
-	if !v.Capabilities().ClientFlags {
-		return nil, fmt.Errorf("tmux: watch: tmux %s has no control client flags (3.2 or later needed)", v)
 	}
 	pause := int(opts.PauseAfter / time.Second)
 	if opts.PauseAfter <= 0 {
