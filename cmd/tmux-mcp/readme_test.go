@@ -8,43 +8,46 @@ import (
 	"github.com/tmux-mcp/tmux-mcp/tools"
 )
 
-// readmeSections are the generated parts of the README, by marker name.
-func readmeSections() map[string]string {
-	return map[string]string{
-		"TOOLS":    tools.Markdown(tools.Catalog(tools.Deps{})),
-		"SETTINGS": settingsMarkdown(),
+// generatedDoc is a part of the documentation generated from the code: the
+// text between its markers in file.
+type generatedDoc struct {
+	file, name, want string
+}
+
+// generatedDocs are the generated parts of the README and the manuals.
+func generatedDocs() []generatedDoc {
+	return []generatedDoc{
+		{"../../docs/tools.md", "TOOLS", tools.Markdown(tools.Catalog(tools.Deps{}))},
+		{"../../README.md", "SETTINGS", settingsMarkdown()},
 	}
 }
 
-// TestReadme checks that the README's generated sections match the code.
-// UPDATE_README=1 rewrites them.
+// TestReadme checks that the generated sections of the README and the
+// manuals match the code. UPDATE_README=1 rewrites them.
 func TestReadme(t *testing.T) {
-	const path = "../../README.md"
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	readme := string(b)
-	for name, want := range readmeSections() {
-		start := "<!-- START AUTOMATED " + name + " -->\n"
-		end := "<!-- END AUTOMATED " + name + " -->"
-		i, j := strings.Index(readme, start), strings.Index(readme, end)
+	for _, g := range generatedDocs() {
+		b, err := os.ReadFile(g.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc := string(b)
+		start := "<!-- START AUTOMATED " + g.name + " -->\n"
+		end := "<!-- END AUTOMATED " + g.name + " -->"
+		i, j := strings.Index(doc, start), strings.Index(doc, end)
 		if i < 0 || j < i {
-			t.Errorf("README.md: markers %q ... %q missing", strings.TrimSpace(start), end)
+			t.Errorf("%s: markers %q ... %q missing", g.file, strings.TrimSpace(start), end)
 			continue
 		}
-		got := readme[i+len(start) : j]
-		if got == want {
+		got := doc[i+len(start) : j]
+		if got == g.want {
 			continue
 		}
-		if os.Getenv("UPDATE_README") == "1" {
-			readme = readme[:i+len(start)] + want + readme[j:]
+		if os.Getenv("UPDATE_README") != "1" {
+			t.Errorf("%s section %s is out of date; run UPDATE_README=1 go test ./cmd/tmux-mcp -run TestReadme\ngot:\n%s\nwant:\n%s", g.file, g.name, got, g.want)
 			continue
 		}
-		t.Errorf("README.md section %s is out of date; run UPDATE_README=1 go test ./cmd/tmux-mcp -run TestReadme\ngot:\n%s\nwant:\n%s", name, got, want)
-	}
-	if os.Getenv("UPDATE_README") == "1" {
-		if err := os.WriteFile(path, []byte(readme), 0o644); err != nil {
+		doc = doc[:i+len(start)] + g.want + doc[j:]
+		if err := os.WriteFile(g.file, []byte(doc), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
