@@ -107,13 +107,19 @@ func (c chart) svg() template.HTML {
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %d %d" width="%d" height="%d" role="img" aria-label="%s">`,
 		chartW, chartH, chartW, chartH, template.HTMLEscapeString(c.title))
 	fmt.Fprintf(&b, `<text x="%d" y="14" class="t">%s</text>`, padL, template.HTMLEscapeString(c.title+" ("+c.unit+")"))
+	// Phase labels stack downwards where phases are too short for them.
+	bxs, btexts := make([]float64, len(c.bands)), make([]string, len(c.bands))
+	for i, bd := range c.bands {
+		bxs[i], btexts[i] = sx(bd.from)+2, bd.label
+	}
+	brows := labelRows(bxs, btexts, 4)
 	for i, bd := range c.bands {
 		if i%2 == 0 {
 			fmt.Fprintf(&b, `<rect x="%.1f" y="%d" width="%.1f" height="%d" fill="#f3f5f8"/>`, sx(bd.from), padT, max(sx(bd.to)-sx(bd.from), 0), plotH)
 		}
-		if sx(bd.to)-sx(bd.from) > 40 {
-			fmt.Fprintf(&b, `<text x="%.1f" y="%d" class="b">%s</text>`, sx(bd.from)+2, padT+10, template.HTMLEscapeString(bd.label))
-		}
+	}
+	for i, bd := range c.bands {
+		fmt.Fprintf(&b, `<text x="%.1f" y="%d" class="b">%s</text>`, bxs[i], padT+10+brows[i]*labelRowH, template.HTMLEscapeString(bd.label))
 	}
 	// y grid and labels
 	if c.log {
@@ -135,9 +141,16 @@ func (c chart) svg() template.HTML {
 	for x := 0.0; x <= xMax+1e-9; x += step {
 		fmt.Fprintf(&b, `<text x="%.1f" y="%d" class="x">%ss</text>`, sx(x), chartH-10, fmtNum(x))
 	}
-	for _, m := range c.marks {
+	// Labels of markers close together stack in rows instead of
+	// overwriting each other.
+	xs, texts := make([]float64, len(c.marks)), make([]string, len(c.marks))
+	for i, m := range c.marks {
+		xs[i], texts[i] = sx(m.x)+2, m.label
+	}
+	rows := labelRows(xs, texts, plotH/labelRowH-1)
+	for i, m := range c.marks {
 		fmt.Fprintf(&b, `<line x1="%.1f" x2="%.1f" y1="%d" y2="%d" stroke="%s" stroke-dasharray="4 3"/><text x="%.1f" y="%d" class="m" fill="%s">%s</text>`,
-			sx(m.x), sx(m.x), padT, padT+plotH, m.color, sx(m.x)+2, padT+plotH-4, m.color, template.HTMLEscapeString(m.label))
+			sx(m.x), sx(m.x), padT, padT+plotH, m.color, xs[i], padT+plotH-4-rows[i]*labelRowH, m.color, template.HTMLEscapeString(m.label))
 	}
 	for _, s := range c.series {
 		var d strings.Builder
