@@ -26,7 +26,7 @@ type agent struct {
 }
 
 // markerEvery is how many ticks apart an agent's marker commands are.
-const markerEvery = 10
+const markerEvery = 5
 
 // run works until stop is closed (it finishes the call in flight) or ctx
 // ends (it abandons it), one call per tick of period (a call that takes

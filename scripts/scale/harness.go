@@ -141,12 +141,19 @@ func (h *harness) tmux(ctx context.Context, cmds ...string) (string, error) {
 	return string(out), err
 }
 
-// batch runs cmds in groups of 32 per tmux client and returns the output
+// batchSize is how many commands one tmux client carries. tmux runs a
+// client's commands in one go, and a new-session or new-window forks a
+// shell: 32 of them on a loaded machine kept the server from answering
+// tmux-mcp for long enough that it declared the server hung and killed
+// it (docs/scale.md). Four at a time let the server answer in between.
+const batchSize = 4
+
+// batch runs cmds, batchSize per tmux client, and returns the output
 // lines.
 func (h *harness) batch(ctx context.Context, cmds [][]string) ([]string, error) {
 	var lines []string
 	for len(cmds) > 0 {
-		n := min(len(cmds), 32)
+		n := min(len(cmds), batchSize)
 		cctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 		out, err := h.x.RunSequence(cctx, cmds[:n]...)
 		cancel()
@@ -305,8 +312,9 @@ func (h *harness) cleanup() []string {
 	if _, err := os.Stat(h.sock); err == nil {
 		h.x.Run(ctx, "kill-server") //nolint:errcheck // it may be gone
 	}
-	// The server and the panes' shells need a moment to exit.
-	deadline := time.Now().Add(10 * time.Second)
+	// The server and the panes' shells need a moment to exit: hundreds
+	// of shells on a loaded machine take several seconds.
+	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) && (h.server.same() || len(processesNaming(h.dir)) > 0) {
 		time.Sleep(50 * time.Millisecond)
 	}

@@ -50,7 +50,7 @@ type config struct {
 	hz      float64       // calls per second per agent
 	// noisePeriod is how often each printing pane prints a line.
 	noisePeriod time.Duration
-	variants    string // "silent", "printing" or both, comma-separated
+	variants    string   // "silent", "printing" or both, comma-separated
 	mcpArgs     []string // more tmux-mcp flags
 	keep        bool
 	bounds      Bounds
@@ -64,14 +64,15 @@ func (c config) maxAgents() int {
 	return n
 }
 
-// profiles: smoke (~30 s, a check that the harness works), default
-// (`make scale`, under 10 minutes on 2 cores) and long (more levels,
-// longer steps, 2,048 panes at the end).
+// profiles: smoke (~25 s, a check that the harness works), default
+// (`make scale`, 8 to 256 sessions, about 7 minutes on 2 cores) and long
+// (8 to 512 sessions and then 512 of 4 panes, 2,048 panes in all; longer
+// steps; about 25 minutes).
 var profiles = map[string]config{
-	"smoke": {levels: []level{{8, 1}}, agents: []int{1, 8}, warm: time.Second, measure: 3 * time.Second},
-	"default": {levels: []level{{8, 1}, {64, 1}, {512, 1}}, agents: []int{1, 8, 32, 64},
+	"smoke": {levels: []level{{8, 1}}, agents: []int{1, 8}, warm: time.Second, measure: 4 * time.Second},
+	"default": {levels: []level{{8, 1}, {64, 1}, {256, 1}}, agents: []int{1, 8, 32, 64},
 		warm: 2 * time.Second, measure: 8 * time.Second},
-	"long": {levels: []level{{8, 1}, {32, 1}, {64, 1}, {128, 1}, {256, 1}, {512, 4}}, agents: []int{1, 8, 32, 64},
+	"long": {levels: []level{{8, 1}, {32, 1}, {64, 1}, {128, 1}, {256, 1}, {512, 1}, {512, 4}}, agents: []int{1, 8, 32, 64},
 		warm: 3 * time.Second, measure: 15 * time.Second},
 }
 

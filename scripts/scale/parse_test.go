@@ -1,6 +1,7 @@
 package main
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -78,3 +79,72 @@ func TestErrClass(t *testing.T) {
 type errString string
 
 func (e errString) Error() string { return string(e) }
+
+func TestParseLevels(t *testing.T) {
+	tests := []struct {
+		in      string
+		want    []level
+		wantErr bool
+	}{
+		{"8", []level{{8, 1}}, false},
+		{"8x1,512x4", []level{{8, 1}, {512, 4}}, false},
+		{" 64 , 256x2", []level{{64, 1}, {256, 2}}, false},
+		{"0", nil, true},
+		{"8x", nil, true},
+		{"ax1", nil, true},
+	}
+	for _, tt := range tests {
+		got, err := parseLevels(tt.in)
+		if (err != nil) != tt.wantErr || !slices.Equal(got, tt.want) {
+			t.Errorf("parseLevels(%q) = %v, %v; want %v, error %v", tt.in, got, err, tt.want, tt.wantErr)
+		}
+	}
+}
+
+func TestParseAgents(t *testing.T) {
+	tests := []struct {
+		in      string
+		want    []int
+		wantErr bool
+	}{
+		{"1,8,32,64", []int{1, 8, 32, 64}, false},
+		{"64", []int{64}, false},
+		{"0", nil, true},
+		{"1,,2", nil, true},
+	}
+	for _, tt := range tests {
+		got, err := parseAgents(tt.in)
+		if (err != nil) != tt.wantErr || !slices.Equal(got, tt.want) {
+			t.Errorf("parseAgents(%q) = %v, %v; want %v, error %v", tt.in, got, err, tt.want, tt.wantErr)
+		}
+	}
+}
+
+// TestCurves: one series per level and variant, agents on x in the order
+// they ran, printing steps dashed.
+func TestCurves(t *testing.T) {
+	step := func(sessions, agents int, output bool, p50 float64) Step {
+		return Step{StepSpec: StepSpec{Sessions: sessions, PanesPerSession: 1, Agents: agents, Output: output},
+			tally: tally{Captures: Latency{N: 1, P50: p50}}}
+	}
+	steps := []Step{step(8, 1, false, 1), step(8, 8, false, 2), step(8, 1, true, 3), step(64, 1, false, 4)}
+	got := curves(steps, func(s Step) float64 { return s.Captures.P50 })
+	type line struct {
+		name   string
+		dashed bool
+		pts    []pt
+	}
+	want := []line{
+		{"8 sessions", false, []pt{{1, 1}, {8, 2}}},
+		{"8 sessions, printing", true, []pt{{1, 3}}},
+		{"64 sessions", false, []pt{{1, 4}}},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d series, want %d: %+v", len(got), len(want), got)
+	}
+	for i, w := range want {
+		if got[i].name != w.name || got[i].dashed != w.dashed || !slices.Equal(got[i].pts, w.pts) {
+			t.Errorf("series %d = %+v, want %+v", i, got[i], w)
+		}
+	}
+}

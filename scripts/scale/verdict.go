@@ -20,7 +20,7 @@ var BoundsDoc = []string{
 	"no errors: every call of every step succeeds (a tool error result, a transport error and a wait that never saw its marker all count). A rate_limited error means the step asked more of one pane or one server than tmux-mcp lets through (--read-rate, --server-rate), and fails the run like any other.",
 	"no stale capture: after an agent's command has printed its marker (run_command returned, or wait_for_text matched it), the agent's next capture_pane of that pane must contain the marker, since it was printed before the capture began; and a capture of a printing pane never shows a lower counter than an earlier capture of it showed.",
 	"capture latency: capture_pane's p99 in every step is at most one polling period of an agent (1/hz: 500 ms at the default 2 calls a second). Below it, tmux-mcp serves the fleet at the rate the fleet asks; above it, calls queue and an agent can no longer poll at its rate: the step is past saturation. A cached capture costs under a millisecond on an idle machine, so the bound does not hinge on a timing margin; what breaks it is a queue (a rate limiter's wait, one connection serialising every capture, a starved CPU).",
-	"every step made calls; the tmux server never died (server_health restarts stays 0 over the whole run, set-up included).",
+	"every step made captures and marker waits (so the stale check ran); the tmux server never died (server_health restarts stays 0 over the whole run, set-up included).",
 	"cleanup: after the run no process remains whose command line or environment names the run's private directory.",
 }
 
@@ -55,7 +55,7 @@ func Judge(steps []Step, restarts int, death string, leaked []string, b Bounds) 
 			worst = append(worst, fmt.Sprintf("%s: %.1f ms", name, s.Captures.P99))
 		}
 		worstP99 = max(worstP99, s.Captures.P99)
-		if s.Calls == 0 || s.Captures.N == 0 {
+		if s.Calls == 0 || s.Captures.N == 0 || s.Waits.N == 0 {
 			noCalls = append(noCalls, name)
 		}
 		if s.Restarts > 0 {

@@ -20,6 +20,8 @@ func TestJudge(t *testing.T) {
 	atBound.Captures.P99 = 250
 	idle := good(1)
 	idle.Calls, idle.Captures = 0, Latency{}
+	noWaits := good(8)
+	noWaits.Waits = Latency{}
 	restarted := good(8)
 	restarted.Restarts = 1
 	tests := []struct {
@@ -35,6 +37,7 @@ func TestJudge(t *testing.T) {
 		{"slow p99", []Step{good(1), slow}, nil, 0, []string{"capture p99"}},
 		{"p99 at the bound passes", []Step{atBound}, nil, 0, nil},
 		{"a step without calls", []Step{good(8), idle}, nil, 0, []string{"every step ran"}},
+		{"a step without marker waits", []Step{noWaits}, nil, 0, []string{"every step ran"}},
 		{"a restart", []Step{restarted}, nil, 0, []string{"every step ran"}},
 		{"no steps at all", nil, nil, 0, []string{"no errors", "every step ran"}},
 		{"leaked", []Step{good(1)}, []string{"123 (tmux)"}, 0, []string{"cleanup"}},
