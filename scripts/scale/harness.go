@@ -244,7 +244,9 @@ func (h *harness) windows(ctx context.Context, prefix string, agents, sessions i
 
 // killWindows kills every window whose name starts with prefix.
 func (h *harness) killWindows(ctx context.Context, prefix string) error {
-	out, err := h.tmux(ctx, "list-windows", "-a", "-F", "#{window_id} #{window_name}")
+	// -t: tmux resolves a current session even for -a, and once failed
+	// to find one ("no current target"); the first session always exists.
+	out, err := h.tmux(ctx, "list-windows", "-a", "-t", tmux.Literal("="+sessionName(0)), "-F", "#{window_id} #{window_name}")
 	if err != nil {
 		return fmt.Errorf("scale: list-windows: %w", err)
 	}
