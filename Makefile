@@ -132,8 +132,8 @@ soak-smoke:
 # MCP clients polling and waiting on their own panes, over 8 to 512
 # sessions, with and without printing panes. Prints the table, writes
 # scale-report/report.html and exits non-zero when a bound breaks. scale
-# takes about 6 minutes on 2 cores, scale-long about 20 (up to 2,048
-# panes), scale-smoke about 25 s. Not part of ci: the figures are the
+# takes 7.5 minutes on 2 shared cores, scale-long about 25 (up to 2,048
+# panes), scale-smoke about 28 s. Not part of ci: the figures are the
 # machine's, and ci already runs the soak smoke.
 scale: build
 	$(GO) build -o bin/scale ./scripts/scale
