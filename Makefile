@@ -129,12 +129,12 @@ soak-smoke:
 
 # Many agents on one host (scripts/scale, docs/scale.md): one tmux-mcp
 # serving streamable HTTP on a tmux server of its own, 1 to 64 concurrent
-# MCP clients polling and waiting on their own panes, over 8 to 512
-# sessions, with and without printing panes. Prints the table, writes
-# scale-report/report.html and exits non-zero when a bound breaks. scale
-# takes 7.5 minutes on 2 shared cores, scale-long about 25 (up to 2,048
-# panes), scale-smoke about 28 s. Not part of ci: the figures are the
-# machine's, and ci already runs the soak smoke.
+# MCP clients polling and waiting on their own panes, over 8 to 256
+# sessions (scale-long: 512 and 2,048 panes), with and without printing
+# panes. Prints the table, writes scale-report/report.html and exits
+# non-zero when a bound breaks. scale takes 7.5 minutes on 2 shared
+# cores, scale-long about 25, scale-smoke about 28 s. Not part of ci: the
+# figures are the machine's, and ci already runs the soak smoke.
 scale: build
 	$(GO) build -o bin/scale ./scripts/scale
 	bin/scale -bin $(BIN) -profile default -out scale-report
