@@ -9,7 +9,7 @@ STRESS    ?= 5
 # The other platforms tmux-mcp builds for (`make cross`), as GOOS/GOARCH.
 CROSS     ?= darwin/arm64 darwin/amd64
 
-.PHONY: all build run test race lint fmt-check vet staticcheck bench fuzz ci ci-matrix cross stress conformance soak soak-long soak-smoke clean matrix tmux-versions inspector \
+.PHONY: all build run test race lint fmt-check vet staticcheck bench fuzz ci ci-matrix cross stress conformance soak soak-long soak-smoke scale scale-long scale-smoke clean matrix tmux-versions inspector \
 	release-snapshot npm-pack mcpb release-check release-test clients release-tools
 
 all: build
@@ -127,6 +127,26 @@ soak-long:
 soak-smoke:
 	GO=$(GO) BIN=$(BIN) scripts/soak smoke
 
+# Many agents on one host (scripts/scale, docs/scale.md): one tmux-mcp
+# serving streamable HTTP on a tmux server of its own, 1 to 64 concurrent
+# MCP clients polling and waiting on their own panes, over 8 to 256
+# sessions (scale-long: 512 and 2,048 panes), with and without printing
+# panes. Prints the table, writes scale-report/report.html and exits
+# non-zero when a bound breaks. scale takes 7.5 minutes on 2 shared
+# cores, scale-long about 25, scale-smoke about 28 s. Not part of ci: the
+# figures are the machine's, and ci already runs the soak smoke.
+scale: build
+	$(GO) build -o bin/scale ./scripts/scale
+	bin/scale -bin $(BIN) -profile default -out scale-report
+
+scale-long: build
+	$(GO) build -o bin/scale ./scripts/scale
+	bin/scale -bin $(BIN) -profile long -out scale-report/long
+
+scale-smoke: build
+	$(GO) build -o bin/scale ./scripts/scale
+	bin/scale -bin $(BIN) -profile smoke -out scale-report/smoke
+
 # Release packaging (RELEASING.md): archives, npm packages, MCP bundles and
 # the registry entry, built into dist/ and checked offline; nothing is
 # published. The pinned tools install themselves, on first use, into
@@ -200,4 +220,4 @@ clients: dist/artifacts.json $(CLIENTS_DIR)/.installed
 	TMUX_MCP_RELEASE_CHECK=1 TMUX_MCP_CLIENTS=$(CLIENTS_DIR)/node_modules/.bin $(GO) test -count=1 -v -run TestClients ./packaging/
 
 clean:
-	rm -rf bin soak-report dist
+	rm -rf bin soak-report scale-report dist

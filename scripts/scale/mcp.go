@@ -1,0 +1,129 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// mcpClient is one MCP session with tmux-mcp over streamable HTTP, on an
+// HTTP connection of its own, as a separate agent process would have.
+type mcpClient struct {
+	c *client.Client
+}
+
+// dial opens and initializes a session at url with the bearer token.
+func dial(ctx context.Context, url, token, name string) (*mcpClient, error) {
+	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4, IdleConnTimeout: time.Minute}}
+	c, err := client.NewStreamableHttpClient(url,
+		transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + token}),
+		transport.WithHTTPBasicClient(hc))
+	if err != nil {
+		return nil, fmt.Errorf("scale: client: %w", err)
+	}
+	if err := c.Start(ctx); err != nil {
+		return nil, fmt.Errorf("scale: start client: %w", err)
+	}
+	var init mcp.InitializeRequest
+	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
+	init.Params.ClientInfo = mcp.Implementation{Name: name, Version: "0"}
+	ictx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	if _, err := c.Initialize(ictx, init); err != nil {
+		c.Close()
+		return nil, fmt.Errorf("scale: initialize %s: %w", name, err)
+	}
+	return &mcpClient{c: c}, nil
+}
+
+func (m *mcpClient) close() { m.c.Close() } //nolint:errcheck // the server may be gone
+
+// result is a tool call's outcome: its structured content (nil when it
+// had none), its text and, for a failure, its error class.
+type result struct {
+	fields map[string]any
+	text   string // the text content, then the structured content as JSON
+	class  string // "" on success
+}
+
+var classRe = regexp.MustCompile(`\[([a-z_]+)\]`)
+
+// tool calls a tool. Every failure, a tool error result or a protocol or
+// transport error, comes back with a class.
+func (m *mcpClient) tool(ctx context.Context, name string, args map[string]any) result {
+	var req mcp.CallToolRequest
+	req.Params.Name = name
+	req.Params.Arguments = args
+	res, err := m.c.CallTool(ctx, req)
+	if err != nil {
+		return result{class: errClass(err), text: err.Error()}
+	}
+	var text strings.Builder
+	for _, c := range res.Content {
+		if t, ok := c.(mcp.TextContent); ok {
+			text.WriteString(t.Text)
+		}
+	}
+	raw := res.RawStructuredContent
+	if len(raw) == 0 && res.StructuredContent != nil {
+		raw, _ = json.Marshal(res.StructuredContent)
+	}
+	out := result{text: text.String() + "\n" + string(raw)}
+	if len(raw) > 0 {
+		json.Unmarshal(raw, &out.fields) //nolint:errcheck // fields stay nil: the text is still searched
+	}
+	if res.IsError {
+		out.class = "tool_error"
+		if m := classRe.FindStringSubmatch(firstLine(text.String())); m != nil {
+			out.class = m[1]
+		}
+	}
+	return out
+}
+
+// str and boolean read a field of a structured result.
+func (r result) str(k string) string {
+	s, _ := r.fields[k].(string)
+	return s
+}
+
+func (r result) boolean(k string) bool {
+	b, _ := r.fields[k].(bool)
+	return b
+}
+
+// errClass names the class of a protocol or transport error.
+func errClass(err error) string {
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		return "deadline"
+	case errors.Is(err, context.Canceled):
+		return "canceled"
+	}
+	if m := classRe.FindStringSubmatch(firstLine(err.Error())); m != nil {
+		return m[1]
+	}
+	s := strings.ToLower(err.Error())
+	for _, k := range []string{"503", "429", "404", "connection refused", "connection reset", "eof"} {
+		if strings.Contains(s, k) {
+			return "http_" + strings.ReplaceAll(k, " ", "_")
+		}
+	}
+	return "protocol"
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
