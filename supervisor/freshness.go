@@ -56,6 +56,10 @@ var ErrNotWatched = errors.New("supervisor: pane not watched")
 // beyond it are proven by the probe.
 const maxWatchers = 32
 
+// errTooManyWatchers: a dial found maxWatchers connections open or under
+// way.
+var errTooManyWatchers = errors.New("supervisor: too many watcher connections")
+
 // proof is what the freshness room knows about a pane at the moment a
 // capture began. The zero proof proves nothing.
 type proof struct {
@@ -102,6 +106,7 @@ type freshness struct {
 
 	mu          sync.Mutex
 	watchers    map[tmux.SessionID]*watcher
+	dialing     int // watcher dials under way, counted against maxWatchers
 	paneSession map[tmux.PaneID]tmux.SessionID
 	closed      bool
 }
@@ -232,7 +237,20 @@ func (f *freshness) dial(ctx context.Context, sess tmux.SessionID) (*watcher, er
 		f.mu.Unlock()
 		return old, nil
 	}
+	// The cap counts dials under way: concurrent first captures of many
+	// sessions would each see room and all dial (62 watchers were seen
+	// with 64 agents starting together).
+	if _, replacing := f.watchers[sess]; !replacing && len(f.watchers)+f.dialing >= maxWatchers {
+		f.mu.Unlock()
+		return nil, errTooManyWatchers
+	}
+	f.dialing++
 	f.mu.Unlock()
+	defer func() {
+		f.mu.Lock()
+		f.dialing--
+		f.mu.Unlock()
+	}()
 	w := &watcher{f: f, session: sess, epoch: f.epochs.Add(1),
 		paused: map[tmux.PaneID]bool{}, subs: map[tmux.PaneID]map[*paneSub]struct{}{}}
 	ctrl, err := f.client.Watch(ctx, sess, tmux.WatchOptions{
