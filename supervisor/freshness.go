@@ -322,6 +322,17 @@ func (f *freshness) learnPanes(panes []tmux.Pane) {
 	f.mu.Unlock()
 }
 
+// notePane records the session of one pane read on its own, keeping what
+// is known of the others.
+func (f *freshness) notePane(p tmux.Pane) {
+	f.mu.Lock()
+	if f.paneSession == nil {
+		f.paneSession = map[tmux.PaneID]tmux.SessionID{}
+	}
+	f.paneSession[p.ID] = p.SessionID
+	f.mu.Unlock()
+}
+
 func (f *freshness) forgetPane(pane tmux.PaneID) {
 	f.mu.Lock()
 	delete(f.paneSession, pane)

@@ -2,6 +2,7 @@ package supervisor
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
 )
@@ -23,6 +24,21 @@ func (s *Server) ListPanes(ctx context.Context) ([]tmux.Pane, error) {
 		s.fresh.learnPanes(panes)
 	}
 	return panes, err
+}
+
+// Pane returns one pane as ListPanes would, reading only its window (see
+// tmux.Client.Pane).
+func (s *Server) Pane(ctx context.Context, id tmux.PaneID) (tmux.Pane, error) {
+	if !validPaneID(id) {
+		return tmux.Pane{}, fmt.Errorf("%w: pane must be a pane ID like %%3, got %q", ErrInvalidArgument, id)
+	}
+	p, err := query(ctx, s, "list-panes", func(ctx context.Context) (tmux.Pane, error) {
+		return s.client.Pane(ctx, id)
+	})
+	if err == nil {
+		s.fresh.notePane(p)
+	}
+	return p, err
 }
 
 // ListPanesWith is ListPanes reading only the named fields (and pane_id,

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"errors"
 	"sort"
 	"strconv"
 	"strings"
@@ -231,16 +232,11 @@ func sessionByID(ctx context.Context, srv *supervisor.Server, id tmux.SessionID)
 }
 
 func paneByID(ctx context.Context, srv *supervisor.Server, id tmux.PaneID) (tmux.Pane, error) {
-	panes, err := srv.ListPanes(ctx)
-	if err != nil {
-		return tmux.Pane{}, err
+	p, err := srv.Pane(ctx, id)
+	if errors.Is(err, tmux.ErrPaneNotFound) {
+		return tmux.Pane{}, &toolError{msg: "Pane not found: " + string(id), class: "pane_not_found", hint: hintPanes}
 	}
-	for _, p := range panes {
-		if p.ID == id {
-			return p, nil
-		}
-	}
-	return tmux.Pane{}, &toolError{msg: "Pane not found: " + string(id), class: "pane_not_found", hint: hintPanes}
+	return p, err
 }
 
 // pane resolves the server and the pane the call targets (findPane).

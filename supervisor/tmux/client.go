@@ -350,6 +350,27 @@ func (c *Client) ListPanes(ctx context.Context) ([]Pane, error) {
 	return withoutHidden(all, func(p Pane) string { return p.SessionName }), err
 }
 
+// Pane returns the pane id as ListPanes would, reading only the panes of
+// its window: a call that targets one pane costs tmux that window, not
+// every pane of the server. A pane that does not exist, or that is in
+// tmux-mcp's hidden session, is an error matching ErrPaneNotFound.
+func (c *Client) Pane(ctx context.Context, id PaneID) (Pane, error) {
+	out, err := c.Run(ctx, "list-panes", "-t", string(id), "-F", paneFormat)
+	if err != nil {
+		return Pane{}, err
+	}
+	panes, err := parse(paneFields, out)
+	if err != nil {
+		return Pane{}, err
+	}
+	for _, p := range withoutHidden(panes, func(p Pane) string { return p.SessionName }) {
+		if p.ID == id {
+			return p, nil
+		}
+	}
+	return Pane{}, fmt.Errorf("%w: %s", ErrPaneNotFound, id)
+}
+
 // ListPanesWith is ListPanes reading only the named fields (names of
 // the format variables, such as "pane_tty"), and pane_id, session_id and
 // session_name: the others are left zero. Each field costs tmux a format

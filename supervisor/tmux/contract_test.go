@@ -446,3 +446,42 @@ func TestListPanesWith(t *testing.T) {
 		}
 	})
 }
+
+// TestPaneByID: Pane reads one pane as ListPanes does; a missing pane and
+// a pane of the hidden session are ErrPaneNotFound.
+func TestPaneByID(t *testing.T) {
+	forEachTransport(t, func(t *testing.T, kind string) {
+		c, _ := newClient(t, kind)
+		run(t, c, "split-window", "-d", "-t", "=main:", "exec cat")
+		run(t, c, "new-window", "-d", "-t", "=main:", "exec cat")
+		all, err := c.ListPanes(ctx(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(all) != 3 {
+			t.Fatalf("listed %d panes, want 3", len(all))
+		}
+		for _, want := range all {
+			got, err := c.Pane(ctx(t), want.ID)
+			if err != nil {
+				t.Fatalf("Pane(%s): %v", want.ID, err)
+			}
+			// What the pane runs (a shell that execs cat) and the name
+			// automatic-rename gives its window may change between reads.
+			got.CurrentCommand, got.WindowName, want.CurrentCommand, want.WindowName = "", "", "", ""
+			if got != want {
+				t.Errorf("Pane(%s) = %+v, want %+v", want.ID, got, want)
+			}
+		}
+		missing := []tmux.PaneID{"%999"}
+		if kind == "control" { // the command connection's hidden session
+			hidden := run(t, c, "list-panes", "-t", "="+tmux.HiddenSession+":", "-F", "#{pane_id}")
+			missing = append(missing, tmux.PaneID(strings.Fields(hidden)[0]))
+		}
+		for _, id := range missing {
+			if _, err := c.Pane(ctx(t), id); !errors.Is(err, tmux.ErrPaneNotFound) {
+				t.Errorf("Pane(%s) error = %v, want ErrPaneNotFound", id, err)
+			}
+		}
+	})
+}
