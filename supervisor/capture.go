@@ -71,7 +71,7 @@ type flightKey struct {
 
 // Capture returns a pane's contents, capped. It is linearizable: the
 // content includes every byte of output tmux had processed before the call
-// began. It is served from cache only when the freshness room proves the
+// began. It is served from cache only when the freshness check proves the
 // pane has not changed since an identical capture (see freshness.go).
 // Captures that reach tmux are shared between concurrent callers only when
 // that cannot make one stale: under one proof, or, without a proof, in a
