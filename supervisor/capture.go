@@ -60,7 +60,7 @@ type Capture struct {
 // ErrInvalidArgument matches requests the supervisor rejects before any
 // tmux call (a malformed pane ID, caps above the ceilings); the message
 // names the argument and the accepted values.
-var ErrInvalidArgument = errors.New("invalid argument")
+var ErrInvalidArgument = errors.New("supervisor: invalid argument")
 
 // flightKey identifies captures that may share one tmux call: the same
 // capture under the same proof (see freshness.go).

@@ -248,11 +248,11 @@ func (t *restartTracker) decideCause(now time.Time, c Cause, clean bool) decisio
 
 // ErrRestarting matches the error of a call made while its server is being
 // recovered: retry after the delay it names.
-var ErrRestarting = errors.New("tmux server restarting")
+var ErrRestarting = errors.New("supervisor: tmux server restarting")
 
 // ErrServerDown matches the error of a call made to a server that is down
 // and will not be recovered automatically.
-var ErrServerDown = errors.New("tmux server is down")
+var ErrServerDown = errors.New("supervisor: tmux server is down")
 
 // restartingError is the fail-fast error of a call that arrives while the
 // server is being recovered.
