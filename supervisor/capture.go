@@ -60,7 +60,7 @@ type Capture struct {
 // ErrInvalidArgument matches requests the supervisor rejects before any
 // tmux call (a malformed pane ID, caps above the ceilings); the message
 // names the argument and the accepted values.
-var ErrInvalidArgument = errors.New("invalid argument")
+var ErrInvalidArgument = errors.New("supervisor: invalid argument")
 
 // flightKey identifies captures that may share one tmux call: the same
 // capture under the same proof (see freshness.go).
@@ -71,7 +71,7 @@ type flightKey struct {
 
 // Capture returns a pane's contents, capped. It is linearizable: the
 // content includes every byte of output tmux had processed before the call
-// began. It is served from cache only when the freshness room proves the
+// began. It is served from cache only when the freshness check proves the
 // pane has not changed since an identical capture (see freshness.go).
 // Captures that reach tmux are shared between concurrent callers only when
 // that cannot make one stale: under one proof, or, without a proof, in a

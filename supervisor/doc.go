@@ -28,19 +28,18 @@
 // activity. freshness.go holds the whole argument and its one known limit;
 // it is the file to open to learn why a capture was served from cache.
 //
-// Files: supervisor.go (Supervisor, Config), server.go (Server), call.go
-// (the call path and its gates), blocking.go (commands that wait inside
-// tmux), queries.go (typed listings), lifecycle.go (adopt, start, close),
-// inspect.go (looking at tmux without supervising it), orphan.go (finding
-// a server behind a deleted socket),
-// monitor.go (watching a live server), death.go (classifying a death),
-// recovery.go (restart, socket recreation, restore), restoring.go (the
-// gate that holds calls while a restore runs), restart.go (the pure
-// restart policy), capture.go (Capture), freshness.go, watcher.go and
-// probe.go (what may be served from cache), cache.go (the cache),
-// coalesce.go (sharing tmux calls without going stale), caps.go (capture
-// caps), ratelimit.go (token buckets), resources.go (resource watch and
-// gate), health.go (Health), events.go (Event and the bus).
+// # When a server dies
+//
+// A death is noticed by the monitor of a live server and classified into
+// a [Cause]. The restart policy ([RestartPolicy] and a record of recent
+// deaths: pure code, tested without tmux) decides whether and when to start
+// the server again; the monitor goroutine carries the decision out: it
+// restarts the server, recreates a deleted socket, or gives up. A server
+// tmux-mcp started is then rebuilt by the [Restorer] (the journal), and
+// until that returns the restore gate holds every other call, so that no
+// caller sees half of the restored tree. Each of the three has its file:
+// restartpolicy.go (the decision), restart.go (carrying it out) and
+// restoregate.go (the gate).
 //
 // Platform differences each sit behind one small seam, with the Linux and
 // macOS sides side by side (_linux.go, _darwin.go) and the macOS decoding

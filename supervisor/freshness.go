@@ -11,7 +11,7 @@ import (
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
 )
 
-// This file is the freshness room: everything that decides whether a
+// This file is the freshness check: everything that decides whether a
 // capture may be answered from cache. Server.Capture asks it for a proof
 // (prove), looks the capture up under that proof (lookup) and stores what
 // tmux returned under it (store); nothing else reads or fills the cache.
@@ -60,7 +60,7 @@ const maxWatchers = 32
 // way.
 var errTooManyWatchers = errors.New("supervisor: too many watcher connections")
 
-// proof is what the freshness room knows about a pane at the moment a
+// proof is what the freshness check knows about a pane at the moment a
 // capture began. The zero proof proves nothing.
 type proof struct {
 	how   string // "watcher", "probe" or "" (none)

@@ -18,7 +18,7 @@ func (s *Server) gate(ctx context.Context) error { return s.gateStart(ctx, true)
 
 // gateStart is gate; allowStart false never starts a server (it still
 // adopts a running one). While a restore runs, the call waits for it
-// (restoring.go), then passes the health gate again: the server may have
+// (restoregate.go), then passes the health gate again: the server may have
 // died meanwhile.
 func (s *Server) gateStart(ctx context.Context, allowStart bool) error {
 	for {

@@ -10,7 +10,7 @@ import (
 
 // ErrRateLimited matches the error of a call refused by a rate limit: retry
 // after the delay it names.
-var ErrRateLimited = errors.New("rate limited")
+var ErrRateLimited = errors.New("supervisor: rate limited")
 
 // RateLimitedError is a call refused by a token bucket.
 type RateLimitedError struct {

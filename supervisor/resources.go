@@ -121,7 +121,7 @@ func SampleResources(ctx context.Context, pid int, prev *Resources) (Resources, 
 
 // ErrResourceExhausted matches the error of a call refused because the
 // server is close to running out of file descriptors or PTYs.
-var ErrResourceExhausted = errors.New("resource exhausted")
+var ErrResourceExhausted = errors.New("supervisor: resource exhausted")
 
 // ResourceExhaustedError is a pane-creating call refused before the server
 // runs out of a resource (an fd-exhausted server livelocks for good).

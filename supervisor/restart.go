@@ -1,299 +1,253 @@
 package supervisor
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
+	"syscall"
 	"time"
 
-	"github.com/cenkalti/backoff/v4"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
 )
 
-// RestartPolicy says how a dead server is brought back. Zero fields take
-// the defaults documented on each field.
-type RestartPolicy struct {
-	// MaxAttempts is how many recoveries in a row may be tried before the
-	// server is declared down (5). A server that stays up for StableAfter
-	// starts counting from zero again.
-	MaxAttempts int
-	// Initial is the delay before the first recovery (200ms); each further
-	// attempt waits Multiplier (2) times longer, at most Max (10s). The
-	// first recovery after a clean history (the server had been up for
-	// StableAfter when it died) starts at once: only repeated deaths back
-	// off.
-	Initial    time.Duration
-	Max        time.Duration
-	Multiplier float64
-	// StableAfter is how long a server must stay up for its attempt count
-	// to be reset (60s).
-	StableAfter time.Duration
-	// HungAfter is how long a live server may keep timing out before it is
-	// treated as hung and terminated (10s).
-	HungAfter time.Duration
+// died records a death, tells subscribers and carries out the restart
+// policy's decision.
+func (s *Server) died(ctx context.Context, id identity, cause Cause, detail string) {
+	now := s.now()
+	s.mu.Lock()
+	if s.state != StateUp {
+		s.mu.Unlock()
+		return
+	}
+	s.lastCause, s.lastDetail, s.lastDeathAt = cause, detail, now
+	d := s.tracker.decide(now, cause)
+	if s.cfg.Observe {
+		// Observe only (Config.Observe): nothing is restarted, terminated
+		// or signalled; the next call adopts a server that answers again.
+		d = decision{Action: actNone, Reason: "observing only (readonly tier): tmux-mcp does not recover servers"}
+	}
+	s.pending = d
+	if s.id.stopPidfd != nil {
+		s.id.stopPidfd()
+	}
+	switch d.Action {
+	case actRestart, actRecreateSocket, actTerminate:
+		s.state, s.retryAt = StateRestarting, now.Add(d.Delay)
+	case actNone, actStartOnDemand:
+		s.state, s.startable = StateDown, true
+	default:
+		s.state, s.startable = StateDown, false
+	}
+	s.mu.Unlock()
+	// The death is a span of its own, from detection to the end of
+	// recovery (or giving up); restarts and restores are its children.
+	ctx, span := s.tracer.Start(ctx, "tmux server death", trace.WithAttributes(
+		attribute.String("tmux.socket", s.sock.String()), attribute.Int("tmux.server.pid", id.pid),
+		attribute.String("tmux.death.cause", string(cause)), attribute.String("tmux.recovery.action", d.Action.String())))
+	defer func() {
+		st := s.State()
+		span.SetAttributes(attribute.Bool("tmux.recovered", st == StateUp), attribute.String("tmux.server.state", string(st)))
+		if st != StateUp && d.Action != actNone && d.Action != actStartOnDemand {
+			span.SetStatus(codes.Error, "not recovered")
+		}
+		span.End()
+	}()
+	watchers := s.fresh.reset()
+	// In the background: closing the watchers of a stopped server takes
+	// seconds each, and the death must be announced and acted on now.
+	go closeWatchers(watchers)
+	s.bus.emit(Event{Type: EventServerDied, Socket: s.sock, PID: id.pid, Cause: cause, Detail: detail})
+	if d.Action == actRecreateSocket || d.Action == actRestart || d.Action == actTerminate {
+		s.bus.emit(Event{Type: EventRestarting, Socket: s.sock, PID: id.pid, Cause: cause, Attempt: d.Attempt, Delay: d.Delay, Detail: d.Reason})
+	}
+	if d.Action != actRecreateSocket {
+		s.client.Close() //nolint:errcheck // the connection is dead
+		s.client.ForgetServer()
+	}
+	s.recover(ctx, id, cause, d)
 }
 
-func (p RestartPolicy) withDefaults() RestartPolicy {
-	if p.MaxAttempts <= 0 {
-		p.MaxAttempts = 5
+// recover carries out decisions until the server is back or the policy
+// gives up. It runs on the monitor goroutine.
+func (s *Server) recover(ctx context.Context, id identity, cause Cause, d decision) {
+	for {
+		var err error
+		switch d.Action {
+		case actRecreateSocket, actRestart, actTerminate:
+			if err = sleepCtx(ctx, d.Delay); err != nil {
+				return
+			}
+		default:
+			return
+		}
+		actx, span := s.tracer.Start(ctx, "tmux server "+d.Action.String(), trace.WithAttributes(
+			attribute.String("tmux.socket", s.sock.String()), attribute.Int("tmux.recovery.attempt", d.Attempt)))
+		switch d.Action {
+		case actRecreateSocket:
+			err = s.recreateSocket(actx, id)
+		case actTerminate:
+			terminate(actx, id)
+			err = s.restart(actx)
+		case actRestart:
+			err = s.restart(actx)
+		}
+		if err != nil {
+			span.SetStatus(codes.Error, tmux.ClassName(err))
+		}
+		span.End()
+		if err == nil {
+			return
+		}
+		if d.Action == actRecreateSocket && !PIDAlive(id.pid, id.startTime) {
+			// The server died while its socket was gone: nothing to signal
+			// any more, start a new one instead.
+			cause = CauseUnknown
+		}
+		now := s.now()
+		s.mu.Lock()
+		s.lastDetail = fmt.Sprintf("%s; recovery failed: %v", s.lastDetail, err)
+		d = s.tracker.decide(now, cause)
+		s.pending = d
+		if s.state == StateClosed {
+			s.mu.Unlock()
+			return
+		}
+		if d.Action == actGiveUp {
+			s.state, s.startable = StateDown, false
+		} else {
+			s.retryAt = now.Add(d.Delay)
+		}
+		s.mu.Unlock()
+		if d.Action != actGiveUp {
+			s.bus.emit(Event{Type: EventRestarting, Socket: s.sock, Cause: cause, Attempt: d.Attempt, Delay: d.Delay, Detail: d.Reason})
+		}
 	}
-	if p.Initial <= 0 {
-		p.Initial = 200 * time.Millisecond
-	}
-	if p.Max <= 0 {
-		p.Max = 10 * time.Second
-	}
-	if p.Max < p.Initial {
-		p.Max = p.Initial
-	}
-	if p.Multiplier < 1 {
-		p.Multiplier = 2
-	}
-	if p.StableAfter <= 0 {
-		p.StableAfter = 60 * time.Second
-	}
-	if p.HungAfter <= 0 {
-		p.HungAfter = 10 * time.Second
-	}
-	return p
 }
 
-// defaultRestartJitter spreads restart delays by ±10% so that several
-// tmux-mcp processes sharing one server do not race in lockstep.
-const defaultRestartJitter = 0.1
+// recreateSocket brings back a deleted socket: mkdir -p -m 700 of its
+// directory, SIGUSR1 to the live server, then verify it answers. It never
+// starts a server.
+func (s *Server) recreateSocket(ctx context.Context, id identity) error {
+	path := s.sock.ResolvedPath()
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return fmt.Errorf("supervisor: recreate socket directory: %w", err)
+	}
+	if !PIDAlive(id.pid, id.startTime) {
+		return fmt.Errorf("supervisor: server PID %d is gone", id.pid)
+	}
+	if err := syscall.Kill(id.pid, syscall.SIGUSR1); err != nil {
+		return fmt.Errorf("supervisor: signal server: %w", err)
+	}
+	deadline := time.Now().Add(2 * time.Second)
+	for ProbeSocket(ctx, path, 100*time.Millisecond) != nil {
+		if time.Now().After(deadline) {
+			return errors.New("supervisor: socket not recreated after SIGUSR1")
+		}
+		if err := sleepCtx(ctx, 5*time.Millisecond); err != nil {
+			return err
+		}
+	}
+	cctx, cancel := context.WithTimeout(ctx, connectSteps*s.cfg.CommandTimeout)
+	defer cancel()
+	if err := s.client.Connect(cctx); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	if s.state == StateClosed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.state = StateUp
+	s.restarts++
+	s.tracker.up(s.now())
+	s.id.sockIno = socketInode(path)
+	pctx, stop := context.WithCancel(context.Background())
+	if exited, err := watchExit(pctx, id.pid); err == nil {
+		s.id.pidExited, s.id.stopPidfd = exited, stop
+	} else {
+		stop()
+	}
+	s.mu.Unlock()
+	s.bus.emit(Event{Type: EventSocketRecreated, Socket: s.sock, PID: id.pid})
+	return nil
+}
 
-// action is what the restart loop must do after a death.
-type action int
+// terminate ends a hung or livelocked server: SIGTERM, then SIGKILL if it
+// is still alive a second later. Only the PID (and start time) we recorded
+// is signalled.
+func terminate(ctx context.Context, id identity) {
+	if !PIDAlive(id.pid, id.startTime) {
+		return
+	}
+	syscall.Kill(id.pid, syscall.SIGCONT) //nolint:errcheck // a stopped process cannot handle SIGTERM
+	syscall.Kill(id.pid, syscall.SIGTERM) //nolint:errcheck
+	deadline := time.Now().Add(time.Second)
+	for PIDAlive(id.pid, id.startTime) && time.Now().Before(deadline) {
+		if sleepCtx(ctx, 10*time.Millisecond) != nil {
+			return
+		}
+	}
+	if PIDAlive(id.pid, id.startTime) {
+		syscall.Kill(id.pid, syscall.SIGKILL) //nolint:errcheck
+	}
+}
 
+// connectSteps is how many tmux round trips attaching to a server takes at
+// most, each allowed CommandTimeout: its version, the hidden session
+// (looked up, created) and the control connection. adoptSteps adds reading
+// the server's identity (two queries); restartSteps adds starting it.
 const (
-	// actNone: nothing (tmux-mcp killed the server on request).
-	actNone action = iota
-	// actRestart: after Delay start a new server, then restore.
-	actRestart
-	// actRecreateSocket: after Delay, mkdir -p -m 700 the socket's
-	// directory and send SIGUSR1 to the live server so it binds its socket
-	// again. Never start a second server: it would orphan the live one.
-	actRecreateSocket
-	// actTerminate: after Delay, SIGTERM the server, SIGKILL it if it is
-	// still alive after a grace period, then restart and restore.
-	actTerminate
-	// actStartOnDemand: the server ended normally; start one (and restore)
-	// when the next call needs it, not before.
-	actStartOnDemand
-	// actGiveUp: recovery is impossible or exhausted; calls fail with
-	// ErrServerDown until something changes.
-	actGiveUp
+	connectSteps = 4
+	adoptSteps   = connectSteps + 2
+	restartSteps = 1 + adoptSteps
 )
 
-var actionNames = [...]string{
-	actNone:           "none",
-	actRestart:        "restart",
-	actRecreateSocket: "recreate_socket",
-	actTerminate:      "terminate",
-	actStartOnDemand:  "start_on_demand",
-	actGiveUp:         "give_up",
-}
-
-func (a action) String() string {
-	if int(a) < len(actionNames) {
-		return actionNames[a]
+// restart starts a new server, attaches to it and runs the restore hook.
+func (s *Server) restart(ctx context.Context) error {
+	if s.cfg.NoStart {
+		return errors.New("supervisor: starting servers is disabled (NoStart)")
 	}
-	return fmt.Sprintf("action(%d)", int(a))
-}
-
-// decision is the restart policy's answer to one death.
-type decision struct {
-	Action action
-	// Delay is how long to wait before acting.
-	Delay time.Duration
-	// Attempt is this recovery's number (1-based) and Max the policy's
-	// MaxAttempts; both are zero for actions that use no attempt.
-	Attempt, Max int
-	// Reason explains the decision in words, for events and errors.
-	Reason string
-}
-
-// clockAt is a backoff.Clock that reads the time the caller injected.
-type clockAt struct{ now time.Time }
-
-func (c *clockAt) Now() time.Time { return c.now }
-
-// restartTracker decides what to do when a server dies. It is pure: it
-// never reads the clock or sleeps; callers pass the time in and carry the
-// decision out. It is not safe for concurrent use.
-type restartTracker struct {
-	policy   RestartPolicy
-	clock    *clockAt
-	backoff  *backoff.ExponentialBackOff
-	attempts int       // recoveries since the last reset
-	upSince  time.Time // when the current server was first seen healthy; zero while down
-	history  []restartRecord
-
-	timingOutSince time.Time // first probe timeout of the current streak; zero when answering
-}
-
-// restartRecord is one death and the decision taken.
-type restartRecord struct {
-	At       time.Time
-	Cause    Cause
-	Decision decision
-}
-
-// maxRestartHistory bounds restartTracker.history.
-const maxRestartHistory = 32
-
-// newRestartTracker returns a tracker for p (defaults filled in). jitter is
-// the backoff's randomization factor: 0 makes delays exact (tests),
-// defaultRestartJitter spreads them.
-func newRestartTracker(p RestartPolicy, jitter float64) *restartTracker {
-	p = p.withDefaults()
-	clk := &clockAt{}
-	b := backoff.NewExponentialBackOff(
-		backoff.WithInitialInterval(p.Initial),
-		backoff.WithMultiplier(p.Multiplier),
-		backoff.WithMaxInterval(p.Max),
-		backoff.WithRandomizationFactor(jitter),
-		backoff.WithMaxElapsedTime(0),
-		backoff.WithClockProvider(clk),
-	)
-	return &restartTracker{policy: p, clock: clk, backoff: b}
-}
-
-// up records that the server answered at now. After StableAfter of
-// continuous health the attempt count and backoff start over.
-func (t *restartTracker) up(now time.Time) {
-	t.timingOutSince = time.Time{}
-	if t.upSince.IsZero() {
-		t.upSince = now
+	sctx, cancel := context.WithTimeout(ctx, restartSteps*s.cfg.CommandTimeout)
+	defer cancel()
+	s.client.ForgetServer()
+	// Another tmux-mcp process on the same socket may have restarted the
+	// server first: adopt it rather than fight over the socket.
+	owned, err := s.client.Exec().StartServer(sctx, tmux.StartOptions{FDLimit: s.cfg.FDLimit})
+	if err != nil && !errors.Is(err, tmux.ErrServerRunning) {
+		return err
 	}
-	t.resetIfStable(now)
-}
-
-func (t *restartTracker) resetIfStable(now time.Time) {
-	if !t.upSince.IsZero() && now.Sub(t.upSince) >= t.policy.StableAfter && t.attempts > 0 {
-		t.attempts = 0
-		t.clock.now = now
-		t.backoff.Reset()
+	// Only the process that started the new server restores it; one that
+	// adopted it leaves that to the winner (restoring twice duplicates).
+	// The restore gate closes before the server is marked up, so that no
+	// call sees the tree half rebuilt, and opens on every path below.
+	endRestore := func() {}
+	if s.cfg.Restorer != nil && owned != nil {
+		endRestore = s.beginRestore()
 	}
-}
-
-// probe records one liveness probe of a server that is alive (its PID
-// exists) and reports whether it has now been timing out for HungAfter or
-// longer, i.e. must be treated as hung.
-func (t *restartTracker) probe(now time.Time, timedOut bool) (hung bool) {
-	if !timedOut {
-		t.up(now)
-		return false
+	defer endRestore()
+	err = s.client.Connect(sctx)
+	if err == nil {
+		err = s.adopt(sctx, owned)
 	}
-	if t.timingOutSince.IsZero() {
-		t.timingOutSince = now
+	if err != nil {
+		if owned != nil {
+			syscall.Kill(owned.PID, syscall.SIGKILL) //nolint:errcheck // ours, and not taken over
+		}
+		return err
 	}
-	return now.Sub(t.timingOutSince) >= t.policy.HungAfter
-}
-
-// reset forgets the attempts made, for a recovery asked for explicitly
-// after the tracker gave up.
-func (t *restartTracker) reset(now time.Time) {
-	t.attempts = 0
-	t.clock.now = now
-	t.backoff.Reset()
-}
-
-// decide returns what to do about a server that died at now of cause c.
-func (t *restartTracker) decide(now time.Time, c Cause) decision {
-	clean := !t.upSince.IsZero() && now.Sub(t.upSince) >= t.policy.StableAfter
-	t.resetIfStable(now)
-	t.upSince = time.Time{}
-	t.timingOutSince = time.Time{}
-	d := t.decideCause(now, c, clean)
-	t.history = append(t.history, restartRecord{At: now, Cause: c, Decision: d})
-	if len(t.history) > maxRestartHistory {
-		t.history = append(t.history[:0], t.history[len(t.history)-maxRestartHistory:]...)
+	pid := s.identity().pid
+	s.mu.Lock()
+	s.restarts++
+	s.mu.Unlock()
+	s.bus.emit(Event{Type: EventRestarted, Socket: s.sock, PID: pid})
+	if s.cfg.Restorer != nil && owned != nil {
+		s.runRestorer(ctx, pid, endRestore)
 	}
-	return d
-}
-
-// decideCause decides for cause c. clean says the server had been up for
-// StableAfter: its first recovery then waits for nothing.
-func (t *restartTracker) decideCause(now time.Time, c Cause, clean bool) decision {
-	var act action
-	switch c {
-	case CauseKillServer:
-		return decision{Action: actNone, Reason: "the server was killed on request"}
-	case CauseLastSession:
-		return decision{Action: actStartOnDemand, Reason: "the server ended normally; a new one starts with the next call"}
-	case CausePermission:
-		return decision{Action: actGiveUp, Reason: "the socket or its directory has the wrong owner or permissions; fix them and retry"}
-	case CauseVersionSkew:
-		return decision{Action: actGiveUp, Reason: "the running server is a different tmux version than the client; restart it deliberately"}
-	case CauseSocketDeleted:
-		act = actRecreateSocket
-	case CauseHung, CauseFDLivelock:
-		act = actTerminate
-	default: // CauseKilled, CauseCrashed, CauseUnknown
-		act = actRestart
-	}
-	p := t.policy
-	if t.attempts >= p.MaxAttempts {
-		return decision{Action: actGiveUp, Attempt: t.attempts, Max: p.MaxAttempts,
-			Reason: fmt.Sprintf("gave up after %d recovery attempts", t.attempts)}
-	}
-	t.attempts++
-	t.clock.now = now
-	var delay time.Duration
-	if !clean || t.attempts > 1 {
-		delay = min(t.backoff.NextBackOff(), p.Max)
-	}
-	return decision{Action: act, Delay: delay, Attempt: t.attempts, Max: p.MaxAttempts,
-		Reason: fmt.Sprintf("%s (attempt %d/%d) in %s", act, t.attempts, p.MaxAttempts, roundDelay(delay))}
-}
-
-// ErrRestarting matches the error of a call made while its server is being
-// recovered: retry after the delay it names.
-var ErrRestarting = errors.New("tmux server restarting")
-
-// ErrServerDown matches the error of a call made to a server that is down
-// and will not be recovered automatically.
-var ErrServerDown = errors.New("tmux server is down")
-
-// restartingError is the fail-fast error of a call that arrives while the
-// server is being recovered.
-type restartingError struct {
-	Attempt, Max int
-	RetryIn      time.Duration
-}
-
-func (e *restartingError) Error() string {
-	return fmt.Sprintf("tmux server restarting (attempt %d/%d), retry in %s", e.Attempt, e.Max, roundDelay(e.RetryIn))
-}
-
-func (e *restartingError) Is(target error) bool { return target == ErrRestarting }
-
-// RetryDelay says when the call may succeed.
-func (e *restartingError) RetryDelay() time.Duration { return e.RetryIn }
-
-// serverDownError is the error of a call to a server that is down for good.
-type serverDownError struct {
-	Cause  Cause
-	Reason string // what happened and what to do
-}
-
-func (e *serverDownError) Error() string {
-	msg := "tmux server is down"
-	if e.Cause != "" {
-		msg += " (" + string(e.Cause) + ")"
-	}
-	if e.Reason != "" {
-		msg += ": " + e.Reason
-	}
-	return msg
-}
-
-func (e *serverDownError) Is(target error) bool { return target == ErrServerDown }
-
-// roundDelay rounds d for humans: to the millisecond below a second, to a
-// tenth of a second above.
-func roundDelay(d time.Duration) time.Duration {
-	if d < time.Second {
-		return d.Round(time.Millisecond)
-	}
-	return d.Round(100 * time.Millisecond)
+	return nil
 }

@@ -94,7 +94,7 @@ type Server struct {
 	lastStructure time.Time // last %sessions-changed seen on the command connection
 	lastReprobe   time.Time
 	// restoring is closed when the running restore ends; nil when none
-	// runs (restoring.go). rebuilding says that the running restore's
+	// runs (restoregate.go). rebuilding says that the running restore's
 	// Restorer found something to rebuild (MarkRebuilding).
 	restoring      chan struct{}
 	restoringSince time.Time

@@ -1,7 +1,6 @@
 package tools
 
 import (
-	"fmt"
 	"log/slog"
 	"strconv"
 	"strings"
@@ -110,39 +109,6 @@ func (d Deps) log() *slog.Logger {
 		return d.Log
 	}
 	return slog.New(slog.DiscardHandler)
-}
-
-// Tier is a safety tier. Tools above the tier in force are neither listed
-// nor callable.
-type Tier int
-
-// Tiers, in increasing order of what they allow.
-const (
-	Readonly Tier = iota
-	Mutating
-	Destructive
-)
-
-// Tiers lists every tier in order.
-var tierNames = []string{"readonly", "mutating", "destructive"}
-
-func (t Tier) String() string {
-	if t < 0 || int(t) >= len(tierNames) {
-		return "tier(" + strconv.Itoa(int(t)) + ")"
-	}
-	return tierNames[t]
-}
-
-// ParseTier parses "readonly", "mutating" or "destructive". On any other
-// value it returns Readonly and an error: the caller warns and carries on
-// with the safest tier.
-func ParseTier(s string) (Tier, error) {
-	for i, n := range tierNames {
-		if strings.EqualFold(strings.TrimSpace(s), n) {
-			return Tier(i), nil
-		}
-	}
-	return Readonly, fmt.Errorf("tools: unknown safety tier %q (want %s); using readonly", s, strings.Join(tierNames, ", "))
 }
 
 // Caller identifies the pane the MCP process runs in.

@@ -6,12 +6,32 @@
 // completions (completions.go). Tool names, parameters and result fields
 // follow libtmux-mcp.
 //
-// Where to start: [Groups] is the one declarative list of tools; each tool
-// is a constructor such as [ListSessions] that returns its schema and its
-// handler side by side. [New] builds the MCP server for a [Deps] and
-// [Options]: it registers the tools allowed by the tier and toolsets, the
-// resources, the instructions and the middleware (panic recovery, logging
-// without arguments, draining on shutdown).
+// Where to start: [Groups] in registry.go is the one declarative list of
+// tools; each tool is a constructor such as [ListSessions] that returns its
+// schema and its handler side by side. [New] (mcpserver.go) builds the MCP
+// server for a [Deps] and [Options]: it registers the tools allowed by the
+// tier and toolsets, the resources, the instructions and the middleware
+// (panic recovery, logging without arguments, draining on shutdown).
+//
+// Where things are: the tools of a group live in the file named for the
+// group, <group>.go, or, for a large group, <group>_<part>.go: the pane
+// group's reading tools in pane_capture.go, pane_since.go, pane_search.go
+// and pane_wait.go, its typing tools in pane_keys.go, pane_paste.go and
+// pane_run.go; the jobs behind run_command's background mode in job_*.go.
+// A test (TestToolsLiveInTheirGroupFile) keeps it so. Every other file is
+// named for the one thing it holds: protocol parts (resources,
+// subscriptions, prompts, completions, logging, progress), the shared
+// machinery of the handlers (params, target, errors, schema, middleware,
+// tier), and the pieces some tools share, such as the stale-screen guard
+// (staleguard.go), the refusal to act on the caller's own pane
+// (selfprotect.go, ownpane.go), waiting for a pane to take keys (ready.go)
+// and the line run_command types (runscript.go). Tests sit beside the file
+// that declares what they test.
+//
+// The package is one package, not one per group, on purpose: the groups
+// share most of their machinery (argument checking, targets, the error
+// contract, the guards, the pane reader), and subpackages would have to
+// export it all, making an internal API that only this package uses.
 //
 // Every tmux call goes through a *supervisor.Server. Errors a caller can act
 // on (a bad argument, an unknown target, a server that is down or

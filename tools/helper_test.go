@@ -209,3 +209,14 @@ func (e *env) caps() tmux.Capabilities {
 	}
 	return v.Capabilities()
 }
+
+// newEnvOn is another MCP server (at tier, as caller) over e's supervisor.
+func newEnvOn(t *testing.T, e *env, tier Tier, caller Caller) *env {
+	t.Helper()
+	srv, err := New(Deps{Sup: e.sup, Tier: tier, Caller: caller}, Options{ValidateOutput: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	return &env{t: t, tm: e.tm, sup: e.sup, srv: srv, c: startClient(t, srv), d: Deps{Sup: e.sup, Tier: tier, Caller: caller}}
+}

@@ -1,13 +1,11 @@
 package tools
 
 import (
-	"encoding/json"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux/tmuxtest"
 )
 
@@ -158,107 +156,8 @@ type envResult struct {
 	Variables map[string]any `json:"variables"`
 }
 
-func TestEnvironment(t *testing.T) {
-	e := newEnv(t, Mutating)
-	var set map[string]string
-	e.ok("set_environment", map[string]any{"name": "MCP_TEST_VAR", "value": "test value; $HOME #{x}\nline 2"}, &set)
-	if set["status"] != "set" || set["name"] != "MCP_TEST_VAR" {
-		t.Errorf("set_environment = %v, want status set", set)
-	}
-	env, err := tmux.ParseEnvironment([]byte(e.tmux("show-environment", "-s", "-g", "MCP_TEST_VAR")))
-	if got := env["MCP_TEST_VAR"]; err != nil || got == nil || *got != "test value; $HOME #{x}\nline 2" {
-		t.Errorf("tmux global environment: got %v, %v", got, err)
-	}
-	e.tmux("set-environment", "-g", "-r", "GONE_VAR")
-	var global envResult
-	e.ok("show_environment", nil, &global)
-	if got := global.Variables["MCP_TEST_VAR"]; got != "test value; $HOME #{x}\nline 2" {
-		t.Errorf("show_environment: MCP_TEST_VAR = %#v", got)
-	}
-	if got := global.Variables["-GONE_VAR"]; got != true {
-		t.Errorf("show_environment: -GONE_VAR = %#v, want true (removed)", got)
-	}
-
-	e.ok("set_environment", map[string]any{"name": "SESSION_ONLY", "value": "1", "session_name": "main"}, nil)
-	if got := e.tmux("show-environment", "-t", "main", "SESSION_ONLY"); got != "SESSION_ONLY=1" {
-		t.Errorf("session environment: got %q, want SESSION_ONLY=1", got)
-	}
-	var sess envResult
-	e.ok("show_environment", map[string]any{"session_name": "main"}, &sess)
-	e.ok("show_environment", nil, &global)
-	if sess.Variables["SESSION_ONLY"] != "1" || global.Variables["SESSION_ONLY"] != nil {
-		t.Errorf("SESSION_ONLY: session %#v, global %#v; want 1 and absent", sess.Variables["SESSION_ONLY"], global.Variables["SESSION_ONLY"])
-	}
-
-	e.fails("set_environment", map[string]any{"name": "A=B", "value": "x"}, "argument name: want a non-empty name without '='")
-	got := e.fails("set_environment", map[string]any{"name": "X", "value": "s3cret\x00"}, "argument value: contains NUL")
-	if strings.Contains(got, "s3cret") {
-		t.Errorf("error %q echoes the value", got)
-	}
-	e.fails("set_environment", map[string]any{"name": "X"}, "argument value: required")
-	e.fails("show_environment", map[string]any{"session_name": "nope"}, "Object not found: session_name=nope")
-}
-
 type hooksResult struct {
 	Entries []HookEntry `json:"entries"`
-}
-
-func TestHooks(t *testing.T) {
-	e := newEnv(t, Readonly)
-	var h hooksResult
-	e.ok("show_hooks", nil, &h)
-	if len(h.Entries) != 0 {
-		t.Errorf("show_hooks on a fresh server = %+v, want none", h.Entries)
-	}
-	e.tmux("set-hook", "-g", "pane-exited", "display-message MCP_HOOK_TEST")
-	e.tmux("set-hook", "-ag", "pane-exited", "display-message SECOND")
-	e.tmux("set-hook", "-g", "pane-focus-in", "display-message FOCUS")
-	e.ok("show_hook", map[string]any{"hook_name": "pane-exited"}, &h)
-	b, _ := json.Marshal(h.Entries)
-	if want := `[{"hook_name":"pane-exited","index":0,"command":"display-message MCP_HOOK_TEST"},` +
-		`{"hook_name":"pane-exited","index":1,"command":"display-message SECOND"}]`; string(b) != want {
-		t.Errorf("show_hook(pane-exited) = %s, want %s", b, want)
-	}
-	for _, args := range []map[string]any{nil, {"scope": "server"}} {
-		e.ok("show_hooks", args, &h)
-		var names []string
-		for _, x := range h.Entries {
-			names = append(names, x.HookName)
-		}
-		if got := strings.Join(names, ","); got != "pane-exited,pane-exited,pane-focus-in" {
-			t.Errorf("show_hooks(%v) = %s, want pane-exited twice and pane-focus-in", args, got)
-		}
-	}
-	e.ok("show_hook", map[string]any{"hook_name": "pane-focus-in", "scope": "server"}, &h)
-	if len(h.Entries) != 1 || h.Entries[0].Command != "display-message FOCUS" {
-		t.Errorf("show_hook(pane-focus-in, server) = %+v", h.Entries)
-	}
-	e.tmux("set-hook", "-t", "main", "after-new-window", "display-message SESSION")
-	e.ok("show_hooks", map[string]any{"scope": "session", "target": "main"}, &h)
-	if len(h.Entries) != 1 || h.Entries[0].HookName != "after-new-window" {
-		t.Errorf("show_hooks(session main) = %+v, want after-new-window", h.Entries)
-	}
-	pane := e.firstPane()
-	e.tmux("set-hook", "-p", "-t", pane, "pane-exited", "display-message PANE")
-	e.ok("show_hooks", map[string]any{"scope": "pane", "target": pane}, &h)
-	if len(h.Entries) != 1 || h.Entries[0].Command != "display-message PANE" {
-		t.Errorf("show_hooks(pane %s) = %+v, want its pane-exited", pane, h.Entries)
-	}
-	e.tmux("set-hook", "-gu", "pane-exited")
-	e.ok("show_hook", map[string]any{"hook_name": "pane-exited"}, &h)
-	if len(h.Entries) != 0 {
-		t.Errorf("show_hook(unset pane-exited) = %+v, want none", h.Entries)
-	}
-	e.fails("show_hook", map[string]any{"hook_name": "nope-hook"}, "invalid option: nope-hook")
-	e.fails("show_hook", map[string]any{"hook_name": "a b"}, "argument hook_name")
-	e.fails("show_hooks", map[string]any{"scope": "global"}, "argument scope: want one of")
-	e.fails("show_hooks", map[string]any{"target": "main"}, "argument target: not used with scope server")
-	e.fails("show_hooks", map[string]any{"scope": "session", "target": "nope"}, "Object not found: session_name=nope")
-	for _, x := range Catalog(Deps{}) {
-		if strings.Contains(x.Tool.Name, "hook") && (x.Tier != Readonly) {
-			t.Errorf("%s: tier %s, want hooks read-only", x.Tool.Name, x.Tier)
-		}
-	}
 }
 
 // TestSetOptionRefusesCommands: below the destructive tier set_option
@@ -345,48 +244,5 @@ func TestEveryHookIsACommandOption(t *testing.T) {
 	}
 	if n < 30 {
 		t.Errorf("show-hooks listed %d hooks, want the whole table:\n%s", n, out)
-	}
-}
-
-// TestShowEnvironmentHidesValuesWhenReadonly: the global environment is
-// tmux-mcp's own; at the readonly tier show_environment names variables
-// without their values.
-func TestShowEnvironmentHidesValuesWhenReadonly(t *testing.T) {
-	e := newEnv(t, Readonly)
-	e.tmux("set-environment", "-g", "TMCP_TOKEN", "s3cret")
-	e.tmux("set-environment", "-t", "main", "TMCP_SESSION_TOKEN", "s3cret2")
-	e.tmux("set-environment", "-g", "-r", "TMCP_GONE")
-	for _, args := range []map[string]any{nil, {"session_name": "main"}} {
-		var got struct {
-			Variables    map[string]any `json:"variables"`
-			ValuesHidden bool           `json:"values_hidden"`
-		}
-		res := e.ok("show_environment", args, &got)
-		if strings.Contains(text(res), "s3cret") {
-			t.Errorf("show_environment(%v) at the readonly tier shows a value: %s", args, text(res))
-		}
-		if !got.ValuesHidden || len(got.Variables) == 0 {
-			t.Errorf("show_environment(%v) = %+v, want names with values hidden", args, got)
-		}
-		for name, v := range got.Variables {
-			if v != nil && v != true {
-				t.Errorf("show_environment(%v): %s = %#v, want null", args, name, v)
-			}
-		}
-	}
-	var global struct {
-		Variables map[string]any `json:"variables"`
-	}
-	e.ok("show_environment", nil, &global)
-	if v, ok := global.Variables["TMCP_TOKEN"]; !ok || v != nil {
-		t.Errorf("TMCP_TOKEN = %#v (listed %v), want listed with a null value", v, ok)
-	}
-	if global.Variables["-TMCP_GONE"] != true {
-		t.Errorf("-TMCP_GONE = %#v, want true (removed)", global.Variables["-TMCP_GONE"])
-	}
-	m := newEnvOn(t, e, Mutating, Caller{})
-	m.ok("show_environment", nil, &global)
-	if global.Variables["TMCP_TOKEN"] != "s3cret" {
-		t.Errorf("at the mutating tier TMCP_TOKEN = %#v, want s3cret", global.Variables["TMCP_TOKEN"])
 	}
 }

@@ -5,8 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os"
 	"path/filepath"
+	"reflect"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -158,26 +163,6 @@ func TestInstructions(t *testing.T) {
 	}
 }
 
-func TestParseTier(t *testing.T) {
-	tests := []struct {
-		in      string
-		want    Tier
-		wantErr bool
-	}{
-		{"readonly", Readonly, false},
-		{"mutating", Mutating, false},
-		{"Destructive", Destructive, false},
-		{"", Readonly, true},
-		{"root", Readonly, true},
-	}
-	for _, tt := range tests {
-		got, err := ParseTier(tt.in)
-		if got != tt.want || (err != nil) != tt.wantErr {
-			t.Errorf("ParseTier(%q) = %v, %v; want %v, error %v", tt.in, got, err, tt.want, tt.wantErr)
-		}
-	}
-}
-
 func TestParseToolsets(t *testing.T) {
 	tests := []struct {
 		in      string
@@ -324,4 +309,94 @@ func TestToolsetsSelectGroups(t *testing.T) {
 		"select_layout"}; !slices.Equal(got, want) {
 		t.Errorf("Select(supervisor, window) = %v, want %v", got, want)
 	}
+}
+
+// TestToolsLiveInTheirGroupFile checks the layout of this package: the
+// constructor of a tool of group G is declared in G.go or G_<part>.go, so
+// that no file holds a tool of another group.
+func TestToolsLiveInTheirGroupFile(t *testing.T) {
+	decls, err := funcFiles(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := misfiledTools(Groups(), decls); len(got) > 0 {
+		t.Errorf("tools declared outside their group's file (G.go or G_<part>.go):\n%s", strings.Join(got, "\n"))
+	}
+}
+
+// TestMisfiledTools checks the check: a tool in another group's file, or
+// in a file named for no group, is reported.
+func TestMisfiledTools(t *testing.T) {
+	groups := []Group{
+		{ID: "session", Tools: []Spec{{Readonly, ListWindows}}},
+		{ID: "pane", Tools: []Spec{{Readonly, ListPanes}, {Readonly, CapturePane}}},
+	}
+	tests := []struct {
+		name  string
+		decls map[string]string
+		want  []string
+	}{
+		{"in place", map[string]string{"ListWindows": "session.go", "ListPanes": "pane.go", "CapturePane": "pane_capture.go"}, nil},
+		{"pane tool in the session file", map[string]string{"ListWindows": "session.go", "ListPanes": "session.go", "CapturePane": "pane_capture.go"},
+			[]string{"ListPanes (group pane) is in session.go"}},
+		{"prefix without underscore", map[string]string{"ListWindows": "session.go", "ListPanes": "pane.go", "CapturePane": "panecapture.go"},
+			[]string{"CapturePane (group pane) is in panecapture.go"}},
+		{"not declared", map[string]string{"ListWindows": "session.go", "ListPanes": "pane.go"},
+			[]string{"CapturePane (group pane) is in no file"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := misfiledTools(groups, tt.decls); !slices.Equal(got, tt.want) {
+				t.Errorf("misfiledTools() = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// funcFiles maps each top-level function (not method) of the package in
+// dir to the file that declares it. Test files are left out.
+func funcFiles(dir string) (map[string]string, error) {
+	paths, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	if err != nil {
+		return nil, fmt.Errorf("list %s: %w", dir, err)
+	}
+	fset := token.NewFileSet()
+	out := map[string]string{}
+	for _, path := range paths {
+		if strings.HasSuffix(path, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return nil, fmt.Errorf("parse %s: %w", path, err)
+		}
+		for _, d := range f.Decls {
+			if fn, ok := d.(*ast.FuncDecl); ok && fn.Recv == nil {
+				out[fn.Name.Name] = filepath.Base(path)
+			}
+		}
+	}
+	return out, nil
+}
+
+// misfiledTools returns, sorted, the tools of groups whose constructor is
+// not declared (decls: function name to file) in a file named for the
+// tool's group.
+func misfiledTools(groups []Group, decls map[string]string) []string {
+	var out []string
+	for _, g := range groups {
+		for _, s := range g.Tools {
+			full := runtime.FuncForPC(reflect.ValueOf(s.New).Pointer()).Name()
+			name := full[strings.LastIndex(full, ".")+1:]
+			file, ok := decls[name]
+			switch {
+			case !ok:
+				out = append(out, fmt.Sprintf("%s (group %s) is in no file", name, g.ID))
+			case file != g.ID+".go" && !strings.HasPrefix(file, g.ID+"_"):
+				out = append(out, fmt.Sprintf("%s (group %s) is in %s", name, g.ID, file))
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
 }

@@ -231,8 +231,8 @@ func (m *subscriptions) onRequest(ctx context.Context, id any, message any) erro
 	return nil
 }
 
-// target is a parsed subscribable URI.
-type target struct {
+// subTarget is a parsed subscribable URI: what a subscription watches.
+type subTarget struct {
 	kind    subKind
 	sock    tmux.Socket
 	pane    tmux.PaneID
@@ -241,10 +241,10 @@ type target struct {
 }
 
 // parse resolves a URI to what it watches, without calling tmux.
-func (m *subscriptions) parse(uri string) (target, error) {
+func (m *subscriptions) parse(uri string) (subTarget, error) {
 	def := m.d.Sup.Config().DefaultSocket
 	if uri == uriHealth {
-		return target{kind: kindHealth, sock: def}, nil
+		return subTarget{kind: kindHealth, sock: def}, nil
 	}
 	for _, t := range m.templates {
 		if !t.tmpl.Regexp().MatchString(uri) {
@@ -256,32 +256,32 @@ func (m *subscriptions) parse(uri string) (target, error) {
 		}
 		if t.kind == kindJob {
 			// A job's end is the job table's news: no watcher needed.
-			return target{kind: kindJob, job: v.get("job_id")}, nil
+			return subTarget{kind: kindJob, job: v.get("job_id")}, nil
 		}
 		sock, err := socketArg(params{"socket_name": v.get("socket_name")})
 		if err != nil {
-			return target{}, err
+			return subTarget{}, err
 		}
 		if sock == (tmux.Socket{}) {
 			sock = def
 		}
-		tg := target{kind: t.kind, sock: sock, session: v.get("session_name")}
+		tg := subTarget{kind: t.kind, sock: sock, session: v.get("session_name")}
 		if t.kind == kindPane {
 			tg.pane = tmux.PaneID(v.get("pane_id"))
 			if !paneIDRe.MatchString(string(tg.pane)) {
-				return target{}, fmt.Errorf("pane_id must be a pane ID like %%3 (percent-encoded in a URI: %%253)")
+				return subTarget{}, fmt.Errorf("pane_id must be a pane ID like %%3 (percent-encoded in a URI: %%253)")
 			}
 		}
 		if m.d.Sup.Config().ExecOnly {
-			return target{}, errors.New("tmux-mcp runs exec-only (no control mode), so it cannot see panes print or " +
+			return subTarget{}, errors.New("tmux-mcp runs exec-only (no control mode), so it cannot see panes print or " +
 				"sessions change; read the resource when you need it, or restart tmux-mcp without --exec-only")
 		}
 		return tg, nil
 	}
 	if tmplOf(uriPane).Regexp().MatchString(uri) {
-		return target{}, fmt.Errorf("not subscribable: pane metadata (title, command, path) changes without telling tmux-mcp; subscribable: %s", subscribable)
+		return subTarget{}, fmt.Errorf("not subscribable: pane metadata (title, command, path) changes without telling tmux-mcp; subscribable: %s", subscribable)
 	}
-	return target{}, fmt.Errorf("not a subscribable tmux-mcp resource; subscribable: %s", subscribable)
+	return subTarget{}, fmt.Errorf("not a subscribable tmux-mcp resource; subscribable: %s", subscribable)
 }
 
 // prepare parses uri and opens what it watches (for a pane, its change
@@ -323,7 +323,7 @@ func (m *subscriptions) prepare(ctx context.Context, uri string) (*subscription,
 
 // open checks that what tg names exists, and for a pane opens its change
 // stream. It never starts a tmux server.
-func (sub *subscription) open(ctx context.Context, tg target) error {
+func (sub *subscription) open(ctx context.Context, tg subTarget) error {
 	srv, err := sub.m.d.Sup.Existing(ctx, tg.sock)
 	if err != nil {
 		return fmt.Errorf("tmux server %s: %w", tg.sock, err)

@@ -41,7 +41,7 @@ func paneTarget(opts ...mcp.ToolOption) []mcp.ToolOption {
 
 // server returns the supervised server the call names (socket_name) or
 // the default one. IDs in p that only a restore explains are replaced by
-// the restored objects' (resolve.go).
+// the restored objects' (restoredids.go).
 func (d Deps) server(ctx context.Context, p params) (*supervisor.Server, error) {
 	sock, err := socketArg(p)
 	if err != nil {

@@ -32,7 +32,7 @@ const (
 // ErrRestoring matches the error of a call that waited for a restore of
 // its server's sessions and gave up (its deadline, or restoreWaitCap).
 // It also matches ErrRestarting: the server is not ready yet.
-var ErrRestoring = errors.New("tmux server restoring")
+var ErrRestoring = errors.New("supervisor: tmux server restoring")
 
 // restoringError is the error of a call that gave up waiting for a
 // restore.

@@ -16,7 +16,7 @@ type awaited struct {
 	err error
 }
 
-// watch waits for j to end (see the comment at the top of jobs.go) until
+// watch waits for j to end (see the comment at the top of job_table.go) until
 // it does or ctx ends.
 func (j *job) watch(ctx context.Context) {
 	ends := make(chan awaited, 1)

@@ -125,7 +125,7 @@ func capture(ctx context.Context, srv *supervisor.Server, req supervisor.Capture
 	case errors.Is(err, tmux.ErrNotFound):
 		return c, paneNotFound(req.Pane)
 	case errors.Is(err, supervisor.ErrInvalidArgument):
-		return c, &toolError{msg: strings.TrimPrefix(err.Error(), "invalid argument: "), class: "argument"}
+		return c, &toolError{msg: strings.TrimPrefix(err.Error(), supervisor.ErrInvalidArgument.Error()+": "), class: "argument"}
 	}
 	return c, err
 }
