@@ -14,18 +14,7 @@ import (
 // ErrLocked, and the goroutine left waiting takes the lock when its holder
 // lets go and gives it back at once: the next open gets it.
 func TestLockWaitGivesUpAndLetsGo(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "f")
-	if err := os.WriteFile(path, []byte("x"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	holder, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer holder.Close()
-	if err := unix.Flock(int(holder.Fd()), unix.LOCK_EX); err != nil {
-		t.Fatal(err)
-	}
+	path, holder := heldLock(t)
 	var w lockWaits
 	if _, err := w.openLocked(path, os.O_RDONLY, 0, time.Now().Add(50*time.Millisecond)); !errors.Is(err, ErrLocked) {
 		t.Fatalf("open while another holds the lock: %v, want ErrLocked", err)
@@ -54,18 +43,7 @@ func TestLockWaitGivesUpAndLetsGo(t *testing.T) {
 // TestLockWaitWokenAtRelease: a waiter blocked behind a holder gets the
 // lock when the holder lets go, long before its deadline.
 func TestLockWaitWokenAtRelease(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "f")
-	if err := os.WriteFile(path, []byte("x"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	holder, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer holder.Close()
-	if err := unix.Flock(int(holder.Fd()), unix.LOCK_EX); err != nil {
-		t.Fatal(err)
-	}
+	path, holder := heldLock(t)
 	var w lockWaits
 	got := make(chan error, 1)
 	go func() {
@@ -86,4 +64,24 @@ func TestLockWaitWokenAtRelease(t *testing.T) {
 	if err := <-got; err != nil {
 		t.Errorf("open after release: %v", err)
 	}
+}
+
+// heldLock creates a file and takes its exclusive lock through a handle of
+// its own (flock is per open file, so this process's next open waits for
+// it), returning the path and that handle.
+func heldLock(t *testing.T) (string, *os.File) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "f")
+	if err := os.WriteFile(path, []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	holder, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { holder.Close() })
+	if err := unix.Flock(int(holder.Fd()), unix.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+	return path, holder
 }
