@@ -147,19 +147,28 @@ func liveTree(t testing.TB, srv *supervisor.Server) []string {
 	return treeOf(live)
 }
 
-// settledTree is liveTree once every pane's current path can be read: right
-// after split-window the new pane's process may not own its terminal yet,
-// and tmux reads its path as "" until it does.
+// settledTree is liveTree once every pane has settled as the journal
+// judges it (Snapshot.settledAfter): each live pane had started (a
+// directory, and no longer the server's binary) in the read before. Right
+// after split-window the new pane's process may not own its terminal yet
+// (tmux reads its path as ""), and until it has exec'd its directory may
+// still be the server's.
 func settledTree(t testing.TB, srv *supervisor.Server) []string {
 	t.Helper()
 	var tree []string
-	// A pane just created reports no path until its process runs, and a
-	// window named after its process is called "tmux" until the fork has
-	// exec'd (automatic-rename).
+	var before map[tmux.PaneID]bool
+	// A window named after its process is called "tmux" until the fork
+	// has exec'd (automatic-rename).
 	tmuxtest.WaitFor(t, 10*time.Second, "every pane's path and process", func() bool {
-		tree = liveTree(t, srv)
-		return !slices.ContainsFunc(tree, func(l string) bool {
-			return strings.Contains(l, " path= ") || (strings.HasPrefix(l, "window ") && strings.Contains(l, " tmux panes="))
+		live, err := readState(testCtx(t), srv)
+		if err != nil {
+			t.Fatalf("read live state: %v", err)
+		}
+		settled := live.settledAfter(before)
+		before = live.started()
+		tree = treeOf(live)
+		return settled && !slices.ContainsFunc(tree, func(l string) bool {
+			return strings.HasPrefix(l, "window ") && strings.Contains(l, " tmux panes=")
 		})
 	})
 	return tree

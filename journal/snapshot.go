@@ -88,6 +88,9 @@ type Pane struct {
 	HistorySize  int         `json:"history_size,omitempty"`
 	// Created is what tmux-mcp used to create the pane, when it did.
 	Created *Created `json:"created,omitempty"`
+	// forking: when read, the pane's process still ran the server's binary
+	// (tmux had forked it and not yet exec'd the command). Not stored.
+	forking bool
 }
 
 // Created is how tmux-mcp created a pane: the exact argv, working
@@ -102,20 +105,42 @@ type Created struct {
 	ServerPID int `json:"server_pid,omitempty"`
 }
 
-// unsettled reports whether a live pane of s has no directory yet: right
-// after it is created, its process may not own its terminal, and tmux
-// reads its path as "".
-func (s *Snapshot) unsettled() bool {
+// started returns the live panes of s whose process had started when s
+// was read: tmux could read a directory for it, and it no longer runs the
+// server's binary. Between tmux's fork and the exec of the pane's
+// command, the child runs the server's binary and its directory is the
+// server's until it changes to the pane's own: a path read then is not
+// the pane's.
+func (s *Snapshot) started() map[tmux.PaneID]bool {
+	out := map[tmux.PaneID]bool{}
 	for _, sess := range s.Sessions {
 		for _, w := range sess.Windows {
 			for _, p := range w.Panes {
-				if !p.Dead && p.Path == "" {
-					return true
+				if !p.Dead && p.Path != "" && !p.forking {
+					out[p.ID] = true
 				}
 			}
 		}
 	}
-	return false
+	return out
+}
+
+// settledAfter reports whether every live pane of s had already started
+// in an earlier read of the same server (before: its started panes). A
+// pane seen starting in this read may have had its path read before its
+// process changed directory (list-panes comes before the /proc read that
+// shows the exec), so only a later read's path is trusted.
+func (s *Snapshot) settledAfter(before map[tmux.PaneID]bool) bool {
+	for _, sess := range s.Sessions {
+		for _, w := range sess.Windows {
+			for _, p := range w.Panes {
+				if !p.Dead && !before[p.ID] {
+					return false
+				}
+			}
+		}
+	}
+	return true
 }
 
 // Counts returns the number of sessions, windows and panes.

@@ -34,24 +34,32 @@ func (j *Journal) takeSnapshot(ctx context.Context, srv tmuxServer) (bool, error
 		return false, err
 	}
 	j.setServerPID(key, snap.Server.PID)
-	j.settleLater(key, snap.unsettled())
+	j.settleLater(key, snap)
 	return j.storeSnapshot(srv.Socket(), snap)
 }
 
 // maxSettleTries bounds the snapshots taken again because a pane was not
-// settled (see Snapshot.unsettled): a pane whose directory tmux can never
-// read is then left to the Interval and Refresh snapshots.
+// settled (see Snapshot.settledAfter): a pane whose directory tmux can
+// never read, or whose own process is a tmux client, is then left to the
+// Interval and Refresh snapshots.
 const maxSettleTries = 20
 
 // settleLater schedules another snapshot of key's server one Debounce
-// from now when the one just read was unsettled: no event follows a new
-// pane's process taking its terminal, so without it the journal would
-// keep the unsettled tree until the next Interval or Refresh.
-func (j *Journal) settleLater(key string, unsettled bool) {
+// from now when a live pane of snap had not started in the read before
+// it: no event follows a new pane's process taking its terminal and its
+// directory, so without it the journal would keep a tree with the
+// server's directory (or none) for that pane until the next Interval or
+// Refresh.
+func (j *Journal) settleLater(key string, snap *Snapshot) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	st := j.state(key)
-	if !unsettled {
+	if st.startedPID != snap.Server.PID {
+		st.started, st.startedPID = nil, snap.Server.PID
+	}
+	settled := snap.settledAfter(st.started)
+	st.started = snap.started()
+	if settled {
 		st.settleTries = 0
 		return
 	}

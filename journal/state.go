@@ -78,6 +78,7 @@ func readState(ctx context.Context, srv tmuxServer) (*Snapshot, error) {
 			for k := range snap.Sessions[i].Windows[j].Panes {
 				p := &snap.Sessions[i].Windows[j].Panes[k]
 				p.Argv, p.InShell = foreground(p.PID)
+				p.forking = runsBinary(p.PID, snap.Server.Binary)
 			}
 		}
 	}
@@ -155,6 +156,16 @@ func foreground(pid int) ([]string, bool) {
 		return cmdline(pid), false
 	}
 	return argv, fg != pid
+}
+
+// runsBinary reports whether process pid runs the executable bin (as
+// /proc names it). Where /proc cannot tell, it reports false.
+func runsBinary(pid int, bin string) bool {
+	if pid <= 0 || bin == "" {
+		return false
+	}
+	exe, err := os.Readlink("/proc/" + strconv.Itoa(pid) + "/exe")
+	return err == nil && exe == bin
 }
 
 func cmdline(pid int) []string {

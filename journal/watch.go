@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
+	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
 )
 
 // Source is what Watch needs of the supervisor. *supervisor.Supervisor
@@ -30,6 +31,10 @@ type serverState struct {
 	// settleTries counts the snapshots taken again in a row because a
 	// pane was unsettled (see settleLater).
 	settleTries int
+	// started: the panes that had started in the latest read of the
+	// server whose PID is startedPID.
+	started    map[tmux.PaneID]bool
+	startedPID int
 }
 
 func (j *Journal) state(key string) *serverState {
