@@ -304,11 +304,18 @@ func (m *subscriptions) prepare(ctx context.Context, uri string) (*subscription,
 			sub.kick <- struct{}{} // it ended: one update, sent once started
 		}
 	}
-	if tg.kind == kindPane || tg.session != "" {
+	switch {
+	case tg.kind == kindPane || tg.session != "":
 		if err := sub.open(ctx, tg); err != nil {
 			cancel()
 			return nil, err
 		}
+	case tg.kind == kindStructure:
+		// tmux://sessions names no session, but its updates come from the
+		// server's control connection as well: without a call that reached
+		// the server first, nothing would report sessions coming. A server
+		// that is not running is no error: there is nothing to list yet.
+		_, _ = m.d.Sup.Existing(ctx, tg.sock)
 	}
 	m.mu.Lock()
 	if m.closed {

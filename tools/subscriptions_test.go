@@ -289,6 +289,48 @@ func TestSubscribeSessionListings(t *testing.T) {
 	n.wait(t, i, 5*time.Second, "update of tmux://sessions/main/windows", updated("tmux://sessions/main/windows"))
 }
 
+// TestSubscribeSessionsFirst: tmux://sessions subscribed before anything
+// else reached the server (it names no session to look up) still gets an
+// update when a session comes, in both protocol eras. It did not: its
+// updates come from the server's control connection, which nothing had
+// opened.
+func TestSubscribeSessionsFirst(t *testing.T) {
+	const uri = "tmux://sessions"
+	tests := []struct {
+		name   string
+		listen bool
+	}{
+		{"resources/subscribe", false},
+		{"subscriptions/listen", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEnv(t, Readonly)
+			var n *notes
+			if tt.listen {
+				n = newNotes()
+				e.c.OnNotification(n.add)
+				stop, err := e.c.ListenAsync(context.Background(), mcp.SubscriptionFilter{ResourceSubscriptions: []string{uri}},
+					func(err error) { t.Errorf("listen: %v", err) })
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(stop)
+			} else {
+				var c *client.Client
+				c, n = legacyClient(t, e.srv)
+				if err := subscribe(c, uri); err != nil {
+					t.Fatal(err)
+				}
+			}
+			tmuxtest.WaitFor(t, 5*time.Second, "the subscription", func() bool { return e.srv.subs.total() == 1 })
+			i := n.len()
+			e.tmux("new-session", "-d", "-s", "second")
+			n.wait(t, i, 5*time.Second, "update of "+uri, updated(uri))
+		})
+	}
+}
+
 // TestListenStreamSubscriptions: a client of protocol 2026-07-28 names
 // resources in subscriptions/listen; updates come on that stream and stop
 // with it. Where no watcher is opened (3.2a) a pane's content cannot be
