@@ -125,7 +125,7 @@ func TestResourceTellsProcessesApart(t *testing.T) {
 				}
 				got := map[string]string{}
 				for _, kv := range res.Attributes() {
-					got[string(kv.Key)] = kv.Value.Emit()
+					got[string(kv.Key)] = kv.Value.String()
 				}
 				for k, want := range tt.want {
 					if g := got[k]; g == "" || want != "*" && g != want {
