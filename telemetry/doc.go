@@ -18,6 +18,11 @@
 // an export's retries to 5 s and its timeout to 5 s unless
 // OTEL_EXPORTER_OTLP_[{TRACES,METRICS}_]TIMEOUT sets one.
 //
+// The resource names the process: service.name tmux-mcp, service.version,
+// a random service.instance.id per process, host.name, process.pid; what
+// OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES say wins over all of it,
+// so hosts whose names say little can be named there.
+//
 // [Start] builds the providers, installs them as the global ones (the
 // supervisor takes its tracer from there) and logs export errors at most
 // once per 30 s. Telemetry never holds up a call: spans wait in the SDK's

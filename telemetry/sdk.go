@@ -162,10 +162,7 @@ func Start(ctx context.Context, plan Plan, version string, getenv func(string) s
 	logger.Info("telemetry on", "otlp_traces", plan.Traces, "otlp_metrics", plan.Metrics, "trace_file", plan.TraceFile)
 	otel.SetLogger(logr.FromSlogHandler(logger.Handler()))
 	otel.SetErrorHandler(newExportErrorHandler(logger, time.Now))
-	res, err := resource.New(ctx,
-		resource.WithAttributes(semconv.ServiceName("tmux-mcp"), semconv.ServiceVersion(version)),
-		resource.WithFromEnv(), // OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES win over the above
-		resource.WithTelemetrySDK(), resource.WithHost(), resource.WithProcessPID(), resource.WithProcessRuntimeVersion())
+	res, err := newResource(ctx, version)
 	if err != nil && !errors.Is(err, resource.ErrPartialResource) {
 		return nil, fmt.Errorf("telemetry: resource: %w", err)
 	} else if err != nil {
@@ -196,6 +193,22 @@ func Start(ctx context.Context, plan Plan, version string, getenv func(string) s
 		otel.SetMeterProvider(mp)
 	}
 	return t, nil
+}
+
+// newResource describes this process to the backend: service.name
+// (tmux-mcp), service.version, a random service.instance.id per process,
+// host.name, process.pid, the Go version and the SDK's. Several processes
+// export to one collector (one per agent, on many hosts): host.name tells
+// the hosts apart and service.instance.id the processes, which a
+// Prometheus exporter turns into the instance label. OTEL_SERVICE_NAME and
+// OTEL_RESOURCE_ATTRIBUTES are merged last, so they win over everything
+// detected, host.name included (containers' hostnames say little).
+func newResource(ctx context.Context, version string) (*resource.Resource, error) {
+	return resource.New(ctx,
+		resource.WithService(), // service.instance.id; its unknown_service name is replaced below
+		resource.WithAttributes(semconv.ServiceName("tmux-mcp"), semconv.ServiceVersion(version)),
+		resource.WithTelemetrySDK(), resource.WithHost(), resource.WithProcessPID(), resource.WithProcessRuntimeVersion(),
+		resource.WithFromEnv())
 }
 
 // newTracerProvider returns the tracer provider plan asks for, batching to

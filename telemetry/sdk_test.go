@@ -2,8 +2,10 @@ package telemetry
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"log/slog"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -83,5 +85,58 @@ func TestExportErrorsAreRateLimited(t *testing.T) {
 	h.Handle(errDown)
 	if got := strings.Count(buf.String(), "collector down"); got != 2 || !strings.Contains(buf.String(), "suppressed_since_last=4") {
 		t.Errorf("after %v: got %d lines, want 2, the second counting the 4 held back:\n%s", exportErrorEvery, got, buf.String())
+	}
+}
+
+// TestResourceTellsProcessesApart checks what the resource says of the
+// process: hosts told apart by host.name, processes by a
+// service.instance.id of their own, and OTEL_SERVICE_NAME and
+// OTEL_RESOURCE_ATTRIBUTES winning over everything detected.
+func TestResourceTellsProcessesApart(t *testing.T) {
+	hostname, err := os.Hostname()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name  string
+		env   map[string]string
+		want  map[string]string // "*" is any non-empty value
+		apart bool              // two processes get different service.instance.ids
+	}{
+		{name: "nothing set",
+			want: map[string]string{"service.name": "tmux-mcp", "service.version": "v1.2.3", "host.name": hostname,
+				"service.instance.id": "*", "process.pid": "*"},
+			apart: true},
+		{name: "the environment wins",
+			env: map[string]string{"OTEL_SERVICE_NAME": "tmux-mcp-claude",
+				"OTEL_RESOURCE_ATTRIBUTES": "host.name=alpha,deployment.environment.name=prod,service.instance.id=agent-1"},
+			want: map[string]string{"service.name": "tmux-mcp-claude", "service.version": "v1.2.3", "host.name": "alpha",
+				"deployment.environment.name": "prod", "service.instance.id": "agent-1"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv("OTEL_SERVICE_NAME", tt.env["OTEL_SERVICE_NAME"])
+			t.Setenv("OTEL_RESOURCE_ATTRIBUTES", tt.env["OTEL_RESOURCE_ATTRIBUTES"])
+			var ids []string
+			for range 2 {
+				res, err := newResource(context.Background(), "v1.2.3")
+				if err != nil {
+					t.Fatal(err)
+				}
+				got := map[string]string{}
+				for _, kv := range res.Attributes() {
+					got[string(kv.Key)] = kv.Value.String()
+				}
+				for k, want := range tt.want {
+					if g := got[k]; g == "" || want != "*" && g != want {
+						t.Errorf("%s = %q, want %q", k, g, want)
+					}
+				}
+				ids = append(ids, got["service.instance.id"])
+			}
+			if gotApart := ids[0] != ids[1]; gotApart != tt.apart {
+				t.Errorf("service.instance.id of two processes: %q and %q; want them different: %v", ids[0], ids[1], tt.apart)
+			}
+		})
 	}
 }

@@ -25,6 +25,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	colmetricpb "go.opentelemetry.io/proto/otlp/collector/metrics/v1"
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
+	metricpb "go.opentelemetry.io/proto/otlp/metrics/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 	"google.golang.org/grpc"
 	"google.golang.org/protobuf/proto"
@@ -37,15 +38,18 @@ import (
 type collector struct {
 	endpoint string // for OTEL_EXPORTER_OTLP_ENDPOINT
 
-	mu       sync.Mutex
-	spans    []*tracepb.Span
-	services []string // service.name of every resource that sent spans
-	metrics  map[string]bool
+	mu         sync.Mutex
+	spans      []*tracepb.Span
+	services   []string // service.name of every resource that sent spans
+	metrics    map[string]bool
+	resSpans   []*tracepb.ResourceSpans // everything received, as sent
+	resMetrics []*metricpb.ResourceMetrics
 }
 
 func (c *collector) traces(req *coltracepb.ExportTraceServiceRequest) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.resSpans = append(c.resSpans, req.GetResourceSpans()...)
 	for _, rs := range req.GetResourceSpans() {
 		for _, a := range rs.GetResource().GetAttributes() {
 			if a.GetKey() == "service.name" {
@@ -61,6 +65,7 @@ func (c *collector) traces(req *coltracepb.ExportTraceServiceRequest) {
 func (c *collector) metricsIn(req *colmetricpb.ExportMetricsServiceRequest) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.resMetrics = append(c.resMetrics, req.GetResourceMetrics()...)
 	for _, rm := range req.GetResourceMetrics() {
 		for _, sm := range rm.GetScopeMetrics() {
 			for _, m := range sm.GetMetrics() {
