@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"time"
+
+	"github.com/tmux-mcp/tmux-mcp/scripts/internal/loadtest"
 )
 
 // Report is everything one run measured and decided; report.json is this
@@ -25,16 +27,16 @@ type Report struct {
 	Faults   []Fault        `json:"faults"`
 	// Unplanned are server deaths tmux-mcp reported outside every fault's
 	// window: nobody injected them.
-	Unplanned  []Fault   `json:"unplanned_deaths"`
-	Agents     tally     `json:"agents"`
-	Samples    []Sample  `json:"samples"`
-	Leaked     []string  `json:"leaked_processes"`
-	Bounds     Bounds    `json:"bounds"`
-	Verdicts   []Verdict `json:"verdicts"`
-	Passed     bool      `json:"passed"`
-	Diagnose   string    `json:"diagnose,omitempty"`
-	DiagnoseOK bool      `json:"diagnose_ok"`
-	Notes      []string  `json:"notes,omitempty"`
+	Unplanned  []Fault            `json:"unplanned_deaths"`
+	Agents     tally              `json:"agents"`
+	Samples    []Sample           `json:"samples"`
+	Leaked     []string           `json:"leaked_processes"`
+	Bounds     Bounds             `json:"bounds"`
+	Verdicts   []loadtest.Verdict `json:"verdicts"`
+	Passed     bool               `json:"passed"`
+	Diagnose   string             `json:"diagnose,omitempty"`
+	DiagnoseOK bool               `json:"diagnose_ok"`
+	Notes      []string           `json:"notes,omitempty"`
 }
 
 // Host describes the machine and tools of the run.
