@@ -8,21 +8,23 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/tmux-mcp/tmux-mcp/scripts/internal/loadtest"
 )
 
 // Report is everything one run measured and decided; report.json is this
 // struct.
 type Report struct {
-	Started  time.Time      `json:"started"`
-	Seconds  float64        `json:"seconds"`
-	Profile  string         `json:"profile"`
-	Host     Host           `json:"host"`
-	Settings map[string]any `json:"settings"`
-	Steps    []Step         `json:"steps"`
-	Bounds   Bounds         `json:"bounds"`
-	Verdicts []Verdict      `json:"verdicts"`
-	Passed   bool           `json:"passed"`
-	Leaked   []string       `json:"leaked_processes"`
+	Started  time.Time          `json:"started"`
+	Seconds  float64            `json:"seconds"`
+	Profile  string             `json:"profile"`
+	Host     Host               `json:"host"`
+	Settings map[string]any     `json:"settings"`
+	Steps    []Step             `json:"steps"`
+	Bounds   Bounds             `json:"bounds"`
+	Verdicts []loadtest.Verdict `json:"verdicts"`
+	Passed   bool               `json:"passed"`
+	Leaked   []string           `json:"leaked_processes"`
 	// Restarts is how often the tmux server died and tmux-mcp restarted
 	// it over the run; LastDeath why it last died.
 	Restarts  int    `json:"server_restarts"`
