@@ -81,7 +81,7 @@ func charts(r *Report) []template.HTML {
 	}
 }
 
-var page = template.Must(template.New("report").Funcs(template.FuncMap{
+var page = loadtest.NewPage("report", template.FuncMap{
 	"ms":    msOrDash,
 	"mib":   mib,
 	"dash":  orDash,
@@ -95,13 +95,10 @@ var page = template.Must(template.New("report").Funcs(template.FuncMap{
 		return fmt.Sprintf("%.1f", p.ServerCPUms-idle.ServerCPUms/(idle.End-idle.Start)*(p.End-p.Start))
 	},
 	"lost": lostText,
-}).Parse(`<!doctype html>
+}, `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>tmux-mcp soak report</title>
 <style>
-body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222;max-width:1180px}
-h1{font-size:22px;margin:0 0 4px} h2{font-size:17px;margin:22px 0 6px}
-.pass{color:#2e7d32;font-weight:bold}.fail{color:#c62828;font-weight:bold}
-table{border-collapse:collapse;margin:6px 0}td,th{border:1px solid #ccc;padding:3px 7px;text-align:left;vertical-align:top}
+{{template "style"}}
 td.n{text-align:right;font-variant-numeric:tabular-nums}th{background:#f3f5f8}
 svg{display:block;margin:8px 0}
 svg .t{font-size:13px;font-weight:bold}svg .y{font-size:10px;text-anchor:end}svg .x{font-size:10px;text-anchor:middle}
@@ -109,7 +106,7 @@ svg .l{font-size:11px}svg .m{font-size:10px}svg .b{font-size:9px;fill:#777}svg .
 pre{background:#f6f6f6;padding:8px;overflow:auto;font-size:12px}
 .small{color:#666;font-size:12px}
 </style></head><body>
-<h1>tmux-mcp soak report: <span class="{{if .R.Passed}}pass{{else}}fail{{end}}">{{if .R.Passed}}PASS{{else}}FAIL{{end}}</span></h1>
+<h1>tmux-mcp soak report: {{template "passfail" .R.Passed}}</h1>
 <div class="small">{{.R.Started.Format "2006-01-02 15:04:05 MST"}} · profile {{.R.Profile}} · {{printf "%.0f" .R.Seconds}} s ·
 {{.R.Host.CPUs}} CPUs · {{.R.Host.Tmux}} · {{.R.Host.TmuxMCP}} · {{.R.Host.Go}} · server CPU from {{.R.Host.CPUClock}}</div>
 
@@ -123,10 +120,7 @@ pre{background:#f6f6f6;padding:8px;overflow:auto;font-size:12px}
 </table>
 <p class="small">Raw calls are each one <code>tmux capture-pane -p</code> subprocess. For supervised calls, "capture-pane reaching tmux" is tmux-mcp's own count (server_health captures), "all tmux commands" its commands counter, "barriers" the round trips on a watcher connection that proved a cached capture fresh, and "cache hits" the captures served without a capture-pane. For raw phases "all tmux commands" is the raw calls plus whatever tmux-mcp sent meanwhile. "Above idle" subtracts the idle phase's server CPU rate (tmux-mcp's monitor probes included) over the phase's length.</p>
 
-<h2>Verdicts</h2>
-<table><tr><th></th><th>verdict</th><th>detail</th></tr>
-{{range .R.Verdicts}}<tr><td class="{{if .Pass}}pass{{else}}fail{{end}}">{{if .Pass}}ok{{else}}FAIL{{end}}</td><td>{{.Name}}</td><td>{{.Detail}}</td></tr>{{end}}
-</table>
+{{template "verdicts" .R.Verdicts}}
 
 <h2>Faults</h2>
 <table><tr><th>fault</th><th>at</th><th>server lost</th><th>detected in</th><th>cause</th><th>recovered in</th><th>objects lost</th><th>failed calls</th><th>note</th></tr>
@@ -139,12 +133,12 @@ pre{background:#f6f6f6;padding:8px;overflow:auto;font-size:12px}
 <h2>Bounds</h2>
 <ul>{{range .BoundsDoc}}<li>{{.}}</li>{{end}}</ul>
 {{if .R.Notes}}<h2>Notes</h2><ul>{{range .R.Notes}}<li>{{.}}</li>{{end}}</ul>{{end}}
-<p class="small">Leaked processes: {{if .R.Leaked}}{{range .R.Leaked}}{{.}}; {{end}}{{else}}none{{end}}. tmux-mcp goroutines: {{.R.Host.Goroutines}}.</p>
+<p class="small">Leaked processes: {{template "leaked" .R.Leaked}}. tmux-mcp goroutines: {{.R.Host.Goroutines}}.</p>
 
 <h2>tmux-mcp diagnose</h2>
 <pre>{{.R.Diagnose}}</pre>
 </body></html>
-`))
+`)
 
 // WriteHTML writes the self-contained report page.
 func WriteHTML(w io.Writer, r *Report) error {

@@ -112,15 +112,10 @@ func charts(r *Report) ([]template.HTML, []legendItem) {
 	return out, legend
 }
 
-var page = template.Must(template.New("report").Funcs(template.FuncMap{
-	"row": tableRow,
-}).Parse(`<!doctype html>
+var page = loadtest.NewPage("report", template.FuncMap{"row": tableRow}, `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>tmux-mcp scale report</title>
 <style>
-body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222;max-width:1180px}
-h1{font-size:22px;margin:0 0 4px} h2{font-size:17px;margin:22px 0 6px}
-.pass{color:#2e7d32;font-weight:bold}.fail{color:#c62828;font-weight:bold}
-table{border-collapse:collapse;margin:6px 0}td,th{border:1px solid #ccc;padding:3px 7px;text-align:left;vertical-align:top}
+{{template "style"}}
 td.n{text-align:right;font-variant-numeric:tabular-nums}th{background:#f3f5f8;font-size:12px}
 .charts{display:flex;flex-wrap:wrap;gap:4px 12px}
 svg{display:block;margin:8px 0}
@@ -128,15 +123,12 @@ svg .t{font-size:13px;font-weight:bold}svg .y{font-size:10px;text-anchor:end}svg
 .legend span{display:inline-block;margin-right:14px;font-size:12px}.legend i{display:inline-block;width:22px;height:0;border-top:2px solid;vertical-align:middle;margin-right:4px}
 .small{color:#666;font-size:12px}
 </style></head><body>
-<h1>tmux-mcp scale report: <span class="{{if .R.Passed}}pass{{else}}fail{{end}}">{{if .R.Passed}}PASS{{else}}FAIL{{end}}</span></h1>
+<h1>tmux-mcp scale report: {{template "passfail" .R.Passed}}</h1>
 <div class="small">{{.R.Started.Format "2006-01-02 15:04:05 MST"}} · profile {{.R.Profile}} · {{printf "%.0f" .R.Seconds}} s ·
 {{.R.Host.CPUs}} CPUs · load {{.R.Host.LoadStart}} → {{.R.Host.LoadEnd}} · {{.R.Host.Tmux}} · {{.R.Host.TmuxMCP}} · {{.R.Host.Go}} ·
 {{index .R.Settings "hz_per_agent"}} calls/s per agent · streamable HTTP, one MCP session per agent</div>
 
-<h2>Verdicts</h2>
-<table><tr><th></th><th>verdict</th><th>detail</th></tr>
-{{range .R.Verdicts}}<tr><td class="{{if .Pass}}pass{{else}}fail{{end}}">{{if .Pass}}ok{{else}}FAIL{{end}}</td><td>{{.Name}}</td><td>{{.Detail}}</td></tr>{{end}}
-</table>
+{{template "verdicts" .R.Verdicts}}
 
 <h2>Curves</h2>
 <div class="legend">{{range .Legend}}<span><i style="border-color:{{.Color}}{{if .Dashed}};border-top-style:dashed{{end}}"></i>{{.Name}}</span>{{end}}</div>
@@ -150,9 +142,9 @@ svg .t{font-size:13px;font-weight:bold}svg .y{font-size:10px;text-anchor:end}svg
 
 <h2>Bounds</h2>
 <ul>{{range .BoundsDoc}}<li>{{.}}</li>{{end}}</ul>
-<p class="small">Leaked processes: {{if .R.Leaked}}{{range .R.Leaked}}{{.}}; {{end}}{{else}}none{{end}}.{{if .R.Error}} Harness error: {{.R.Error}}{{end}}</p>
+<p class="small">Leaked processes: {{template "leaked" .R.Leaked}}.{{if .R.Error}} Harness error: {{.R.Error}}{{end}}</p>
 </body></html>
-`))
+`)
 
 // writeHTML writes the self-contained report page.
 func writeHTML(w io.Writer, r *Report) error {
