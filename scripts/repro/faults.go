@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/tmux-mcp/tmux-mcp/scripts/internal/loadtest"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
 )
 
@@ -34,16 +35,16 @@ var AllFaults = []string{FaultStuck, FaultExitEmpty, FaultFDLimit, FaultKill, Fa
 func (r *run) inject(ctx context.Context, kind string) Fault {
 	switch kind {
 	case FaultKill:
-		return r.outage(ctx, kind, func(p procRef) { p.signal(syscall.SIGKILL) })
+		return r.outage(ctx, kind, func(p loadtest.Ref) { p.Signal(syscall.SIGKILL) })
 	case FaultSocket:
-		return r.outage(ctx, kind, func(procRef) { os.Remove(r.sock) })
+		return r.outage(ctx, kind, func(loadtest.Ref) { os.Remove(r.sock) })
 	case FaultHang:
-		return r.outage(ctx, kind, func(p procRef) {
-			p.signal(syscall.SIGSTOP)
+		return r.outage(ctx, kind, func(p loadtest.Ref) {
+			p.Signal(syscall.SIGSTOP)
 			// Resume it after the hung bound has passed, unless the
 			// supervisor has ended it by then (same() checks the PID's
 			// start time, so no other process is signalled).
-			time.AfterFunc(r.cfg.hungAfter+2*time.Second, func() { p.signal(syscall.SIGCONT) })
+			time.AfterFunc(r.cfg.hungAfter+2*time.Second, func() { p.Signal(syscall.SIGCONT) })
 		})
 	case FaultStuck:
 		return r.stuckClient(ctx)
@@ -60,7 +61,7 @@ func (r *run) inject(ctx context.Context, kind string) Fault {
 // outage injects a fault that takes the main server away from its clients
 // (killed, socket deleted, hung), then measures how long tmux-mcp took to
 // report it and to bring the server and its journaled objects back.
-func (r *run) outage(ctx context.Context, kind string, do func(procRef)) Fault {
+func (r *run) outage(ctx context.Context, kind string, do func(loadtest.Ref)) Fault {
 	f := Fault{Kind: kind, DetectedMs: -1, RecoveredMs: -1, Recoverable: true, Died: true}
 	r.waitJournaled(ctx)
 	before, err := r.inventory(ctx)
@@ -68,8 +69,8 @@ func (r *run) outage(ctx context.Context, kind string, do func(procRef)) Fault {
 		f.Note = "no inventory before the fault: " + err.Error()
 	}
 	f.ObjectsBefore = len(before)
-	pid := refOf(r.serverPID(ctx))
-	if pid.pid == 0 {
+	pid := loadtest.RefOf(r.serverPID(ctx))
+	if pid.PID == 0 {
 		f.Skipped = "tmux-mcp reports no server PID"
 		return f
 	}
@@ -108,18 +109,18 @@ func (r *run) outage(ctx context.Context, kind string, do func(procRef)) Fault {
 		f.RecoveredMs = ms(e.at.Sub(t))
 		f.Note = "restarted without a restore event"
 	}
-	if pid.same() {
+	if pid.Same() {
 		if kind == FaultHang {
 			f.Note = strings.TrimPrefix(f.Note+"; the stopped server was resumed, not replaced", "; ")
 		} else if kind == FaultKill {
 			f.Note = "the server survived SIGKILL?"
 		}
 	}
-	if pid.same() && kind == FaultSocket {
+	if pid.Same() && kind == FaultSocket {
 		f.Note = "the same server answers again (socket recreated, not restarted)"
 	}
 	now := r.serverPID(ctx)
-	r.track(refOf(now))
+	r.track(loadtest.RefOf(now))
 	f.Lost = r.waitInventory(ctx, before, 20*time.Second)
 	if f.RestoreReported {
 		lost, journaled, used, after, ok, err := r.journalLoss(ctx, t)
@@ -136,12 +137,12 @@ func (r *run) outage(ctx context.Context, kind string, do func(procRef)) Fault {
 			f.Note = strings.TrimPrefix(f.Note+"; no restore snapshots in journal_events", "; ")
 		}
 	}
-	if now != pid.pid {
+	if now != pid.PID {
 		r.relaunch(ctx)
 	}
 	f.Errors = r.errorCount() - errs
 	f.End = r.since(time.Now())
-	if now != pid.pid {
+	if now != pid.PID {
 		// A new server: the next fault needs a snapshot of it.
 		r.lastChange = time.Now()
 	}
@@ -228,7 +229,7 @@ func (r *run) stuckClient(ctx context.Context) Fault {
 		f.Skipped = "start control client: " + err.Error()
 		return f
 	}
-	r.track(refOf(cmd.Process.Pid))
+	r.track(loadtest.RefOf(cmd.Process.Pid))
 	// 1 MB of output: far more than the pipe to the stuck client holds.
 	if err := r.typeLine(ctx, win.Pane, "yes flood-line | head -n 100000; echo flood-fini''shed"); err != nil {
 		f.Note = err.Error()
@@ -311,7 +312,7 @@ func (r *run) exitEmpty(ctx context.Context) Fault {
 		f.Skipped = fmt.Sprintf("no PID of the exit-empty server: %v", err)
 		return f
 	}
-	ref := refOf(pid)
+	ref := loadtest.RefOf(pid)
 	r.track(ref)
 	// tmux-mcp adopts the server on its first call there.
 	if err := r.m.mustTool(cctx, "list_sessions", map[string]any{"socket_name": name}, nil); err != nil {
@@ -332,10 +333,10 @@ func (r *run) exitEmpty(ctx context.Context) Fault {
 		}
 		sleepCtx(ctx, 20*time.Millisecond) //nolint:errcheck
 	}
-	for deadline := time.Now().Add(time.Second); ref.same() && time.Now().Before(deadline); {
+	for deadline := time.Now().Add(time.Second); ref.Same() && time.Now().Before(deadline); {
 		sleepCtx(ctx, 20*time.Millisecond) //nolint:errcheck
 	}
-	f.Died = !ref.same()
+	f.Died = !ref.Same()
 	if !f.Died {
 		f.Note = "the server outlived its last pane: tmux-mcp's hidden control-mode session keeps an adopted server from being empty"
 		f.Check = "the server stayed up after its last visible pane exited"
@@ -369,7 +370,7 @@ func (r *run) fdLimit(ctx context.Context) Fault {
 	r.mu.Lock()
 	r.extra = append(r.extra, m)
 	r.mu.Unlock()
-	r.track(refOf(m.pid()))
+	r.track(loadtest.RefOf(m.pid()))
 	t := time.Now()
 	f.At = r.since(t)
 	if err := m.mustTool(ctx, "create_session", map[string]any{"session_name": "fdl", "x": 80, "y": 24}, nil); err != nil {
@@ -377,19 +378,19 @@ func (r *run) fdLimit(ctx context.Context) Fault {
 		return f
 	}
 	h, _ := m.health(ctx, "")
-	ref := refOf(h.PID)
+	ref := loadtest.RefOf(h.PID)
 	r.track(ref)
 	created, refusedAt := 1, ""
 	for i := 0; i < 3*r.cfg.fdLimit && ctx.Err() == nil; i++ {
 		cctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 		res, err := m.tool(cctx, "create_window", map[string]any{"session_name": "fdl"})
 		cancel()
-		if err == nil && res.class == "" {
+		if err == nil && res.Class == "" {
 			created++
 			continue
 		}
 		hh, _ := m.health(ctx, "")
-		refusedAt = fmt.Sprintf("refused window %d (%s) at %d of %d fds", created+1, orDash(res.class), hh.FDs, hh.FDLimit)
+		refusedAt = fmt.Sprintf("refused window %d (%s) at %d of %d fds", created+1, orDash(res.Class), hh.FDs, hh.FDLimit)
 		break
 	}
 	x := &tmux.Exec{Socket: tmux.Socket{Path: sock}, Config: "/dev/null"}
@@ -397,7 +398,7 @@ func (r *run) fdLimit(ctx context.Context) Fault {
 	cctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 	_, answerErr := x.Run(cctx, "list-sessions")
 	cancel()
-	f.Died = !ref.same()
+	f.Died = !ref.Same()
 	f.Check = "the server still answers (3 s deadline) after windows were created up to the limit"
 	f.CheckPass = answerErr == nil && !f.Died
 	if refusedAt == "" {
@@ -456,16 +457,16 @@ func (r *run) ptyPressure(ctx context.Context) Fault {
 		f.Skipped = fmt.Sprintf("no PID of the PTY server: %v", err)
 		return f
 	}
-	ref := refOf(pid)
+	ref := loadtest.RefOf(pid)
 	r.track(ref)
 	created, failure := 0, "no failure"
 	for i := 0; i < 2*ptyMax && ctx.Err() == nil; i++ {
 		res, err := r.m.tool(cctx, "create_window", map[string]any{"session_name": name, "socket_name": name})
-		if err == nil && res.class == "" {
+		if err == nil && res.Class == "" {
 			created++
 			continue
 		}
-		failure = fmt.Sprintf("then %s: %s", orDash(res.class), firstLine(res.text))
+		failure = fmt.Sprintf("then %s: %s", orDash(res.Class), loadtest.FirstLine(res.Text))
 		if err != nil {
 			failure = "then " + err.Error()
 		}
@@ -474,7 +475,7 @@ func (r *run) ptyPressure(ctx context.Context) Fault {
 	actx, acancel := context.WithTimeout(ctx, 3*time.Second)
 	_, answerErr := x.Run(actx, "list-sessions")
 	acancel()
-	f.Died = !ref.same()
+	f.Died = !ref.Same()
 	f.Check = "the server still answers (3 s deadline) after it ran out of PTYs, and tmux-mcp said why"
 	f.CheckPass = answerErr == nil && !f.Died && strings.Contains(failure, "spawn_failed")
 	f.Note = fmt.Sprintf("private devpts with max=%d: tmux-mcp created %d windows, %s", ptyMax, created, failure)

@@ -30,6 +30,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/tmux-mcp/tmux-mcp/scripts/internal/loadtest"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
 )
 
@@ -166,9 +167,9 @@ func soak(ctx context.Context, cfg config) (*Report, error) {
 	rep.Seconds = r.since(time.Now())
 	rep.Verdicts = Judge(rep.Phases, append(append([]Fault(nil), rep.Faults...), rep.Unplanned...), rep.Leaked, rep.Bounds)
 	if runErr != nil {
-		rep.Verdicts = append(rep.Verdicts, Verdict{Name: "run completed", Pass: false, Detail: runErr.Error()})
+		rep.Verdicts = append(rep.Verdicts, loadtest.Verdict{Name: "run completed", Pass: false, Detail: runErr.Error()})
 	}
-	rep.Passed = Passed(rep.Verdicts)
+	rep.Passed = loadtest.Passed(rep.Verdicts)
 	return rep, runErr
 }
 
@@ -286,7 +287,7 @@ func unplanned(events []event, sock string, t0 time.Time, faults []Fault) []Faul
 func (r *run) runPhase(ctx context.Context, name, workload string, hz float64, d time.Duration, fn func(context.Context)) Phase {
 	r.phase.Store(name)
 	h0, _ := r.m.health(ctx, "")
-	s0, _ := statOf(h0.PID)
+	s0, _ := loadtest.StatOf(h0.PID)
 	start := time.Now()
 	pctx := ctx
 	if d > 0 {
@@ -300,7 +301,7 @@ func (r *run) runPhase(ctx context.Context, name, workload string, hz float64, d
 	}
 	end := time.Now()
 	h1, _ := r.m.health(ctx, "")
-	s1, ok := statOf(h0.PID)
+	s1, ok := loadtest.StatOf(h0.PID)
 	p := Phase{Name: name, Workload: workload, Hz: hz, Start: r.since(start), End: r.since(end), ServerPID: h0.PID,
 		RSSStart: s0.RSS, FDsStart: s0.FDs, WatchersStart: h0.Watchers, WatchersEnd: h1.Watchers, Died: !ok || h1.PID != h0.PID}
 	if ok {
@@ -382,9 +383,9 @@ func (r *run) sample(ctx context.Context, from, to time.Time) Sample {
 	if err != nil {
 		s.State = "unknown"
 	}
-	ps, ok := statOf(h.PID)
+	ps, ok := loadtest.StatOf(h.PID)
 	s.ServerRSS, s.ServerFDs, s.ServerThreads = ps.RSS, ps.FDs, ps.Threads
-	ms, _ := statOf(s.MCPPID)
+	ms, _ := loadtest.StatOf(s.MCPPID)
 	s.MCPRSS, s.MCPFDs, s.MCPThreads = ms.RSS, ms.FDs, ms.Threads
 	s.RawCalls, s.SupCalls, s.AgentCalls = r.raw.count(), r.sup.count(), r.agent.count()
 	s.Errors = r.errorCount()
@@ -431,7 +432,7 @@ func (r *run) diagnose(ctx context.Context) (string, bool) {
 
 // hostInfo describes the machine and tools.
 func hostInfo(bin string) Host {
-	h := Host{CPUs: runtime.NumCPU(), Go: runtime.Version(), CPUClock: cpuClock(),
+	h := Host{CPUs: runtime.NumCPU(), Go: runtime.Version(), CPUClock: loadtest.CPUClock(),
 		Goroutines:  "not sampled: tmux-mcp exposes no goroutine count (no pprof or metrics endpoint in this build)",
 		PTYPressure: "skipped (see the pty-pressure fault)"}
 	if out, err := exec.Command(bin, "version").Output(); err == nil {

@@ -1,14 +1,11 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/url"
 	"os/exec"
-	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -17,6 +14,8 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/tmux-mcp/tmux-mcp/scripts/internal/loadtest"
 )
 
 // mcpProc is one tmux-mcp process driven over MCP stdio, as an agent
@@ -25,7 +24,7 @@ import (
 type mcpProc struct {
 	c      *client.Client
 	cmd    *exec.Cmd
-	stderr *syncBuffer
+	stderr *loadtest.SyncBuffer
 	tools  map[string]bool
 
 	mu     sync.Mutex
@@ -47,7 +46,7 @@ type event struct {
 // 2025-11-25 protocol (the one with logging/setLevel) and asks for log
 // notifications at level info.
 func startMCP(ctx context.Context, bin string, env []string) (*mcpProc, error) {
-	m := &mcpProc{stderr: &syncBuffer{}, signal: make(chan struct{}, 1), tools: map[string]bool{}}
+	m := &mcpProc{stderr: &loadtest.SyncBuffer{}, signal: make(chan struct{}, 1), tools: map[string]bool{}}
 	tr := transport.NewStdioWithOptions(bin, env, []string{"serve"},
 		transport.WithCommandFunc(func(ctx context.Context, command string, env []string, args []string) (*exec.Cmd, error) {
 			// Not CommandContext: the process ends when its stdin closes
@@ -69,7 +68,7 @@ func startMCP(ctx context.Context, bin string, env []string) (*mcpProc, error) {
 	defer cancel()
 	if _, err := m.c.Initialize(ictx, init); err != nil {
 		m.close()
-		return nil, fmt.Errorf("repro: initialize tmux-mcp: %w (stderr: %s)", err, m.stderr.tail(500))
+		return nil, fmt.Errorf("repro: initialize tmux-mcp: %w (stderr: %s)", err, m.stderr.Tail(500))
 	}
 	if err := m.rpc(ictx, "logging/setLevel", map[string]any{"level": "info"}); err != nil {
 		m.close()
@@ -178,42 +177,14 @@ func (m *mcpProc) waitEvent(ctx context.Context, i int, timeout time.Duration, o
 	}
 }
 
-// toolResult is a tool call's structured content, or its error class.
-type toolResult struct {
-	raw   json.RawMessage
-	text  string
-	class string // "" on success
-}
-
-var classRe = regexp.MustCompile(`\[([a-z_]+)\]`)
-
-// tool calls a tool. A tool error result comes back as a toolResult with
-// its class; a protocol or transport failure as an error.
-func (m *mcpProc) tool(ctx context.Context, name string, args map[string]any) (toolResult, error) {
-	var req mcp.CallToolRequest
-	req.Params.Name = name
-	req.Params.Arguments = args
-	res, err := m.c.CallTool(ctx, req)
+// tool calls a tool. A tool error result comes back as a ToolResult
+// with its class; a protocol or transport failure as an error.
+func (m *mcpProc) tool(ctx context.Context, name string, args map[string]any) (loadtest.ToolResult, error) {
+	r, err := loadtest.CallTool(ctx, m.c, name, args)
 	if err != nil {
-		return toolResult{class: errClass(err)}, err
+		return loadtest.ToolResult{Class: errClass(err)}, err
 	}
-	var text strings.Builder
-	for _, c := range res.Content {
-		if t, ok := c.(mcp.TextContent); ok {
-			text.WriteString(t.Text)
-		}
-	}
-	out := toolResult{raw: res.RawStructuredContent, text: text.String()}
-	if len(out.raw) == 0 && res.StructuredContent != nil {
-		out.raw, _ = json.Marshal(res.StructuredContent)
-	}
-	if res.IsError {
-		out.class = "tool_error"
-		if m := classRe.FindStringSubmatch(firstLine(out.text)); m != nil {
-			out.class = m[1]
-		}
-	}
-	return out, nil
+	return r, nil
 }
 
 // mustTool is tool for set-up steps: any failure is an error.
@@ -222,11 +193,11 @@ func (m *mcpProc) mustTool(ctx context.Context, name string, args map[string]any
 	if err != nil {
 		return fmt.Errorf("repro: %s: %w", name, err)
 	}
-	if r.class != "" {
-		return fmt.Errorf("repro: %s: %s", name, firstLine(r.text))
+	if r.Class != "" {
+		return fmt.Errorf("repro: %s: %s", name, loadtest.FirstLine(r.Text))
 	}
 	if into != nil {
-		if err := json.Unmarshal(r.raw, into); err != nil {
+		if err := json.Unmarshal(r.Raw, into); err != nil {
 			return fmt.Errorf("repro: decode %s: %w", name, err)
 		}
 	}
@@ -238,16 +209,16 @@ func (m *mcpProc) mustTool(ctx context.Context, name string, args map[string]any
 func (m *mcpProc) capture(ctx context.Context, pane string) (string, string) {
 	if m.tools["capture_pane"] {
 		r, err := m.tool(ctx, "capture_pane", map[string]any{"pane_id": pane})
-		if err != nil || r.class != "" {
-			return "", r.class
+		if err != nil || r.Class != "" {
+			return "", r.Class
 		}
 		var out struct {
 			Result string `json:"result"`
 		}
-		if json.Unmarshal(r.raw, &out) == nil {
+		if json.Unmarshal(r.Raw, &out) == nil {
 			return out.Result, ""
 		}
-		return r.text, ""
+		return r.Text, ""
 	}
 	var req mcp.ReadResourceRequest
 	req.Params.URI = "tmux://panes/" + url.PathEscape(pane) + "/content"
@@ -264,24 +235,10 @@ func (m *mcpProc) capture(ctx context.Context, pane string) (string, string) {
 	return b.String(), ""
 }
 
-// health is the part of server_health the harness reads.
-type health struct {
-	State     string `json:"state"`
-	PID       int    `json:"pid"`
-	Commands  uint64 `json:"commands"`
-	Captures  uint64 `json:"captures"`
-	Barriers  uint64 `json:"barriers"`
-	CacheHits uint64 `json:"cache_hits"`
-	Restarts  int    `json:"restarts"`
-	FDs       int    `json:"fds"`
-	FDLimit   int    `json:"fd_limit"`
-	Watchers  int    `json:"watchers"`
-}
-
 // health calls server_health (which makes no tmux call) for socketName,
 // or the default server when it is "".
-func (m *mcpProc) health(ctx context.Context, socketName string) (health, error) {
-	var h health
+func (m *mcpProc) health(ctx context.Context, socketName string) (loadtest.Health, error) {
+	var h loadtest.Health
 	args := map[string]any{}
 	if socketName != "" {
 		args["socket_name"] = socketName
@@ -310,48 +267,5 @@ func (m *mcpProc) close() {
 
 // errClass names the class of a protocol or transport error.
 func errClass(err error) string {
-	switch {
-	case err == nil:
-		return ""
-	case errors.Is(err, context.DeadlineExceeded):
-		return "deadline"
-	case errors.Is(err, context.Canceled):
-		return "canceled"
-	}
-	if m := classRe.FindStringSubmatch(firstLine(err.Error())); m != nil {
-		return m[1]
-	}
-	s := strings.ToLower(err.Error())
-	for _, k := range []string{"restarting", "rate limited", "server down", "not found", "timed out", "unreachable"} {
-		if strings.Contains(s, k) {
-			return strings.ReplaceAll(k, " ", "_")
-		}
-	}
-	return "protocol"
-}
-
-func firstLine(s string) string {
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i]
-	}
-	return s
-}
-
-// syncBuffer is a goroutine-safe buffer for a child's stderr.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) tail(n int) string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	b := s.b.Bytes()
-	return string(b[max(len(b)-n, 0):])
+	return loadtest.ErrorClass(err, "", []string{"restarting", "rate limited", "server down", "not found", "timed out", "unreachable"})
 }

@@ -2,14 +2,13 @@ package main
 
 import (
 	"encoding/csv"
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
-	"os"
-	"path/filepath"
 	"strconv"
 	"time"
+
+	"github.com/tmux-mcp/tmux-mcp/scripts/internal/loadtest"
 )
 
 // Report is everything one run measured and decided; report.json is this
@@ -25,16 +24,16 @@ type Report struct {
 	Faults   []Fault        `json:"faults"`
 	// Unplanned are server deaths tmux-mcp reported outside every fault's
 	// window: nobody injected them.
-	Unplanned  []Fault   `json:"unplanned_deaths"`
-	Agents     tally     `json:"agents"`
-	Samples    []Sample  `json:"samples"`
-	Leaked     []string  `json:"leaked_processes"`
-	Bounds     Bounds    `json:"bounds"`
-	Verdicts   []Verdict `json:"verdicts"`
-	Passed     bool      `json:"passed"`
-	Diagnose   string    `json:"diagnose,omitempty"`
-	DiagnoseOK bool      `json:"diagnose_ok"`
-	Notes      []string  `json:"notes,omitempty"`
+	Unplanned  []Fault            `json:"unplanned_deaths"`
+	Agents     tally              `json:"agents"`
+	Samples    []Sample           `json:"samples"`
+	Leaked     []string           `json:"leaked_processes"`
+	Bounds     Bounds             `json:"bounds"`
+	Verdicts   []loadtest.Verdict `json:"verdicts"`
+	Passed     bool               `json:"passed"`
+	Diagnose   string             `json:"diagnose,omitempty"`
+	DiagnoseOK bool               `json:"diagnose_ok"`
+	Notes      []string           `json:"notes,omitempty"`
 }
 
 // Host describes the machine and tools of the run.
@@ -204,36 +203,13 @@ func WriteCSV(w io.Writer, samples []Sample) error {
 
 // writeFiles writes report.json, series.csv and report.html into dir.
 func writeFiles(dir string, r *Report) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("repro: report dir: %w", err)
-	}
-	j, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
-		return fmt.Errorf("repro: encode report: %w", err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "report.json"), append(j, '\n'), 0o644); err != nil {
-		return fmt.Errorf("repro: %w", err)
-	}
-	f, err := os.Create(filepath.Join(dir, "series.csv"))
+	err := loadtest.WriteReport(dir, r,
+		loadtest.File{Name: "series.csv", Write: func(w io.Writer) error { return WriteCSV(w, r.Samples) }},
+		loadtest.File{Name: "report.html", Write: func(w io.Writer) error { return WriteHTML(w, r) }})
 	if err != nil {
 		return fmt.Errorf("repro: %w", err)
 	}
-	if err := WriteCSV(f, r.Samples); err != nil {
-		f.Close()
-		return fmt.Errorf("repro: write csv: %w", err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("repro: %w", err)
-	}
-	h, err := os.Create(filepath.Join(dir, "report.html"))
-	if err != nil {
-		return fmt.Errorf("repro: %w", err)
-	}
-	if err := WriteHTML(h, r); err != nil {
-		h.Close()
-		return fmt.Errorf("repro: write html: %w", err)
-	}
-	return h.Close()
+	return nil
 }
 
 // Opt is a number that may be missing (NaN), such as a latency percentile

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tmux-mcp/tmux-mcp/scripts/internal/loadtest"
 )
 
 // sampleReport is a small report with every part filled in.
@@ -34,7 +36,7 @@ func sampleReport() *Report {
 		r.Samples = append(r.Samples, s)
 	}
 	r.Verdicts = Judge(r.Phases, r.Faults, nil, DefaultBounds(3000))
-	r.Passed = Passed(r.Verdicts)
+	r.Passed = loadtest.Passed(r.Verdicts)
 	return r
 }
 
@@ -182,21 +184,12 @@ func TestInventoryOf(t *testing.T) {
 	}
 }
 
-func TestChartScales(t *testing.T) {
-	tests := []struct{ in, want float64 }{{0.3, 0.5}, {1, 1}, {1.1, 2}, {7, 10}, {42, 50}, {0, 1}, {math.NaN(), 1}}
-	for _, tt := range tests {
-		if got := niceCeil(tt.in); got != tt.want {
-			t.Errorf("niceCeil(%v) = %v, want %v", tt.in, got, tt.want)
-		}
-	}
-	c := chart{log: true, series: []series{{pts: []pt{{0, 0}, {1, 0.5}, {2, 300}, {3, math.NaN()}}}}}
-	if lo, hi := c.yRange(); lo != -1 || hi != 3 {
-		t.Errorf("log yRange = %v..%v, want -1..3 (zeros and NaN ignored)", lo, hi)
-	}
-	s := []Sample{{T: 1, RawCalls: 0}, {T: 2, RawCalls: 100}, {T: 4, RawCalls: 300}}
+func TestRate(t *testing.T) {
+	s := []Sample{{T: 1, RawCalls: 0}, {T: 2, RawCalls: 100}, {T: 4, RawCalls: 300}, {T: 4, RawCalls: 400}}
 	got := rate(s, func(x Sample) float64 { return float64(x.RawCalls) })
-	if len(got) != 2 || got[0] != (pt{2, 100}) || got[1] != (pt{4, 100}) {
-		t.Errorf("rate = %v, want [{2 100} {4 100}]", got)
+	want := []loadtest.Pt{{X: 2, Y: 100}, {X: 4, Y: 100}} // no second without time
+	if !slices.Equal(got, want) {
+		t.Errorf("rate = %v, want %v", got, want)
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/tmux-mcp/tmux-mcp/scripts/internal/loadtest"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
 )
 
@@ -33,8 +34,8 @@ type run struct {
 	mu      sync.Mutex
 	samples []Sample
 	cpu     cpuTracker
-	extra   []*mcpProc // further tmux-mcp processes (fd-limit fault)
-	started []procRef  // processes the harness started or whose servers it owns
+	extra   []*mcpProc     // further tmux-mcp processes (fd-limit fault)
+	started []loadtest.Ref // processes the harness started or whose servers it owns
 	notes   []string
 
 	panes      map[string]string // target name -> pane ID at set-up
@@ -122,8 +123,8 @@ func (r *run) note(format string, a ...any) {
 	r.mu.Unlock()
 }
 
-func (r *run) track(p procRef) {
-	if p.pid <= 0 {
+func (r *run) track(p loadtest.Ref) {
+	if p.PID <= 0 {
 		return
 	}
 	r.mu.Lock()
@@ -156,7 +157,7 @@ func (r *run) setup(ctx context.Context) error {
 		return err
 	}
 	r.m = m
-	r.track(refOf(m.pid()))
+	r.track(loadtest.RefOf(m.pid()))
 	// The first call starts the server (tmux -D, owned by tmux-mcp).
 	if err := m.mustTool(ctx, "create_session", map[string]any{"session_name": "incident", "window_name": targetSilent, "x": 120, "y": 40}, nil); err != nil {
 		return err
@@ -165,7 +166,7 @@ func (r *run) setup(ctx context.Context) error {
 	if pid == 0 {
 		return errors.New("repro: tmux-mcp reports no server PID after create_session")
 	}
-	r.track(refOf(pid))
+	r.track(loadtest.RefOf(pid))
 	// A big history needs a history-limit above tmux's 2,000 before the
 	// pane exists.
 	if _, err := r.tmuxRun(ctx, 5*time.Second, "set-option", "-g", "history-limit", "60000"); err != nil {
@@ -413,40 +414,19 @@ func (r *run) cleanup() []string {
 		x.SetNoStart(true)
 		if out, err := x.Run(ctx, "display-message", "-p", "#{pid}"); err == nil {
 			if pid, _ := strconv.Atoi(strings.TrimSpace(string(out))); pid > 0 {
-				r.track(refOf(pid))
+				r.track(loadtest.RefOf(pid))
 			}
 		}
 		x.Run(ctx, "kill-server") //nolint:errcheck // it may be gone
 	}
 	r.mu.Lock()
-	started := append([]procRef(nil), r.started...)
+	started := append([]loadtest.Ref(nil), r.started...)
 	r.mu.Unlock()
 	for _, p := range started {
-		p.signal(syscall.SIGCONT) // a stopped server cannot exit
+		p.Signal(syscall.SIGCONT) // a stopped server cannot exit
 	}
 	// Servers and their panes need a moment to exit after kill-server.
-	deadline := time.Now().Add(5 * time.Second)
-	for time.Now().Before(deadline) {
-		busy := false
-		for _, p := range started {
-			busy = busy || p.same()
-		}
-		if !busy && len(processesNaming(r.dir)) == 0 {
-			break
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	var leaked []string
-	for _, p := range started {
-		if p.same() {
-			leaked = append(leaked, describe(p.pid))
-			p.signal(syscall.SIGKILL)
-		}
-	}
-	for _, p := range processesNaming(r.dir) {
-		leaked = append(leaked, describe(p.pid))
-		p.signal(syscall.SIGKILL)
-	}
+	leaked := loadtest.Reap(r.dir, started, 5*time.Second)
 	if !r.cfg.keep {
 		os.RemoveAll(r.dir)
 	}

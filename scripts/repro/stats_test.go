@@ -1,66 +1,9 @@
 package main
 
 import (
-	"math"
 	"testing"
 	"time"
 )
-
-func TestPercentile(t *testing.T) {
-	tests := []struct {
-		name string
-		xs   []float64
-		p    float64
-		want float64
-	}{
-		{"one value", []float64{7}, 50, 7},
-		{"median of odd", []float64{3, 1, 2}, 50, 2},
-		{"median of even is the lower middle", []float64{4, 1, 3, 2}, 50, 2},
-		{"p90 of ten", []float64{10, 9, 8, 7, 6, 5, 4, 3, 2, 1}, 90, 9},
-		{"p99 of ten is the max", []float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, 99, 10},
-		{"p100", []float64{5, 1, 9}, 100, 9},
-		{"p0 is the min", []float64{5, 1, 9}, 0, 1},
-		{"p above 100 clamps", []float64{5, 1, 9}, 150, 9},
-		{"p99 of 1000", seq(1000), 99, 990},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := Percentile(tt.xs, tt.p); got != tt.want {
-				t.Errorf("Percentile(%v, %v) = %v, want %v", tt.xs, tt.p, got, tt.want)
-			}
-		})
-	}
-	if got := Percentile(nil, 50); !math.IsNaN(got) {
-		t.Errorf("Percentile(nil) = %v, want NaN", got)
-	}
-}
-
-func TestPercentileLeavesInputAlone(t *testing.T) {
-	xs := []float64{3, 1, 2}
-	Percentile(xs, 50)
-	if xs[0] != 3 || xs[1] != 1 || xs[2] != 2 {
-		t.Errorf("input = %v, want it unchanged [3 1 2]", xs)
-	}
-}
-
-func seq(n int) []float64 {
-	out := make([]float64, n)
-	for i := range out {
-		out[i] = float64(n - i)
-	}
-	return out
-}
-
-func TestSummarise(t *testing.T) {
-	got := Summarise([]float64{1, 2, 3, 4, 100})
-	want := Latencies{N: 5, P50: 3, P90: 100, P99: 100, Max: 100}
-	if got != want {
-		t.Errorf("Summarise = %+v, want %+v", got, want)
-	}
-	if got := Summarise(nil); got != (Latencies{}) {
-		t.Errorf("Summarise(nil) = %+v, want zero", got)
-	}
-}
 
 func TestTallyCountsErrorsByClass(t *testing.T) {
 	calls := []call{{ms: 1}, {ms: 2, class: "timeout"}, {ms: 3, class: "timeout"}, {ms: 4, class: "no_server"}, {ms: 5}}

@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"strings"
+
+	"github.com/tmux-mcp/tmux-mcp/scripts/internal/loadtest"
 )
 
 // Bounds are the limits the verdicts hold a run to. They are generous on
@@ -43,19 +45,12 @@ var BoundsDoc = []string{
 	"leaks: after cleanup no process may remain whose command line or environment names the run's private directory (servers, clients, pane programs).",
 }
 
-// Verdict is one pass/fail judgement.
-type Verdict struct {
-	Name   string `json:"name"`
-	Pass   bool   `json:"pass"`
-	Detail string `json:"detail"`
-}
-
 // Judge applies the bounds to the run's phases, faults and leaks. It is
 // pure.
-func Judge(phases []Phase, faults []Fault, leaked []string, b Bounds) []Verdict {
-	var out []Verdict
+func Judge(phases []Phase, faults []Fault, leaked []string, b Bounds) []loadtest.Verdict {
+	var out []loadtest.Verdict
 	add := func(name string, pass bool, format string, a ...any) {
-		out = append(out, Verdict{Name: name, Pass: pass, Detail: fmt.Sprintf(format, a...)})
+		out = append(out, loadtest.Verdict{Name: name, Pass: pass, Detail: fmt.Sprintf(format, a...)})
 	}
 	for _, f := range faults {
 		if f.Skipped != "" {
@@ -133,16 +128,6 @@ func Judge(phases []Phase, faults []Fault, leaked []string, b Bounds) []Verdict 
 		add("no leaked processes", true, "none left after cleanup")
 	}
 	return out
-}
-
-// Passed reports whether every verdict passed.
-func Passed(vs []Verdict) bool {
-	for _, v := range vs {
-		if !v.Pass {
-			return false
-		}
-	}
-	return true
 }
 
 func orDash(s string) string {

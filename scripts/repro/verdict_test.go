@@ -4,15 +4,17 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tmux-mcp/tmux-mcp/scripts/internal/loadtest"
 )
 
-func find(vs []Verdict, prefix string) (Verdict, bool) {
+func find(vs []loadtest.Verdict, prefix string) (loadtest.Verdict, bool) {
 	for _, v := range vs {
 		if strings.HasPrefix(v.Name, prefix) {
 			return v, true
 		}
 	}
-	return Verdict{}, false
+	return loadtest.Verdict{}, false
 }
 
 func TestJudgeFaults(t *testing.T) {
@@ -102,7 +104,7 @@ func TestJudgeLeaks(t *testing.T) {
 	if v, _ := find(vs, "no leaked processes"); v.Pass {
 		t.Errorf("one leak: pass = true, want false")
 	}
-	if Passed(vs) {
+	if loadtest.Passed(vs) {
 		t.Errorf("Passed = true with a failed verdict, want false")
 	}
 }

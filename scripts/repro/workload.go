@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tmux-mcp/tmux-mcp/scripts/internal/loadtest"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
 )
 
@@ -81,12 +82,12 @@ func (r *run) agentLoop(ctx context.Context, session string) {
 // agent call.
 func (r *run) agentStep(ctx context.Context, session string, k int) error {
 	m := r.m
-	call := func(name string, args map[string]any) (toolResult, error) {
+	call := func(name string, args map[string]any) (loadtest.ToolResult, error) {
 		start := time.Now()
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
 		defer cancel()
 		res, err := m.tool(cctx, name, args)
-		class := res.class
+		class := res.Class
 		if err != nil && class == "" {
 			class = "protocol"
 		}
@@ -104,7 +105,7 @@ func (r *run) agentStep(ctx context.Context, session string, k int) error {
 		WindowID string `json:"window_id"`
 		Pane     string `json:"active_pane_id"`
 	}
-	if err := json.Unmarshal(res.raw, &w); err != nil || w.Pane == "" {
+	if err := json.Unmarshal(res.Raw, &w); err != nil || w.Pane == "" {
 		return fmt.Errorf("repro: create_window result: %v", err)
 	}
 	defer r.closeWindow(ctx, w.WindowID)
@@ -147,7 +148,7 @@ func (r *run) agentStep(ctx context.Context, session string, k int) error {
 		var out struct {
 			Found bool `json:"found"`
 		}
-		if json.Unmarshal(res.raw, &out) != nil || !out.Found {
+		if json.Unmarshal(res.Raw, &out) != nil || !out.Found {
 			r.agent.add(time.Now(), "wait_not_found")
 			return fmt.Errorf("repro: %s never showed in %s", token, w.Pane)
 		}

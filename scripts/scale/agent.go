@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/tmux-mcp/tmux-mcp/scripts/internal/loadtest"
 )
 
 // agent is one MCP client working on panes of its own: it polls its work
@@ -68,7 +70,7 @@ func (a *agent) capture(ctx context.Context, rec *recorder, pane string) (result
 	if ctx.Err() != nil {
 		return r, false
 	}
-	rec.addDetail(kindCapture, start, r.class, firstLine(r.text))
+	rec.addDetail(kindCapture, start, r.class, loadtest.FirstLine(r.text))
 	if r.class == "" {
 		rec.freshness(r.str("freshness"))
 	}
@@ -116,7 +118,7 @@ func (a *agent) marker(ctx context.Context, rec *recorder, viaRun bool) {
 	if ctx.Err() != nil {
 		return
 	}
-	class, detail := r.class, firstLine(r.text)
+	class, detail := r.class, loadtest.FirstLine(r.text)
 	if class == "" && !seen {
 		class, detail = "marker_not_seen", fmt.Sprintf("agent %d waited for %q: %.300s", a.id, want, r.text)
 	}

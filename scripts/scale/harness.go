@@ -14,10 +14,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
+	"github.com/tmux-mcp/tmux-mcp/scripts/internal/loadtest"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
 )
 
@@ -31,14 +31,14 @@ type harness struct {
 	sock   string
 	x      *tmux.Exec // harness-side tmux commands: set-up and ground truth
 	mcp    *exec.Cmd
-	mcpRef procRef
+	mcpRef loadtest.Ref
 	done   chan struct{}
-	stderr *syncBuffer
+	stderr *loadtest.SyncBuffer
 	url    string
 	token  string
 	admin  *mcpClient
 	agents []*agent
-	server procRef // the tmux server
+	server loadtest.Ref // the tmux server
 }
 
 // start makes the private directory, starts tmux-mcp over HTTP and an
@@ -52,7 +52,7 @@ func start(ctx context.Context, cfg config) (*harness, error) {
 	if d, err := filepath.EvalSymlinks(dir); err == nil {
 		dir = d
 	}
-	h := &harness{cfg: cfg, t0: time.Now(), dir: dir, sock: filepath.Join(dir, "main"), stderr: &syncBuffer{}, done: make(chan struct{})}
+	h := &harness{cfg: cfg, t0: time.Now(), dir: dir, sock: filepath.Join(dir, "main"), stderr: &loadtest.SyncBuffer{}, done: make(chan struct{})}
 	h.x = &tmux.Exec{Binary: cfg.tmux, Socket: tmux.Socket{Path: h.sock}, Config: "/dev/null"}
 	// Harness commands never start a server: tmux-mcp owns it.
 	h.x.SetNoStart(true)
@@ -78,7 +78,7 @@ func start(ctx context.Context, cfg config) (*harness, error) {
 	if err := h.mcp.Start(); err != nil {
 		return h, fmt.Errorf("scale: start tmux-mcp: %w", err)
 	}
-	h.mcpRef = refOf(h.mcp.Process.Pid)
+	h.mcpRef = loadtest.RefOf(h.mcp.Process.Pid)
 	go func() { h.mcp.Wait(); close(h.done) }() //nolint:errcheck // its exit is reported by cleanup
 	deadline := time.Now().Add(20 * time.Second)
 	for h.url = ""; h.url == ""; {
@@ -87,13 +87,13 @@ func start(ctx context.Context, cfg config) (*harness, error) {
 		}
 		select {
 		case <-h.done:
-			return h, fmt.Errorf("scale: tmux-mcp exited before listening: %s", h.stderr.tail(800))
+			return h, fmt.Errorf("scale: tmux-mcp exited before listening: %s", h.stderr.Tail(800))
 		case <-ctx.Done():
 			return h, ctx.Err()
 		case <-time.After(20 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
-			return h, fmt.Errorf("scale: tmux-mcp not listening after 20s: %s", h.stderr.tail(800))
+			return h, fmt.Errorf("scale: tmux-mcp not listening after 20s: %s", h.stderr.Tail(800))
 		}
 	}
 	if h.admin, err = dial(ctx, h.url, h.token, "scale-admin"); err != nil {
@@ -101,7 +101,7 @@ func start(ctx context.Context, cfg config) (*harness, error) {
 	}
 	// The first session starts the server (owned by tmux-mcp, tmux -D).
 	if r := h.admin.tool(ctx, "create_session", map[string]any{"session_name": sessionName(0)}); r.class != "" {
-		return h, fmt.Errorf("scale: create_session: %s", firstLine(r.text))
+		return h, fmt.Errorf("scale: create_session: %s", loadtest.FirstLine(r.text))
 	}
 	hl, err := h.health(ctx)
 	if err != nil {
@@ -110,7 +110,7 @@ func start(ctx context.Context, cfg config) (*harness, error) {
 	if hl.PID == 0 {
 		return h, errors.New("scale: tmux-mcp reports no server PID")
 	}
-	h.server = refOf(hl.PID)
+	h.server = loadtest.RefOf(hl.PID)
 	if out, err := h.tmux(ctx, "display-message", "-p", "#{pid}"); err != nil || strings.TrimSpace(out) != strconv.Itoa(hl.PID) {
 		return h, fmt.Errorf("scale: server PID: tmux says %q (%v), tmux-mcp %d", out, err, hl.PID)
 	}
@@ -167,11 +167,11 @@ func (h *harness) batch(ctx context.Context, cmds [][]string) ([]string, error) 
 }
 
 // health reads server_health through the admin client (no tmux call).
-func (h *harness) health(ctx context.Context) (health, error) {
-	var hl health
+func (h *harness) health(ctx context.Context) (loadtest.Health, error) {
+	var hl loadtest.Health
 	r := h.admin.tool(ctx, "server_health", map[string]any{})
 	if r.class != "" {
-		return hl, fmt.Errorf("scale: server_health: %s", firstLine(r.text))
+		return hl, fmt.Errorf("scale: server_health: %s", loadtest.FirstLine(r.text))
 	}
 	b, _ := json.Marshal(r.fields)
 	if err := json.Unmarshal(b, &hl); err != nil {
@@ -183,9 +183,12 @@ func (h *harness) health(ctx context.Context) (health, error) {
 // snapshot reads both processes and tmux-mcp's counters.
 func (h *harness) snapshot(ctx context.Context) (snapshot, error) {
 	hl, err := h.health(ctx)
+	// tmux-mcp's CPU time counts every thread; the server has one.
+	ms, _ := loadtest.StatOf(h.mcpRef.PID)
+	ts, _ := loadtest.StatOf(h.server.PID)
 	s := snapshot{at: h.since(), health: hl,
-		mcpCPUms: processCPUms(h.mcpRef.pid), mcpRSS: rssBytes(h.mcpRef.pid),
-		tmuxCPUms: threadCPUms(h.server.pid), tmuxRSS: rssBytes(h.server.pid), tmuxFDs: fdCount(h.server.pid)}
+		mcpCPUms: loadtest.ProcessCPUms(h.mcpRef.PID), mcpRSS: ms.RSS,
+		tmuxCPUms: ts.CPUms, tmuxRSS: ts.RSS, tmuxFDs: ts.FDs}
 	return s, err
 }
 
@@ -299,13 +302,13 @@ func (h *harness) cleanup() []string {
 		h.admin.close()
 	}
 	if h.mcp != nil && h.mcp.Process != nil {
-		if h.mcpRef.same() {
+		if h.mcpRef.Same() {
 			h.mcp.Process.Signal(syscall.SIGTERM) //nolint:errcheck // it may have exited
 		}
 		select {
 		case <-h.done:
 		case <-time.After(15 * time.Second):
-			h.mcpRef.kill()
+			h.mcpRef.Signal(syscall.SIGKILL)
 			<-h.done
 		}
 	}
@@ -316,45 +319,9 @@ func (h *harness) cleanup() []string {
 	}
 	// The server and the panes' shells need a moment to exit: hundreds
 	// of shells on a loaded machine take several seconds.
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) && (h.server.same() || len(processesNaming(h.dir)) > 0) {
-		time.Sleep(50 * time.Millisecond)
-	}
-	var leaked []string
-	if h.server.same() {
-		leaked = append(leaked, describe(h.server.pid))
-		h.server.kill()
-	}
-	for _, p := range processesNaming(h.dir) {
-		leaked = append(leaked, describe(p.pid))
-		p.kill()
-	}
+	leaked := loadtest.Reap(h.dir, []loadtest.Ref{h.server}, 30*time.Second)
 	if !h.cfg.keep {
 		os.RemoveAll(h.dir)
 	}
 	return leaked
-}
-
-// syncBuffer is a goroutine-safe buffer for a child's stderr.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  []byte
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.b = append(s.b, p...)
-	return len(p), nil
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return string(s.b)
-}
-
-func (s *syncBuffer) tail(n int) string {
-	t := s.String()
-	return t[max(len(t)-n, 0):]
 }

@@ -6,155 +6,13 @@ import (
 	"io"
 	"math"
 	"slices"
-	"strings"
+
+	"github.com/tmux-mcp/tmux-mcp/scripts/internal/loadtest"
 )
 
-// This file draws the report page: the soak report's look (scripts/repro
-// html.go; a package main cannot be imported, so the small SVG writer is
-// repeated here), with agents on the x axis and one line per sessions
-// level, dashed when panes printed.
-
-// pt is one point of a series; a NaN y breaks the line.
-type pt struct{ x, y float64 }
-
-// series is one line of a chart.
-type series struct {
-	name   string
-	color  string
-	dashed bool
-	pts    []pt
-}
-
-// chart is an SVG line chart over categorical x values (the agent
-// counts), evenly spaced.
-type chart struct {
-	title, unit string
-	log         bool
-	xs          []float64 // the x categories, in order
-	xUnit       string
-	series      []series
-}
-
-const (
-	chartW, chartH         = 560, 260
-	padL, padR, padT, padB = 60, 16, 34, 30
-	plotW, plotH           = chartW - padL - padR, chartH - padT - padB
-	logFloor               = 0.001
-)
-
-// niceCeil rounds v up to 1, 2 or 5 times a power of ten.
-func niceCeil(v float64) float64 {
-	if v <= 0 || math.IsNaN(v) || math.IsInf(v, 0) {
-		return 1
-	}
-	p := math.Pow(10, math.Floor(math.Log10(v)))
-	for _, m := range []float64{1, 2, 5, 10} {
-		if v <= m*p {
-			return m * p
-		}
-	}
-	return 10 * p
-}
-
-// yRange is [0, nice max], or whole decades around the data on a log axis.
-func (c chart) yRange() (lo, hi float64) {
-	maxY, minY := math.Inf(-1), math.Inf(1)
-	for _, s := range c.series {
-		for _, p := range s.pts {
-			if math.IsNaN(p.y) || c.log && p.y <= 0 {
-				continue
-			}
-			maxY, minY = max(maxY, p.y), min(minY, p.y)
-		}
-	}
-	if math.IsInf(maxY, -1) {
-		maxY, minY = 1, 0.1
-	}
-	if !c.log {
-		return 0, niceCeil(maxY)
-	}
-	lo = math.Floor(math.Log10(max(minY, logFloor)))
-	hi = math.Ceil(math.Log10(max(maxY, logFloor)))
-	if hi <= lo {
-		hi = lo + 1
-	}
-	return lo, hi
-}
-
-func (c chart) svg() template.HTML {
-	var b strings.Builder
-	lo, hi := c.yRange()
-	n := max(len(c.xs), 1)
-	sx := func(x float64) float64 {
-		i := slices.Index(c.xs, x)
-		if n == 1 {
-			return padL + plotW/2
-		}
-		return padL + 20 + float64(i)/float64(n-1)*(plotW-40)
-	}
-	sy := func(y float64) float64 {
-		if c.log {
-			y = math.Log10(max(y, logFloor))
-		}
-		return padT + plotH - (y-lo)/(hi-lo)*plotH
-	}
-	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %d %d" width="%d" height="%d" role="img" aria-label="%s">`,
-		chartW, chartH, chartW, chartH, template.HTMLEscapeString(c.title))
-	fmt.Fprintf(&b, `<text x="%d" y="14" class="t">%s</text>`, padL, template.HTMLEscapeString(c.title+" ("+c.unit+")"))
-	if c.log {
-		for d := lo; d <= hi; d++ {
-			y := padT + plotH - (d-lo)/(hi-lo)*plotH
-			fmt.Fprintf(&b, `<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" class="g"/><text x="%d" y="%.1f" class="y">%s</text>`,
-				padL, padL+plotW, y, y, padL-4, y+4, fmtNum(math.Pow(10, d)))
-		}
-	} else {
-		for i := 0; i <= 4; i++ {
-			v := hi * float64(i) / 4
-			y := sy(v)
-			fmt.Fprintf(&b, `<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" class="g"/><text x="%d" y="%.1f" class="y">%s</text>`,
-				padL, padL+plotW, y, y, padL-4, y+4, fmtNum(v))
-		}
-	}
-	for _, x := range c.xs {
-		fmt.Fprintf(&b, `<text x="%.1f" y="%d" class="x">%s %s</text>`, sx(x), chartH-12, fmtNum(x), c.xUnit)
-	}
-	for _, s := range c.series {
-		var d strings.Builder
-		pen := false
-		for _, p := range s.pts {
-			if math.IsNaN(p.y) || c.log && p.y <= 0 {
-				pen = false
-				continue
-			}
-			cmd := "L"
-			if !pen {
-				cmd = "M"
-			}
-			fmt.Fprintf(&d, "%s%.1f %.1f ", cmd, sx(p.x), sy(p.y))
-			fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="2.2" fill="%s"/>`, sx(p.x), sy(p.y), s.color)
-			pen = true
-		}
-		dash := ""
-		if s.dashed {
-			dash = ` stroke-dasharray="5 3"`
-		}
-		fmt.Fprintf(&b, `<path d="%s" fill="none" stroke="%s" stroke-width="1.6"%s/>`, strings.TrimSpace(d.String()), s.color, dash)
-	}
-	fmt.Fprintf(&b, `<rect x="%d" y="%d" width="%d" height="%d" fill="none" stroke="#999"/></svg>`, padL, padT, plotW, plotH)
-	return template.HTML(b.String()) //nolint:gosec // built from numbers and escaped text
-}
-
-func fmtNum(v float64) string {
-	switch {
-	case v == 0:
-		return "0"
-	case math.Abs(v) >= 100 || v == math.Trunc(v):
-		return fmt.Sprintf("%.0f", v)
-	case math.Abs(v) >= 1:
-		return fmt.Sprintf("%.1f", v)
-	}
-	return fmt.Sprintf("%.2g", v)
-}
+// This file draws the report page in the soak report's look (the charts
+// are scripts/internal/loadtest's), with agents on the x axis and one
+// line per sessions level, dashed when panes printed.
 
 var palette = []string{"#1565c0", "#ef6c00", "#2e7d32", "#6a1b9a", "#c62828", "#00838f", "#8d6e63"}
 
@@ -166,17 +24,17 @@ type legendItem struct {
 
 // curves builds one series per sessions level and output, with agents
 // on x, of get.
-func curves(steps []Step, get func(Step) float64) []series {
-	var out []series
+func curves(steps []Step, get func(Step) float64) []loadtest.Series {
+	var out []loadtest.Series
 	for i, lv := range levelsOf(steps) {
 		for _, output := range []bool{false, true} {
-			s := series{name: lv.name(output), color: palette[i%len(palette)], dashed: output}
+			s := loadtest.Series{Name: lv.name(output), Color: palette[i%len(palette)], Dashed: output}
 			for _, st := range steps {
 				if st.Sessions == lv.sessions && st.PanesPerSession == lv.panes && st.Output == output {
-					s.pts = append(s.pts, pt{float64(st.Agents), get(st)})
+					s.Pts = append(s.Pts, loadtest.Pt{X: float64(st.Agents), Y: get(st)})
 				}
 			}
-			if len(s.pts) > 0 {
+			if len(s.Pts) > 0 {
 				out = append(out, s)
 			}
 		}
@@ -222,8 +80,12 @@ func agentCounts(steps []Step) []float64 {
 // charts builds the report's charts.
 func charts(r *Report) ([]template.HTML, []legendItem) {
 	xs := agentCounts(r.Steps)
+	// Two charts side by side, with log axes down to 0.001 ms; the
+	// series' names are in the legend above them all.
+	frame := loadtest.Frame{W: 560, H: 260, PadL: 60, PadR: 16, PadT: 34, PadB: 30, LogFloor: 0.001, NoDataMin: 0.1}
 	mk := func(title, unit string, log bool, get func(Step) float64) template.HTML {
-		return chart{title: title, unit: unit, log: log, xs: xs, xUnit: "agents", series: curves(r.Steps, get)}.svg()
+		return loadtest.Chart{Frame: frame, Title: title, Unit: unit, Log: log,
+			X: loadtest.CategoryAxis{Values: xs, Unit: "agents"}, Series: curves(r.Steps, get), Dots: true}.SVG()
 	}
 	nan := func(ok bool, v float64) float64 {
 		if !ok {
@@ -245,20 +107,15 @@ func charts(r *Report) ([]template.HTML, []legendItem) {
 	}
 	var legend []legendItem
 	for _, s := range curves(r.Steps, func(Step) float64 { return 0 }) {
-		legend = append(legend, legendItem{s.name, s.color, s.dashed})
+		legend = append(legend, legendItem{s.Name, s.Color, s.Dashed})
 	}
 	return out, legend
 }
 
-var page = template.Must(template.New("report").Funcs(template.FuncMap{
-	"row": tableRow,
-}).Parse(`<!doctype html>
+var page = loadtest.NewPage("report", template.FuncMap{"row": tableRow}, `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>tmux-mcp scale report</title>
 <style>
-body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222;max-width:1180px}
-h1{font-size:22px;margin:0 0 4px} h2{font-size:17px;margin:22px 0 6px}
-.pass{color:#2e7d32;font-weight:bold}.fail{color:#c62828;font-weight:bold}
-table{border-collapse:collapse;margin:6px 0}td,th{border:1px solid #ccc;padding:3px 7px;text-align:left;vertical-align:top}
+{{template "style"}}
 td.n{text-align:right;font-variant-numeric:tabular-nums}th{background:#f3f5f8;font-size:12px}
 .charts{display:flex;flex-wrap:wrap;gap:4px 12px}
 svg{display:block;margin:8px 0}
@@ -266,15 +123,12 @@ svg .t{font-size:13px;font-weight:bold}svg .y{font-size:10px;text-anchor:end}svg
 .legend span{display:inline-block;margin-right:14px;font-size:12px}.legend i{display:inline-block;width:22px;height:0;border-top:2px solid;vertical-align:middle;margin-right:4px}
 .small{color:#666;font-size:12px}
 </style></head><body>
-<h1>tmux-mcp scale report: <span class="{{if .R.Passed}}pass{{else}}fail{{end}}">{{if .R.Passed}}PASS{{else}}FAIL{{end}}</span></h1>
+<h1>tmux-mcp scale report: {{template "passfail" .R.Passed}}</h1>
 <div class="small">{{.R.Started.Format "2006-01-02 15:04:05 MST"}} · profile {{.R.Profile}} · {{printf "%.0f" .R.Seconds}} s ·
 {{.R.Host.CPUs}} CPUs · load {{.R.Host.LoadStart}} → {{.R.Host.LoadEnd}} · {{.R.Host.Tmux}} · {{.R.Host.TmuxMCP}} · {{.R.Host.Go}} ·
 {{index .R.Settings "hz_per_agent"}} calls/s per agent · streamable HTTP, one MCP session per agent</div>
 
-<h2>Verdicts</h2>
-<table><tr><th></th><th>verdict</th><th>detail</th></tr>
-{{range .R.Verdicts}}<tr><td class="{{if .Pass}}pass{{else}}fail{{end}}">{{if .Pass}}ok{{else}}FAIL{{end}}</td><td>{{.Name}}</td><td>{{.Detail}}</td></tr>{{end}}
-</table>
+{{template "verdicts" .R.Verdicts}}
 
 <h2>Curves</h2>
 <div class="legend">{{range .Legend}}<span><i style="border-color:{{.Color}}{{if .Dashed}};border-top-style:dashed{{end}}"></i>{{.Name}}</span>{{end}}</div>
@@ -288,9 +142,9 @@ svg .t{font-size:13px;font-weight:bold}svg .y{font-size:10px;text-anchor:end}svg
 
 <h2>Bounds</h2>
 <ul>{{range .BoundsDoc}}<li>{{.}}</li>{{end}}</ul>
-<p class="small">Leaked processes: {{if .R.Leaked}}{{range .R.Leaked}}{{.}}; {{end}}{{else}}none{{end}}.{{if .R.Error}} Harness error: {{.R.Error}}{{end}}</p>
+<p class="small">Leaked processes: {{template "leaked" .R.Leaked}}.{{if .R.Error}} Harness error: {{.R.Error}}{{end}}</p>
 </body></html>
-`))
+`)
 
 // writeHTML writes the self-contained report page.
 func writeHTML(w io.Writer, r *Report) error {

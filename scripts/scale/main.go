@@ -29,6 +29,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/tmux-mcp/tmux-mcp/scripts/internal/loadtest"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
 )
 
@@ -176,9 +177,9 @@ func scale(ctx context.Context, cfg config) *Report {
 	rep.Host.LoadEnd = loadAvg()
 	rep.Verdicts = Judge(rep.Steps, rep.Restarts, rep.LastDeath, rep.Leaked, cfg.bounds)
 	if rep.Error != "" {
-		rep.Verdicts = append(rep.Verdicts, Verdict{Name: "harness", Detail: rep.Error})
+		rep.Verdicts = append(rep.Verdicts, loadtest.Verdict{Name: "harness", Detail: rep.Error})
 	}
-	rep.Passed = Passed(rep.Verdicts)
+	rep.Passed = loadtest.Passed(rep.Verdicts)
 	return rep
 }
 
@@ -297,7 +298,7 @@ func hostInfo(cfg config) Host {
 		host.Tmux = strings.TrimSpace(string(v))
 	}
 	if v, err := exec.CommandContext(ctx, cfg.bin, "version").Output(); err == nil {
-		host.TmuxMCP = firstLine(strings.TrimSpace(string(v)))
+		host.TmuxMCP = loadtest.FirstLine(strings.TrimSpace(string(v)))
 	}
 	return host
 }

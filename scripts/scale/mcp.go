@@ -3,16 +3,15 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
-	"regexp"
-	"strings"
 	"time"
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/tmux-mcp/tmux-mcp/scripts/internal/loadtest"
 )
 
 // mcpClient is one MCP session with tmux-mcp over streamable HTTP, on an
@@ -55,37 +54,16 @@ type result struct {
 	class  string // "" on success
 }
 
-var classRe = regexp.MustCompile(`\[([a-z_]+)\]`)
-
 // tool calls a tool. Every failure, a tool error result or a protocol or
 // transport error, comes back with a class.
 func (m *mcpClient) tool(ctx context.Context, name string, args map[string]any) result {
-	var req mcp.CallToolRequest
-	req.Params.Name = name
-	req.Params.Arguments = args
-	res, err := m.c.CallTool(ctx, req)
+	r, err := loadtest.CallTool(ctx, m.c, name, args)
 	if err != nil {
 		return result{class: errClass(err), text: err.Error()}
 	}
-	var text strings.Builder
-	for _, c := range res.Content {
-		if t, ok := c.(mcp.TextContent); ok {
-			text.WriteString(t.Text)
-		}
-	}
-	raw := res.RawStructuredContent
-	if len(raw) == 0 && res.StructuredContent != nil {
-		raw, _ = json.Marshal(res.StructuredContent)
-	}
-	out := result{text: text.String() + "\n" + string(raw)}
-	if len(raw) > 0 {
-		json.Unmarshal(raw, &out.fields) //nolint:errcheck // fields stay nil: the text is still searched
-	}
-	if res.IsError {
-		out.class = "tool_error"
-		if m := classRe.FindStringSubmatch(firstLine(text.String())); m != nil {
-			out.class = m[1]
-		}
+	out := result{text: r.Text + "\n" + string(r.Raw), class: r.Class}
+	if len(r.Raw) > 0 {
+		json.Unmarshal(r.Raw, &out.fields) //nolint:errcheck // fields stay nil: the text is still searched
 	}
 	return out
 }
@@ -103,27 +81,5 @@ func (r result) boolean(k string) bool {
 
 // errClass names the class of a protocol or transport error.
 func errClass(err error) string {
-	switch {
-	case errors.Is(err, context.DeadlineExceeded):
-		return "deadline"
-	case errors.Is(err, context.Canceled):
-		return "canceled"
-	}
-	if m := classRe.FindStringSubmatch(firstLine(err.Error())); m != nil {
-		return m[1]
-	}
-	s := strings.ToLower(err.Error())
-	for _, k := range []string{"503", "429", "404", "connection refused", "connection reset", "eof"} {
-		if strings.Contains(s, k) {
-			return "http_" + strings.ReplaceAll(k, " ", "_")
-		}
-	}
-	return "protocol"
-}
-
-func firstLine(s string) string {
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i]
-	}
-	return s
+	return loadtest.ErrorClass(err, "http_", []string{"503", "429", "404", "connection refused", "connection reset", "eof"})
 }

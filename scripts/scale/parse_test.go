@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/tmux-mcp/tmux-mcp/scripts/internal/loadtest"
 )
 
 func TestMaxTick(t *testing.T) {
@@ -129,21 +131,16 @@ func TestCurves(t *testing.T) {
 	}
 	steps := []Step{step(8, 1, false, 1), step(8, 8, false, 2), step(8, 1, true, 3), step(64, 1, false, 4)}
 	got := curves(steps, func(s Step) float64 { return s.Captures.P50 })
-	type line struct {
-		name   string
-		dashed bool
-		pts    []pt
-	}
-	want := []line{
-		{"8 sessions", false, []pt{{1, 1}, {8, 2}}},
-		{"8 sessions, printing", true, []pt{{1, 3}}},
-		{"64 sessions", false, []pt{{1, 4}}},
+	want := []loadtest.Series{
+		{Name: "8 sessions", Pts: []loadtest.Pt{{X: 1, Y: 1}, {X: 8, Y: 2}}},
+		{Name: "8 sessions, printing", Dashed: true, Pts: []loadtest.Pt{{X: 1, Y: 3}}},
+		{Name: "64 sessions", Pts: []loadtest.Pt{{X: 1, Y: 4}}},
 	}
 	if len(got) != len(want) {
 		t.Fatalf("%d series, want %d: %+v", len(got), len(want), got)
 	}
 	for i, w := range want {
-		if got[i].name != w.name || got[i].dashed != w.dashed || !slices.Equal(got[i].pts, w.pts) {
+		if got[i].Name != w.Name || got[i].Dashed != w.Dashed || !slices.Equal(got[i].Pts, w.Pts) {
 			t.Errorf("series %d = %+v, want %+v", i, got[i], w)
 		}
 	}

@@ -1,28 +1,28 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
+	"io"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/tmux-mcp/tmux-mcp/scripts/internal/loadtest"
 )
 
 // Report is everything one run measured and decided; report.json is this
 // struct.
 type Report struct {
-	Started  time.Time      `json:"started"`
-	Seconds  float64        `json:"seconds"`
-	Profile  string         `json:"profile"`
-	Host     Host           `json:"host"`
-	Settings map[string]any `json:"settings"`
-	Steps    []Step         `json:"steps"`
-	Bounds   Bounds         `json:"bounds"`
-	Verdicts []Verdict      `json:"verdicts"`
-	Passed   bool           `json:"passed"`
-	Leaked   []string       `json:"leaked_processes"`
+	Started  time.Time          `json:"started"`
+	Seconds  float64            `json:"seconds"`
+	Profile  string             `json:"profile"`
+	Host     Host               `json:"host"`
+	Settings map[string]any     `json:"settings"`
+	Steps    []Step             `json:"steps"`
+	Bounds   Bounds             `json:"bounds"`
+	Verdicts []loadtest.Verdict `json:"verdicts"`
+	Passed   bool               `json:"passed"`
+	Leaked   []string           `json:"leaked_processes"`
 	// Restarts is how often the tmux server died and tmux-mcp restarted
 	// it over the run; LastDeath why it last died.
 	Restarts  int    `json:"server_restarts"`
@@ -41,30 +41,15 @@ type Host struct {
 	LoadEnd   string `json:"load_end"`
 }
 
-// writeFiles writes report.json and report.html into dir.
+// writeFiles writes report.json, tmux-mcp.log and report.html into dir.
 func writeFiles(dir string, r *Report) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("scale: report dir: %w", err)
-	}
-	j, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
-		return fmt.Errorf("scale: encode report: %w", err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "report.json"), append(j, '\n'), 0o644); err != nil {
-		return fmt.Errorf("scale: %w", err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "tmux-mcp.log"), []byte(r.log), 0o644); err != nil {
-		return fmt.Errorf("scale: %w", err)
-	}
-	f, err := os.Create(filepath.Join(dir, "report.html"))
+	err := loadtest.WriteReport(dir, r,
+		loadtest.File{Name: "tmux-mcp.log", Write: func(w io.Writer) error { _, err := io.WriteString(w, r.log); return err }},
+		loadtest.File{Name: "report.html", Write: func(w io.Writer) error { return writeHTML(w, r) }})
 	if err != nil {
 		return fmt.Errorf("scale: %w", err)
 	}
-	if err := writeHTML(f, r); err != nil {
-		f.Close()
-		return fmt.Errorf("scale: write html: %w", err)
-	}
-	return f.Close()
+	return nil
 }
 
 // tableHeader and tableRow are the columns of the Markdown table (stdout,

@@ -1,25 +1,11 @@
 package main
 
 import (
-	"math"
-	"slices"
 	"sync"
 	"time"
-)
 
-// Percentile returns the p-th percentile (0 <= p <= 100) of xs by the
-// nearest-rank method: the smallest value such that at least p% of the
-// values are at or below it. NaN for no values; xs is not modified.
-func Percentile(xs []float64, p float64) float64 {
-	if len(xs) == 0 {
-		return math.NaN()
-	}
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	p = min(max(p, 0), 100)
-	rank := int(math.Ceil(p / 100 * float64(len(s))))
-	return s[max(rank, 1)-1]
-}
+	"github.com/tmux-mcp/tmux-mcp/scripts/internal/loadtest"
+)
 
 // Latency is the p50 and p99 of a set of calls, in milliseconds; zero
 // for no calls.
@@ -31,10 +17,8 @@ type Latency struct {
 }
 
 func latencyOf(ms []float64) Latency {
-	if len(ms) == 0 {
-		return Latency{}
-	}
-	return Latency{N: len(ms), P50: Percentile(ms, 50), P99: Percentile(ms, 99), Max: Percentile(ms, 100)}
+	l := loadtest.Summarise(ms)
+	return Latency{N: l.N, P50: l.P50, P99: l.P99, Max: l.Max}
 }
 
 // Call kinds: what an agent asked tmux-mcp.

@@ -4,39 +4,9 @@ import (
 	"math"
 	"testing"
 	"time"
+
+	"github.com/tmux-mcp/tmux-mcp/scripts/internal/loadtest"
 )
-
-func TestPercentile(t *testing.T) {
-	tests := []struct {
-		name string
-		xs   []float64
-		p    float64
-		want float64
-	}{
-		{"empty", nil, 50, math.NaN()},
-		{"one", []float64{7}, 99, 7},
-		{"p50 of four", []float64{4, 1, 3, 2}, 50, 2},
-		{"p99 of hundred is the 99th", hundred(), 99, 99},
-		{"p100 is the max", hundred(), 100, 100},
-		{"p0 is the min", []float64{5, 3, 9}, 0, 3},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got := Percentile(tt.xs, tt.p)
-			if got != tt.want && !(math.IsNaN(got) && math.IsNaN(tt.want)) {
-				t.Errorf("Percentile(%v, %v) = %v, want %v", tt.xs, tt.p, got, tt.want)
-			}
-		})
-	}
-}
-
-func hundred() []float64 {
-	xs := make([]float64, 100)
-	for i := range xs {
-		xs[i] = float64(100 - i)
-	}
-	return xs
-}
 
 func TestTallyOf(t *testing.T) {
 	calls := []call{
@@ -95,9 +65,9 @@ func TestRecorderReset(t *testing.T) {
 func TestSummarise(t *testing.T) {
 	spec := StepSpec{Sessions: 64, PanesPerSession: 1, Agents: 8}
 	a := snapshot{at: 10, mcpCPUms: 1000, tmuxCPUms: 200,
-		health: health{Commands: 100, Captures: 40, Barriers: 50, CacheHits: 10, Restarts: 1}}
+		health: loadtest.Health{Commands: 100, Captures: 40, Barriers: 50, CacheHits: 10, Restarts: 1}}
 	b := snapshot{at: 14, mcpCPUms: 1100, tmuxCPUms: 240, mcpRSS: 30 << 20, tmuxRSS: 8 << 20, tmuxFDs: 70,
-		health: health{Commands: 300, Captures: 60, Barriers: 150, CacheHits: 90, Watchers: 32, Restarts: 1}}
+		health: loadtest.Health{Commands: 300, Captures: 60, Barriers: 150, CacheHits: 90, Watchers: 32, Restarts: 1}}
 	calls := make([]call, 200)
 	for i := range calls {
 		calls[i] = call{kind: kindCapture, ms: 1}
@@ -133,8 +103,8 @@ func TestSummarise(t *testing.T) {
 // TestSummariseCounterReset: a counter that went back (the server
 // restarted under tmux-mcp) gives 0, not a wrapped uint64.
 func TestSummariseCounterReset(t *testing.T) {
-	a := snapshot{at: 0, health: health{Commands: 500}}
-	b := snapshot{at: 1, health: health{Commands: 20, Restarts: 1}}
+	a := snapshot{at: 0, health: loadtest.Health{Commands: 500}}
+	b := snapshot{at: 1, health: loadtest.Health{Commands: 20, Restarts: 1}}
 	got := summarise(StepSpec{}, 1, recorded{calls: []call{{kind: kindCapture}}}, a, b)
 	if got.CommandsPerCall != 0 || got.Restarts != 1 {
 		t.Errorf("commands/call %v restarts %d, want 0 and 1", got.CommandsPerCall, got.Restarts)

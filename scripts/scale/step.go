@@ -1,5 +1,7 @@
 package main
 
+import "github.com/tmux-mcp/tmux-mcp/scripts/internal/loadtest"
+
 // StepSpec is one point of the curve: how many sessions (and panes per
 // session), how many agents, whether some panes print continuously.
 type StepSpec struct {
@@ -18,23 +20,7 @@ type snapshot struct {
 	tmuxCPUms float64
 	tmuxRSS   uint64
 	tmuxFDs   int
-	health    health
-}
-
-// health is the part of server_health the harness reads. None of it
-// costs a tmux call.
-type health struct {
-	State     string `json:"state"`
-	PID       int    `json:"pid"`
-	Commands  uint64 `json:"commands"`
-	Captures  uint64 `json:"captures"`
-	Barriers  uint64 `json:"barriers"`
-	CacheHits uint64 `json:"cache_hits"`
-	Watchers  int    `json:"watchers"`
-	Restarts  int    `json:"restarts"`
-	// LastDeathCause and LastDeath say why the server last died.
-	LastDeathCause string `json:"last_death_cause"`
-	LastDeath      string `json:"last_death"`
+	health    loadtest.Health
 }
 
 // Step is one measured step: the spec, the calls and what they cost.

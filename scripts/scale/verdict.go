@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"strings"
+
+	"github.com/tmux-mcp/tmux-mcp/scripts/internal/loadtest"
 )
 
 // Bounds are what every step is held to.
@@ -24,20 +26,13 @@ var BoundsDoc = []string{
 	"cleanup: after the run no process remains whose command line or environment names the run's private directory.",
 }
 
-// Verdict is one pass/fail judgement.
-type Verdict struct {
-	Name   string `json:"name"`
-	Pass   bool   `json:"pass"`
-	Detail string `json:"detail"`
-}
-
 // Judge applies the bounds to the steps, the server's restarts over the
 // whole run (death: why it last died) and the leaked processes. It is
 // pure.
-func Judge(steps []Step, restarts int, death string, leaked []string, b Bounds) []Verdict {
-	var out []Verdict
+func Judge(steps []Step, restarts int, death string, leaked []string, b Bounds) []loadtest.Verdict {
+	var out []loadtest.Verdict
 	add := func(name string, pass bool, format string, a ...any) {
-		out = append(out, Verdict{Name: name, Pass: pass, Detail: fmt.Sprintf(format, a...)})
+		out = append(out, loadtest.Verdict{Name: name, Pass: pass, Detail: fmt.Sprintf(format, a...)})
 	}
 	var errs, stale, worst []string
 	var noCalls, restarted []string
@@ -70,16 +65,6 @@ func Judge(steps []Step, restarts int, death string, leaked []string, b Bounds) 
 	add("server stayed up", restarts == 0, "%s", orText(nonEmpty(fmt.Sprintf("%d restarts, last death: %s", restarts, death), restarts > 0), "no restart"))
 	add("cleanup", len(leaked) == 0, "%s", orText(leaked, "no process left"))
 	return out
-}
-
-// Passed reports whether every verdict passed.
-func Passed(vs []Verdict) bool {
-	for _, v := range vs {
-		if !v.Pass {
-			return false
-		}
-	}
-	return len(vs) > 0
 }
 
 // label names a step in verdicts and tables.

@@ -3,6 +3,8 @@ package main
 import (
 	"strings"
 	"testing"
+
+	"github.com/tmux-mcp/tmux-mcp/scripts/internal/loadtest"
 )
 
 func TestJudge(t *testing.T) {
@@ -55,7 +57,7 @@ func TestJudge(t *testing.T) {
 			if strings.Join(failed, ",") != strings.Join(tt.failed, ",") {
 				t.Errorf("failed verdicts = %v, want %v (%+v)", failed, tt.failed, vs)
 			}
-			if got, want := Passed(vs), len(tt.failed) == 0; got != want {
+			if got, want := loadtest.Passed(vs), len(tt.failed) == 0; got != want {
 				t.Errorf("Passed = %v, want %v", got, want)
 			}
 		})
