@@ -70,8 +70,13 @@ func start(ctx context.Context, cfg config) (*harness, error) {
 	if cfg.tmux != "" {
 		env = append(env, "TMUX_MCP_TMUX_BIN="+cfg.tmux)
 	}
+	// The fleet's settings, as its operator would give them: an HTTP
+	// session per agent, and a server rate (tmux commands a second) of
+	// fleetCommands per call at the largest fleet's call rate, never below
+	// tmux-mcp's default. -mcp-args come last and win.
 	args := append([]string{"serve", "--http", "127.0.0.1:0",
-		"--http-max-sessions", strconv.Itoa(cfg.maxAgents() + 8)}, cfg.mcpArgs...)
+		"--http-max-sessions", strconv.Itoa(cfg.maxAgents() + 8),
+		"--server-rate", strconv.FormatFloat(cfg.serverRate(), 'f', 0, 64)}, cfg.mcpArgs...)
 	h.mcp = exec.Command(cfg.bin, args...)
 	h.mcp.Env = env
 	h.mcp.Stderr = h.stderr

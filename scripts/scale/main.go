@@ -65,6 +65,18 @@ func (c config) maxAgents() int {
 	return n
 }
 
+// fleetCommands is the tmux commands per agent call the harness sizes
+// tmux-mcp's server rate for: make scale measured 2.3 to 4.8 (marker
+// commands and uncached captures; a cached capture sends none).
+const fleetCommands = 5
+
+// serverRate is the --server-rate the fleet needs: the largest agent
+// count at hz calls a second, fleetCommands each, and never below
+// tmux-mcp's default of 200.
+func (c config) serverRate() float64 {
+	return max(200, float64(c.maxAgents())*c.hz*fleetCommands)
+}
+
 // profiles: smoke (~25 s, a check that the harness works), default
 // (`make scale`, 8 to 256 sessions, about 7 minutes on 2 cores) and long
 // (8 to 512 sessions and then 512 of 4 panes, 2,048 panes in all; longer
@@ -152,7 +164,7 @@ func scale(ctx context.Context, cfg config) *Report {
 	rep := &Report{Started: time.Now(), Profile: cfg.profile, Host: hostInfo(cfg), Bounds: cfg.bounds,
 		Settings: map[string]any{"agents": cfg.agents, "hz_per_agent": cfg.hz, "warm_s": cfg.warm.Seconds(),
 			"measure_s": cfg.measure.Seconds(), "noise_period_ms": cfg.noisePeriod.Milliseconds(),
-			"marker_every_calls": markerEvery, "mcp_args": cfg.mcpArgs}}
+			"marker_every_calls": markerEvery, "mcp_args": cfg.mcpArgs, "server_rate": cfg.serverRate()}}
 	h, err := start(ctx, cfg)
 	if err == nil {
 		err = h.dialAgents(ctx, cfg.maxAgents())

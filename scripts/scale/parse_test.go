@@ -145,3 +145,22 @@ func TestCurves(t *testing.T) {
 		}
 	}
 }
+
+// TestServerRate: the harness gives tmux-mcp the server rate its largest
+// fleet needs, never less than tmux-mcp's default.
+func TestServerRate(t *testing.T) {
+	tests := []struct {
+		agents []int
+		hz     float64
+		want   float64
+	}{
+		{[]int{1, 8}, 2, 200},
+		{[]int{1, 8, 32, 64}, 2, 640},
+		{[]int{64, 8}, 5, 1600},
+	}
+	for _, tt := range tests {
+		if got := (config{agents: tt.agents, hz: tt.hz}).serverRate(); got != tt.want {
+			t.Errorf("serverRate(agents %v, hz %v) = %v, want %v", tt.agents, tt.hz, got, tt.want)
+		}
+	}
+}
