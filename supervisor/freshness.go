@@ -32,7 +32,8 @@ import (
 //     a pane that the barrier did not list, or that tmux has paused.
 //   - Without one (exec-only mode; tmux before 3.3, where 3.2a crashes
 //     when a remain-on-exit pane dies under a control client receiving
-//     output, tmux.Capabilities.DeadPaneOutputCrash; too many watchers), a
+//     output, tmux.Capabilities.DeadPaneOutputCrash; Config.MaxWatchers
+//     watchers open already, or none allowed), a
 //     probe reads the same state plus the window's last activity, in whole
 //     seconds. A probe is trusted only if that activity is older than the
 //     second in which the probe was sent: later output then always changes
@@ -52,12 +53,8 @@ import (
 // Capture instead.
 var ErrNotWatched = errors.New("supervisor: pane not watched")
 
-// maxWatchers bounds the watcher connections per server; panes of sessions
-// beyond it are proven by the probe.
-const maxWatchers = 32
-
-// errTooManyWatchers: a dial found maxWatchers connections open or under
-// way.
+// errTooManyWatchers: a dial found Config.MaxWatchers connections open or
+// under way.
 var errTooManyWatchers = errors.New("supervisor: too many watcher connections")
 
 // proof is what the freshness check knows about a pane at the moment a
@@ -106,7 +103,7 @@ type freshness struct {
 
 	mu          sync.Mutex
 	watchers    map[tmux.SessionID]*watcher
-	dialing     int // watcher dials under way, counted against maxWatchers
+	dialing     int // watcher dials under way, counted against cfg.MaxWatchers
 	paneSession map[tmux.PaneID]tmux.SessionID
 	closed      bool
 }
@@ -184,7 +181,8 @@ func (f *freshness) watcherFor(ctx context.Context, pane tmux.PaneID) *watcher {
 }
 
 // watchable reports whether watcher connections may cover this server's
-// panes: not in exec-only mode, with the command connection up, and on a
+// panes: not in exec-only mode, some allowed (Config.MaxWatchers), with
+// the command connection up, and on a
 // tmux that allows them (tmux.Client.CanWatch: from the version the
 // client read when it connected, no round trip). Asked before anything
 // else, so that where the answer is no a capture or PaneChanges costs
@@ -195,7 +193,7 @@ func (f *freshness) watchable(ctx context.Context) bool { return f.unwatchable(c
 // panes (an error matching ErrNotWatched, and tmux.ErrNoWatch when the
 // tmux version is the reason), or nil; see watchable.
 func (f *freshness) unwatchable(ctx context.Context) error {
-	if f.cfg.ExecOnly || f.client.Control() == nil {
+	if f.cfg.ExecOnly || f.cfg.MaxWatchers < 0 || f.client.Control() == nil {
 		return ErrNotWatched
 	}
 	if err := f.client.CanWatch(ctx); err != nil {
@@ -216,7 +214,7 @@ func (f *freshness) watch(ctx context.Context, sess tmux.SessionID) *watcher {
 	if w != nil && w.ctrl.Err() == nil {
 		return w
 	}
-	if w == nil && n >= maxWatchers {
+	if w == nil && n >= f.cfg.MaxWatchers {
 		return nil
 	}
 	w, err := f.dials.do(ctx, sess, true, func() (*watcher, error) {
@@ -240,7 +238,7 @@ func (f *freshness) dial(ctx context.Context, sess tmux.SessionID) (*watcher, er
 	// The cap counts dials under way: concurrent first captures of many
 	// sessions would each see room and all dial (62 watchers were seen
 	// with 64 agents starting together).
-	if _, replacing := f.watchers[sess]; !replacing && len(f.watchers)+f.dialing >= maxWatchers {
+	if _, replacing := f.watchers[sess]; !replacing && len(f.watchers)+f.dialing >= f.cfg.MaxWatchers {
 		f.mu.Unlock()
 		return nil, errTooManyWatchers
 	}

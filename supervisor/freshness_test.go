@@ -478,43 +478,64 @@ func TestChangedCaptureSkipsTheCache(t *testing.T) {
 }
 
 // TestWatcherCapHoldsUnderConcurrentDials: first captures of more
-// sessions than maxWatchers, all at once, open at most maxWatchers
+// sessions than Config.MaxWatchers, all at once, open at most MaxWatchers
 // watcher connections (the cap counts dials under way); the rest are
 // proven by the probe or read from tmux, and every capture answers.
 func TestWatcherCapHoldsUnderConcurrentDials(t *testing.T) {
-	ts := tmuxtest.New(t)
-	sup := newSup(t, ts, Config{ReadRate: 100000, ReadBurst: 100000, ServerRate: 100000, ServerBurst: 100000})
-	srv := mustServer(t, sup)
-	n := maxWatchers + 8
-	panes := make([]tmux.PaneID, n)
-	for i := range panes {
-		panes[i] = tmux.PaneID(mustDo(t, srv, "new-session", "-d", "-P", "-F", "#{pane_id}", "-s", fmt.Sprintf("s%d", i), "exec cat"))
+	tests := []struct {
+		name string
+		max  int // Config.MaxWatchers
+		want int // at most this many watchers
+	}{
+		{"default", 0, DefaultMaxWatchers},
+		{"three", 3, 3},
+		{"none", -1, 0},
 	}
-	var wg sync.WaitGroup
-	for _, p := range panes {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if _, err := srv.Capture(testCtx(t), CaptureRequest{Pane: p}); err != nil {
-				t.Errorf("capture %s: %v", p, err)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ts := tmuxtest.New(t)
+			sup := newSup(t, ts, Config{MaxWatchers: tt.max,
+				ReadRate: 100000, ReadBurst: 100000, ServerRate: 100000, ServerBurst: 100000})
+			srv := mustServer(t, sup)
+			panes := make([]tmux.PaneID, tt.want+8)
+			for i := range panes {
+				panes[i] = tmux.PaneID(mustDo(t, srv, "new-session", "-d", "-P", "-F", "#{pane_id}", "-s", fmt.Sprintf("s%d", i), "exec cat"))
 			}
-		}()
+			var wg sync.WaitGroup
+			for _, p := range panes {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					if _, err := srv.Capture(testCtx(t), CaptureRequest{Pane: p}); err != nil {
+						t.Errorf("capture %s: %v", p, err)
+					}
+				}()
+			}
+			wg.Wait()
+			want := tt.want
+			if noWatchers(t, srv) {
+				want = 0
+			}
+			if got := srv.fresh.watcherCount(); got > want {
+				t.Errorf("watchers = %d, want at most %d", got, want)
+			}
+			if got := watcherClients(t, ts); got > want {
+				t.Errorf("tmux has %d watcher clients attached, want at most %d", got, want)
+			}
+		})
 	}
-	wg.Wait()
-	want := maxWatchers
-	if noWatchers(t, srv) {
-		want = 0
-	}
-	if got := srv.fresh.watcherCount(); got > want {
-		t.Errorf("watchers = %d, want at most %d", got, want)
-	}
-	watching := 0
+}
+
+// watcherClients counts the control clients attached to ts's server that
+// receive output: tmux-mcp's watchers (its command connection has
+// no-output).
+func watcherClients(t *testing.T, ts *tmuxtest.Server) int {
+	t.Helper()
+	n := 0
 	for _, c := range strings.Split(ts.MustTmux("list-clients", "-F", "#{client_flags}"), "\n") {
 		if c != "" && !strings.Contains(c, "no-output") {
-			watching++
+			n++
 		}
 	}
-	if watching > want {
-		t.Errorf("tmux has %d watcher clients attached, want at most %d", watching, want)
-	}
+	return n
 }

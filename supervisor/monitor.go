@@ -113,6 +113,10 @@ func (s *Server) check(ctx context.Context, trigger string) {
 // still lead to it, and does it answer? Every abnormal answer goes to
 // ClassifyDeath; a live server that answers is left alone.
 func (s *Server) checkLive(ctx context.Context, id identity, ev DeathEvidence, ctrl *tmux.Control, trigger string) {
+	var live liveness // a socket that times out: nothing known but the CPU
+	s.mu.Lock()
+	live.CPU, live.CPUIsWork = s.res.CPUTime, s.res.FDRatio() < FDLivelockRatio
+	s.mu.Unlock()
 	if ev.ConnectErr == nil {
 		if replaced, newPID := s.socketReplaced(ctx, id); replaced {
 			s.died(ctx, id, CauseSocketDeleted, fmt.Sprintf(
@@ -130,18 +134,23 @@ func (s *Server) checkLive(ctx context.Context, id identity, ev DeathEvidence, c
 		// process that is runnable whenever it is sampled.
 		var probe tmux.Transport = s.client.Exec()
 		s.mu.Lock()
-		suspect := s.res.FDRatio() >= FDLivelockRatio && (s.res.CPUPercent >= 50 || s.res.Runnable)
+		suspect := !live.CPUIsWork && (s.res.CPUPercent >= 50 || s.res.Runnable)
 		s.mu.Unlock()
-		if ctrl != nil && !suspect {
+		viaCtrl := ctrl != nil && !suspect
+		if viaCtrl {
 			probe = ctrl
 		}
 		pctx, cancel := context.WithTimeout(ctx, probeTimeout)
 		_, err := probe.Run(pctx, "display-message", "-p", "#{pid}")
 		cancel()
+		if viaCtrl {
+			// Answers to earlier commands (tmux-mcp's own, or earlier
+			// probes abandoned at their timeout) show a server working
+			// through its queue.
+			live.AnsweredAt = ctrl.LastAnswer()
+		}
 		if err == nil {
-			s.mu.Lock()
-			s.tracker.probe(s.now(), false)
-			s.mu.Unlock()
+			s.hangVerdict(liveness{})
 			if ctrl == nil && !s.cfg.ExecOnly {
 				// The command connection went away but the server lives:
 				// reconnect; exec carries the calls meanwhile.
@@ -166,20 +175,37 @@ func (s *Server) checkLive(ctx context.Context, id identity, ev DeathEvidence, c
 	timedOut := errors.Is(ev.ConnectErr, tmux.ErrTimeout) || errors.Is(ev.ConnectErr, syscall.EAGAIN) ||
 		errors.Is(ev.ConnectErr, context.DeadlineExceeded) || errors.Is(ev.ConnectErr, os.ErrDeadlineExceeded)
 	if timedOut {
-		s.mu.Lock()
-		hung := s.tracker.probe(s.now(), true)
-		ev.FDRatio = s.res.FDRatio()
-		s.mu.Unlock()
-		if !hung {
+		live.TimedOut = true
+		if s.hangVerdict(live) != verdictHung {
 			return
 		}
+		s.mu.Lock()
+		ev.FDRatio = s.res.FDRatio()
+		wasBusy := s.tracker.silence.busy
+		s.mu.Unlock()
 		ev.ProbeTimeouts = 1
+		if wasBusy {
+			trigger += "; it kept using CPU, but answered nothing for the busy limit either"
+		}
 	}
 	cause, detail := ClassifyDeath(ev)
 	if cause == "" {
 		return
 	}
 	s.died(ctx, id, cause, detail+" (noticed by "+trigger+")")
+}
+
+// hangVerdict records one probe of the live server (l.TimedOut false: it
+// answered) and returns the hang detector's verdict (hung.go).
+func (s *Server) hangVerdict(l liveness) verdict {
+	s.mu.Lock()
+	v := s.tracker.probe(s.now(), l)
+	hook := s.testProbeHook
+	s.mu.Unlock()
+	if hook != nil {
+		hook(l, v)
+	}
+	return v
 }
 
 // exitGrace is how long a server that looks unwell but alive gets to turn

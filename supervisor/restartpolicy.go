@@ -26,9 +26,16 @@ type RestartPolicy struct {
 	// StableAfter is how long a server must stay up for its attempt count
 	// to be reset (60s).
 	StableAfter time.Duration
-	// HungAfter is how long a live server may keep timing out before it is
-	// treated as hung and terminated (10s).
+	// HungAfter is how long a live server may go without answering
+	// before it is treated as hung and terminated (10s): probes time out
+	// and nothing else it was asked is answered either (see hung.go).
 	HungAfter time.Duration
+	// BusyHungAfter is how long a server that does not answer may go
+	// while it keeps using CPU, away from its fd limit: it is working
+	// through commands (on a starved machine a queue of new-window can
+	// take longer than HungAfter), not stopped (6 * HungAfter). A tmux
+	// spinning in a loop of its own is still terminated then.
+	BusyHungAfter time.Duration
 }
 
 func (p RestartPolicy) withDefaults() RestartPolicy {
@@ -52,6 +59,12 @@ func (p RestartPolicy) withDefaults() RestartPolicy {
 	}
 	if p.HungAfter <= 0 {
 		p.HungAfter = 10 * time.Second
+	}
+	if p.BusyHungAfter <= 0 {
+		p.BusyHungAfter = busyHungFactor * p.HungAfter
+	}
+	if p.BusyHungAfter < p.HungAfter {
+		p.BusyHungAfter = p.HungAfter
 	}
 	return p
 }
@@ -127,7 +140,7 @@ type restartTracker struct {
 	upSince  time.Time // when the current server was first seen healthy; zero while down
 	history  []restartRecord
 
-	timingOutSince time.Time // first probe timeout of the current streak; zero when answering
+	silence silence // the server's current silence, while probes time out
 }
 
 // restartRecord is one death and the decision taken.
@@ -160,7 +173,7 @@ func newRestartTracker(p RestartPolicy, jitter float64) *restartTracker {
 // up records that the server answered at now. After StableAfter of
 // continuous health the attempt count and backoff start over.
 func (t *restartTracker) up(now time.Time) {
-	t.timingOutSince = time.Time{}
+	t.silence = silence{}
 	if t.upSince.IsZero() {
 		t.upSince = now
 	}
@@ -173,20 +186,6 @@ func (t *restartTracker) resetIfStable(now time.Time) {
 		t.clock.now = now
 		t.backoff.Reset()
 	}
-}
-
-// probe records one liveness probe of a server that is alive (its PID
-// exists) and reports whether it has now been timing out for HungAfter or
-// longer, i.e. must be treated as hung.
-func (t *restartTracker) probe(now time.Time, timedOut bool) (hung bool) {
-	if !timedOut {
-		t.up(now)
-		return false
-	}
-	if t.timingOutSince.IsZero() {
-		t.timingOutSince = now
-	}
-	return now.Sub(t.timingOutSince) >= t.policy.HungAfter
 }
 
 // reset forgets the attempts made, for a recovery asked for explicitly
@@ -202,7 +201,7 @@ func (t *restartTracker) decide(now time.Time, c Cause) decision {
 	clean := !t.upSince.IsZero() && now.Sub(t.upSince) >= t.policy.StableAfter
 	t.resetIfStable(now)
 	t.upSince = time.Time{}
-	t.timingOutSince = time.Time{}
+	t.silence = silence{}
 	d := t.decideCause(now, c, clean)
 	t.history = append(t.history, restartRecord{At: now, Cause: c, Decision: d})
 	if len(t.history) > maxRestartHistory {

@@ -12,14 +12,21 @@ var t0 = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 func TestRestartPolicyDefaults(t *testing.T) {
 	got := RestartPolicy{}.withDefaults()
 	want := RestartPolicy{MaxAttempts: 5, Initial: 200 * time.Millisecond, Max: 10 * time.Second,
-		Multiplier: 2, StableAfter: 60 * time.Second, HungAfter: 10 * time.Second}
+		Multiplier: 2, StableAfter: 60 * time.Second, HungAfter: 10 * time.Second, BusyHungAfter: 60 * time.Second}
 	if got != want {
 		t.Errorf("RestartPolicy{}.withDefaults() = %+v, want %+v", got, want)
 	}
 	set := RestartPolicy{MaxAttempts: 2, Initial: time.Second, Max: 3 * time.Second, Multiplier: 3,
-		StableAfter: time.Minute, HungAfter: time.Second}
+		StableAfter: time.Minute, HungAfter: time.Second, BusyHungAfter: 2 * time.Second}
 	if got := set.withDefaults(); got != set {
 		t.Errorf("withDefaults changed explicit fields: got %+v, want %+v", got, set)
+	}
+	// BusyHungAfter follows HungAfter, and is never shorter.
+	if got := (RestartPolicy{HungAfter: time.Second}).withDefaults().BusyHungAfter; got != 6*time.Second {
+		t.Errorf("BusyHungAfter for HungAfter 1s = %v, want 6s", got)
+	}
+	if got := (RestartPolicy{HungAfter: time.Minute, BusyHungAfter: time.Second}).withDefaults().BusyHungAfter; got != time.Minute {
+		t.Errorf("BusyHungAfter 1s with HungAfter 1m = %v, want 1m", got)
 	}
 }
 
@@ -172,27 +179,6 @@ func TestDecideHistoryBounded(t *testing.T) {
 	}
 	if got, want := tr.history[len(tr.history)-1].At, t0.Add(99*time.Second); !got.Equal(want) {
 		t.Errorf("last history entry at %v, want %v", got, want)
-	}
-}
-
-func TestProbeHung(t *testing.T) {
-	tr := newRestartTracker(RestartPolicy{HungAfter: 10 * time.Second}, 0)
-	steps := []struct {
-		at       time.Duration
-		timedOut bool
-		want     bool
-	}{
-		{0, true, false},
-		{5 * time.Second, true, false},
-		{6 * time.Second, false, false}, // an answer ends the streak
-		{7 * time.Second, true, false},
-		{16 * time.Second, true, false},
-		{17 * time.Second, true, true},
-	}
-	for _, s := range steps {
-		if got := tr.probe(t0.Add(s.at), s.timedOut); got != s.want {
-			t.Errorf("probe(+%v, timedOut=%v) = %v, want %v", s.at, s.timedOut, got, s.want)
-		}
 	}
 }
 

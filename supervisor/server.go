@@ -77,6 +77,10 @@ type Server struct {
 	rateLimited atomic.Uint64
 	meter       rateMeter
 
+	// testProbeHook, when set (tests only, under mu), receives every
+	// liveness probe of the live server and the hang detector's verdict.
+	testProbeHook func(liveness, verdict)
+
 	mu            sync.Mutex
 	state         State
 	id            identity

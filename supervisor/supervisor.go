@@ -70,6 +70,13 @@ type Config struct {
 	// highest allowed).
 	FDLimit uint64
 
+	// MaxWatchers bounds the watcher connections per server (32), each a
+	// control client attached to one session. Captures of panes in
+	// sessions beyond it are proven by the state probe, as in exec-only
+	// mode, and PaneChanges fails for them with ErrNotWatched. Negative:
+	// no watcher connections at all.
+	MaxWatchers int
+
 	// PauseAfter is the watcher connections' pause-after age: tmux pauses
 	// a pane whose output has waited this long for tmux-mcp to read it,
 	// and drops its output until it is continued (30s, whole seconds).
@@ -152,6 +159,9 @@ func (c Config) withDefaults() Config {
 	if c.ProbeInterval <= 0 {
 		c.ProbeInterval = time.Second
 	}
+	if c.MaxWatchers == 0 {
+		c.MaxWatchers = DefaultMaxWatchers
+	}
 	if c.FDWarn <= 0 {
 		c.FDWarn = 0.7
 	}
@@ -163,6 +173,9 @@ func (c Config) withDefaults() Config {
 
 // DefaultMaxServers is the default of Config.MaxServers.
 const DefaultMaxServers = 16
+
+// DefaultMaxWatchers is the default of Config.MaxWatchers.
+const DefaultMaxWatchers = 32
 
 // ErrTooManyServers is returned for a server beyond Config.MaxServers.
 var ErrTooManyServers = errors.New("supervisor: too many servers")

@@ -350,7 +350,7 @@ func (sub *subscription) open(ctx context.Context, tg subTarget) error {
 			"(a control client that receives pane output can crash the server when a remain-on-exit pane dies); "+
 			"read the resource when you need it", tg.pane)
 	case errors.Is(err, supervisor.ErrNotWatched):
-		return fmt.Errorf("pane %s cannot be watched (no control-mode watcher: too many watched sessions); read the resource when you need it", tg.pane)
+		return fmt.Errorf("pane %s cannot be watched (no control-mode watcher: exec-only mode, or --max-watchers sessions watched already); read the resource when you need it", tg.pane)
 	case err != nil:
 		return fmt.Errorf("watch pane %s: %w", tg.pane, err)
 	}

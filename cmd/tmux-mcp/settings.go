@@ -50,6 +50,7 @@ type config struct {
 	MaxCaptureLines int
 	MaxCaptureBytes int
 	ProbeInterval   time.Duration
+	MaxWatchers     int
 	FDWarn          float64
 	FDRefuse        float64
 	FDLimit         int
@@ -135,6 +136,17 @@ func settings() []setting {
 			*dst(c) = f
 			return nil
 		}
+	}
+	maxWatchers := func(c *config, v string) error {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return errors.New("want 0 (no watcher connections) or a positive integer")
+		}
+		if n == 0 {
+			n = -1 // the supervisor's "none": its zero means the default
+		}
+		c.MaxWatchers = n
+		return nil
 	}
 	fdLimit := func(c *config, v string) error {
 		n, err := strconv.Atoi(v)
@@ -230,6 +242,8 @@ func settings() []setting {
 			Usage: "ceiling on a waiting tool's timeout (wait_for_text, run_command, wait_for_channel); longer timeouts are clamped to it", set: duration(func(c *config) *time.Duration { return &c.MaxWait })},
 		{Flag: "probe-interval", Env: "TMUX_MCP_PROBE_INTERVAL", Default: def.ProbeInterval.String(),
 			Usage: "how often each server is probed and its resources sampled", set: duration(func(c *config) *time.Duration { return &c.ProbeInterval })},
+		{Flag: "max-watchers", Env: "TMUX_MCP_MAX_WATCHERS", Default: strconv.Itoa(def.MaxWatchers),
+			Usage: "control clients per tmux server that follow a session's output (one per session captured or waited on); captures beyond them are proven by a state probe, waits poll; 0: none", set: maxWatchers},
 		{Flag: "fd-warn", Env: "TMUX_MCP_FD_WARN", Default: strconv.FormatFloat(def.FDWarn, 'g', -1, 64),
 			Usage: "fraction of the server's fd limit (and of the PTY maximum) that raises a warning", set: fraction(func(c *config) *float64 { return &c.FDWarn })},
 		{Flag: "fd-refuse", Env: "TMUX_MCP_FD_REFUSE", Default: strconv.FormatFloat(def.FDRefuse, 'g', -1, 64),
@@ -239,7 +253,7 @@ func settings() []setting {
 		{Flag: "restart-attempts", Env: "TMUX_MCP_RESTART_ATTEMPTS", Default: strconv.Itoa(def.Restart.MaxAttempts),
 			Usage: "recovery attempts after a server death before giving up", set: positive(func(c *config) *int { return &c.RestartAttempts })},
 		{Flag: "hung-after", Env: "TMUX_MCP_HUNG_AFTER", Default: def.Restart.HungAfter.String(),
-			Usage: "how long a live server may fail to answer before it is terminated and restarted", set: duration(func(c *config) *time.Duration { return &c.HungAfter })},
+			Usage: "how long a live server may answer nothing before it is terminated and restarted (6 times as long while it keeps using CPU: busy, not stopped)", set: duration(func(c *config) *time.Duration { return &c.HungAfter })},
 		{Flag: "journal", Env: "TMUX_MCP_JOURNAL", Default: defaultJournal,
 			Usage: "session journal file (~/.local/state/tmux-mcp/journal.db without XDG_STATE_HOME), or off", set: str(func(c *config) *string { return &c.Journal })},
 		{Flag: "restore", Env: "TMUX_MCP_RESTORE", Default: "auto",
@@ -415,6 +429,7 @@ func (c config) supervisorConfig() supervisor.Config {
 		MaxCaptureLines: c.MaxCaptureLines,
 		MaxCaptureBytes: c.MaxCaptureBytes,
 		ProbeInterval:   c.ProbeInterval,
+		MaxWatchers:     c.MaxWatchers,
 		FDWarn:          c.FDWarn,
 		FDRefuse:        c.FDRefuse,
 		FDLimit:         uint64(c.FDLimit),

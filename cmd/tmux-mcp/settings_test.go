@@ -138,8 +138,13 @@ func TestSupervisionSettings(t *testing.T) {
 		{env: map[string]string{}, check: func(c supervisor.Config) bool {
 			d := supervisor.Defaults()
 			return c.FDRefuse == d.FDRefuse && c.ProbeInterval == d.ProbeInterval && c.Restart.MaxAttempts == d.Restart.MaxAttempts &&
-				c.Restart.HungAfter == d.Restart.HungAfter && c.RateWait == d.RateWait && c.FDLimit == 0
+				c.Restart.HungAfter == d.Restart.HungAfter && c.RateWait == d.RateWait && c.FDLimit == 0 &&
+				c.MaxWatchers == d.MaxWatchers
 		}},
+		{env: map[string]string{"TMUX_MCP_MAX_WATCHERS": "4"}, check: func(c supervisor.Config) bool { return c.MaxWatchers == 4 }},
+		// 0 is none: the supervisor's zero would be its default.
+		{env: map[string]string{"TMUX_MCP_MAX_WATCHERS": "0"}, check: func(c supervisor.Config) bool { return c.MaxWatchers < 0 }},
+		{env: map[string]string{"TMUX_MCP_MAX_WATCHERS": "-3"}, wantErr: "$TMUX_MCP_MAX_WATCHERS: want 0 (no watcher connections) or a positive integer"},
 		{env: map[string]string{"TMUX_MCP_FD_REFUSE": "0.8", "TMUX_MCP_FD_LIMIT": "4096", "TMUX_MCP_HUNG_AFTER": "30s",
 			"TMUX_MCP_RESTART_ATTEMPTS": "9", "TMUX_MCP_PROBE_INTERVAL": "250ms", "TMUX_MCP_MAX_CAPTURE_LINES": "20000"},
 			check: func(c supervisor.Config) bool {

@@ -99,6 +99,7 @@ type Control struct {
 	closing    bool
 	stall      *time.Timer // the stall watchdog, made on first use
 	stallArmed bool        // stall is set to fire; true while pending is not empty
+	answered   time.Time   // when the last flags=1 block arrived
 
 	done       chan struct{} // closed when err is set
 	ready      chan struct{} // closed after the attach block (or on death)
@@ -542,6 +543,16 @@ func (c *Control) Err() error {
 	return c.err
 }
 
+// LastAnswer returns when the server last answered a command on this
+// connection (an abandoned one included), or the zero time. A server
+// whose answers keep arriving is working through the commands queued
+// before the newest, however long that one waits.
+func (c *Control) LastAnswer() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.answered
+}
+
 // PID returns the control client's process ID.
 func (c *Control) PID() int {
 	if c.cmd.Process == nil {
@@ -688,6 +699,7 @@ func (c *Control) complete(res ctlResult) {
 	r := c.pending[0]
 	c.pending[0] = nil
 	c.pending = c.pending[1:]
+	c.answered = time.Now()
 	c.mu.Unlock()
 	r.ch <- res
 	<-c.sem

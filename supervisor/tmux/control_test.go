@@ -721,3 +721,36 @@ func TestControlOutputAndAutoContinue(t *testing.T) {
 	})
 	c.Close()
 }
+
+// TestControlLastAnswer: LastAnswer moves with every answer, that of a
+// request its caller abandoned included (the hang detector counts it as
+// the server at work).
+func TestControlLastAnswer(t *testing.T) {
+	verifyNoLeaks(t)
+	s := tmuxtest.New(t)
+	s.Start("main")
+	c := dialTest(t, s, ControlOptions{Target: "=main", Flags: "no-output,ignore-size"})
+	if got := c.LastAnswer(); !got.IsZero() {
+		t.Errorf("LastAnswer before any command = %v, want zero", got)
+	}
+	before := time.Now()
+	runTest(t, c, "display-message", "-p", "x")
+	first := c.LastAnswer()
+	if first.Before(before) {
+		t.Errorf("LastAnswer = %v, want at or after %v", first, before)
+	}
+	// run-shell without -b is answered at once but holds the client's
+	// queue until the shell ends: the next command is abandoned at its
+	// deadline, and its answer arrives after Run returned.
+	runTest(t, c, "run-shell", "sleep 0.5")
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	_, err := c.Run(ctx, "display-message", "-p", "x")
+	cancel()
+	if !errors.Is(err, ErrTimeout) {
+		t.Fatalf("display-message behind run-shell sleep 0.5, within 50ms: %v, want ErrTimeout", err)
+	}
+	returned := time.Now()
+	tmuxtest.WaitFor(t, 5*time.Second, "the abandoned command's answer", func() bool {
+		return c.LastAnswer().After(returned)
+	})
+}
