@@ -90,6 +90,9 @@ var profiles = map[string]config{
 }
 
 func main() {
+	if len(os.Args) == 3 && os.Args[1] == printTicksArg {
+		os.Exit(printTicks(os.Args[2]))
+	}
 	os.Exit(realMain())
 }
 
@@ -199,7 +202,10 @@ func scale(ctx context.Context, cfg config) *Report {
 // agent count without and then with printing panes.
 func runLevels(ctx context.Context, cfg config, h *harness, rep *Report) error {
 	maxA := cfg.maxAgents()
-	noiseCmd := fmt.Sprintf("i=0; while :; do i=$((i+1)); echo \"tick $i\"; sleep %.3f; done", cfg.noisePeriod.Seconds())
+	noiseCmd, err := tickCommand(cfg.noisePeriod)
+	if err != nil {
+		return err
+	}
 	for _, lv := range cfg.levels {
 		t := time.Now()
 		if err := h.ensureSessions(ctx, lv.sessions, lv.panes); err != nil {
