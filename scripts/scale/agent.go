@@ -33,7 +33,12 @@ const markerEvery = 5
 // run works until stop is closed (it finishes the call in flight) or ctx
 // ends (it abandons it), one call per tick of period (a call that takes
 // longer delays the next: each agent has one call in flight, as an agent
-// does). offset staggers the agents.
+// does). offset staggers the agents' ticks within a period, and each
+// agent's markers fall on a different tick of the markerEvery cycle
+// (its id's): with one phase for all, every agent ran its marker
+// command in the same period, a herd of 32 or 64 shells and tmux
+// clients at once every markerEvery periods that no fleet of
+// independent agents makes.
 func (a *agent) run(ctx context.Context, stop <-chan struct{}, rec *recorder, period, offset time.Duration) {
 	select {
 	case <-ctx.Done():
@@ -45,9 +50,10 @@ func (a *agent) run(ctx context.Context, stop <-chan struct{}, rec *recorder, pe
 	t := time.NewTicker(period)
 	defer t.Stop()
 	for i := 1; ; i++ {
+		phase := i + a.id
 		switch {
-		case i%markerEvery == 0:
-			a.marker(ctx, rec, i/markerEvery%2 == 0)
+		case phase%markerEvery == 0:
+			a.marker(ctx, rec, phase/markerEvery%2 == 0)
 		case a.noise != "" && i%2 == 1:
 			a.captureNoise(ctx, rec)
 		default:
