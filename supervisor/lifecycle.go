@@ -209,6 +209,12 @@ func (s *Server) ensure(ctx context.Context, allowStart bool) error {
 	if err == nil {
 		err = s.adopt(ctx, owned)
 	}
+	if err != nil && owned != nil {
+		// A server we started but could not take over would be adopted
+		// later as not ours: no restore, no exit status. End it instead,
+		// before the start lock is released.
+		syscall.Kill(owned.PID, syscall.SIGKILL) //nolint:errcheck // our own child
+	}
 	if endRestore != nil {
 		// Counted under mu: close marks the server closed under mu
 		// before it waits for the restores counted.
@@ -221,16 +227,16 @@ func (s *Server) ensure(ctx context.Context, allowStart bool) error {
 		if run {
 			go func() {
 				defer s.restores.Done()
+				// Another process waits to adopt it until it is restored.
+				defer owned.Release()
 				s.runRestorer(s.life, owned.PID, endRestore)
 			}()
 		} else {
 			endRestore()
+			owned.Release()
 		}
-	}
-	if err != nil && owned != nil {
-		// A server we started but could not take over would be adopted
-		// later as not ours: no restore, no exit status. End it instead.
-		syscall.Kill(owned.PID, syscall.SIGKILL) //nolint:errcheck // our own child
+	} else {
+		owned.Release()
 	}
 	return err
 }

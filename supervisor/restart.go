@@ -222,6 +222,8 @@ func (s *Server) restart(ctx context.Context) error {
 	if err != nil && !errors.Is(err, tmux.ErrServerRunning) {
 		return err
 	}
+	// Another process waits to adopt it until it is restored (Release).
+	defer owned.Release()
 	// Only the process that started the new server restores it; one that
 	// adopted it leaves that to the winner (restoring twice duplicates).
 	// The restore gate closes before the server is marked up, so that no

@@ -288,7 +288,7 @@ func TestSIGSTOPTimesOutThenRecovers(t *testing.T) {
 	// The server process tmux-mcp started outlives supervision, and so does
 	// the goroutine that waits for its exit status.
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent(),
-		goleak.IgnoreAnyFunction("github.com/tmux-mcp/tmux-mcp/supervisor/tmux.(*Exec).StartServer.func1"))
+		goleak.IgnoreAnyFunction("github.com/tmux-mcp/tmux-mcp/supervisor/tmux.(*StartedServer).wait"))
 	ts := tmuxtest.New(t)
 	sup := newSup(t, ts, Config{CommandTimeout: 300 * time.Millisecond, Restart: RestartPolicy{HungAfter: time.Minute}})
 	srv := mustServer(t, sup)

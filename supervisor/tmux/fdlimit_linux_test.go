@@ -35,6 +35,7 @@ func TestStartServerFDLimit(t *testing.T) {
 		t.Fatalf("StartServer: %v", err)
 	}
 	ts.Track(s.PID)
+	t.Cleanup(s.Release)
 	if got := fdSoftLimit(t, s.PID); got != 77 || s.FDLimit != 77 {
 		t.Errorf("server fd limit = %d, StartedServer.FDLimit = %d; want 77", got, s.FDLimit)
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync"
 	"syscall"
 	"time"
 
@@ -30,6 +31,29 @@ type StartedServer struct {
 	FDLimit uint64
 	done    chan struct{}
 	err     error // wait status, valid after done is closed
+	release func()
+}
+
+// Release lets go of the start lock, which StartServer keeps on success:
+// another tmux-mcp process on the socket waits in StartServer (and then
+// adopts this server) until the starter has finished setting it up and
+// restoring it. tmux before 3.7 can crash when a control client is still
+// identifying itself while another client's command announces a
+// session created, closed or renamed (control_write on a client whose
+// control state is not set up yet; 3.7 checks control_state), and
+// attaching while the starter restores sessions is exactly that. Release
+// may be called more than once.
+func (s *StartedServer) Release() {
+	if s != nil && s.release != nil {
+		s.release()
+	}
+}
+
+// wait reaps the server process and records how it exited. It runs
+// until the server exits, which may be after supervision has ended.
+func (s *StartedServer) wait(cmd *exec.Cmd) {
+	s.err = cmd.Wait()
+	close(s.done)
 }
 
 // Done is closed when the server process has exited.
@@ -62,7 +86,12 @@ func (e *Exec) StartServer(ctx context.Context, opts StartOptions) (*StartedServ
 	if err != nil {
 		return nil, fmt.Errorf("tmux: start server: %w", err)
 	}
-	defer unlock()
+	var started *StartedServer
+	defer func() {
+		if started == nil {
+			unlock()
+		}
+	}()
 	if _, err := e.Run(ctx, "list-sessions"); err == nil {
 		return nil, fmt.Errorf("tmux: start server on %s: %w", e.Socket, ErrServerRunning)
 	} else if !errors.Is(err, ErrNoServer) && !errors.Is(err, ErrSocketMissing) {
@@ -80,10 +109,7 @@ func (e *Exec) StartServer(ctx context.Context, opts StartOptions) (*StartedServ
 		return nil, fmt.Errorf("tmux: start server: %w", err)
 	}
 	s := &StartedServer{PID: cmd.Process.Pid, FDLimit: limit, done: make(chan struct{})}
-	go func() {
-		s.err = cmd.Wait()
-		close(s.done)
-	}()
+	go s.wait(cmd)
 	set, err := setFDLimit(s.PID, opts.FDLimit)
 	if err != nil {
 		cmd.Process.Kill() //nolint:errcheck // our own child
@@ -96,7 +122,10 @@ func (e *Exec) StartServer(ctx context.Context, opts StartOptions) (*StartedServ
 	for {
 		_, err := e.Run(ctx, "list-sessions")
 		if err == nil || errors.Is(err, ErrCommand) && !IsServerDown(err) {
-			// "no sessions" style errors mean it answers.
+			// "no sessions" style errors mean it answers. The lock is
+			// kept until the caller releases it (see Release).
+			s.release = sync.OnceFunc(unlock)
+			started = s
 			return s, nil
 		}
 		select {
