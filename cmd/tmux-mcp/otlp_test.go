@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -99,6 +100,13 @@ func newHTTPCollector(t testing.TB) *collector {
 	c := &collector{metrics: map[string]bool{}}
 	decode := func(w http.ResponseWriter, r *http.Request, req, resp proto.Message) bool {
 		b, err := io.ReadAll(r.Body)
+		if errors.Is(err, io.ErrUnexpectedEOF) {
+			// The exporter gave up mid-request: its per-export timeout or
+			// the bounded flush at shutdown (telemetry's flushTimeout) ran
+			// out on a loaded machine. Nothing arrived to check.
+			http.Error(w, "truncated", http.StatusBadRequest)
+			return false
+		}
 		if err == nil {
 			err = proto.Unmarshal(b, req)
 		}
