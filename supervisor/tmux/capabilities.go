@@ -63,8 +63,9 @@ type Capabilities struct {
 	// a segfault once every few runs of concurrent captures while watchers
 	// connected. And show-buffer to a control client prints from memory
 	// evbuffer_add may just have moved. Captures then go over exec (no
-	// buffer). What is left: load_buffer, paste_text and another client's
-	// buffers while a tmux-mcp connection is being set up (README).
+	// buffer). load_buffer and paste_text are kept away from tmux-mcp's
+	// own handshakes (IdentifyingClientNotified, of which this is a
+	// case); another client's buffers are not (README).
 	ControlBuffersCrash bool
 	// FDLimitLivelock: a server at its fd limit spins on the pending
 	// connection and answers no client (the supervisor's fd_livelock death).
@@ -106,6 +107,17 @@ type Capabilities struct {
 	// and other control-mode tools still crash such servers (diagnose
 	// warns).
 	DeadPaneOutputCrash bool
+	// IdentifyingClientNotified: tmux writes session notifications (a
+	// session created, closed, renamed or switched, a pane selected or in
+	// copy mode, a buffer changed, an attached client leaving) to every
+	// control client, also one still identifying itself, which has no
+	// control state yet: the server dies of SIGSEGV in control_write. A
+	// loop attaching control clients beside a loop creating and killing
+	// sessions kills 3.2a, 3.3a and 3.6b within seconds. tmux-mcp keeps
+	// its own commands and departures away from its handshakes (the
+	// handshake gate, handshake.go; TestHandshakeGateUnderChurn); another
+	// process changing sessions during one can still crash the server.
+	IdentifyingClientNotified bool
 }
 
 // capability is one row of the table.
@@ -162,6 +174,9 @@ var capabilityTable = []capability{
 	{name: "SpinRegressions", since: [2]int{3, 7}, until: [2]int{3, 8}, detect: "version",
 		why: "regressions of 3.7 reported upstream and not fixed in 3.7c: clients busy-spin in sendmsg under socket congestion (h0x91b/dev-3.0 #810, which pins 3.6a), the server spins in select() after an SSH client dies uncleanly (tmux #5455, 3.7b), the server livelocks in server_client_ensure_ranges (tmux #5510, 3.7c)",
 		set: func(c *Capabilities) { c.SpinRegressions = true }},
+	{name: "IdentifyingClientNotified", since: [2]int{0, 0}, until: [2]int{3, 7}, detect: "version",
+		why: "control-notify.c CONTROL_SHOULD_NOTIFY_CLIENT: before 3.7 only CLIENT_CONTROL (set by MSG_IDENTIFY_FLAGS), while control_start runs at MSG_IDENTIFY_DONE; 3.7 also checks control_state",
+		set: func(c *Capabilities) { c.IdentifyingClientNotified = true }},
 	{name: "DeadPaneOutputCrash", since: [2]int{0, 0}, until: [2]int{3, 3}, detect: "version",
 		why: "control.c control_write_pending: 3.2a writes a control client's pending output of a pane that died (server-fn.c server_destroy_pane: fd -1, event NULL) and segfaults in window_pane_get_new_data; 3.3 drops the pending blocks of such a pane (wp == NULL || wp->fd == -1)",
 		set: func(c *Capabilities) { c.DeadPaneOutputCrash = true }},

@@ -109,6 +109,11 @@ func TestCapabilities(t *testing.T) {
 		// command answers; TestContractSendKeysAndCapture checks that the
 		// path each version takes answers exactly what exec answers.
 		{"ControlCapture", got.ControlCapture, func(t *testing.T) bool { return got.ControlCapture }},
+		// IdentifyingClientNotified: a race (a notification between two
+		// reads of a control client's identity). TestHandshakeGateUnderChurn
+		// runs the churn that kills these versions within a second, with
+		// the gate on where this row is set, and must keep the server up.
+		{"IdentifyingClientNotified", got.IdentifyingClientNotified, func(t *testing.T) bool { return got.IdentifyingClientNotified }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.row, func(t *testing.T) {

@@ -259,6 +259,7 @@ func (c *Client) ServerVersion(ctx context.Context) (Version, error) {
 	if v, err = ParseVersion(string(out)); err != nil {
 		return Version{}, err
 	}
+	c.exec.gate.setOn(v.Capabilities().IdentifyingClientNotified)
 	c.mu.Lock()
 	c.version = v
 	c.mu.Unlock()

@@ -113,6 +113,12 @@ type Control struct {
 	contWake  chan struct{}
 
 	closeOnce sync.Once
+
+	// leaving ends the gate's count of this client as leaving (set once
+	// it is known to leave); exited is set when its process has exited.
+	// Both under mu.
+	leaving func()
+	exited  bool
 }
 
 type ctlRequest struct {
@@ -173,6 +179,14 @@ func DialControl(ctx context.Context, opts ControlOptions) (*Control, error) {
 		global = []string{"-N", "-C"}
 	}
 	argv := opts.Exec.Command(append(global, attach...)...)
+
+	// Alone on the server from the spawn to the attach block (handshake.go):
+	// nothing of ours may notify a client that is still identifying.
+	release, err := opts.Exec.gate.dial(ctx)
+	if err != nil {
+		return nil, gateError(attach, "control", err)
+	}
+	defer release()
 
 	inR, inW, err := os.Pipe()
 	if err != nil {
@@ -268,9 +282,14 @@ func (c *Control) Run(ctx context.Context, args ...string) ([]byte, error) {
 		ctx, cancel = context.WithTimeout(ctx, DefaultTimeout)
 		defer cancel()
 	}
+	release, err := c.opts.Exec.gate.command(ctx)
+	if err != nil {
+		return nil, gateError(args, "control", err)
+	}
+	defer release()
 	// Nothing has been written while prepare waits for room, so running out
 	// of time there does not spoil the connection.
-	args, err := c.prepare(ctx, args)
+	args, err = c.prepare(ctx, args)
 	if err != nil {
 		return nil, err
 	}
@@ -315,6 +334,14 @@ func (c *Control) Pipeline(ctx context.Context, cmds ...[]string) (outs [][]byte
 		ctx, cancel = context.WithTimeout(ctx, DefaultTimeout)
 		defer cancel()
 	}
+	release, err := c.opts.Exec.gate.command(ctx)
+	if err != nil {
+		for i, args := range cmds {
+			errs[i] = gateError(args, "control", err)
+		}
+		return outs, errs
+	}
+	defer release()
 	reqs := make([]*ctlRequest, 0, len(cmds))
 	for i, args := range cmds {
 		args, err := c.prepare(ctx, args)
@@ -517,6 +544,7 @@ func (c *Control) Close() error {
 		c.mu.Lock()
 		c.closing = true
 		c.mu.Unlock()
+		c.markLeaving()
 		// Closing stdin ends the client (and unblocks a write stuck on a
 		// hung server).
 		c.stdin.Close()
@@ -601,7 +629,19 @@ func (c *Control) kill() {
 		return
 	default:
 	}
+	c.markLeaving()
 	c.cmd.Process.Signal(syscall.SIGKILL) //nolint:errcheck // it may have exited
+}
+
+// markLeaving counts the client as leaving in the server's handshake gate
+// until its process has exited: tmux tells every control client when an
+// attached one leaves.
+func (c *Control) markLeaving() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.leaving == nil && !c.exited {
+		c.leaving = c.opts.Exec.gate.leave()
+	}
 }
 
 // waitLoop reaps the client. Once it has exited, the reader gets a moment to
@@ -609,6 +649,13 @@ func (c *Control) kill() {
 // never closes it), then its pipe is closed to release it.
 func (c *Control) waitLoop() {
 	c.cmd.Wait() //nolint:errcheck // the exit status is in ProcessState
+	c.mu.Lock()
+	c.exited = true
+	left := c.leaving
+	c.mu.Unlock()
+	if left != nil {
+		left()
+	}
 	close(c.waitDone)
 	select {
 	case <-c.readerDone:
@@ -675,6 +722,7 @@ func (c *Control) readLoop() {
 				c.opts.OnNotify(n)
 			}
 		case evExit:
+			c.markLeaving()
 			r := ev.reason
 			if r == "" {
 				r = "client exited"

@@ -38,6 +38,11 @@ type Exec struct {
 	Env []string
 
 	noStart atomic.Bool // pass -N: never start a server (tmux 3.2+)
+
+	// gate keeps commands and control-client handshakes to this server
+	// apart where tmux needs it (handshake.go); every transport of the
+	// server shares it through this Exec.
+	gate handshakeGate
 }
 
 // SetNoStart makes every command carry tmux's -N, so that no command can
@@ -151,6 +156,13 @@ func (e *Exec) RunSequence(ctx context.Context, cmds ...[]string) ([]byte, error
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, DefaultTimeout)
 		defer cancel()
+	}
+	if gated(cmds[0]) {
+		release, err := e.gate.command(ctx)
+		if err != nil {
+			return nil, gateError(args, "exec", err)
+		}
+		defer release()
 	}
 	argv := e.Command(line...)
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
