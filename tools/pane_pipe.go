@@ -7,11 +7,14 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"time"
 	"unicode"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+	"github.com/tmux-mcp/tmux-mcp/supervisor"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
 )
 
@@ -35,11 +38,11 @@ func PipePane(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 			}
 			return message("Piping stopped for pane " + string(pn.ID))
 		}
-		f, err := displayFields(ctx, srv, pn.ID, tmux.RecordFormat("pane_current_path"), 1)
+		cwd, err := paneDir(ctx, srv, pn.ID)
 		if err != nil {
 			return nil, err
 		}
-		path, err := d.pipePath(raw, f[0])
+		path, err := d.pipePath(raw, cwd)
 		if err != nil {
 			return nil, err
 		}
@@ -53,6 +56,31 @@ func PipePane(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		}
 		return message(fmt.Sprintf("Piping pane %s to %s", pn.ID, path))
 	})
+}
+
+// paneDir returns a pane's current directory. A pane just created reads
+// as the tmux server's directory until its process has run the pane's
+// command, so that moment is awaited (briefly: a fork runs its command at
+// once).
+func paneDir(ctx context.Context, srv *supervisor.Server, pane tmux.PaneID) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	for {
+		f, err := displayFields(ctx, srv, pane, tmux.RecordFormat("pane_current_path", "pane_pid"), 2)
+		if err != nil {
+			return "", err
+		}
+		pid, _ := strconv.Atoi(f[1])
+		if !supervisor.PaneStarting(srv.Health().PID, pid) {
+			return f[0], nil
+		}
+		select {
+		case <-ctx.Done():
+			return "", &toolError{msg: "Pane " + string(pane) + " has not started its command yet, so its directory is not known.",
+				class: "pane_starting", hint: "Try again in a moment."}
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
 }
 
 // pipePath checks where pipe_pane may write. A relative path is taken
