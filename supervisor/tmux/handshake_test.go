@@ -15,6 +15,24 @@ func gateCtx(t *testing.T, d time.Duration) context.Context {
 	return ctx
 }
 
+// awaitGate waits until cond, read under the gate's lock, holds.
+func awaitGate(t *testing.T, g *handshakeGate, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		g.mu.Lock()
+		ok := cond()
+		g.mu.Unlock()
+		if ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
 // taken runs take in the background and returns a channel that yields
 // its release func once it gets the gate.
 func taken(ctx context.Context, take func(context.Context) (func(), error)) <-chan func() {
@@ -57,6 +75,7 @@ func TestHandshakeGateDialWaitsForCommandsAndLeaving(t *testing.T) {
 	}
 	left := g.leave()
 	dial := taken(ctx, g.dial)
+	awaitGate(t, &g, "the dial to wait", func() bool { return g.waiting == 1 })
 	// A command arriving while the dial waits waits behind it.
 	later := taken(ctx, g.command)
 	select {
