@@ -61,18 +61,18 @@ func PipePane(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 // paneDir returns a pane's current directory. A pane just created reads
 // as the tmux server's directory until its process has run the pane's
 // command, so that moment is awaited (briefly: a fork runs its command at
-// once).
+// once) before the directory is read.
 func paneDir(ctx context.Context, srv *supervisor.Server, pane tmux.PaneID) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
 	for {
-		f, err := displayFields(ctx, srv, pane, tmux.RecordFormat("pane_current_path", "pane_pid"), 2)
+		f, err := displayFields(ctx, srv, pane, tmux.RecordFormat("pane_pid"), 1)
 		if err != nil {
 			return "", err
 		}
-		pid, _ := strconv.Atoi(f[1])
+		pid, _ := strconv.Atoi(f[0])
 		if !supervisor.PaneStarting(srv.Health().PID, pid) {
-			return f[0], nil
+			break
 		}
 		select {
 		case <-ctx.Done():
@@ -81,6 +81,11 @@ func paneDir(ctx context.Context, srv *supervisor.Server, pane tmux.PaneID) (str
 		case <-time.After(10 * time.Millisecond):
 		}
 	}
+	f, err := displayFields(ctx, srv, pane, tmux.RecordFormat("pane_current_path"), 1)
+	if err != nil {
+		return "", err
+	}
+	return f[0], nil
 }
 
 // pipePath checks where pipe_pane may write. A relative path is taken

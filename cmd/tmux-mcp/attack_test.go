@@ -172,11 +172,8 @@ func TestAttacksThroughTheBinary(t *testing.T) {
 			res, err := callToolErr(c, "list_sessions", nil)
 			return err == nil && !res.IsError && contains(sessionNames(t, res), name) && tm.PID() != pid && tm.PID() != 0
 		})
-		var panes string
-		tmuxtest.WaitFor(t, 10*time.Second, "the restored pane's directory", func() bool {
-			panes = tm.MustTmux("list-panes", "-t", "="+name+":", "-F", "#{window_name}|#{pane_title}|#{pane_current_path}")
-			return !strings.HasSuffix(panes, "|")
-		})
+		tm.PanePath("=" + name + ":") // its directory is known once its command runs
+		panes := tm.MustTmux("list-panes", "-t", "="+name+":", "-F", "#{window_name}|#{pane_title}|#{pane_current_path}")
 		if want := wname + "|" + title + "|" + dir; panes != want {
 			t.Errorf("restored pane = %q, want %q", panes, want)
 		}

@@ -106,6 +106,7 @@ func TestJournalCLI(t *testing.T) {
 	if code != exitOK || !strings.Contains(out, "applied ") {
 		t.Fatalf("restore: exit %d, output:\n%s\nstderr %s", code, out, errs)
 	}
+	tm.PanePath("=work:second") // its directory is known once its command runs
 	if got := tm.MustTmux("list-windows", "-t", "=work", "-F", "#{window_name} #{pane_current_path}"); !strings.Contains(got, "second "+dir) {
 		t.Errorf("windows after restore = %q, want second in %s", got, dir)
 	}
@@ -153,13 +154,8 @@ func TestJournalEndToEnd(t *testing.T) {
 		return err == nil && !res.IsError && contains(sessionNames(t, res), "agent") && tm.PID() != pid
 	})
 	// list_sessions is answered during the restore, and tmux reports a
-	// new pane's path only once its process runs: wait for it.
-	var got string
-	tmuxtest.WaitFor(t, 10*time.Second, "the restored pane's path", func() bool {
-		got = tm.MustTmux("display-message", "-p", "-t", "=agent:", "#{pane_current_path}")
-		return got != ""
-	})
-	if got != dir {
+	// new pane's path only once its process runs: PanePath waits for it.
+	if got := tm.PanePath("=agent:"); got != dir {
 		t.Errorf("restored pane in %q, want %q", got, dir)
 	}
 	var events struct {
