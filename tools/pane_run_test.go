@@ -284,7 +284,9 @@ func TestRunCommandLatePrompt(t *testing.T) {
 	q := e.window(`env PS1= HISTFILE=/dev/null bash --noprofile --norc`)
 	e.tmux("send-keys", "-t", q, "-l", "echo up")
 	e.tmux("send-keys", "-t", q, "Enter")
-	e.waitScreen(q, "the shell", func(s string) bool { return strings.Contains(s, "up\n") || strings.HasSuffix(s, "up") })
+	// Its answer on a line of its own: "echo up" typed (and echoed before
+	// the shell reads it) also holds "up".
+	e.waitScreen(q, "the shell", func(s string) bool { return slices.Contains(strings.Split(s, "\n"), "up") })
 	for i := range 3 {
 		var r runResult
 		e.ok("run_command", map[string]any{"pane_id": q, "command": "echo quiet" + strconv.Itoa(i)}, &r)
