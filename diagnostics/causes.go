@@ -96,6 +96,9 @@ func rankCauses(servers []ServerReport, facts []*serverFacts, system []Check) []
 			} else {
 				lc := LikelyCause{Cause: v.Cause, Socket: sr.Socket, Title: title(v.Cause), Confidence: v.Confidence,
 					For: []string{v.Detail, v.Basis}, Against: against(v, f), NextSteps: nextSteps(v.Cause, f)}
+				if v.Cause == string(supervisor.CauseCrashed) {
+					lc.For = append(lc.For, knownCrashesOf(f)...)
+				}
 				lc.score = score(true, verdictStatus(v), v.Confidence, 0)
 				out = append(out, lc)
 			}
@@ -215,6 +218,7 @@ func unknownCandidates(sr ServerReport, f *serverFacts) []LikelyCause {
 			For:     []string{"a crash (a signal such as SIGSEGV, or a fatal error such as a failed allocation) leaves the same stale socket"},
 			Against: []string{noTrace, "crashes are rare: no crash of tmux 3.0 or later is known to come from capture polling"}},
 	}
+	cands[2].For = append(cands[2].For, knownCrashesOf(f)...)
 	for i := range cands {
 		c := &cands[i]
 		c.Socket, c.Title, c.Confidence = sr.Socket, title(c.Cause), Possible

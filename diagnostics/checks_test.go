@@ -262,8 +262,10 @@ func TestKnownBadVersions(t *testing.T) {
 		{"3.2a", []clientFacts{{PID: 1, Control: true}}, StatusWarn},
 		{"3.3a", []clientFacts{{PID: 1, Control: true}}, StatusWarn}, // init is no tmux-mcp
 		{"3.3a", []clientFacts{{PID: 1, Control: false}}, StatusOK},
-		{"3.6a", []clientFacts{{PID: 1, Control: true}}, StatusOK},
+		{"3.6a", []clientFacts{{PID: 1, Control: true}}, StatusWarn}, // the handshake crash
+		{"3.7c", []clientFacts{{PID: 1, Control: true}}, StatusWarn}, // the spin regressions
 		{"master", nil, StatusOK},
+		{"master", []clientFacts{{PID: 1, Control: true}}, StatusOK},
 	}
 	for _, tt := range tests {
 		f := &serverFacts{ans: &answer{Version: tt.version, Clients: tt.clients}}
@@ -271,11 +273,30 @@ func TestKnownBadVersions(t *testing.T) {
 			t.Errorf("%s with clients %+v: %s (%s), want %s", tt.version, tt.clients, c.Status, c.Summary, tt.status)
 		}
 	}
-	// On 3.2a the control-mode clients of other programs are named: they
-	// are what can crash it.
-	f := &serverFacts{ans: &answer{Version: "3.2a", Clients: []clientFacts{{PID: 1, Control: true}}}}
-	if c := checkServerKnownBad(f); !strings.Contains(c.Summary, deadPaneOutputCrash) || !strings.Contains(c.Summary, "(PIDs 1)") {
-		t.Errorf("3.2a with a control client of another program: %q, want the crash and PID 1", c.Summary)
+	// The control-mode clients of other programs are named with what they
+	// can do to the version: they are what can crash it.
+	for _, tt := range []struct {
+		version string
+		says    []string
+		not     []string
+	}{
+		{"3.2a", []string{deadPaneOutputCrash, identifyingClientCrash, "leaks every capture-pane", "(PIDs 1)"}, nil},
+		{"3.3a", []string{identifyingClientCrash, "leaks every capture-pane", "(PIDs 1)"}, []string{deadPaneOutputCrash}},
+		{"3.6b", []string{identifyingClientCrash, "(PIDs 1)"}, []string{deadPaneOutputCrash, "leaks every capture-pane"}},
+		{"3.7c", []string{spinRegressions}, []string{identifyingClientCrash, "(PIDs 1)"}},
+	} {
+		f := &serverFacts{ans: &answer{Version: tt.version, Clients: []clientFacts{{PID: 1, Control: true}}}}
+		c := checkServerKnownBad(f)
+		for _, s := range tt.says {
+			if !strings.Contains(c.Summary, s) {
+				t.Errorf("%s with a control client of another program: %q, want it to say %q", tt.version, c.Summary, s)
+			}
+		}
+		for _, s := range tt.not {
+			if strings.Contains(c.Summary, s) {
+				t.Errorf("%s with a control client of another program: %q, want it not to say %q", tt.version, c.Summary, s)
+			}
+		}
 	}
 	for _, tt := range []struct {
 		raw    string

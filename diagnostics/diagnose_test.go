@@ -134,6 +134,7 @@ func TestKilledServer(t *testing.T) {
 func TestCrashedServer(t *testing.T) {
 	ts := tmuxtest.New(t)
 	pid := ts.Start("main")
+	caps := serverCaps(t, ts)
 	j := newMemJournal()
 	j.record(t, ts)
 	if _, err := ts.Tmux("select-layout", "x"); err != nil && strings.Contains(err.Error(), "layout") {
@@ -154,6 +155,16 @@ func TestCrashedServer(t *testing.T) {
 	top := wantTop(t, r, string(supervisor.CauseCrashed), ExitFailures)
 	if top.Confidence != Certain || !strings.Contains(r.Servers[0].Verdict.Detail, "signal 11") {
 		t.Errorf("from the zombie: %s %+v, want crashed by signal 11 (certain)", top.Confidence, r.Servers[0].Verdict)
+	}
+	// The version's known crashes are named among the reasons.
+	for _, k := range []struct {
+		crash string
+		has   bool
+	}{{identifyingClientCrash, caps.IdentifyingClientNotified}, {deadPaneOutputCrash, caps.DeadPaneOutputCrash}} {
+		named := slices.ContainsFunc(top.For, func(s string) bool { return strings.HasSuffix(s, k.crash) })
+		if got, want := named, k.has; got != want {
+			t.Errorf("known crash %.40q named %v, want %v (the version has it: %v); for: %q", k.crash, got, want, k.has, top.For)
+		}
 	}
 
 	var ws unix.WaitStatus

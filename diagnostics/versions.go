@@ -27,6 +27,39 @@ const deadPaneOutputCrash = "tmux before 3.3 crashes (a NULL dereference in cont
 	"control-mode tools) is attached to its session; fixed in 3.3. tmux-mcp opens no such client there (waits poll " +
 	"instead of following %output)"
 
+// identifyingClientCrash is the known crash of the versions with the
+// IdentifyingClientNotified capability (3.2a-3.6b).
+const identifyingClientCrash = "tmux before 3.7 crashes (a NULL dereference in control.c control_write) when a session is " +
+	"created, closed, renamed or switched, a pane selected or a paste buffer changed while a control-mode client is still " +
+	"identifying itself; fixed in 3.7. tmux-mcp holds its own commands back while its own clients identify; the " +
+	"control-mode clients of other programs (iTerm2's tmux -CC, another tmux-mcp process) are not held"
+
+// knownCrashes are the known crashes of a version: what may have ended a
+// server of that version that died of a signal.
+func knownCrashes(caps tmux.Capabilities) []string {
+	var out []string
+	if caps.DeadPaneOutputCrash {
+		out = append(out, deadPaneOutputCrash)
+	}
+	if caps.IdentifyingClientNotified {
+		out = append(out, identifyingClientCrash)
+	}
+	return out
+}
+
+// knownCrashesOf says which known crashes the tmux binary's version has,
+// for a server that crashed; nil when the version is unknown or has none.
+func knownCrashesOf(f *serverFacts) []string {
+	if f.client.Raw == "" {
+		return nil
+	}
+	var out []string
+	for _, c := range knownCrashes(f.client.Capabilities()) {
+		out = append(out, "the tmux binary is "+f.client.Raw+" (the server usually runs the same version): "+c)
+	}
+	return out
+}
+
 // knownBad is the warning about the known regressions of a version, with
 // the remedies for the binary and for a running server; "" when it has
 // none.
@@ -133,10 +166,10 @@ func checkServerVersion(f *serverFacts) Check {
 	return c
 }
 
-// checkServerKnownBad warns about server versions with known regressions
-// (and on 3.2a names the control-mode clients of other programs, which
-// can crash it), and about the capture leak of control-mode clients
-// before 3.6.
+// checkServerKnownBad warns about server versions with known regressions,
+// and about what the control-mode clients of other programs can do to it:
+// crash a server before 3.7 (and 3.2a in one more way), and leak every
+// capture they poll before 3.6.
 func checkServerKnownBad(f *serverFacts) Check {
 	c := Check{ID: "server.known_bad", Title: "Known-bad tmux versions"}
 	if f.ans == nil {
@@ -156,24 +189,34 @@ func checkServerKnownBad(f *serverFacts) Check {
 		}
 	}
 	c.fact("control-mode clients of other programs", len(foreign))
-	bad, _, remedy := knownBad(v.Capabilities())
-	switch {
-	case bad != "":
-		c.Status, c.Summary, c.Remedy = StatusWarn, bad, remedy
-		if v.Capabilities().DeadPaneOutputCrash && len(foreign) > 0 {
-			c.Summary += fmt.Sprintf("; %d control-mode client(s) of other programs are attached (PIDs %s)",
-				len(foreign), strings.Join(foreign, ", "))
+	caps := v.Capabilities()
+	bad, _, remedy := knownBad(caps)
+	var warns, remedies []string
+	if bad != "" {
+		warns, remedies = append(warns, bad), append(remedies, remedy)
+	}
+	if len(foreign) > 0 {
+		// What other programs' control-mode clients can do to this server.
+		before := len(warns)
+		if caps.IdentifyingClientNotified {
+			warns = append(warns, identifyingClientCrash)
+			remedies = append(remedies, "upgrade tmux to 3.7 or later, or close those clients while tmux-mcp runs (or create, rename and kill sessions only through tmux-mcp while they attach)")
+		}
+		if !caps.ControlCapture {
+			warns = append(warns, "tmux "+v.Raw+" leaks every capture-pane -p sent over control mode (fixed in 3.6, tmux #4590): if those clients poll captures, the server's memory grows without bound")
+			remedies = append(remedies, "upgrade tmux to 3.6 or later, or make those programs capture over exec (or capture-pane -b, show-buffer, delete-buffer)")
+		}
+		if len(warns) > before {
+			warns = append(warns, fmt.Sprintf("%d control-mode client(s) of other programs are attached (PIDs %s)",
+				len(foreign), strings.Join(foreign, ", ")))
 			c.Commands = []string{"ps -o pid,ppid,args -p " + strings.Join(foreign, ",")}
 		}
-	case !v.Capabilities().ControlCapture && len(foreign) > 0:
-		c.Status = StatusWarn
-		c.Summary = fmt.Sprintf("tmux %s leaks every capture-pane -p sent over control mode (fixed in 3.6, tmux #4590), and %d control-mode client(s) of other programs are attached (PIDs %s): if they poll captures, the server's memory grows without bound",
-			v.Raw, len(foreign), strings.Join(foreign, ", "))
-		c.Remedy = "upgrade tmux to 3.6 or later, or make those programs capture over exec (or capture-pane -b, show-buffer, delete-buffer)"
-		c.Commands = []string{"ps -o pid,ppid,args -p " + strings.Join(foreign, ",")}
-	default:
-		c.Status, c.Summary = StatusOK, "no known regression in "+v.Raw+" for how this server is used"
 	}
+	if len(warns) == 0 {
+		c.Status, c.Summary = StatusOK, "no known regression in "+v.Raw+" for how this server is used"
+		return c
+	}
+	c.Status, c.Summary, c.Remedy = StatusWarn, strings.Join(warns, "; "), strings.Join(remedies, "; ")
 	return c
 }
 
