@@ -322,6 +322,50 @@ func TestKnownBadVersions(t *testing.T) {
 	}
 }
 
+// TestKnownCrashesOf: a crashed server's known crashes come from the
+// version the journal recorded for that server process, and from the tmux
+// binary only when the journal has none (an upgrade can leave the binary
+// newer than the server that crashed).
+func TestKnownCrashesOf(t *testing.T) {
+	ver := func(raw string) tmux.Version {
+		v, err := tmux.ParseVersion(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	snap := func(pid int, version string) *journalFacts {
+		return &journalFacts{hasSnap: true, snap: SnapshotInfo{PID: pid, Version: version}}
+	}
+	tests := []struct {
+		name    string
+		client  tmux.Version
+		journal *journalFacts
+		want    []string // each reason ends with one of these, in order
+		says    string   // and names whose version it is
+	}{
+		{"binary only", ver("tmux 3.3a"), nil, []string{identifyingClientCrash}, "the tmux binary is tmux 3.3a"},
+		{"binary newer than the recorded server", ver("tmux 3.7c"), snap(42, "3.2a"),
+			[]string{deadPaneOutputCrash, identifyingClientCrash}, "server PID 42 running tmux 3.2a"},
+		{"binary older than the recorded server", ver("tmux 3.3a"), snap(42, "3.7c"), nil, ""},
+		{"snapshot of another process", ver("tmux 3.7c"), snap(7, "3.3a"), nil, ""},
+		{"nothing known", tmux.Version{}, nil, nil, ""},
+	}
+	for _, tt := range tests {
+		f := &serverFacts{client: tt.client, journal: tt.journal, zombie: &zombie{PID: 42}}
+		got := knownCrashesOf(f)
+		if len(got) != len(tt.want) {
+			t.Errorf("%s: %q, want %d reasons", tt.name, got, len(tt.want))
+			continue
+		}
+		for i, w := range tt.want {
+			if !strings.HasSuffix(got[i], w) || !strings.Contains(got[i], tt.says) {
+				t.Errorf("%s: reason %d = %q, want it to name %q and end with %.40q", tt.name, i, got[i], tt.says, w)
+			}
+		}
+	}
+}
+
 func TestShellQuote(t *testing.T) {
 	for in, want := range map[string]string{
 		"/tmp/tmux-0/default": "/tmp/tmux-0/default",

@@ -47,15 +47,23 @@ func knownCrashes(caps tmux.Capabilities) []string {
 	return out
 }
 
-// knownCrashesOf says which known crashes the tmux binary's version has,
-// for a server that crashed; nil when the version is unknown or has none.
+// knownCrashesOf says which known crashes a crashed server's version has:
+// the version the journal's last snapshot of that server process recorded,
+// else the tmux binary's (an upgrade can leave them apart); nil when the
+// version is unknown or has none.
 func knownCrashesOf(f *serverFacts) []string {
-	if f.client.Raw == "" {
+	v, whose := f.client, "the tmux binary is "+f.client.Raw+" (the server usually runs the same version)"
+	if j := f.journal; j != nil && j.hasSnap && j.snap.Version != "" && j.snap.PID == f.pid() {
+		if sv, err := tmux.ParseVersion(j.snap.Version); err == nil {
+			v, whose = sv, fmt.Sprintf("the journal recorded server PID %d running tmux %s", j.snap.PID, j.snap.Version)
+		}
+	}
+	if v.Raw == "" {
 		return nil
 	}
 	var out []string
-	for _, c := range knownCrashes(f.client.Capabilities()) {
-		out = append(out, "the tmux binary is "+f.client.Raw+" (the server usually runs the same version): "+c)
+	for _, c := range knownCrashes(v.Capabilities()) {
+		out = append(out, whose+": "+c)
 	}
 	return out
 }
