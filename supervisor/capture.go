@@ -100,8 +100,7 @@ func (s *Server) Capture(ctx context.Context, req CaptureRequest) (Capture, erro
 	}
 	s.capturing.Add(1)
 	defer s.capturing.Add(-1)
-	key := captureKey{pane: req.Pane, start: plan.Start, end: plan.End, join: req.Join, escape: req.Escape,
-		maxLines: plan.MaxLines, maxBytes: plan.MaxBytes}
+	key := plan.key(req)
 
 	var p proof // the zero proof: capture from tmux, cache nothing
 	if !req.Changed {
@@ -112,9 +111,23 @@ func (s *Server) Capture(ctx context.Context, req CaptureRequest) (Capture, erro
 			return s.hit(ctx, req.Pane, c, p), nil
 		}
 	}
+	return s.sharedCapture(ctx, req, plan, key, p)
+}
+
+// sharedCapture answers a capture the cache did not hold when looked up
+// under p: from one tmux call shared with the callers that may share it
+// (see flightKey), or from the cache after all, when a run under the same
+// proof stored the capture between that lookup and this call.
+func (s *Server) sharedCapture(ctx context.Context, req CaptureRequest, plan capturePlan, key captureKey, p proof) (Capture, error) {
 	// The shared capture must not die with whichever caller started it,
 	// and each caller stops waiting at its own deadline.
 	c, err := s.flight.do(ctx, flightKey{key: key, proof: p}, p.proven(), func() (Capture, error) {
+		// Runs under one key follow each other: one that ended after the
+		// caller's lookup has stored what this one would fetch again.
+		if c, ok := s.fresh.lookup(p, key); ok {
+			c.Cached = true
+			return c, nil
+		}
 		fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.CommandTimeout)
 		defer cancel()
 		return s.captureFromTmux(fctx, req, plan, key, p)
@@ -122,7 +135,16 @@ func (s *Server) Capture(ctx context.Context, req CaptureRequest) (Capture, erro
 	if err != nil && ctx.Err() != nil && errors.Is(err, ctx.Err()) {
 		return Capture{}, queueError("capture-pane", err)
 	}
+	if err == nil && c.Cached {
+		return s.hit(ctx, req.Pane, c, p), nil
+	}
 	return c, err
+}
+
+// key is the cache key of req captured as planned.
+func (plan capturePlan) key(req CaptureRequest) captureKey {
+	return captureKey{pane: req.Pane, start: plan.Start, end: plan.End, join: req.Join, escape: req.Escape,
+		maxLines: plan.MaxLines, maxBytes: plan.MaxBytes}
 }
 
 // captureFromTmux runs one capture-pane under the pane's token bucket and

@@ -484,6 +484,51 @@ func TestConcurrentIdenticalCapturesShareOneCall(t *testing.T) {
 	}
 }
 
+// TestSharedCaptureAfterAStoreUnderItsProof covers the caller whose cache
+// lookup missed while a run under the same proof was still at tmux, and
+// that reaches the shared call only after that run ended: it gets the
+// stored capture, not a second tmux call.
+func TestSharedCaptureAfterAStoreUnderItsProof(t *testing.T) {
+	ts := tmuxtest.New(t)
+	sup := newSup(t, ts, Config{ReadRate: 1000, ReadBurst: 1000})
+	rec := record(sup)
+	srv := mustServer(t, sup)
+	pane := quietPane(t, srv, "c")
+	srv.fresh.changed()
+	req := CaptureRequest{Pane: pane}
+	plan, err := planCapture(req, srv.cfg, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := plan.key(req)
+	var p proof
+	tmuxtest.WaitFor(t, 5*time.Second, "a proof for the quiet pane", func() bool {
+		p = srv.fresh.prove(testCtx(t), pane)
+		return p.proven()
+	})
+	if _, ok := srv.fresh.lookup(p, key); ok {
+		t.Fatal("the cache holds the capture after changed()")
+	}
+	before := captures(rec)
+	first, err := srv.sharedCapture(testCtx(t), req, plan, key, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := srv.sharedCapture(testCtx(t), req, plan, key, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := captures(rec)-before, 1; got != want {
+		t.Errorf("tmux capture calls = %d, want %d", got, want)
+	}
+	if got, want := [2]bool{first.Cached, second.Cached}, [2]bool{false, true}; got != want {
+		t.Errorf("cached (first, second) = %v, want %v", got, want)
+	}
+	if first.SHA256 != second.SHA256 {
+		t.Errorf("second capture differs from the first: %q, want %q", second.Content, first.Content)
+	}
+}
+
 func TestPaneRateLimit(t *testing.T) {
 	ts := tmuxtest.New(t)
 	// One capture per second per pane reaches tmux; waits of up to 100ms are
