@@ -36,6 +36,8 @@ func (s *Server) DoBlocking(ctx context.Context, args ...string) ([]byte, error)
 		return nil, err
 	}
 	return s.callOn(ctx, args[0], s.client.Exec(), func(ctx context.Context, tr tmux.Transport) ([]byte, error) {
+		s.waiting.Add(1)
+		defer s.waiting.Add(-1)
 		return tr.Run(ctx, args...)
 	})
 }

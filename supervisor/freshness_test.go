@@ -9,7 +9,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -183,11 +182,9 @@ func TestWatcherReconnectInvalidatesWhatItCovered(t *testing.T) {
 	}
 	cachedCapture(t, srv, pane)
 	w := watcherOf(t, srv, pane)
-	// The watcher's client dies (it is our own child process): output from
-	// now until a new watcher attaches is seen by nobody.
-	if err := syscall.Kill(w.ctrl.PID(), syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
+	// Another client detaches the watcher: output from now until a new
+	// watcher attaches is seen by nobody.
+	ts.MustTmux("detach-client", "-s", string(w.session))
 	tmuxtest.WaitFor(t, 5*time.Second, "the watcher to go", func() bool { return srv.fresh.watcherCount() == 0 })
 	rewrite(t, ts, pane, "go-r")
 	c := mustFresh(t, srv, pane, "BBBB")

@@ -78,6 +78,9 @@ type Health struct {
 	Captures uint64 `json:"captures"`
 	Barriers uint64 `json:"barriers"`
 	Watchers int    `json:"watchers"`
+	// Blocking counts the commands waiting inside tmux now (wait-for,
+	// DoBlocking), each on a client connection of its own.
+	Blocking int `json:"blocking"`
 }
 
 // Health returns the server's current health snapshot. It makes no tmux
@@ -89,7 +92,7 @@ func (s *Server) Health() Health {
 		Socket: s.sock.String(), Transport: s.client.Transport().Kind(),
 		Commands: s.commands.Load(), CacheHits: hits, RateLimited: s.rateLimited.Load(),
 		CommandsPerSec: s.meter.perSecond(now), Captures: reads, Barriers: s.fresh.barriers.Load(),
-		Watchers: s.fresh.watcherCount(),
+		Watchers: s.fresh.watcherCount(), Blocking: int(s.waiting.Load()),
 	}
 	if hits+reads > 0 {
 		h.CacheHitRatio = float64(hits) / float64(hits+reads)

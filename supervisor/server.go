@@ -55,6 +55,7 @@ type Server struct {
 
 	inflight   chan struct{}
 	blocking   chan struct{} // slots for commands that may block inside tmux (DoBlocking)
+	waiting    atomic.Int64  // DoBlocking commands inside tmux now (their client connected)
 	serverRate *keyedBuckets
 	paneRate   *keyedBuckets
 	fresh      *freshness

@@ -1,10 +1,7 @@
 package tools
 
 import (
-	"bytes"
 	"context"
-	"os"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -15,23 +12,16 @@ import (
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux/tmuxtest"
 )
 
-// waitClients counts the tmux clients blocked in `wait-for channel` on
-// the test's socket, from /proc.
-func (e *env) waitClients(channel string) int {
+// waitClients counts the commands of this test's supervisor waiting
+// inside tmux (wait-for), each on a client connection of its own; the
+// channel is for the reader.
+func (e *env) waitClients(string) int {
 	e.t.Helper()
-	dirs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
-	n := 0
-	for _, f := range dirs {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			continue
-		}
-		argv := strings.Split(string(bytes.TrimRight(b, "\x00")), "\x00")
-		if len(argv) > 2 && strings.Contains(string(b), e.tm.Socket) && argv[len(argv)-2] == "wait-for" && argv[len(argv)-1] == channel {
-			n++
-		}
+	srv, err := e.sup.Default(context.Background())
+	if err != nil {
+		e.t.Fatal(err)
 	}
-	return n
+	return srv.Health().Blocking
 }
 
 // waitAsync calls wait_for_channel in the background; the result arrives

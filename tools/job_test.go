@@ -478,7 +478,7 @@ func TestJobsAfterRestart(t *testing.T) {
 	if n := goroutinesIn("(*job).watch") + goroutinesIn("(*job).awaitChannel"); n != 0 {
 		t.Errorf("%d job goroutines after Close, want 0", n)
 	}
-	tmuxtest.WaitFor(t, 5*time.Second, "no wait-for client left", func() bool { return len(waitForClients()) == 0 })
+	tmuxtest.WaitFor(t, 5*time.Second, "no wait-for client left", func() bool { return e.waitClients("") == 0 })
 	release(t, fb, "down") // ends while nobody watches
 	e.srv, e.c = nil, nil
 

@@ -182,7 +182,7 @@ func TestRunCommandCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	ch := e.async(ctx, "run_command", map[string]any{"pane_id": p, "command": "echo RUNNING; sleep 30"})
 	e.waitScreen(p, "the command running", func(s string) bool { return strings.Contains(s, "\nRUNNING") })
-	tmuxtest.WaitFor(t, 5*time.Second, "the wait-for client", func() bool { return len(waitForClients()) > 0 })
+	tmuxtest.WaitFor(t, 5*time.Second, "the wait-for client", func() bool { return e.waitClients("") > 0 })
 	cancel()
 	select {
 	case r := <-ch:
@@ -192,34 +192,7 @@ func TestRunCommandCancel(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("cancelled run_command did not return within 5s")
 	}
-	tmuxtest.WaitFor(t, 2*time.Second, "no wait-for client left", func() bool { return len(waitForClients()) == 0 })
-}
-
-// waitForClients returns the PIDs of this process's tmux clients waiting
-// for a run_command channel.
-func waitForClients() []int {
-	var out []int
-	dirs, _ := os.ReadDir("/proc")
-	me := strconv.Itoa(os.Getpid())
-	for _, d := range dirs {
-		pid, err := strconv.Atoi(d.Name())
-		if err != nil {
-			continue
-		}
-		cmd, err := os.ReadFile(filepath.Join("/proc", d.Name(), "cmdline"))
-		if err != nil || !strings.Contains(string(cmd), "wait-for\x00tmux_mcp_run_") {
-			continue
-		}
-		stat, err := os.ReadFile(filepath.Join("/proc", d.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
-		if len(f) > 1 && f[1] == me && f[0] != "Z" {
-			out = append(out, pid)
-		}
-	}
-	return out
+	tmuxtest.WaitFor(t, 2*time.Second, "no wait-for client left", func() bool { return e.waitClients("") == 0 })
 }
 
 func TestRunCommandDeadPane(t *testing.T) {

@@ -440,8 +440,8 @@ func hostInfo(bin string) Host {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if v, err := (&tmux.Exec{Socket: tmux.Socket{Name: "unused"}}).Run(ctx, "-V"); err == nil { // contacts no server
-		h.Tmux = strings.TrimSpace(string(v))
+	if v, err := (&tmux.Exec{Socket: tmux.Socket{Name: "unused"}}).BinaryVersion(ctx); err == nil { // contacts no server
+		h.Tmux = v.Raw
 	}
 	return h
 }

@@ -312,8 +312,8 @@ func hostInfo(cfg config) Host {
 	host.LoadStart = loadAvg()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if v, err := (&tmux.Exec{Binary: cfg.tmux, Socket: tmux.Socket{Name: "unused"}}).Run(ctx, "-V"); err == nil { // contacts no server
-		host.Tmux = strings.TrimSpace(string(v))
+	if v, err := (&tmux.Exec{Binary: cfg.tmux, Socket: tmux.Socket{Name: "unused"}}).BinaryVersion(ctx); err == nil { // contacts no server
+		host.Tmux = v.Raw
 	}
 	if v, err := exec.CommandContext(ctx, cfg.bin, "version").Output(); err == nil {
 		host.TmuxMCP = loadtest.FirstLine(strings.TrimSpace(string(v)))

@@ -112,12 +112,19 @@ type Capabilities struct {
 	// copy mode, a buffer changed, an attached client leaving) to every
 	// control client, also one still identifying itself, which has no
 	// control state yet: the server dies of SIGSEGV in control_write. A
-	// loop attaching control clients beside a loop creating and killing
-	// sessions kills 3.2a, 3.3a and 3.6b within seconds. tmux-mcp keeps
-	// its own commands and departures away from its handshakes (the
-	// handshake gate, handshake.go; TestHandshakeGateUnderChurn); another
-	// process changing sessions during one can still crash the server.
+	// loop attaching tmux's own control clients (tmux -C) beside a loop
+	// creating and killing sessions kills 3.2a-3.6b within a second.
+	// tmux-mcp's control clients identify in one turn of the server's loop
+	// (native.go), so none is ever in that state when anything runs
+	// (TestControlClientsUnderChurn); another program's tmux -C still can
+	// be (diagnose warns).
 	IdentifyingClientNotified bool
+	// ImsgFDMark: the server's messages mark a passed file descriptor
+	// with the top bit of their 32-bit length; before, with IMSGF_HASFD in
+	// a 16-bit flags field after a 16-bit length (imsg.go). tmux-mcp's
+	// control clients pass two descriptors while they identify, so they
+	// must use the server's layout.
+	ImsgFDMark bool
 }
 
 // capability is one row of the table.
@@ -180,6 +187,9 @@ var capabilityTable = []capability{
 	{name: "DeadPaneOutputCrash", since: [2]int{0, 0}, until: [2]int{3, 3}, detect: "version",
 		why: "control.c control_write_pending: 3.2a writes a control client's pending output of a pane that died (server-fn.c server_destroy_pane: fd -1, event NULL) and segfaults in window_pane_get_new_data; 3.3 drops the pending blocks of such a pane (wp == NULL || wp->fd == -1)",
 		set: func(c *Capabilities) { c.DeadPaneOutputCrash = true }},
+	{name: "ImsgFDMark", since: [2]int{3, 6}, detect: "version",
+		why: "compat/imsg.c: 3.6 took OpenBSD's newer imsg, whose header has a 32-bit len marked with IMSG_FD_MARK (0x80000000) for a passed descriptor and no flags field; 3.5a's has a 16-bit len and IMSGF_HASFD in a 16-bit flags field",
+		set: func(c *Capabilities) { c.ImsgFDMark = true }},
 	{name: "ControlCapture", since: [2]int{3, 6}, detect: "version",
 		why: "before 3.6 capture-pane -p to a control client leaks the capture inside the server (fixed in 3.6, CHANGES)",
 		set: func(c *Capabilities) { c.ControlCapture = true }},

@@ -236,11 +236,7 @@ func (c *Client) Close() error {
 
 // ClientVersion returns the version of the tmux binary (tmux -V).
 func (c *Client) ClientVersion(ctx context.Context) (Version, error) {
-	out, err := c.exec.Run(ctx, "-V")
-	if err != nil {
-		return Version{}, err
-	}
-	return ParseVersion(string(out))
+	return c.exec.BinaryVersion(ctx)
 }
 
 // ServerVersion returns the running server's #{version}, cached after the
@@ -259,7 +255,7 @@ func (c *Client) ServerVersion(ctx context.Context) (Version, error) {
 	if v, err = ParseVersion(string(out)); err != nil {
 		return Version{}, err
 	}
-	c.exec.gate.setOn(v.Capabilities().IdentifyingClientNotified)
+	c.exec.setLayout(v)
 	c.mu.Lock()
 	c.version = v
 	c.mu.Unlock()

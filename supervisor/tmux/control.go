@@ -7,17 +7,15 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 )
 
 // ControlOptions configures a control-mode connection.
 type ControlOptions struct {
-	// Exec supplies the binary, socket, config and environment used to start
-	// the `tmux -C attach-session` client process.
+	// Exec supplies the socket and environment of the client, and the
+	// server's message layout (learned from its version).
 	Exec *Exec
 	// Target is the session to attach to, e.g. "=__tmux_mcp" or "$3".
 	Target string
@@ -69,7 +67,9 @@ const DefaultStallTimeout = 10 * time.Second
 // after the client process has exited.
 const closeGrace = time.Second
 
-// Control is one persistent control-mode client. It implements Transport.
+// Control is one persistent control-mode client of tmux-mcp's own
+// (native.go): the server reads its commands from a pipe and writes the
+// control stream to another. It implements Transport.
 //
 // Requests are written one command per line and matched FIFO to the flags=1
 // blocks tmux returns. A reader goroutine always drains the client's stdout
@@ -85,10 +85,9 @@ const closeGrace = time.Second
 // even when no caller is waiting.
 type Control struct {
 	opts   ControlOptions
-	cmd    *exec.Cmd
-	stdin  *os.File // write end of the client's stdin
-	stdout *os.File // read end of the client's stdout
-	stderr *lockedBuffer
+	nc     *nativeControl // the client's socket to the server (native.go)
+	stdin  *os.File       // write end of the client's stdin
+	stdout *os.File       // read end of the client's stdout
 	sem    chan struct{}
 
 	wmu sync.Mutex // serialises enqueue+write so queue order is wire order
@@ -113,12 +112,6 @@ type Control struct {
 	contWake  chan struct{}
 
 	closeOnce sync.Once
-
-	// leaving ends the gate's count of this client as leaving (set once
-	// it is known to leave); exited is set when its process has exited.
-	// Both under mu.
-	leaving func()
-	exited  bool
 }
 
 type ctlRequest struct {
@@ -133,11 +126,13 @@ type ctlResult struct {
 	err   error
 }
 
-// DialControl starts `tmux <socket> -C attach-session -t <Target> [-f Flags]`
-// and returns once the attach block has been read.
+// DialControl connects a control client of its own (native.go: no tmux
+// client process) to the server and attaches it as `tmux -C
+// attach-session -t <Target> [-f Flags]` would; it returns once the attach
+// block has been read.
 //
-// It refuses (ErrSocketMissing) when the socket file does not exist, since
-// attach-session would start a server there. If tmux rejects the attach
+// It never starts a server: with no socket file the error matches
+// ErrSocketMissing, with nobody listening ErrNoServer. If tmux rejects the attach
 // (for example "can't find session"), the error is a *CommandError
 // classified from tmux's message. Without a deadline on ctx, DefaultTimeout
 // bounds the attach. Close the connection when done with it.
@@ -166,27 +161,10 @@ func DialControl(ctx context.Context, opts ControlOptions) (*Control, error) {
 	if opts.Flags != "" {
 		attach = append(attach, "-f", opts.Flags)
 	}
-	// Never let attaching start a server on a missing socket: that would
-	// orphan a live server whose socket file was deleted.
-	if _, err := os.Stat(opts.Exec.Socket.ResolvedPath()); err != nil {
-		return nil, &CommandError{
-			Args: attach, Stderr: err.Error(), ExitCode: -1,
-			Class: ErrSocketMissing, Transport: "control", cause: err,
-		}
-	}
-	global := []string{"-C"}
-	if opts.NoStartServer {
-		global = []string{"-N", "-C"}
-	}
-	argv := opts.Exec.Command(append(global, attach...)...)
-
-	// Alone on the server from the spawn to the attach block (handshake.go):
-	// nothing of ours may notify a client that is still identifying.
-	release, err := opts.Exec.gate.dial(ctx)
+	layout, err := opts.Exec.fdLayout(ctx)
 	if err != nil {
-		return nil, gateError(attach, "control", err)
+		return nil, err
 	}
-	defer release()
 
 	inR, inW, err := os.Pipe()
 	if err != nil {
@@ -198,31 +176,21 @@ func DialControl(ctx context.Context, opts ControlOptions) (*Control, error) {
 		inW.Close()
 		return nil, fmt.Errorf("tmux: dial control: stdout pipe: %w", err)
 	}
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Env = opts.Exec.Environ()
-	cmd.Stdin, cmd.Stdout = inR, outW
-	stderr := &lockedBuffer{}
-	cmd.Stderr = stderr
-	// The client hands its stdin and stdout to the server, not its stderr,
-	// but bound the wait for the stderr copy anyway.
-	cmd.WaitDelay = closeGrace
-	if err := cmd.Start(); err != nil {
-		inR.Close()
-		inW.Close()
-		outR.Close()
-		outW.Close()
-		return nil, fmt.Errorf("tmux: dial control: %w", err)
-	}
-	// The child (and the server, which receives them) hold their own copies.
+	nc, err := dialNativeControl(ctx, opts.Exec.socket(), attach, inR, outW, layout, opts.Exec.Env)
+	// The server holds its own copies of the client's ends.
 	inR.Close()
 	outW.Close()
+	if err != nil {
+		inW.Close()
+		outR.Close()
+		return nil, err
+	}
 
 	c := &Control{
 		opts:       opts,
-		cmd:        cmd,
+		nc:         nc,
 		stdin:      inW,
 		stdout:     outR,
-		stderr:     stderr,
 		sem:        make(chan struct{}, opts.MaxInFlight),
 		done:       make(chan struct{}),
 		ready:      make(chan struct{}),
@@ -253,13 +221,10 @@ func DialControl(ctx context.Context, opts ControlOptions) (*Control, error) {
 		if c.readyErr != nil {
 			return nil, c.readyErr
 		}
-		msg := strings.TrimSpace(c.stderr.String())
+		msg := strings.TrimSpace(c.nc.msg)
 		cerr := &CommandError{Args: attach, Stderr: msg, ExitCode: -1, Class: Classify(msg), Transport: "control", cause: c.Err()}
 		if msg == "" {
 			cerr.Class = ErrConnectionLost
-		}
-		if c.cmd.ProcessState != nil {
-			cerr.ExitCode = c.cmd.ProcessState.ExitCode()
 		}
 		return nil, cerr
 	}
@@ -282,14 +247,9 @@ func (c *Control) Run(ctx context.Context, args ...string) ([]byte, error) {
 		ctx, cancel = context.WithTimeout(ctx, DefaultTimeout)
 		defer cancel()
 	}
-	release, err := c.opts.Exec.gate.command(ctx)
-	if err != nil {
-		return nil, gateError(args, "control", err)
-	}
-	defer release()
 	// Nothing has been written while prepare waits for room, so running out
 	// of time there does not spoil the connection.
-	args, err = c.prepare(ctx, args)
+	args, err := c.prepare(ctx, args)
 	if err != nil {
 		return nil, err
 	}
@@ -334,14 +294,6 @@ func (c *Control) Pipeline(ctx context.Context, cmds ...[]string) (outs [][]byte
 		ctx, cancel = context.WithTimeout(ctx, DefaultTimeout)
 		defer cancel()
 	}
-	release, err := c.opts.Exec.gate.command(ctx)
-	if err != nil {
-		for i, args := range cmds {
-			errs[i] = gateError(args, "control", err)
-		}
-		return outs, errs
-	}
-	defer release()
 	reqs := make([]*ctlRequest, 0, len(cmds))
 	for i, args := range cmds {
 		args, err := c.prepare(ctx, args)
@@ -535,16 +487,15 @@ func (c *Control) ctxError(args []string, err error) error {
 // Kind returns "control".
 func (c *Control) Kind() string { return "control" }
 
-// Close ends the client process and waits for the reader goroutine. It closes
-// the client's stdin (the client leaves), sends SIGKILL if the client has not
-// exited within a second, and waits for the process and every goroutine the
-// connection started. It is safe to call more than once and concurrently.
+// Close ends the client and waits for every goroutine the connection
+// started. It closes the client's stdin, on which the server lets the
+// client go, and drops its socket if the server has not done so within
+// a second. It is safe to call more than once and concurrently.
 func (c *Control) Close() error {
 	c.closeOnce.Do(func() {
 		c.mu.Lock()
 		c.closing = true
 		c.mu.Unlock()
-		c.markLeaving()
 		// Closing stdin ends the client (and unblocks a write stuck on a
 		// hung server).
 		c.stdin.Close()
@@ -579,14 +530,6 @@ func (c *Control) LastAnswer() time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.answered
-}
-
-// PID returns the control client's process ID.
-func (c *Control) PID() int {
-	if c.cmd.Process == nil {
-		return 0
-	}
-	return c.cmd.Process.Pid
 }
 
 // fail ends the connection once: it records why, closes Done, and fails every
@@ -624,38 +567,27 @@ func (c *Control) fail(reason string, kill bool) {
 }
 
 func (c *Control) kill() {
+	go c.nc.close()
+}
+
+// serverLost reports whether the client's socket closed (within
+// closeGrace) without the server telling the client to leave.
+func (c *Control) serverLost() bool {
 	select {
-	case <-c.waitDone:
-		return
-	default:
-	}
-	c.markLeaving()
-	c.cmd.Process.Signal(syscall.SIGKILL) //nolint:errcheck // it may have exited
-}
-
-// markLeaving counts the client as leaving in the server's handshake gate
-// until its process has exited: tmux tells every control client when an
-// attached one leaves.
-func (c *Control) markLeaving() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.leaving == nil && !c.exited {
-		c.leaving = c.opts.Exec.gate.leave()
+	case <-c.nc.done:
+		return c.nc.lost()
+	case <-time.After(closeGrace):
+		return false
 	}
 }
 
-// waitLoop reaps the client. Once it has exited, the reader gets a moment to
-// drain what is left (the server may still hold the pipe: a stopped server
-// never closes it), then its pipe is closed to release it.
+// waitLoop waits for the client's socket to close (the server let the
+// client go, or died, or kill dropped it). The reader then gets a moment
+// to drain what is left (a stopped server never closes the stdout pipe),
+// then its pipe is closed to release it.
 func (c *Control) waitLoop() {
-	c.cmd.Wait() //nolint:errcheck // the exit status is in ProcessState
-	c.mu.Lock()
-	c.exited = true
-	left := c.leaving
-	c.mu.Unlock()
-	if left != nil {
-		left()
-	}
+	<-c.nc.done
+	c.nc.close()
 	close(c.waitDone)
 	select {
 	case <-c.readerDone:
@@ -691,6 +623,10 @@ func (c *Control) readLoop() {
 			}
 			if exitReason != nil {
 				reason = *exitReason
+			} else if c.serverLost() {
+				// What tmux's own client says when its server goes away
+				// without telling it.
+				reason = "server exited unexpectedly"
 			}
 			c.fail(reason, false)
 			markReady()
@@ -722,7 +658,6 @@ func (c *Control) readLoop() {
 				c.opts.OnNotify(n)
 			}
 		case evExit:
-			c.markLeaving()
 			r := ev.reason
 			if r == "" {
 				r = "client exited"

@@ -138,8 +138,9 @@ func TestControlRun(t *testing.T) {
 	if got, want := c.Kind(), "control"; got != want {
 		t.Errorf("Kind() = %q, want %q", got, want)
 	}
-	if c.PID() <= 0 {
-		t.Errorf("PID() = %d, want > 0", c.PID())
+	// The client is tmux-mcp's own (native.go): no tmux client process.
+	if got, want := runTest(t, c, "display-message", "-p", "#{client_pid} #{client_control_mode}"), fmt.Sprintf("%d 1\n", os.Getpid()); got != want {
+		t.Errorf("client pid and control mode = %q, want %q", got, want)
 	}
 	if err := c.Err(); err != nil {
 		t.Errorf("Err() = %v while connected", err)

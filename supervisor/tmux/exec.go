@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -26,30 +27,35 @@ type Transport interface {
 	Close() error
 }
 
-// Exec is the subprocess transport: one tmux client process per command.
-// It is safe for concurrent use.
+// Exec is the per-command transport: one client connection per command,
+// made by tmux-mcp itself (native.go), as `tmux -N -S path command` would
+// make it. Only where tmux itself is needed does it run the tmux binary:
+// to start a server (StartServer, or a command that may start one, without
+// SetNoStart) and for a server that speaks another protocol. It is safe
+// for concurrent use.
 type Exec struct {
 	Binary string // tmux binary; "tmux" when empty
 	Socket Socket
 	// Config is passed as -f when set (tests use /dev/null). It only
 	// matters for commands that start a server.
 	Config string
-	// Env is extra environment for the tmux process (KEY=VALUE).
+	// Env is extra environment for the client (KEY=VALUE); its
+	// TMUX_TMPDIR also places a -L socket.
 	Env []string
 
-	noStart atomic.Bool // pass -N: never start a server (tmux 3.2+)
+	noStart atomic.Bool // never start a server (and pass tmux -N where the binary runs)
 
-	// gate keeps commands and control-client handshakes to this server
-	// apart where tmux needs it (handshake.go); every transport of the
-	// server shares it through this Exec.
-	gate handshakeGate
+	// layout is how the server marks a descriptor passed in a message
+	// (an fdLayout), once its version is known: control clients pass two.
+	layout atomic.Int32
 }
 
-// SetNoStart makes every command carry tmux's -N, so that no command can
-// start a server by accident (new-session on a missing socket would
-// otherwise start a second server and orphan a live one). StartServer is
-// the one deliberate way to start a server. Needs a tmux client of 3.2 or
-// later.
+// SetNoStart makes sure no command starts a server by accident
+// (new-session on a missing socket would otherwise start a second server
+// and orphan a live one): a command then never falls back to the tmux
+// binary for a missing server, and the binary, where it runs, gets -N.
+// StartServer is the one deliberate way to start a server. Needs a tmux
+// client of 3.2 or later.
 func (e *Exec) SetNoStart(on bool) { e.noStart.Store(on) }
 
 // Kind returns "exec".
@@ -120,17 +126,17 @@ func argvLiteral(args []string) []string {
 	return out
 }
 
-// Run starts one tmux client for one command, waits for it and returns
-// its stdout. Without a deadline on ctx, DefaultTimeout applies. On
-// timeout the client is killed with SIGKILL (a tmux client blocked in
-// connect ignores SIGTERM) and the error matches ErrTimeout. Every
+// Run runs one command as a client of its own, waits for it and returns
+// its stdout. Without a deadline on ctx, DefaultTimeout applies. When ctx
+// ends the connection is dropped and the error matches ErrTimeout (or is
+// a cancelled command); tmux may still run the command. Every
 // argument reaches tmux as given: one that is or ends in ";" does not end
 // the command (RunSequence sends several).
 func (e *Exec) Run(ctx context.Context, args ...string) ([]byte, error) {
 	return e.RunSequence(ctx, args)
 }
 
-// RunSequence is Run for several commands in one tmux client (one
+// RunSequence is Run for several commands in one client (one
 // connection to the server): tmux runs them in order and stops at the
 // first that fails. The error's Args are the first command's.
 func (e *Exec) RunSequence(ctx context.Context, cmds ...[]string) ([]byte, error) {
@@ -157,12 +163,54 @@ func (e *Exec) RunSequence(ctx context.Context, cmds ...[]string) ([]byte, error
 		ctx, cancel = context.WithTimeout(ctx, DefaultTimeout)
 		defer cancel()
 	}
-	if gated(cmds[0]) {
-		release, err := e.gate.command(ctx)
-		if err != nil {
-			return nil, gateError(args, "exec", err)
+	var paths []string
+	for _, c := range cmds {
+		paths = append(paths, c[1:]...)
+	}
+	res, err := runNative(ctx, e.socket(), line, paths, e.Env)
+	switch {
+	case err == nil:
+		if res.status == 0 {
+			return res.stdout, nil
 		}
-		defer release()
+		msg := string(res.stderr)
+		if msg == "" {
+			msg = res.exitMsg
+		}
+		return res.stdout, &CommandError{Args: args, Stderr: msg, ExitCode: res.status, Class: Classify(msg), Transport: "exec"}
+	case errors.Is(err, ErrVersionMismatch),
+		!e.noStart.Load() && (errors.Is(err, ErrNoServer) || errors.Is(err, ErrSocketMissing)):
+		// A server that speaks another protocol, or a command that may
+		// start a server (only tmux itself can): run the tmux binary.
+		return e.runBinary(ctx, args, line)
+	default:
+		if ce := (*CommandError)(nil); errors.As(err, &ce) {
+			ce.Args = args
+		}
+		return nil, err
+	}
+}
+
+// socket is e.Socket with a -L name resolved to its path the way tmux
+// would resolve it with e.Env (TMUX_TMPDIR).
+func (e *Exec) socket() Socket {
+	if e.Socket.Path != "" {
+		return e.Socket
+	}
+	for i := len(e.Env) - 1; i >= 0; i-- {
+		if v, ok := strings.CutPrefix(e.Env[i], "TMUX_TMPDIR="); ok {
+			return Socket{Path: filepath.Join(SocketDirFor(v), e.Socket.Name)}
+		}
+	}
+	return Socket{Path: e.Socket.ResolvedPath()}
+}
+
+// runBinary runs line with one tmux client process. The socket is checked
+// first: a tmux client sends its server its whole environment and runs
+// what the server tells it to.
+func (e *Exec) runBinary(ctx context.Context, args, line []string) ([]byte, error) {
+	if err := CheckSocket(e.socket().Path); err != nil {
+		return nil, &CommandError{Args: args, Stderr: err.Error(), ExitCode: 1, Class: ErrPermission, Transport: "exec", cause: err}
 	}
 	argv := e.Command(line...)
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
@@ -197,4 +245,50 @@ func (e *Exec) RunSequence(ctx context.Context, cmds ...[]string) ([]byte, error
 		cerr.Class = ErrCommand
 	}
 	return stdout.Bytes(), cerr
+}
+
+// BinaryVersion returns the version of the tmux binary (tmux -V), which
+// contacts no server.
+func (e *Exec) BinaryVersion(ctx context.Context) (Version, error) {
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, DefaultTimeout)
+		defer cancel()
+	}
+	bin := e.Binary
+	if bin == "" {
+		bin = "tmux"
+	}
+	out, err := exec.CommandContext(ctx, bin, "-V").Output()
+	if err != nil {
+		return Version{}, &CommandError{Args: []string{"-V"}, ExitCode: -1, Class: ErrCommand, Transport: "exec", cause: err}
+	}
+	return ParseVersion(string(out))
+}
+
+// setLayout records how the server of version v marks passed descriptors.
+func (e *Exec) setLayout(v Version) {
+	l := fdLayoutFlags
+	if v.Capabilities().ImsgFDMark {
+		l = fdLayoutLenMark
+	}
+	e.layout.Store(int32(l))
+}
+
+// fdLayout returns how the server marks passed descriptors, asking its
+// version (one command) when it is not known yet.
+func (e *Exec) fdLayout(ctx context.Context) (fdLayout, error) {
+	if l := fdLayout(e.layout.Load()); l != fdLayoutUnknown {
+		return l, nil
+	}
+	out, err := e.Run(ctx, "display-message", "-p", "#{version}")
+	if err != nil {
+		return fdLayoutUnknown, err
+	}
+	v, err := ParseVersion(string(out))
+	if err != nil {
+		return fdLayoutUnknown, err
+	}
+	e.setLayout(v)
+	return fdLayout(e.layout.Load()), nil
 }
