@@ -59,13 +59,13 @@ type Capabilities struct {
 	// ControlBuffersCrash: creating or deleting a paste buffer notifies
 	// every control client (%paste-buffer-changed, new in 3.4), also one
 	// still connecting, whose control state is not set up yet: the server
-	// dies of a NULL dereference in control_write. Seen in the matrix as
-	// a segfault once every few runs of concurrent captures while watchers
-	// connected. And show-buffer to a control client prints from memory
-	// evbuffer_add may just have moved. Captures then go over exec (no
-	// buffer). load_buffer and paste_text are kept away from tmux-mcp's
-	// own handshakes (IdentifyingClientNotified, of which this is a
-	// case); another client's buffers are not (README).
+	// dies of a NULL dereference in control_write (a case of
+	// IdentifyingClientNotified, which tmux-mcp's own clients never meet).
+	// And show-buffer to a control client prints from memory evbuffer_add
+	// may just have moved. tmux-mcp makes no buffer of its own for a
+	// capture on any version (Client.Capture); a buffer an agent asks for
+	// (load_buffer, paste_text) still notifies another program's control
+	// client that is connecting (README).
 	ControlBuffersCrash bool
 	// FDLimitLivelock: a server at its fd limit spins on the pending
 	// connection and answers no client (the supervisor's fd_livelock death).

@@ -1,16 +1,13 @@
 package tmux
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"maps"
-	"os"
 	"slices"
 	"strconv"
 	"sync"
-	"sync/atomic"
 	"time"
 )
 
@@ -38,7 +35,6 @@ type Client struct {
 	ctrl    *Control
 	version Version // the server's, once known
 
-	bufSeq atomic.Uint64
 }
 
 // NewClient returns a Client for opts.Socket. It does not contact the server.
@@ -433,63 +429,24 @@ func (o CaptureOptions) args() []string {
 	return append(a, "-t", o.Target)
 }
 
-// Capture returns a pane's contents, one "\n"-terminated line per row. Over
-// control mode on tmux before 3.6, where capture-pane -p leaks the capture
-// inside the server, it captures into a uniquely named buffer, reads it
-// with show-buffer and deletes it; on 3.4 and 3.5a, where that can crash
-// the server (ControlBuffersCrash), it captures over exec.
+// Capture returns a pane's contents, one "\n"-terminated line per row.
+// Over control mode on tmux before 3.6, where capture-pane -p leaks the
+// capture inside the server (ControlCapture), it captures over its own
+// client connection instead (Exec: no process, about as fast as the named
+// buffer a control connection would need, which 3.4 and 3.5a could crash
+// on, ControlBuffersCrash, and which notifies every control client).
 func (c *Client) Capture(ctx context.Context, o CaptureOptions) ([]byte, error) {
+	args := append([]string{"capture-pane", "-p"}, o.args()...)
 	ctrl := c.Control()
 	if ctrl == nil {
-		return c.exec.Run(ctx, append([]string{"capture-pane", "-p"}, o.args()...)...)
+		return c.exec.Run(ctx, args...)
 	}
 	v, err := c.ServerVersion(ctx)
 	if err != nil {
 		return nil, err
 	}
 	if v.Capabilities().ControlCapture {
-		return ctrl.Run(ctx, append([]string{"capture-pane", "-p"}, o.args()...)...)
+		return ctrl.Run(ctx, args...)
 	}
-	name := fmt.Sprintf("tmux-mcp-cap-%d-%d", os.Getpid(), c.bufSeq.Add(1))
-	if v.Capabilities().ControlBuffersCrash {
-		// No buffer, no show-buffer: over exec, capture-pane -p neither
-		// leaks nor notifies anyone.
-		return c.exec.Run(ctx, append([]string{"capture-pane", "-p"}, o.args()...)...)
-	}
-	// The capture and its read go out back to back; the delete only once
-	// the capture is known to have made the buffer. delete-buffer -b of a
-	// name that does not exist deletes the most recent buffer instead (the
-	// user's copy; tmux 3.2a and 3.3a, cmd-set-buffer.c), so it must never
-	// be sent for a capture that failed. Named buffers are not
-	// bounded by buffer-limit: a made one is always deleted.
-	outs, errs := ctrl.Pipeline(ctx,
-		append([]string{"capture-pane", "-b", name}, o.args()...),
-		[]string{"show-buffer", "-b", name})
-	if errs[0] != nil {
-		return nil, errs[0]
-	}
-	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), DefaultTimeout)
-	defer cancel()
-	if _, err := ctrl.Run(dctx, "delete-buffer", "-b", name); err != nil {
-		return nil, fmt.Errorf("tmux: delete capture buffer: %w", err)
-	}
-	if errs[1] != nil {
-		return nil, errs[1]
-	}
-	out := outs[1]
-	if v.Capabilities().ShowBufferEscaped {
-		out = UnescapeBuffer(out)
-	}
-	return captureFromBuffer(out), nil
-}
-
-// captureFromBuffer turns show-buffer output into capture-pane -p output.
-// show-buffer prints the buffer and one "\n"; capture-pane -b stores rows
-// joined by "\n" with a final "\n".
-func captureFromBuffer(b []byte) []byte {
-	b = bytes.TrimSuffix(b, []byte("\n"))
-	if len(b) > 0 && b[len(b)-1] != '\n' {
-		b = append(b, '\n')
-	}
-	return b
+	return c.exec.Run(ctx, args...)
 }
