@@ -96,15 +96,20 @@ func (c *coalescer[K, V]) run(key K, r *coalesceRun[V]) {
 			}()
 			r.val, r.err = r.f()
 		}()
-		close(r.done)
+		// The run leaves the key before its callers are released: a
+		// caller that comes after its end must not join it (join means
+		// "a run in flight is as good as mine", not one that is over),
+		// and starts its own.
 		c.mu.Lock()
 		st := c.keys[key]
 		st.inflight, st.next = st.next, nil
-		r = st.inflight
-		if r == nil {
+		next := st.inflight
+		if next == nil {
 			delete(c.keys, key)
 		}
 		c.mu.Unlock()
+		close(r.done)
+		r = next
 	}
 }
 
