@@ -9,7 +9,7 @@ STRESS    ?= 5
 # The other platforms tmux-mcp builds for (`make cross`), as GOOS/GOARCH.
 CROSS     ?= darwin/arm64 darwin/amd64
 
-.PHONY: all build run test race lint fmt-check vet staticcheck bench fuzz ci ci-matrix cross stress conformance soak soak-long soak-smoke scale scale-long scale-smoke clean matrix tmux-versions inspector \
+.PHONY: all build run test race lint fmt-check vet staticcheck bench fuzz ci ci-matrix cross stress conformance soak soak-long soak-smoke scale scale-long scale-smoke clean matrix tmux-versions inspector waitbench \
 	release-snapshot npm-pack mcpb release-check release-test clients release-tools
 
 all: build
@@ -112,6 +112,19 @@ stress:
 # of ci. See scripts/conformance.
 conformance: build
 	BIN=$(BIN) scripts/conformance
+
+# Wait reaction and cached reads of tmux-mcp beside another MCP server for
+# tmux, through the official TypeScript MCP SDK on a private tmux server
+# (scripts/waitbench, docs/performance.md). SERVER2 is the other server's
+# command, {socket} standing for the tmux socket; WAITBENCH_TMUX the tmux
+# binary both use; WAITBENCH_ARGS more options (-n 200, --reads 500, ...).
+# Needs Node.js 20+ and npm (the pinned SDK installs itself on first use).
+SERVER2        ?=
+WAITBENCH_TMUX ?= tmux
+waitbench: build
+	scripts/waitbench/waitbench --tmux '$(WAITBENCH_TMUX)' \
+		--server 'tmux-mcp=$(abspath $(BIN)) serve --socket-path {socket} --journal off' \
+		$(if $(SERVER2),--server '$(notdir $(firstword $(SERVER2)))=$(SERVER2)') $(WAITBENCH_ARGS)
 
 # The soak and fault harness (scripts/repro): the polling incident raw and
 # supervised at 1 Hz and 100 Hz, then agents under injected faults; writes
