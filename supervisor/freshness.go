@@ -91,6 +91,9 @@ type freshness struct {
 	// up reports whether the server is up (watchers are kept only then).
 	up func() bool
 
+	// pipes feed PaneChanges where no watcher covers a pane.
+	pipes *pipeFeeds
+
 	dials  coalescer[tmux.SessionID, *watcher]
 	probes coalescer[tmux.PaneID, proof]
 	epochs atomic.Uint64
@@ -386,10 +389,11 @@ func closeWatchers(ws map[tmux.SessionID]*watcher) []error {
 	return errs
 }
 
-// paneChanges subscribes to pane's changes on the watcher of its session.
+// paneChanges subscribes to pane's changes on the watcher of its session,
+// or, where no watcher can cover the pane, on a pipe feed.
 func (f *freshness) paneChanges(ctx context.Context, pane tmux.PaneID) (<-chan struct{}, func(), error) {
 	if err := f.unwatchable(ctx); err != nil {
-		return nil, nil, err
+		return f.pipeChanges(ctx, pane, err)
 	}
 	sess, ok := f.sessionOf(ctx, pane)
 	if !ok {
@@ -397,7 +401,7 @@ func (f *freshness) paneChanges(ctx context.Context, pane tmux.PaneID) (<-chan s
 	}
 	w := f.watch(ctx, sess)
 	if w == nil {
-		return nil, nil, ErrNotWatched
+		return f.pipeChanges(ctx, pane, ErrNotWatched)
 	}
 	// The barrier shows the watcher covers the pane now; everything after
 	// it reaches the subscription.
@@ -421,6 +425,22 @@ func (f *freshness) paneChanges(ctx context.Context, pane tmux.PaneID) (<-chan s
 		w.unsubscribe(pane, sub)
 	}
 	return sub.ch, stop, nil
+}
+
+// pipeChanges subscribes to pane's changes on a pipe feed; why is the
+// reason no watcher covers it, returned when no feed can be had either.
+func (f *freshness) pipeChanges(ctx context.Context, pane tmux.PaneID, why error) (<-chan struct{}, func(), error) {
+	if f.pipes == nil {
+		return nil, nil, why
+	}
+	ch, stop, err := f.pipes.subscribe(ctx, pane)
+	if errors.Is(err, tmux.ErrPaneNotFound) || errors.Is(err, tmux.ErrNotFound) {
+		return nil, nil, err
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w (%w)", why, err)
+	}
+	return ch, stop, nil
 }
 
 func paneNotFound(pane tmux.PaneID) error {

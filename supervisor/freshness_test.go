@@ -375,17 +375,25 @@ func TestSilentPaneCostsBarriersNotCaptures(t *testing.T) {
 
 // TestPaneChanges: a subscription is signalled on output and closed with
 // the session; exec-only mode and, where no watcher is opened (3.2a),
-// every pane get ErrNotWatched.
+// a pipe feed signals instead (pipefeed_test.go has its cases).
 func TestPaneChanges(t *testing.T) {
 	ts := tmuxtest.New(t)
 	sup := newSup(t, ts, Config{})
 	srv := mustServer(t, sup)
 	pane := quietPane(t, srv, "s")
 	if noWatchers(t, srv) {
-		for _, p := range []tmux.PaneID{pane, "%999"} {
-			if _, _, err := srv.PaneChanges(testCtx(t), p); !errors.Is(err, ErrNotWatched) {
-				t.Errorf("PaneChanges(%s) on a tmux without watchers: got %v, want ErrNotWatched", p, err)
-			}
+		ch, stop, err := srv.PaneChanges(testCtx(t), pane)
+		if err != nil {
+			t.Fatalf("PaneChanges on a tmux without watchers: %v", err)
+		}
+		defer stop()
+		if got := srv.Health().PipeFeeds; got != 1 {
+			t.Errorf("pipe feeds = %d, want 1", got)
+		}
+		ts.MustTmux("send-keys", "-t", string(pane), "-l", "hello")
+		waitSignal(t, ch, "output on a tmux without watchers")
+		if _, _, err := srv.PaneChanges(testCtx(t), "%999"); !errors.Is(err, tmux.ErrPaneNotFound) {
+			t.Errorf("unknown pane: got %v, want ErrPaneNotFound", err)
 		}
 		wantNoWatcher(t, ts, srv)
 		return
@@ -427,9 +435,13 @@ func TestPaneChanges(t *testing.T) {
 	sup2 := newSup(t, ts, Config{ExecOnly: true})
 	srv2 := mustServer(t, sup2)
 	other := tmux.PaneID(mustDo(t, srv2, "new-session", "-d", "-P", "-F", "#{pane_id}", "-s", "x", "exec cat"))
-	if _, _, err := srv2.PaneChanges(testCtx(t), other); !errors.Is(err, ErrNotWatched) {
-		t.Errorf("exec-only: got %v, want ErrNotWatched", err)
+	ch, stop2, err := srv2.PaneChanges(testCtx(t), other)
+	if err != nil {
+		t.Fatalf("exec-only: %v, want a pipe feed", err)
 	}
+	defer stop2()
+	ts.MustTmux("send-keys", "-t", string(other), "-l", "hello")
+	waitSignal(t, ch, "output in exec-only mode")
 }
 
 // TestChangedCaptureSkipsTheCache checks CaptureRequest.Changed: the

@@ -81,6 +81,9 @@ type Health struct {
 	// Blocking counts the commands waiting inside tmux now (wait-for,
 	// DoBlocking), each on a client connection of its own.
 	Blocking int `json:"blocking"`
+	// PipeFeeds counts the panes whose output a pipe-pane feeds to
+	// subscribers where no watcher covers them (tmux 3.2a).
+	PipeFeeds int `json:"pipe_feeds"`
 }
 
 // Health returns the server's current health snapshot. It makes no tmux
@@ -93,6 +96,7 @@ func (s *Server) Health() Health {
 		Commands: s.commands.Load(), CacheHits: hits, RateLimited: s.rateLimited.Load(),
 		CommandsPerSec: s.meter.perSecond(now), Captures: reads, Barriers: s.fresh.barriers.Load(),
 		Watchers: s.fresh.watcherCount(), Blocking: int(s.waiting.Load()),
+		PipeFeeds: s.fresh.pipes.count(),
 	}
 	if hits+reads > 0 {
 		h.CacheHitRatio = float64(hits) / float64(hits+reads)

@@ -302,6 +302,7 @@ func (s *Server) close() error {
 	}
 	s.endLife()
 	s.restores.Wait()
+	s.fresh.pipes.close()
 	errs := closeWatchers(watchers)
 	errs = append(errs, s.client.Close())
 	return errors.Join(errs...)

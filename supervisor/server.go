@@ -150,6 +150,12 @@ func newServer(cfg Config, sock tmux.Socket, b *bus) (*Server, error) {
 		s.bus.emit(e)
 	}, s.now)
 	s.fresh.listPanes = s.ListPanes
+	s.fresh.pipes = &pipeFeeds{run: func(ctx context.Context, args ...string) ([]byte, error) {
+		if err := s.gate(ctx); err != nil {
+			return nil, err
+		}
+		return s.run(ctx, args)
+	}, timeout: cfg.CommandTimeout, max: maxPipeFeeds, feeds: map[tmux.PaneID]*pipeFeed{}}
 	s.fresh.up = func() bool { return s.State() == StateUp }
 	s.fresh.probeRun = func(ctx context.Context, args ...string) ([]byte, error) {
 		select {

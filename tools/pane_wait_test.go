@@ -3,7 +3,6 @@ package tools
 import (
 	"context"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -21,13 +20,10 @@ func (e *env) quiet() string {
 }
 
 // wantDetection is how wait_for_text detects changes in this test run:
-// polling in exec-only mode and on a tmux without watcher connections
-// (DeadPaneOutputCrash, 3.2a).
+// by events on every tmux (a watcher connection, or a pipe feed where
+// none may be opened: exec-only mode, tmux 3.2a).
 func (e *env) wantDetection() string {
 	e.t.Helper()
-	if os.Getenv("TMUX_MCP_TEST_EXEC_ONLY") == "1" || e.caps().DeadPaneOutputCrash {
-		return "polling"
-	}
 	return "events"
 }
 
@@ -263,7 +259,7 @@ func TestWaitForTextCancel(t *testing.T) {
 }
 
 // TestWaitForTextSilentPane: while the pane prints nothing, the wait makes
-// no capture (event-driven), or polls (exec-only mode, tmux 3.2a).
+// no capture: it is event-driven on every tmux.
 func TestWaitForTextSilentPane(t *testing.T) {
 	e := newEnv(t, Readonly)
 	p := e.quiet()

@@ -345,12 +345,10 @@ func (sub *subscription) open(ctx context.Context, tg subTarget) error {
 	switch {
 	case errors.Is(err, tmux.ErrPaneNotFound):
 		return resourceNotFound("Pane not found: %s", tg.pane)
-	case errors.Is(err, tmux.ErrNoWatch):
-		return fmt.Errorf("pane %s cannot be watched: tmux-mcp opens no watcher connection on tmux before 3.3 "+
-			"(a control client that receives pane output can crash the server when a remain-on-exit pane dies); "+
-			"read the resource when you need it", tg.pane)
 	case errors.Is(err, supervisor.ErrNotWatched):
-		return fmt.Errorf("pane %s cannot be watched (no control-mode watcher: exec-only mode, or --max-watchers sessions watched already); read the resource when you need it", tg.pane)
+		// No watcher connection covers the pane and no pipe feed could
+		// be had (its output is piped elsewhere, or too many are open).
+		return fmt.Errorf("pane %s cannot be watched (%v); read the resource when you need it", tg.pane, err)
 	case err != nil:
 		return fmt.Errorf("watch pane %s: %w", tg.pane, err)
 	}

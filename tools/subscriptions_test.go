@@ -39,34 +39,12 @@ func readContent(t *testing.T, c interface {
 	return res.Contents[0].(mcp.TextResourceContents).Text
 }
 
-// noPaneSubscriptions reports whether e's tmux gets no watcher connection
-// (DeadPaneOutputCrash, 3.2a). If so it checks what happens there instead:
-// subscribing to pane's content through c is refused, with the reason,
-// and leaves no subscription behind.
-func noPaneSubscriptions(t *testing.T, e *env, c *client.Client, pane string) bool {
-	t.Helper()
-	if !e.caps().DeadPaneOutputCrash {
-		return false
-	}
-	err := subscribe(c, contentURI(pane))
-	if want := "opens no watcher connection on tmux before 3.3"; err == nil || !strings.Contains(err.Error(), want) {
-		t.Errorf("subscribe %s on a tmux without watchers: got %v, want an error containing %q", contentURI(pane), err, want)
-	}
-	if got := e.srv.subs.total(); got != 0 {
-		t.Errorf("a refused subscription left %d behind", got)
-	}
-	return true
-}
-
 // TestSubscribePaneContent: a subscribed pane's output is an update,
-// until unsubscribed. Where no watcher is opened (3.2a) it is refused.
+// until unsubscribed.
 func TestSubscribePaneContent(t *testing.T) {
 	e := newEnv(t, Readonly)
 	a, b := e.catPane(), e.catPane()
 	c, n := legacyClient(t, e.srv)
-	if noPaneSubscriptions(t, e, c, a) {
-		return
-	}
 	uriA, uriB := contentURI(a), contentURI(b)
 	for _, uri := range []string{uriA, uriB} {
 		if err := subscribe(c, uri); err != nil {
@@ -111,14 +89,10 @@ func TestSubscribePaneContent(t *testing.T) {
 
 // TestSubscribedSilentPaneCostsNothing: a subscribed pane that prints
 // nothing makes tmux-mcp send tmux no command at all, not even a barrier.
-// Where no watcher is opened (3.2a) it is refused.
 func TestSubscribedSilentPaneCostsNothing(t *testing.T) {
 	e := newEnv(t, Readonly)
 	pane := e.catPane()
 	c, _ := legacyClient(t, e.srv)
-	if noPaneSubscriptions(t, e, c, pane) {
-		return
-	}
 	var mu sync.Mutex
 	var seen []supervisor.Event
 	unsub := e.sup.Subscribe(func(ev supervisor.Event) {
@@ -145,14 +119,11 @@ func TestSubscribedSilentPaneCostsNothing(t *testing.T) {
 }
 
 // TestSubscribePaneKilledIsAnUpdate: the pane or its session going is an
-// update. Where no watcher is opened (3.2a) the subscription is refused.
+// update.
 func TestSubscribePaneKilledIsAnUpdate(t *testing.T) {
 	e := newEnv(t, Readonly)
 	pane := e.catPane()
 	c, n := legacyClient(t, e.srv)
-	if noPaneSubscriptions(t, e, c, pane) {
-		return
-	}
 	uri := contentURI(pane)
 	if err := subscribe(c, uri); err != nil {
 		t.Fatal(err)
@@ -187,12 +158,7 @@ func TestSubscribePaneKilledIsAnUpdate(t *testing.T) {
 func TestSubscribeRefusesWhatItCannotWatch(t *testing.T) {
 	e := newEnv(t, Readonly)
 	c, _ := legacyClient(t, e.srv)
-	// Where no watcher is opened (3.2a), every pane's content is refused
-	// for that reason first.
 	missing := "Pane not found: %999"
-	if e.caps().DeadPaneOutputCrash {
-		missing = "pane %999 cannot be watched: tmux-mcp opens no watcher connection on tmux before 3.3"
-	}
 	for _, tt := range []struct{ uri, want string }{
 		{"tmux://panes/%25999/content", missing},
 		{"tmux://panes/abc/content", "pane_id must be a pane ID like %3"},
@@ -240,16 +206,12 @@ func TestSubscribeExecOnly(t *testing.T) {
 }
 
 // TestSubscriptionsEndWithTheSession: a client's subscriptions and their
-// goroutines end with its session (where no watcher is opened, 3.2a,
-// without the pane's, which is refused).
+// goroutines end with its session.
 func TestSubscriptionsEndWithTheSession(t *testing.T) {
 	e := newEnv(t, Readonly)
 	pane := e.catPane()
 	c, _ := legacyClient(t, e.srv)
 	uris := []string{contentURI(pane), "tmux://sessions", "tmux://health"}
-	if noPaneSubscriptions(t, e, c, pane) {
-		uris = uris[1:]
-	}
 	for _, uri := range uris {
 		if err := subscribe(c, uri); err != nil {
 			t.Fatal(err)
@@ -333,29 +295,18 @@ func TestSubscribeSessionsFirst(t *testing.T) {
 
 // TestListenStreamSubscriptions: a client of protocol 2026-07-28 names
 // resources in subscriptions/listen; updates come on that stream and stop
-// with it. Where no watcher is opened (3.2a) a pane's content cannot be
-// subscribed: the stream gets one update for it (reading the resource
-// then says why) and holds no subscription.
+// with it, on every tmux (3.2a through a pipe feed).
 func TestListenStreamSubscriptions(t *testing.T) {
 	e := newEnv(t, Readonly)
 	pane := e.catPane()
 	uri := contentURI(pane)
 	n := newNotes()
 	e.c.OnNotification(n.add)
-	refused := e.caps().DeadPaneOutputCrash
 	i := n.len()
 	stop, err := e.c.ListenAsync(context.Background(), mcp.SubscriptionFilter{ResourceSubscriptions: []string{uri}},
 		func(err error) { t.Errorf("listen: %v", err) })
 	if err != nil {
 		t.Fatal(err)
-	}
-	if refused {
-		n.wait(t, i, 5*time.Second, "the one update of a refused subscription", updated(uri))
-		if got := e.srv.subs.total(); got != 0 {
-			t.Errorf("subscriptions = %d, want 0 (refused)", got)
-		}
-		stop()
-		return
 	}
 	tmuxtest.WaitFor(t, 5*time.Second, "the listen stream's subscription", func() bool { return e.srv.subs.total() == 1 })
 	i = n.len()
