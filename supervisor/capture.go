@@ -34,6 +34,11 @@ type CaptureRequest struct {
 	// trip that would prove as much, and is not cached. It is exact all
 	// the same: capture-pane runs after the call began.
 	Changed bool
+	// StateAfter, when set, is a display-message format for the pane read
+	// in the same round trip just after the capture (Capture.State): what
+	// the pane was when it was captured, without a round trip of its
+	// own. It implies Changed.
+	StateAfter string
 }
 
 // Capture is a pane's contents and how they were obtained.
@@ -55,6 +60,8 @@ type Capture struct {
 	// SHA256 is the SHA-256 of Content in hex (64 digits), so callers can
 	// tell whether two captures differ without comparing them.
 	SHA256 string `json:"sha256"`
+	// State is the line CaptureRequest.StateAfter asked for.
+	State []byte `json:"-"`
 }
 
 // ErrInvalidArgument matches requests the supervisor rejects before any
@@ -67,6 +74,7 @@ var ErrInvalidArgument = errors.New("supervisor: invalid argument")
 type flightKey struct {
 	key   captureKey
 	proof proof
+	then  string // CaptureRequest.StateAfter
 }
 
 // Capture returns a pane's contents, capped. It is linearizable: the
@@ -101,6 +109,9 @@ func (s *Server) Capture(ctx context.Context, req CaptureRequest) (Capture, erro
 	s.capturing.Add(1)
 	defer s.capturing.Add(-1)
 	key := plan.key(req)
+	if req.StateAfter != "" {
+		req.Changed = true
+	}
 
 	var p proof // the zero proof: capture from tmux, cache nothing
 	if !req.Changed {
@@ -121,7 +132,7 @@ func (s *Server) Capture(ctx context.Context, req CaptureRequest) (Capture, erro
 func (s *Server) sharedCapture(ctx context.Context, req CaptureRequest, plan capturePlan, key captureKey, p proof) (Capture, error) {
 	// The shared capture must not die with whichever caller started it,
 	// and each caller stops waiting at its own deadline.
-	c, err := s.flight.do(ctx, flightKey{key: key, proof: p}, p.proven(), func() (Capture, error) {
+	c, err := s.flight.do(ctx, flightKey{key: key, proof: p, then: req.StateAfter}, p.proven(), func() (Capture, error) {
 		// Runs under one key follow each other: one that ended after the
 		// caller's lookup has stored what this one would fetch again.
 		if c, ok := s.fresh.lookup(p, key); ok {
@@ -165,9 +176,12 @@ func (s *Server) captureFromTmux(ctx context.Context, req CaptureRequest, plan c
 			return Capture{}, err
 		}
 	}
+	var state []byte
 	out, err := s.call(ctx, "capture-pane", func(ctx context.Context, _ tmux.Transport) ([]byte, error) {
-		return s.client.Capture(ctx, tmux.CaptureOptions{Target: string(req.Pane), Start: plan.Start, End: plan.End,
-			Join: req.Join, Escape: req.Escape})
+		out, st, err := s.client.CaptureThen(ctx, tmux.CaptureOptions{Target: string(req.Pane), Start: plan.Start, End: plan.End,
+			Join: req.Join, Escape: req.Escape}, req.StateAfter)
+		state = st
+		return out, err
 	})
 	if err != nil {
 		return Capture{}, err
@@ -177,6 +191,7 @@ func (s *Server) captureFromTmux(ctx context.Context, req CaptureRequest, plan c
 	c := Capture{Content: kept, Lines: strings.Count(string(kept), "\n"), Truncated: lines > 0 || bytes > 0,
 		TruncatedLines: lines, TruncatedBytes: bytes, Freshness: p.freshnessName(), SHA256: digest(kept)}
 	s.fresh.store(p, key, c)
+	c.State = state
 	return c, nil
 }
 

@@ -213,6 +213,12 @@ type waiter struct {
 	seq   uint64
 	from  *sendMark
 
+	// prev is the state read with the last capture; stale says that the
+	// check under way started from it rather than from a state read of
+	// its own (see check).
+	prev  tmux.Pane
+	stale bool
+
 	base   tmux.Pane    // the pane at entry
 	anchor screenAnchor // at or above the first row not yet read
 	skip   int          // rows from the anchor down that are not new: those above the cursor at entry
@@ -412,18 +418,19 @@ func still(before, after tmux.Pane) bool {
 }
 
 // read captures from row top (joined, so text wrapped across rows is one
-// line) to the bottom, one string per line, trailing blanks dropped.
-// changed skips the cache (see supervisor.CaptureRequest.Changed).
-func (w *waiter) read(ctx context.Context, top int, changed bool) ([]string, error) {
-	c, err := capture(ctx, w.srv, supervisor.CaptureRequest{Pane: w.pane, Start: &top, Join: true, Changed: changed})
+// line) to the bottom, one string per line, trailing blanks dropped, and
+// reads the pane's state after the capture. changed skips the cache (see
+// supervisor.CaptureRequest.Changed).
+func (w *waiter) read(ctx context.Context, top int, changed bool) ([]string, tmux.Pane, error) {
+	c, after, err := w.captureState(ctx, supervisor.CaptureRequest{Pane: w.pane, Start: &top, Join: true, Changed: changed})
 	if err != nil {
-		return nil, err
+		return nil, after, err
 	}
 	rows := strings.Split(strings.TrimSuffix(string(c.Content), "\n"), "\n")
 	for i := range rows {
 		rows[i] = strings.TrimRight(rows[i], " ")
 	}
-	return rows, nil
+	return rows, after, nil
 }
 
 // state reads the pane and fails if the wait cannot go on: the pane is
@@ -435,39 +442,83 @@ func (w *waiter) state(ctx context.Context) (tmux.Pane, error) {
 		return pn, &toolError{msg: fmt.Sprintf("Pane not found: %s (it went away during the wait)", w.pane),
 			class: "pane_not_found", hint: hintPanes}
 	}
-	switch {
-	case err != nil:
+	if err != nil {
 		return pn, err
+	}
+	return pn, w.valid(pn)
+}
+
+// valid fails if the wait cannot go on with the pane's state pn: the pane
+// died or was respawned.
+func (w *waiter) valid(pn tmux.Pane) error {
+	switch {
+	case pn.ID != w.pane:
+		return &toolError{msg: fmt.Sprintf("Pane not found: %s (it went away during the wait)", w.pane),
+			class: "pane_not_found", hint: hintPanes}
 	case pn.Dead:
-		return pn, w.died()
-	case pn.PID != w.base.PID:
-		return pn, &toolError{msg: fmt.Sprintf("pane %s was respawned (pid %d -> %d); cursor/baseline anchor is no longer valid",
+		return w.died()
+	case w.base.PID != 0 && pn.PID != w.base.PID:
+		return &toolError{msg: fmt.Sprintf("pane %s was respawned (pid %d -> %d); cursor/baseline anchor is no longer valid",
 			w.pane, w.base.PID, pn.PID), class: "pane_respawned"}
 	}
-	return pn, nil
+	return nil
 }
 
 // check reads the pane once and returns the outcome if the wait is over;
 // changed says a change event woke it.
 func (w *waiter) check(ctx context.Context, changed bool) (string, error) {
-	pn, err := w.state(ctx)
-	if err != nil {
-		return "", err
+	// Woken by output, the state read with the last capture stands for
+	// the pane's state before this one: it was read before the capture,
+	// which is all the reading of the rows needs (histanchor.go reasons
+	// about a capture made between two reads of the pane), and the state
+	// read with the capture tells what changed since. The capture starts
+	// a screen higher, for the lines that scrolled meanwhile. That saves
+	// the round trip of a state read of its own; the shape changing
+	// (a resize, the alternate screen, a new history limit) sends the
+	// check back to reading the state first.
+	w.stale = changed && w.prev.ID != ""
+	var pn tmux.Pane
+	if w.stale {
+		pn = w.prev
+	} else {
+		var err error
+		if pn, err = w.state(ctx); err != nil {
+			return "", err
+		}
 	}
+	outcome, err := w.checkFrom(ctx, pn, changed)
+	if errors.Is(err, errShapeChanged) {
+		w.stale, w.prev = false, tmux.Pane{}
+		if pn, err = w.state(ctx); err != nil {
+			return "", err
+		}
+		return w.checkFrom(ctx, pn, changed)
+	}
+	return outcome, err
+}
+
+// errShapeChanged: the state read with a capture made from a stale state
+// shows that the pane changed shape since; nothing was read from it.
+var errShapeChanged = errors.New("tools: the pane changed shape since its last read")
+
+// checkFrom is check from the pane's state pn, read before the capture.
+func (w *waiter) checkFrom(ctx context.Context, pn tmux.Pane, changed bool) (string, error) {
+	var err error
 	var rows []string
+	after := pn // the state read with the capture, if any
 	w.last = readPos{}
 	switch row, settled := w.anchor.settled(pn); {
 	case pn.AlternateOn:
 		// A full-screen program's screen: no history to anchor in.
-		rows, err = w.read(ctx, 0, changed)
+		rows, after, err = w.read(ctx, 0, changed)
 	case settled && pn.HistoryLimit == 0:
 		// No history: rows that scroll off are gone, and so is any row to
 		// find the anchor by.
 		if top := row + w.skip; top < pn.Height {
-			rows, err = w.read(ctx, top, changed)
+			rows, after, err = w.read(ctx, top, changed)
 		}
 	default:
-		rows, err = w.follow(ctx, pn, changed)
+		rows, after, err = w.follow(ctx, pn, changed)
 	}
 	if err != nil {
 		return "", err
@@ -485,10 +536,9 @@ func (w *waiter) check(ctx context.Context, changed bool) (string, error) {
 	w.res.SawNewOutput = true
 	if !pn.AlternateOn {
 		// The capture came after the state was read: make sure the new
-		// lines are not the alternate screen that came in between.
-		if pn, err = w.state(ctx); err != nil {
-			return "", err
-		}
+		// lines are not the alternate screen that came in between (the
+		// state read right after the capture says).
+		pn = after
 	}
 	if pn.AlternateOn {
 		// A full-screen program: its screen is not a stream of lines.

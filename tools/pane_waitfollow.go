@@ -21,32 +21,39 @@ import (
 // The anchor is found and moved in the capture itself, not at the rows
 // the pane's state gave before it, so output that scrolls in between is
 // neither skipped nor read twice.
-func (w *waiter) follow(ctx context.Context, pn tmux.Pane, changed bool) ([]string, error) {
-	top := w.anchor.reach(pn)
+func (w *waiter) follow(ctx context.Context, pn tmux.Pane, changed bool) ([]string, tmux.Pane, error) {
+	// A stale pn (see check) holds fewer lines of history than the pane
+	// may now: reach a screen higher (capture-pane stops at the top of
+	// the history).
+	margin := 0
+	if w.stale {
+		margin = pn.Height
+	}
+	top := w.anchor.reach(pn) - margin
 	if row, ok := w.anchor.settled(pn); ok {
-		top = max(row-anchorRows-pn.Height, -pn.HistorySize)
+		top = max(row-anchorRows-pn.Height-margin, -pn.HistorySize-margin)
 	}
 	if len(w.anchor.fp) == 0 {
-		top = -pn.HistorySize
+		top = -pn.HistorySize - margin
 	}
 	s, after, err := w.split(ctx, pn, top, changed)
 	if err != nil {
-		return nil, err
+		return nil, after, err
 	}
 	row, found := w.anchor.locate(pn, after, s.rows)
-	if !found && top > -pn.HistorySize {
+	if !found && top > -max(pn.HistorySize, after.HistorySize) {
 		// Not where it can be after two drops: look through the whole
 		// history.
 		pn = after
 		if s, after, err = w.split(ctx, pn, -pn.HistorySize, changed); err != nil {
-			return nil, err
+			return nil, after, err
 		}
 		row, found = w.anchor.locate(pn, after, s.rows)
 	}
 	if w.first && (!found || !w.anchor.sameShape(pn) || !w.anchor.sameShape(after)) {
 		// From a send's mark, only an exact find will do.
 		w.res.HistoryOverflowed = !found && w.anchor.mayHaveDropped(after)
-		return nil, errMarkLost
+		return nil, after, errMarkLost
 	}
 	first := max(len(s.rows)-pn.Height, 0) // the index of row 0
 	start := -first                        // the first row not yet read
@@ -94,21 +101,59 @@ func (w *waiter) follow(ctx context.Context, pn tmux.Pane, changed bool) ([]stri
 	if w.first {
 		w.screen = s.from(first)
 	}
-	return lines, nil
+	return lines, after, nil
 }
 
 // split captures the lines (joined) from row top to the bottom of the
 // screen, as many as a capture may hold, cuts them into rows, and reads
 // the pane's state after.
 func (w *waiter) split(ctx context.Context, pn tmux.Pane, top int, changed bool) (splitRows, tmux.Pane, error) {
-	c, err := capture(ctx, w.srv, supervisor.CaptureRequest{Pane: w.pane, Start: &top, Join: true,
+	c, after, err := w.captureState(ctx, supervisor.CaptureRequest{Pane: w.pane, Start: &top, Join: true,
 		MaxLines: max(min(pn.Height-top, w.ceiling.lines), 1), MaxBytes: w.ceiling.bytes, Changed: changed})
 	if err != nil {
 		return splitRows{}, tmux.Pane{}, err
 	}
 	s := splitLines(strings.Split(strings.TrimSuffix(string(c.Content), "\n"), "\n"), pn.Width)
-	after, err := w.state(ctx)
-	return s, after, err
+	return s, after, nil
+}
+
+// captureState captures as req asks and reads the pane's state after
+// it. A capture the cache may answer (not changed) is followed by a read
+// of its own; one that goes to tmux brings the state along in its round
+// trip (supervisor.CaptureRequest.StateAfter), which a wait woken by
+// output saves a round trip with.
+func (w *waiter) captureState(ctx context.Context, req supervisor.CaptureRequest) (supervisor.Capture, tmux.Pane, error) {
+	if !req.Changed {
+		c, err := capture(ctx, w.srv, req)
+		if err != nil {
+			return c, tmux.Pane{}, err
+		}
+		after, err := w.state(ctx)
+		if err == nil {
+			w.prev = after
+		}
+		return c, after, err
+	}
+	req.StateAfter = paneStateFormat
+	c, err := capture(ctx, w.srv, req)
+	if err != nil {
+		return c, tmux.Pane{}, err
+	}
+	after, err := paneStateRecord(w.pane, c.State)
+	if err == nil {
+		err = w.valid(after)
+	}
+	if err == nil && w.stale {
+		if p := w.prev; p.Width != after.Width || p.Height != after.Height || p.HistoryLimit != after.HistoryLimit ||
+			p.AlternateOn != after.AlternateOn || p.InMode != after.InMode {
+			return c, after, errShapeChanged
+		}
+		w.stale = false // the state this check read from is now the real one's predecessor
+	}
+	if err == nil {
+		w.prev = after
+	}
+	return c, after, err
 }
 
 // lastN returns the last n of s.

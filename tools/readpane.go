@@ -25,6 +25,21 @@ func readPane(ctx context.Context, srv *supervisor.Server, id tmux.PaneID) (tmux
 	if err != nil {
 		return tmux.Pane{}, err
 	}
+	return paneState(id, f)
+}
+
+// paneStateRecord decodes a pane's state read with paneStateFormat (one
+// record), as readPane would.
+func paneStateRecord(id tmux.PaneID, rec []byte) (tmux.Pane, error) {
+	f, err := tmux.ParseRecord(rec, len(paneStateFields))
+	if err != nil {
+		return tmux.Pane{}, fmt.Errorf("read pane %s: %w", id, err)
+	}
+	return paneState(id, f)
+}
+
+// paneState makes a pane of the fields of paneStateFields.
+func paneState(id tmux.PaneID, f []string) (tmux.Pane, error) {
 	n := func(i int) int { v, _ := strconv.Atoi(f[i]); return v }
 	pn := tmux.Pane{ID: tmux.PaneID(f[0]), SessionID: tmux.SessionID(f[1]), SessionName: f[2], WindowID: tmux.WindowID(f[3]),
 		PID: n(4), Dead: f[5] == "1", CursorX: n(6), CursorY: n(7), HistorySize: n(8), HistoryLimit: n(9),

@@ -1,6 +1,7 @@
 package tmux
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -436,17 +437,45 @@ func (o CaptureOptions) args() []string {
 // buffer a control connection would need, which 3.4 and 3.5a could crash
 // on, ControlBuffersCrash, and which notifies every control client).
 func (c *Client) Capture(ctx context.Context, o CaptureOptions) ([]byte, error) {
+	out, _, err := c.CaptureThen(ctx, o, "")
+	return out, err
+}
+
+// CaptureThen is Capture followed, in the same round trip, by
+// display-message -p of the format then for the same target (when then
+// is not ""), whose one line it returns apart: the pane's state just
+// after the capture. Over one client connection (before 3.6) the two run
+// in one command queue, with nothing between them.
+func (c *Client) CaptureThen(ctx context.Context, o CaptureOptions, then string) (content, state []byte, err error) {
 	args := append([]string{"capture-pane", "-p"}, o.args()...)
-	ctrl := c.Control()
-	if ctrl == nil {
-		return c.exec.Run(ctx, args...)
+	display := []string{"display-message", "-p", "-t", o.Target, then}
+	if ctrl := c.Control(); ctrl != nil {
+		v, err := c.ServerVersion(ctx)
+		if err != nil {
+			return nil, nil, err
+		}
+		if v.Capabilities().ControlCapture {
+			if then == "" {
+				out, err := ctrl.Run(ctx, args...)
+				return out, nil, err
+			}
+			outs, errs := ctrl.Pipeline(ctx, args, display)
+			if errs[0] != nil {
+				return nil, nil, errs[0]
+			}
+			return outs[0], bytes.TrimSuffix(outs[1], []byte("\n")), errs[1]
+		}
 	}
-	v, err := c.ServerVersion(ctx)
+	if then == "" {
+		out, err := c.exec.Run(ctx, args...)
+		return out, nil, err
+	}
+	out, err := c.exec.RunSequence(ctx, args, display)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if v.Capabilities().ControlCapture {
-		return ctrl.Run(ctx, args...)
-	}
-	return c.exec.Run(ctx, args...)
+	// The capture's lines, then the display's one line.
+	out = bytes.TrimSuffix(out, []byte("\n"))
+	i := bytes.LastIndexByte(out, '\n')
+	return out[:i+1], out[i+1:], nil
 }
