@@ -213,7 +213,7 @@ func optionRisk(name, value string) string {
 }
 
 // commandOptions are the options whose value is a command tmux runs or
-// decides what runs: every hook of tmux 3.2a to 3.7c (hooks are options;
+// decides what runs: every hook of tmux 3.2a to next-3.8 (hooks are options;
 // any after-<command> name is one too), command aliases, the shell and
 // command of new panes, and the commands of copy-pipe, lock and the
 // editor. tmux accepts any unique prefix of a name, so a name is one of
@@ -228,6 +228,12 @@ var commandOptions = []string{
 	"session-closed", "session-created", "session-renamed", "session-window-changed",
 	"window-layout-changed", "window-linked", "window-pane-changed", "window-renamed",
 	"window-resized", "window-unlinked",
+	// The hooks next-3.8 adds (its hooks are events, CHANGES 3.8).
+	"client-created", "client-closed", "marked-pane-changed", "session-added-to-group",
+	"session-removed-from-group", "pane-activity", "pane-bell", "pane-command-finished",
+	"pane-command-started", "pane-created", "pane-mode-entered", "pane-mode-exited", "pane-moved",
+	"pane-prompt-closed", "pane-prompt-opened", "pane-resized", "pane-shell-prompt",
+	"window-created", "window-closed", "window-unzoomed", "window-zoomed",
 	"command-alias", "default-command", "default-shell", "default-client-command",
 	"copy-command", "editor", "lock-command",
 }
