@@ -10,6 +10,7 @@ import (
 
 	"github.com/tmux-mcp/tmux-mcp/journal"
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
+	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
 	"github.com/tmux-mcp/tmux-mcp/tools"
 )
 
@@ -19,6 +20,7 @@ type config struct {
 	SocketPath      string
 	TmuxBin         string
 	TmuxConfig      string
+	PassEnv         []string
 	Safety          string
 	Toolsets        string
 	HTTP            string
@@ -165,6 +167,21 @@ func settings() []setting {
 			Usage: "tmux binary", set: str(func(c *config) *string { return &c.TmuxBin })},
 		{Flag: "tmux-config", Env: "TMUX_MCP_TMUX_CONFIG",
 			Usage: "config file (tmux -f) for servers tmux-mcp starts; empty: tmux's default", set: str(func(c *config) *string { return &c.TmuxConfig })},
+		{Flag: "pass-env", Env: "TMUX_MCP_PASS_ENV",
+			Usage: "comma-separated names (or NAME* prefixes) of tmux-mcp's environment that tmux servers it starts, and so their panes, inherit besides " +
+				strings.Join(tmux.ServerEnvNames(), ", ") + "; TMUX_MCP_* and OTEL_* never do", set: func(c *config, v string) error {
+				var names []string
+				for _, n := range strings.Split(v, ",") {
+					if n = strings.TrimSpace(n); n != "" {
+						names = append(names, n)
+					}
+				}
+				if err := tmux.CheckPassEnv(names); err != nil {
+					return err
+				}
+				c.PassEnv = names
+				return nil
+			}},
 		{Flag: "safety", Env: "TMUX_MCP_SAFETY", Default: "mutating",
 			Usage: "safety tier: readonly, mutating or destructive (unknown values fall back to readonly)", set: str(func(c *config) *string { return &c.Safety })},
 		{Flag: "toolsets", Env: "TMUX_MCP_TOOLSETS", Default: "all",
@@ -417,6 +434,7 @@ func (c config) supervisorConfig() supervisor.Config {
 	cfg := supervisor.Config{
 		Binary:          c.TmuxBin,
 		TmuxConfig:      c.TmuxConfig,
+		PassEnv:         c.PassEnv,
 		ExecOnly:        c.ExecOnly,
 		NoStart:         c.NoStart,
 		MaxServers:      c.MaxServers,
