@@ -33,6 +33,9 @@ func (j *Journal) takeSnapshot(ctx context.Context, srv tmuxServer) (bool, error
 	if err != nil {
 		return false, err
 	}
+	if j.opts.CommandNamesOnly {
+		snap.dropCommandLines()
+	}
 	j.setServerPID(key, snap.Server.PID)
 	j.settleLater(key, snap)
 	return j.storeSnapshot(srv.Socket(), snap)

@@ -50,6 +50,12 @@ type Options struct {
 	// names are stored, and a restored pane goes without those variables.
 	// Otherwise values are stored in plain text in the 0600 journal file.
 	EnvNamesOnly bool
+	// CommandNamesOnly keeps command lines out of the snapshots: a pane's
+	// foreground process is stored by name only (no argv, which may hold
+	// a --password=...), and so is the command a pane was started with.
+	// --restore-commands then re-runs only panes tmux-mcp created (their
+	// Created record keeps the argv it was asked to run).
+	CommandNamesOnly bool
 	// MaxQueue bounds the events waiting to be written (10,000); beyond it
 	// the oldest are dropped and counted.
 	MaxQueue int

@@ -62,6 +62,7 @@ type config struct {
 	Restore         string
 	RestoreCommands bool
 	JournalEnvNames bool
+	JournalCmdNames bool
 	MaxWait         time.Duration
 	ReadyTimeout    time.Duration
 	PipeDirs        string
@@ -286,6 +287,8 @@ func settings() []setting {
 			Usage: "re-run every pane's command on restore (otherwise only panes created with the restore flag); WARNING: re-types whatever ran in each pane's foreground at the crash, destructive commands included", set: boolean(func(c *config) *bool { return &c.RestoreCommands })},
 		{Flag: "journal-env-names-only", Env: "TMUX_MCP_JOURNAL_ENV_NAMES_ONLY", Default: "false", Bool: true,
 			Usage: "store only the names of the environment given to create_session and friends in the journal (otherwise values are stored in plain text in the 0600 file); restored panes then go without them", set: boolean(func(c *config) *bool { return &c.JournalEnvNames })},
+		{Flag: "journal-command-names-only", Env: "TMUX_MCP_JOURNAL_COMMAND_NAMES_ONLY", Default: "false", Bool: true,
+			Usage: "store panes' commands by name only in the journal (otherwise the full argv of each pane's foreground process and the command it started with, arguments such as --password=... included, for 50 snapshots); --restore-commands then re-runs only panes tmux-mcp created", set: boolean(func(c *config) *bool { return &c.JournalCmdNames })},
 		{Flag: "ready-timeout", Env: "TMUX_MCP_READY_TIMEOUT", Default: tools.DefaultReadyTimeout.String(),
 			Usage: "how long the first keys to a new pane wait for it to print or move its cursor", set: duration(func(c *config) *time.Duration { return &c.ReadyTimeout })},
 		{Flag: "pipe-dirs", Env: "TMUX_MCP_PIPE_DIRS",
