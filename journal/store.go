@@ -59,6 +59,10 @@ type Options struct {
 	// MaxQueue bounds the events waiting to be written (10,000); beyond it
 	// the oldest are dropped and counted.
 	MaxQueue int
+	// MaxBytes bounds the file (DefaultMaxBytes, 64 MiB): past it the
+	// oldest events and snapshots are dropped and the file rewritten
+	// (bounds.go). Negative: no bound.
+	MaxBytes int64
 }
 
 func (o Options) withDefaults() Options {
@@ -89,6 +93,9 @@ func (o Options) withDefaults() Options {
 	if o.MaxQueue <= 0 {
 		o.MaxQueue = 10000
 	}
+	if o.MaxBytes == 0 {
+		o.MaxBytes = DefaultMaxBytes
+	}
 	return o
 }
 
@@ -103,7 +110,9 @@ type Journal struct {
 	// txMu serialises this process's transactions: two open handles in one
 	// process would only wait for each other's flock.
 	txMu sync.Mutex
-	w    *writer
+	// bounding is held while the file is brought back under MaxBytes.
+	bounding sync.Mutex
+	w        *writer
 	// locks counts the lock waits this journal gave up on (flock.go).
 	locks lockWaits
 

@@ -120,7 +120,7 @@ func journalCommand(ctx context.Context, cmd, path string, o journalOptions, e e
 	}
 	logger := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	j, err := journal.Open(path, &journal.Options{Logger: logger, RestoreCommands: o.RestoreCommands,
-		EnvNamesOnly: o.JournalEnvNames, CommandNamesOnly: o.JournalCmdNames})
+		EnvNamesOnly: o.JournalEnvNames, CommandNamesOnly: o.JournalCmdNames, MaxBytes: int64(o.JournalMaxBytes)})
 	if err != nil {
 		return err
 	}

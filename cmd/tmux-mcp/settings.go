@@ -63,6 +63,7 @@ type config struct {
 	RestoreCommands bool
 	JournalEnvNames bool
 	JournalCmdNames bool
+	JournalMaxBytes int
 	MaxWait         time.Duration
 	ReadyTimeout    time.Duration
 	PipeDirs        string
@@ -289,6 +290,16 @@ func settings() []setting {
 			Usage: "store only the names of the environment given to create_session and friends in the journal (otherwise values are stored in plain text in the 0600 file); restored panes then go without them", set: boolean(func(c *config) *bool { return &c.JournalEnvNames })},
 		{Flag: "journal-command-names-only", Env: "TMUX_MCP_JOURNAL_COMMAND_NAMES_ONLY", Default: "false", Bool: true,
 			Usage: "store panes' commands by name only in the journal (otherwise the full argv of each pane's foreground process and the command it started with, arguments such as --password=... included, for 50 snapshots); --restore-commands then re-runs only panes tmux-mcp created", set: boolean(func(c *config) *bool { return &c.JournalCmdNames })},
+		{Flag: "journal-max-bytes", Env: "TMUX_MCP_JOURNAL_MAX_BYTES", Default: strconv.Itoa(journal.DefaultMaxBytes),
+			Usage: "bound on the journal file: past it the oldest events and snapshots are dropped (each server keeps its latest) and the file is rewritten; it stays under this plus 16 MiB and one write (at least " + strconv.Itoa(journal.MinMaxBytes) + ")",
+			set: func(c *config, v string) error {
+				n, err := strconv.Atoi(v)
+				if err != nil || n < journal.MinMaxBytes {
+					return fmt.Errorf("want a number of bytes, at least %d", journal.MinMaxBytes)
+				}
+				c.JournalMaxBytes = n
+				return nil
+			}},
 		{Flag: "ready-timeout", Env: "TMUX_MCP_READY_TIMEOUT", Default: tools.DefaultReadyTimeout.String(),
 			Usage: "how long the first keys to a new pane wait for it to print or move its cursor", set: duration(func(c *config) *time.Duration { return &c.ReadyTimeout })},
 		{Flag: "pipe-dirs", Env: "TMUX_MCP_PIPE_DIRS",

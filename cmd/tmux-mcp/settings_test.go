@@ -289,3 +289,24 @@ func TestPassEnvSetting(t *testing.T) {
 		})
 	}
 }
+
+// TestJournalMaxBytesSetting: the journal's bound has a floor, and reaches
+// the journal's options.
+func TestJournalMaxBytesSetting(t *testing.T) {
+	for _, tt := range []struct {
+		env  string
+		want int
+		ok   bool
+	}{{"", 64 << 20, true}, {"33554432", 32 << 20, true}, {"1048576", 0, false}, {"lots", 0, false}} {
+		b := bind(flag.NewFlagSet("t", flag.ContinueOnError))
+		c, err := b.resolve(func(k string) string {
+			if k == "TMUX_MCP_JOURNAL_MAX_BYTES" {
+				return tt.env
+			}
+			return ""
+		})
+		if (err == nil) != tt.ok || tt.ok && c.JournalMaxBytes != tt.want {
+			t.Errorf("TMUX_MCP_JOURNAL_MAX_BYTES=%q: %d, %v; want %d, ok %v", tt.env, c.JournalMaxBytes, err, tt.want, tt.ok)
+		}
+	}
+}
