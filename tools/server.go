@@ -209,8 +209,8 @@ func envArgs(p params) ([]string, error) {
 	}
 	var args []string
 	for _, k := range sortedKeys(env) {
-		if k == "" || strings.ContainsAny(k, "=\x00") {
-			return nil, argError("environment", "names must be non-empty, without '=' or NUL")
+		if why := envNameProblem(k); why != "" {
+			return nil, argError("environment", "names: %s", why)
 		}
 		if strings.ContainsRune(env[k], 0) {
 			return nil, argError("environment", "value of %s contains NUL", k)
