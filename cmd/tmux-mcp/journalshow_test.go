@@ -29,9 +29,10 @@ func TestJournalShowQuotesHostileText(t *testing.T) {
 		t.Fatal(err)
 	}
 	tm.MustTmux("new-session", "-d", "-s", "main", "-c", evil)
-	if got := tm.PanePath("=main:"); got != evil {
-		t.Fatalf("pane path %q, want %q", got, evil)
-	}
+	// Wait for the pane's shell: its directory is then evil (tmux 3.4
+	// and 3.5a print it escaped to their own client, so it is not
+	// compared here; journal show must print it below).
+	tm.PanePath("=main:")
 	path := filepath.Join(t.TempDir(), "journal.db")
 	sup := supervisor.New(supervisor.Config{DefaultSocket: tmux.Socket{Path: tm.Socket}, TmuxConfig: "/dev/null", Observe: true})
 	t.Cleanup(func() { sup.Close() })
