@@ -31,6 +31,7 @@ func (j *Journal) RecordCreated(sock tmux.Socket, pane tmux.PaneID, argv []strin
 	}
 	c := Created{Argv: slices.Clone(argv), Cwd: cwd, Env: env, Restore: restoreCommand,
 		At: time.Now().UTC(), ServerPID: j.serverPID(socketKey(sock))}
+	capCreated(&c)
 	j.putCreated(sock, pane, c)
 	j.markDirty(socketKey(sock))
 }

@@ -61,4 +61,18 @@
 // pane text, kept like the environment values of created/ in the 0600
 // file. bbolt files never shrink by themselves: [Journal.Compact]
 // rewrites the file.
+//
+// # Bounds
+//
+// Names, titles and directories come from tmux, and anyone who can type
+// into a pane can make them large. A snapshot keeps names, titles and the
+// foreground program's name up to 1 KiB (cut), and directories, start
+// commands and argv (4 KiB, 256 arguments) and layouts (64 KiB) only
+// whole (a longer one is left out); a Created record keeps 64 KiB (the
+// environment values go first); an event's detail 1 KiB. A snapshot
+// larger than [MaxSnapshotBytes] as JSON is not stored. The file is
+// bounded by [Options.MaxBytes]: past it, the oldest events, then the
+// oldest snapshots (never a server's latest), then the servers least
+// recently snapshotted go until the rest fits in half of it, and the file
+// is rewritten (bounds.go).
 package journal

@@ -48,6 +48,8 @@ func (j *Journal) Append(e supervisor.Event) {
 	if e.Time.IsZero() {
 		e.Time = time.Now()
 	}
+	e.Detail, e.Notification = cut(e.Detail, maxDetailBytes), cut(e.Notification, maxDetailBytes)
+	e.Cause = supervisor.Cause(cut(string(e.Cause), maxDetailBytes))
 	key := socketKey(e.Socket)
 	proc := os.Getpid()
 	j.w.enqueue(func(tx *bolt.Tx) error {

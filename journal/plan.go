@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
 )
@@ -76,8 +77,12 @@ func (s Step) String() string {
 	return strings.Join(parts, " ")
 }
 
+// displayArg is one argument as a person reads it: quoted when it is
+// empty or holds a space, a quote, a shell character or anything not
+// printable (a name or path from the journal may hold escape sequences,
+// which must not reach a terminal).
 func displayArg(s string) string {
-	if s != "" && !strings.ContainsAny(s, " \t\n\"'\\$;#") {
+	if s != "" && !strings.ContainsAny(s, " \t\n\"'\\$;#") && !strings.ContainsFunc(s, func(r rune) bool { return !unicode.IsPrint(r) }) {
 		return s
 	}
 	return strconv.Quote(s)
@@ -213,7 +218,7 @@ func (p *planner) session(s Session) {
 	live := p.matchSession(s)
 	if live == nil {
 		if len(windows) == 0 || len(windows[0].Panes) == 0 {
-			p.note("session %s (%s) has no panes: not restored", s.Name, s.ID)
+			p.note("session %q (%s) has no panes: not restored", s.Name, s.ID)
 			return
 		}
 		w0 := windows[0]
@@ -302,7 +307,7 @@ func (p *planner) matchWindow(w Window, live *Session) *Window {
 func (p *planner) newWindow(s Session, w Window, occupied map[int]bool) {
 	panes := sortedPanes(w.Panes)
 	if len(panes) == 0 {
-		p.note("window %s (%s) has no panes: not restored", w.Name, w.ID)
+		p.note("window %q (%s) has no panes: not restored", w.Name, w.ID)
 		return
 	}
 	target := ref(string(s.ID), ":")
@@ -310,7 +315,7 @@ func (p *planner) newWindow(s Session, w Window, occupied map[int]bool) {
 		target.Text += strconv.Itoa(w.Index)
 		occupied[w.Index] = true
 	} else {
-		p.note("window %s (%s): index %d is taken, placed at the next free index", w.Name, w.ID, w.Index)
+		p.note("window %q (%s): index %d is taken, placed at the next free index", w.Name, w.ID, w.Index)
 	}
 	p0 := panes[0]
 	p.step(&Creates{Window: w.ID, Pane: p0.ID, Created: p0.Created},
@@ -389,7 +394,7 @@ func (p *planner) panes(w Window, live *Window, created []tmux.PaneID) bool {
 	if cells := layoutCells(w.Layout); w.Layout != "" && cells >= count {
 		p.step(nil, args(lit("select-layout", "-t"), []Arg{ref(string(w.ID), "")}, lit(w.Layout))...)
 	} else if w.Layout != "" {
-		p.note("window %s (%s): layout not applied: %d panes, %d cells", w.Name, w.ID, count, cells)
+		p.note("window %q (%s): layout not applied: %d panes, %d cells", w.Name, w.ID, count, cells)
 	}
 	for _, pn := range panes {
 		if pn.Active {

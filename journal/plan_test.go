@@ -388,3 +388,24 @@ func TestShellQuote(t *testing.T) {
 		t.Errorf("shellQuote = %s, want %s", got, want)
 	}
 }
+
+// TestStepStringQuotes: a step as `journal restore --dry-run` prints it
+// quotes every argument a person could misread, and every one holding a
+// byte a terminal would act on.
+func TestStepStringQuotes(t *testing.T) {
+	tests := []struct {
+		args []Arg
+		want string
+	}{
+		{lit("new-session", "-s", "work"), `new-session -s work`},
+		{lit("new-session", "-s", "a b"), `new-session -s "a b"`},
+		{lit("new-window", "-c", "/tmp/d\x1b]2;pwned\a"), `new-window -c "/tmp/d\x1b]2;pwned\a"`},
+		{lit("rename-window", "x\u202ey"), `rename-window "x\u202ey"`},
+		{[]Arg{{Ref: "$3"}, {Ref: "@1", Text: ":\x1b"}}, `{$3} {@1}":\x1b"`},
+	}
+	for _, tt := range tests {
+		if got := (Step{Args: tt.args}).String(); got != tt.want {
+			t.Errorf("Step%v.String() = %s, want %s", tt.args, got, tt.want)
+		}
+	}
+}

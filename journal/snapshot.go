@@ -143,6 +143,20 @@ func (s *Snapshot) settledAfter(before map[tmux.PaneID]bool) bool {
 	return true
 }
 
+// dropCommandLines forgets every pane's command line (Options.
+// CommandNamesOnly): the foreground process's argv and the start command.
+// Command, the foreground process's name, stays.
+func (s *Snapshot) dropCommandLines() {
+	for i := range s.Sessions {
+		for j := range s.Sessions[i].Windows {
+			for k := range s.Sessions[i].Windows[j].Panes {
+				p := &s.Sessions[i].Windows[j].Panes[k]
+				p.Argv, p.StartCommand = nil, ""
+			}
+		}
+	}
+}
+
 // Counts returns the number of sessions, windows and panes.
 func (s *Snapshot) Counts() (sessions, windows, panes int) {
 	for _, sess := range s.Sessions {

@@ -33,6 +33,10 @@ func (j *Journal) takeSnapshot(ctx context.Context, srv tmuxServer) (bool, error
 	if err != nil {
 		return false, err
 	}
+	snap.capFields()
+	if j.opts.CommandNamesOnly {
+		snap.dropCommandLines()
+	}
 	j.setServerPID(key, snap.Server.PID)
 	j.settleLater(key, snap)
 	return j.storeSnapshot(srv.Socket(), snap)
@@ -110,6 +114,9 @@ func (j *Journal) storeSnapshot(sock tmux.Socket, snap *Snapshot) (bool, error) 
 		if err != nil {
 			return err
 		}
+		if len(v) > MaxSnapshotBytes {
+			return snapshotTooLarge(sock.String(), len(v))
+		}
 		if err := sb.Put(seqKey(seq), v); err != nil {
 			return err
 		}
@@ -127,6 +134,7 @@ func (j *Journal) storeSnapshot(sock tmux.Socket, snap *Snapshot) (bool, error) 
 		return false, err
 	}
 	if stored {
+		j.bound()
 		s, w, p := snap.Counts()
 		j.Append(supervisor.Event{Type: EventSnapshot, Socket: sock, PID: snap.Server.PID,
 			Detail: fmt.Sprintf("snapshot %d: %d sessions, %d windows, %d panes", snap.Seq, s, w, p)})

@@ -50,9 +50,19 @@ type Options struct {
 	// names are stored, and a restored pane goes without those variables.
 	// Otherwise values are stored in plain text in the 0600 journal file.
 	EnvNamesOnly bool
+	// CommandNamesOnly keeps command lines out of the snapshots: a pane's
+	// foreground process is stored by name only (no argv, which may hold
+	// a --password=...), and so is the command a pane was started with.
+	// --restore-commands then re-runs only panes tmux-mcp created (their
+	// Created record keeps the argv it was asked to run).
+	CommandNamesOnly bool
 	// MaxQueue bounds the events waiting to be written (10,000); beyond it
 	// the oldest are dropped and counted.
 	MaxQueue int
+	// MaxBytes bounds the file (DefaultMaxBytes, 64 MiB): past it the
+	// oldest events and snapshots are dropped and the file rewritten
+	// (bounds.go). Negative: no bound.
+	MaxBytes int64
 }
 
 func (o Options) withDefaults() Options {
@@ -83,6 +93,9 @@ func (o Options) withDefaults() Options {
 	if o.MaxQueue <= 0 {
 		o.MaxQueue = 10000
 	}
+	if o.MaxBytes == 0 {
+		o.MaxBytes = DefaultMaxBytes
+	}
 	return o
 }
 
@@ -97,7 +110,9 @@ type Journal struct {
 	// txMu serialises this process's transactions: two open handles in one
 	// process would only wait for each other's flock.
 	txMu sync.Mutex
-	w    *writer
+	// bounding is held while the file is brought back under MaxBytes.
+	bounding sync.Mutex
+	w        *writer
 	// locks counts the lock waits this journal gave up on (flock.go).
 	locks lockWaits
 

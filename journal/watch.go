@@ -2,6 +2,7 @@ package journal
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
@@ -228,6 +229,12 @@ func (j *Journal) snapshotDue(ctx context.Context, src Source, interval bool) {
 		sctx, cancel := context.WithTimeout(ctx, snapshotTimeout)
 		_, err := j.takeSnapshot(sctx, srv)
 		cancel()
+		if errors.Is(err, ErrSnapshotTooLarge) {
+			// Reading it again will not make it smaller: the next
+			// change or interval tries again.
+			j.log.Warn("journal: snapshot not stored", "err", err.Error())
+			continue
+		}
 		if err != nil {
 			// Try again in a second, not at the next interval: the change
 			// that made it due is still unrecorded.

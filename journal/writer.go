@@ -76,6 +76,7 @@ func (w *writer) run() {
 			backoff = min(max(2*backoff, 50*time.Millisecond), 2*time.Second)
 		} else {
 			backoff = 0
+			w.j.bound() // a stat, unless the file outgrew Options.MaxBytes
 		}
 	}
 }

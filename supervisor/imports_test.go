@@ -28,7 +28,12 @@ func TestOnlySupervisorUsesTheWire(t *testing.T) {
 			"CommandError", "ConnLostError", "Version", "Capabilities", "NameRewritten",
 			// The record codec reads output; it talks to nothing.
 			"RecordFormat", "ParseRecord", "ParseRecords", "EnvironmentArgs", "ParseEnvironment",
-			"SocketDirFor": // a path rule: starts and reaches no tmux
+			"SocketDirFor", // a path rule: starts and reaches no tmux
+			// The trust rule for a socket path reads the file system only
+			// (list_servers checks candidates before anything connects).
+			"CheckSocket",
+			// The environment rule for tmux processes: names, no tmux.
+			"ServerEnvNames", "CheckPassEnv":
 			return true
 		}
 		return false

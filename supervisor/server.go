@@ -138,7 +138,7 @@ func newServer(cfg Config, sock tmux.Socket, b *bus) (*Server, error) {
 	s.serverRate = newKeyedBuckets(cfg.ServerRate, cfg.ServerBurst, s.now)
 	s.paneRate = newKeyedBuckets(cfg.ReadRate, cfg.ReadBurst, s.now)
 	c, err := tmux.NewClient(tmux.ClientOptions{
-		Binary: cfg.Binary, Socket: sock, Config: cfg.TmuxConfig, Control: !cfg.ExecOnly,
+		Binary: cfg.Binary, Socket: sock, Config: cfg.TmuxConfig, PassEnv: cfg.PassEnv, Control: !cfg.ExecOnly,
 		OnNotify: s.onCommandNotify,
 	})
 	if err != nil {

@@ -22,6 +22,10 @@ type Config struct {
 	// TmuxConfig is passed as -f to servers tmux-mcp starts ("" for tmux's
 	// own default; tests use /dev/null).
 	TmuxConfig string
+	// PassEnv names the variables of tmux-mcp's environment that servers
+	// it starts (and so their panes) inherit besides tmux.ServerEnvNames:
+	// names, or NAME* prefixes (tmux.CheckPassEnv).
+	PassEnv []string
 	// ExecOnly turns control mode off: every command is a subprocess, and
 	// the capture cache falls back to a cheap state probe.
 	ExecOnly bool

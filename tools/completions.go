@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
+	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
 )
 
 // maxCompletions is the most values one completion returns (the protocol's
@@ -122,7 +124,9 @@ func objects(ctx context.Context, srv *supervisor.Server, kind, session string) 
 	return out
 }
 
-// sockets returns the names of the sockets in the socket directory.
+// sockets returns the names of the sockets in the socket directory that
+// tmux-mcp would connect to (tmux.CheckSocket): another user's socket is
+// not suggested.
 func (c completer) sockets() []string {
 	if c.d.SocketDir == "" {
 		return nil
@@ -133,7 +137,7 @@ func (c completer) sockets() []string {
 	}
 	var out []string
 	for _, e := range entries {
-		if e.Type()&os.ModeSocket != 0 {
+		if e.Type()&os.ModeSocket != 0 && tmux.CheckSocket(filepath.Join(c.d.SocketDir, e.Name())) == nil {
 			out = append(out, e.Name())
 		}
 	}

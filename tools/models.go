@@ -73,6 +73,9 @@ type ServerInfo struct {
 	SocketPath   *string `json:"socket_path"`
 	SessionCount int     `json:"session_count"`
 	Version      *string `json:"version"`
+	// Refused is why tmux-mcp did not connect to the socket (list_servers:
+	// another user owns it, or a directory above it, or listens on it).
+	Refused *string `json:"refused,omitempty"`
 }
 
 func flag01(b bool) string {

@@ -299,6 +299,11 @@ func SetOption(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if err != nil {
 			return nil, err
 		}
+		if syncOption(name) {
+			if err := d.guardSyncOption(ctx, srv, scope, value); err != nil {
+				return nil, err
+			}
+		}
 		args := append(append([]string{"set-option"}, scope...), "--", name, value)
 		if _, err := srv.Do(ctx, args...); err != nil {
 			return nil, err

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -24,6 +25,19 @@ func envScope(ctx context.Context, srv *supervisor.Server, p params) ([]string, 
 	return []string{"-t", string(s.ID)}, nil
 }
 
+// envNameProblem says what is wrong with an environment variable name, or
+// "": tmux refuses '=' and NUL, and a quote, a ';' or a control character
+// (a newline) would make show-environment's output ambiguous to read
+// back (tmux prints names as they are).
+func envNameProblem(name string) string {
+	if name == "" || strings.ContainsFunc(name, func(r rune) bool {
+		return r == '=' || r == '"' || r == ';' || r < 0x20 || r == 0x7f
+	}) {
+		return "want a non-empty name without '=', '\"', ';', NUL or control characters (a newline)"
+	}
+	return ""
+}
+
 // ShowEnvironment lists the global or a session's environment. At the
 // readonly tier it shows names only: the global environment is tmux-mcp's
 // own (tokens included), and reading it should take more than a read.
@@ -32,7 +46,7 @@ func ShowEnvironment(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		hintsRead,
 		object(map[string]any{"variables": map[string]any{"type": "object",
 			"additionalProperties": map[string]any{"type": []string{"string", "boolean", "null"}}},
-			"values_hidden": tBool, "matched": tInt, "left_out": tInt}),
+			"values_hidden": tBool, "matched": tInt, "left_out": tInt, "unreadable": tInt, "note": tString}),
 		pSessionName, pSessionID, pSocket, pFilters, pLimitItems)
 	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
 		filters, err := p.object("filters")
@@ -55,10 +69,10 @@ func ShowEnvironment(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if err != nil {
 			return nil, err
 		}
-		parsed, err := tmux.ParseEnvironment(out)
-		if err != nil {
-			return nil, err
-		}
+		// A variable whose record cannot be read (a name a pane's program
+		// set, holding what tmux's output cannot carry) is left out and
+		// counted, never the whole call's failure.
+		parsed, skipped := tmux.ParseEnvironment(out)
 		// Filters see names only: a filter on values would read them at
 		// the readonly tier, one guess at a time.
 		type envName struct {
@@ -90,12 +104,18 @@ func ShowEnvironment(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 				}
 			}
 		}
+		var note string
+		if skipped > 0 {
+			note = fmt.Sprintf("%d entries of tmux's listing could not be read and are left out: variables a program set with names tmux prints ambiguously (set_environment refuses such names)", skipped)
+		}
 		return pageResult(struct {
 			Variables    map[string]any `json:"variables"`
 			ValuesHidden bool           `json:"values_hidden"`
 			Matched      int            `json:"matched"`
 			LeftOut      int            `json:"left_out"`
-		}{vars, hidden, pg.Matched, pg.LeftOut}, pg.LeftOut, pg.Matched, "raise limit")
+			Unreadable   int            `json:"unreadable,omitempty"`
+			Note         string         `json:"note,omitempty"`
+		}{vars, hidden, pg.Matched, pg.LeftOut, skipped, note}, pg.LeftOut, pg.Matched, "raise limit")
 	})
 }
 
@@ -107,8 +127,8 @@ func SetEnvironment(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		pSessionName, pSessionID, pSocket)
 	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
 		name, value := p.str("name"), p.str("value")
-		if name == "" || strings.ContainsAny(name, "=\x00") {
-			return nil, argError("name", "want a non-empty name without '=' or NUL")
+		if why := envNameProblem(name); why != "" {
+			return nil, argError("name", "%s", why)
 		}
 		if strings.ContainsRune(value, 0) {
 			return nil, argError("value", "contains NUL")

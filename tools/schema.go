@@ -168,4 +168,5 @@ var serverInfoSchema = object(map[string]any{
 	"socket_path":   tStrNull,
 	"session_count": tInt,
 	"version":       tStrNull,
+	"refused":       tString,
 })

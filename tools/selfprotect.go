@@ -76,15 +76,26 @@ func (d Deps) holdsCaller(ctx context.Context, srv *supervisor.Server) (bool, er
 }
 
 // checkTypingSelf refuses keystrokes and pastes into the pane this MCP
-// process runs in, unless allowSelf lets them through.
+// process runs in, or into a pane synchronized with it (selfsync.go),
+// unless allowSelf lets them through.
 func (d Deps) checkTypingSelf(ctx context.Context, srv *supervisor.Server, pane tmux.PaneID) error {
 	own, _, err := d.ownPaneOn(ctx, srv, false)
-	if err != nil || own == "" || own != pane {
+	if err != nil || own == "" {
 		return err
 	}
-	return d.allowSelf(ctx, selfAct{refusal: refuseSelfInput, typing: true,
+	if own == pane {
+		return d.allowSelf(ctx, selfAct{refusal: refuseSelfInput, typing: true,
+			ask: toolName(ctx) + " would type into pane " + string(pane) + " on tmux server " + srv.Socket().String() +
+				": the pane this agent runs in, where it could answer its own approval prompts. Allow it?"})
+	}
+	synced, err := syncedWithOwn(ctx, srv, own, pane)
+	if err != nil || !synced {
+		return err
+	}
+	return d.allowSelf(ctx, selfAct{refusal: refuseSyncInput, typing: true,
 		ask: toolName(ctx) + " would type into pane " + string(pane) + " on tmux server " + srv.Socket().String() +
-			": the pane this agent runs in, where it could answer its own approval prompts. Allow it?"})
+			", whose window has synchronize-panes on: the keys would also reach pane " + string(own) +
+			", the pane this agent runs in, where it could answer its own approval prompts. Allow it?"})
 }
 
 // guardPane lets verb ("kill", "respawn", "clear", ...) reach pane on srv's server

@@ -3,13 +3,11 @@ package tools
 import (
 	"context"
 	"errors"
-	"net"
 	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -56,9 +54,13 @@ func ListSessions(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 	})
 }
 
-// ListServers finds live tmux servers in the socket directory.
+// ListServers finds live tmux servers in the socket directory and at the
+// paths a caller names. A tmux client trusts its server completely, and
+// anyone can make a socket: every candidate goes through tmux.CheckSocket
+// before anything connects to it (see probeCandidate), and a refused one
+// is listed with the reason, never probed.
 func ListServers(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
-	t := newTool("list_servers", "List live tmux servers (socket dir + extra paths).",
+	t := newTool("list_servers", "List live tmux servers (socket dir + extra paths); another user's sockets are listed as refused, not probed.",
 		hintsRead, pageOf("result", serverInfoSchema),
 		mcp.WithArray("extra_socket_paths", mcp.WithStringItems()), pFilters)
 	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
@@ -80,16 +82,9 @@ func ListServers(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		paths = append(paths, p.strings("extra_socket_paths")...)
 		out := []ServerInfo{}
 		for _, path := range paths {
-			if fi, err := os.Stat(path); err != nil || fi.Mode()&os.ModeSocket == 0 || !listening(path) {
-				continue
+			if info, ok := probeCandidate(ctx, d.Sup, path); ok {
+				out = append(out, info)
 			}
-			info, err := d.Sup.Probe(ctx, tmux.Socket{Path: path})
-			if err != nil {
-				continue // gone between the probe and the query
-			}
-			name := filepath.Base(path)
-			out = append(out, ServerInfo{IsAlive: true, SocketName: &name, SocketPath: &path,
-				SessionCount: info.Sessions, Version: optional(info.Version.Raw)})
 		}
 		pg, err := paginate(out, filters, 0, false)
 		if err != nil {
@@ -97,17 +92,6 @@ func ListServers(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		}
 		return listPage(pg, "")
 	})
-}
-
-// listening reports whether something accepts connections on the unix
-// socket at path, so stale sockets are skipped without running tmux.
-func listening(path string) bool {
-	c, err := net.DialTimeout("unix", path, 100*time.Millisecond)
-	if err != nil {
-		return false
-	}
-	c.Close()
-	return true
 }
 
 // CreateSession creates a detached session.
@@ -225,8 +209,8 @@ func envArgs(p params) ([]string, error) {
 	}
 	var args []string
 	for _, k := range sortedKeys(env) {
-		if k == "" || strings.ContainsAny(k, "=\x00") {
-			return nil, argError("environment", "names must be non-empty, without '=' or NUL")
+		if why := envNameProblem(k); why != "" {
+			return nil, argError("environment", "names: %s", why)
 		}
 		if strings.ContainsRune(env[k], 0) {
 			return nil, argError("environment", "value of %s contains NUL", k)

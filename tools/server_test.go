@@ -1,8 +1,12 @@
 package tools
 
 import (
+	"errors"
+	"net"
+	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux/tmuxtest"
@@ -91,6 +95,11 @@ func TestListServers(t *testing.T) {
 	for _, s := range got.Result {
 		if !s.IsAlive || s.SocketPath == nil || *s.SocketPath != e.tm.Socket || s.SessionCount != 1 || s.Version == nil {
 			t.Errorf("server %+v: want alive at %s with 1 session and a version", s, e.tm.Socket)
+		}
+	}
+	for _, s := range got.Result {
+		if s.Refused != nil {
+			t.Errorf("server %s refused: %s", e.tm.Socket, *s.Refused)
 		}
 	}
 	e.fails("list_servers", map[string]any{"extra_socket_paths": "x"}, "argument extra_socket_paths: want array, got string")
@@ -185,4 +194,56 @@ func TestGetServerInfo(t *testing.T) {
 		t.Errorf("get_server_info = %+v, want alive, 1 session, version, socket %s", got, e.tm.Socket)
 	}
 	e.fails("get_server_info", map[string]any{"socket_name": true}, "argument socket_name: want string, got boolean")
+}
+
+// TestListServersRefusesUnsafeSockets: a live socket in a directory that
+// other users may write to (as any user can make one, mode 0777 without
+// the sticky bit) is listed as refused with the reason, and nothing
+// connects to it: not even the bare connect that finds stale sockets.
+func TestListServersRefusesUnsafeSockets(t *testing.T) {
+	e := newEnv(t, Readonly)
+	dir, err := os.MkdirTemp("", "lsr")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if err := os.Chmod(dir, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "s")
+	ln, err := net.Listen("unix", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	var got serversResult
+	e.ok("list_servers", map[string]any{"extra_socket_paths": []any{path}}, &got)
+	if len(got.Result) != 1 {
+		t.Fatalf("list_servers = %+v, want the one socket, refused", got.Result)
+	}
+	s := got.Result[0]
+	want := "directory " + dir + " can be written by other users (mode 0777)"
+	if s.IsAlive || s.Refused == nil || !strings.Contains(*s.Refused, want) || s.SocketPath == nil || *s.SocketPath != path {
+		t.Errorf("list_servers = %+v (refused %v), want %s refused because %q", s, s.Refused, path, want)
+	}
+	// A connection made during the call waits in the listener's backlog:
+	// accept without blocking.
+	raw, err := ln.(*net.UnixListener).SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var acceptErr error
+	if err := raw.Control(func(fd uintptr) {
+		var nfd int
+		if nfd, _, acceptErr = syscall.Accept(int(fd)); acceptErr == nil {
+			syscall.Close(nfd)
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if acceptErr == nil {
+		t.Error("something connected to the refused socket")
+	} else if !errors.Is(acceptErr, syscall.EAGAIN) {
+		t.Fatalf("accept: %v", acceptErr)
+	}
 }

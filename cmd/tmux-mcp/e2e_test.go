@@ -35,6 +35,10 @@ var built struct {
 }
 
 func TestMain(m *testing.M) {
+	if socket := os.Getenv(fakeServerEnv); socket != "" {
+		// This process is a hostile tmux server (fakeserver_test.go).
+		os.Exit(runFakeServer(socket))
+	}
 	code := m.Run()
 	if built.dir != "" {
 		os.RemoveAll(built.dir)

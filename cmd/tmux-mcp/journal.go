@@ -8,9 +8,11 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
+	"unicode"
 
 	"github.com/tmux-mcp/tmux-mcp/journal"
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
@@ -117,7 +119,8 @@ func journalCommand(ctx context.Context, cmd, path string, o journalOptions, e e
 		}
 	}
 	logger := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	j, err := journal.Open(path, &journal.Options{Logger: logger, RestoreCommands: o.RestoreCommands})
+	j, err := journal.Open(path, &journal.Options{Logger: logger, RestoreCommands: o.RestoreCommands,
+		EnvNamesOnly: o.JournalEnvNames, CommandNamesOnly: o.JournalCmdNames, MaxBytes: int64(o.JournalMaxBytes)})
 	if err != nil {
 		return err
 	}
@@ -167,7 +170,7 @@ func journalLs(j *journal.Journal, w io.Writer) error {
 		if !s.LastSnapshot.IsZero() {
 			last = s.LastSnapshot.Local().Format(time.DateTime)
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\n", s.Socket, s.Snapshots, s.Events, last, orDash(s.LastDeath))
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\n", terminalSafe(s.Socket), s.Snapshots, s.Events, last, terminalSafe(orDash(s.LastDeath)))
 	}
 	return tw.Flush()
 }
@@ -180,23 +183,27 @@ func orDash(s string) string {
 }
 
 // printSnapshot prints a snapshot's tree. Environment values tmux-mcp
-// recorded are never shown, only their names.
+// recorded are never shown, only their names. Everything a pane's program
+// or another client could have set (names, titles, directories, commands,
+// the group, even the IDs and layout read back from tmux) is printed
+// quoted, so that no byte of it reaches the terminal as a control
+// sequence.
 func printSnapshot(w io.Writer, s *journal.Snapshot) {
 	ns, nw, np := s.Counts()
 	fmt.Fprintf(w, "snapshot %d of %s, taken %s: %d sessions, %d windows, %d panes\n",
-		s.Seq, s.Server.Socket, s.Taken.Local().Format(time.DateTime), ns, nw, np)
-	fmt.Fprintf(w, "server PID %d, tmux %s, %s\n", s.Server.PID, s.Server.Version, orDash(s.Server.Binary))
+		s.Seq, terminalSafe(s.Server.Socket), s.Taken.Local().Format(time.DateTime), ns, nw, np)
+	fmt.Fprintf(w, "server PID %d, tmux %s, %s\n", s.Server.PID, terminalSafe(s.Server.Version), terminalSafe(orDash(s.Server.Binary)))
 	for _, sess := range s.Sessions {
 		group := ""
 		if sess.Group != "" {
-			group = " group " + sess.Group
+			group = fmt.Sprintf(" group %q", sess.Group)
 		}
-		fmt.Fprintf(w, "session %s %q %dx%d%s\n", sess.ID, sess.Name, sess.Width, sess.Height, group)
+		fmt.Fprintf(w, "session %s %q %dx%d%s\n", terminalSafe(string(sess.ID)), sess.Name, sess.Width, sess.Height, group)
 		for _, win := range sess.Windows {
-			fmt.Fprintf(w, "  window %s %d %q%s layout %s\n", win.ID, win.Index, win.Name,
-				flags(win.Active, "active", win.Zoomed, "zoomed", win.AutomaticRename, "automatic-rename"), win.Layout)
+			fmt.Fprintf(w, "  window %s %d %q%s layout %s\n", terminalSafe(string(win.ID)), win.Index, win.Name,
+				flags(win.Active, "active", win.Zoomed, "zoomed", win.AutomaticRename, "automatic-rename"), terminalSafe(win.Layout))
 			for _, p := range win.Panes {
-				fmt.Fprintf(w, "    pane %s %d %s %q (%s)%s\n", p.ID, p.Index, orDash(p.Path), p.Title, p.Command,
+				fmt.Fprintf(w, "    pane %s %d %s %q (%q)%s\n", terminalSafe(string(p.ID)), p.Index, quotedOrDash(p.Path), p.Title, p.Command,
 					flags(p.Active, "active", p.Dead, fmt.Sprintf("dead, status %d", p.DeadStatus), p.InShell, "started from its shell"))
 				if len(p.Argv) > 0 {
 					fmt.Fprintf(w, "      argv %q\n", p.Argv)
@@ -208,11 +215,31 @@ func printSnapshot(w io.Writer, s *journal.Snapshot) {
 						names = append(names, k)
 					}
 					fmt.Fprintf(w, "      created by tmux-mcp: argv %q in %s, environment %s, re-run on restore: %v\n",
-						c.Argv, orDash(c.Cwd), orDash(strings.Join(names, ",")), c.Restore)
+						c.Argv, quotedOrDash(c.Cwd), terminalSafe(orDash(strings.Join(names, ","))), c.Restore)
 				}
 			}
 		}
 	}
+}
+
+// quotedOrDash is s in Go quotes, or "-" when it is empty.
+func quotedOrDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return strconv.Quote(s)
+}
+
+// terminalSafe returns s as it is when every rune of it is printable, and
+// in Go quotes otherwise: text from the journal or from tmux never
+// reaches a terminal as a control sequence.
+func terminalSafe(s string) string {
+	for _, r := range s {
+		if !unicode.IsPrint(r) {
+			return strconv.Quote(s)
+		}
+	}
+	return s
 }
 
 // flags renders the names whose condition holds as " [a, b]".
@@ -246,8 +273,8 @@ func journalEvents(j *journal.Journal, sock tmux.Socket, o journalOptions, w io.
 	}
 	for _, r := range records {
 		what := string(r.Cause) + r.Notification
-		fmt.Fprintf(w, "%s  %-16s pid %-7d %s%s\n", r.Time.Local().Format("2006-01-02 15:04:05.000"), r.Type, r.PID,
-			what, prefixed(what, r.Detail))
+		fmt.Fprintf(w, "%s  %-16s pid %-7d %s%s\n", r.Time.Local().Format("2006-01-02 15:04:05.000"), terminalSafe(string(r.Type)), r.PID,
+			terminalSafe(what), terminalSafe(prefixed(what, r.Detail)))
 	}
 	return nil
 }
@@ -281,7 +308,7 @@ func journalRestore(ctx context.Context, j *journal.Journal, sock tmux.Socket, o
 		fmt.Fprintln(w, s)
 	}
 	for _, n := range res.Notes {
-		fmt.Fprintln(w, "note:", n)
+		fmt.Fprintln(w, "note:", terminalSafe(n))
 	}
 	if o.dryRun {
 		fmt.Fprintf(w, "dry run: %d steps from snapshot %d\n", len(res.Steps), res.Snapshot)
@@ -289,7 +316,7 @@ func journalRestore(ctx context.Context, j *journal.Journal, sock tmux.Socket, o
 	}
 	fmt.Fprintf(w, "applied %d of %d steps from snapshot %d\n", res.Applied, len(res.Steps), res.Snapshot)
 	if len(res.Errors) > 0 {
-		return fmt.Errorf("%d steps failed: %s", len(res.Errors), strings.Join(res.Errors, "; "))
+		return fmt.Errorf("%d steps failed: %s", len(res.Errors), terminalSafe(strings.Join(res.Errors, "; ")))
 	}
 	return nil
 }

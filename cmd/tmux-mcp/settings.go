@@ -10,6 +10,7 @@ import (
 
 	"github.com/tmux-mcp/tmux-mcp/journal"
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
+	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
 	"github.com/tmux-mcp/tmux-mcp/tools"
 )
 
@@ -19,6 +20,7 @@ type config struct {
 	SocketPath      string
 	TmuxBin         string
 	TmuxConfig      string
+	PassEnv         []string
 	Safety          string
 	Toolsets        string
 	HTTP            string
@@ -60,6 +62,8 @@ type config struct {
 	Restore         string
 	RestoreCommands bool
 	JournalEnvNames bool
+	JournalCmdNames bool
+	JournalMaxBytes int
 	MaxWait         time.Duration
 	ReadyTimeout    time.Duration
 	PipeDirs        string
@@ -165,6 +169,21 @@ func settings() []setting {
 			Usage: "tmux binary", set: str(func(c *config) *string { return &c.TmuxBin })},
 		{Flag: "tmux-config", Env: "TMUX_MCP_TMUX_CONFIG",
 			Usage: "config file (tmux -f) for servers tmux-mcp starts; empty: tmux's default", set: str(func(c *config) *string { return &c.TmuxConfig })},
+		{Flag: "pass-env", Env: "TMUX_MCP_PASS_ENV",
+			Usage: "comma-separated names (or NAME* prefixes) of tmux-mcp's environment that tmux servers it starts, and so their panes, inherit besides " +
+				strings.Join(tmux.ServerEnvNames(), ", ") + "; TMUX_MCP_* and OTEL_* never do", set: func(c *config, v string) error {
+				var names []string
+				for _, n := range strings.Split(v, ",") {
+					if n = strings.TrimSpace(n); n != "" {
+						names = append(names, n)
+					}
+				}
+				if err := tmux.CheckPassEnv(names); err != nil {
+					return err
+				}
+				c.PassEnv = names
+				return nil
+			}},
 		{Flag: "safety", Env: "TMUX_MCP_SAFETY", Default: "mutating",
 			Usage: "safety tier: readonly, mutating or destructive (unknown values fall back to readonly)", set: str(func(c *config) *string { return &c.Safety })},
 		{Flag: "toolsets", Env: "TMUX_MCP_TOOLSETS", Default: "all",
@@ -269,6 +288,18 @@ func settings() []setting {
 			Usage: "re-run every pane's command on restore (otherwise only panes created with the restore flag); WARNING: re-types whatever ran in each pane's foreground at the crash, destructive commands included", set: boolean(func(c *config) *bool { return &c.RestoreCommands })},
 		{Flag: "journal-env-names-only", Env: "TMUX_MCP_JOURNAL_ENV_NAMES_ONLY", Default: "false", Bool: true,
 			Usage: "store only the names of the environment given to create_session and friends in the journal (otherwise values are stored in plain text in the 0600 file); restored panes then go without them", set: boolean(func(c *config) *bool { return &c.JournalEnvNames })},
+		{Flag: "journal-command-names-only", Env: "TMUX_MCP_JOURNAL_COMMAND_NAMES_ONLY", Default: "false", Bool: true,
+			Usage: "store panes' commands by name only in the journal (otherwise the full argv of each pane's foreground process and the command it started with, arguments such as --password=... included, for 50 snapshots); --restore-commands then re-runs only panes tmux-mcp created", set: boolean(func(c *config) *bool { return &c.JournalCmdNames })},
+		{Flag: "journal-max-bytes", Env: "TMUX_MCP_JOURNAL_MAX_BYTES", Default: strconv.Itoa(journal.DefaultMaxBytes),
+			Usage: "bound on the journal file: past it the oldest events and snapshots are dropped (each server keeps its latest) and the file is rewritten; it stays under this plus 16 MiB and one write (at least " + strconv.Itoa(journal.MinMaxBytes) + ")",
+			set: func(c *config, v string) error {
+				n, err := strconv.Atoi(v)
+				if err != nil || n < journal.MinMaxBytes {
+					return fmt.Errorf("want a number of bytes, at least %d", journal.MinMaxBytes)
+				}
+				c.JournalMaxBytes = n
+				return nil
+			}},
 		{Flag: "ready-timeout", Env: "TMUX_MCP_READY_TIMEOUT", Default: tools.DefaultReadyTimeout.String(),
 			Usage: "how long the first keys to a new pane wait for it to print or move its cursor", set: duration(func(c *config) *time.Duration { return &c.ReadyTimeout })},
 		{Flag: "pipe-dirs", Env: "TMUX_MCP_PIPE_DIRS",
@@ -417,6 +448,7 @@ func (c config) supervisorConfig() supervisor.Config {
 	cfg := supervisor.Config{
 		Binary:          c.TmuxBin,
 		TmuxConfig:      c.TmuxConfig,
+		PassEnv:         c.PassEnv,
 		ExecOnly:        c.ExecOnly,
 		NoStart:         c.NoStart,
 		MaxServers:      c.MaxServers,

@@ -239,3 +239,74 @@ func TestPaneSettings(t *testing.T) {
 		t.Errorf("TMUX_MCP_READY_TIMEOUT=0s: got %v, want an error naming it", err)
 	}
 }
+
+// TestPassEnvSetting: --pass-env (TMUX_MCP_PASS_ENV) takes names and NAME*
+// prefixes, flag over environment, and refuses what could only name
+// tmux-mcp's own settings or OpenTelemetry's.
+func TestPassEnvSetting(t *testing.T) {
+	tests := []struct {
+		name    string
+		args    []string
+		env     string
+		want    []string
+		wantErr string
+	}{
+		{"default", nil, "", nil, ""},
+		{"names and prefixes", nil, "AWS_PROFILE, GO*,", []string{"AWS_PROFILE", "GO*"}, ""},
+		{"flag over env", []string{"--pass-env", "A"}, "B", []string{"A"}, ""},
+		{"own secret", nil, "TMUX_MCP_HTTP_TOKEN", nil, "never reach a tmux server"},
+		{"own prefix", nil, "TMUX_MCP_*", nil, "never reach a tmux server"},
+		{"otel", nil, "OTEL_EXPORTER_OTLP_HEADERS", nil, "never reach a tmux server"},
+		{"caller's tmux", nil, "TMUX_PANE", nil, "never reach a tmux server"},
+		{"not a name", nil, "A=B", nil, "want a variable name"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fs := flag.NewFlagSet("t", flag.ContinueOnError)
+			fs.SetOutput(io.Discard)
+			b := bind(fs)
+			if err := fs.Parse(tt.args); err != nil {
+				t.Fatal(err)
+			}
+			c, err := b.resolve(func(k string) string {
+				if k == "TMUX_MCP_PASS_ENV" {
+					return tt.env
+				}
+				return ""
+			})
+			switch {
+			case tt.wantErr != "":
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Errorf("error = %v, want one containing %q", err, tt.wantErr)
+				}
+			case err != nil:
+				t.Fatal(err)
+			case strings.Join(c.PassEnv, "|") != strings.Join(tt.want, "|"):
+				t.Errorf("PassEnv = %q, want %q", c.PassEnv, tt.want)
+			case strings.Join(c.supervisorConfig().PassEnv, "|") != strings.Join(tt.want, "|"):
+				t.Errorf("supervisor PassEnv = %q, want %q", c.supervisorConfig().PassEnv, tt.want)
+			}
+		})
+	}
+}
+
+// TestJournalMaxBytesSetting: the journal's bound has a floor, and reaches
+// the journal's options.
+func TestJournalMaxBytesSetting(t *testing.T) {
+	for _, tt := range []struct {
+		env  string
+		want int
+		ok   bool
+	}{{"", 64 << 20, true}, {"33554432", 32 << 20, true}, {"1048576", 0, false}, {"lots", 0, false}} {
+		b := bind(flag.NewFlagSet("t", flag.ContinueOnError))
+		c, err := b.resolve(func(k string) string {
+			if k == "TMUX_MCP_JOURNAL_MAX_BYTES" {
+				return tt.env
+			}
+			return ""
+		})
+		if (err == nil) != tt.ok || tt.ok && c.JournalMaxBytes != tt.want {
+			t.Errorf("TMUX_MCP_JOURNAL_MAX_BYTES=%q: %d, %v; want %d, ok %v", tt.env, c.JournalMaxBytes, err, tt.want, tt.ok)
+		}
+	}
+}

@@ -17,6 +17,9 @@ type ClientOptions struct {
 	Binary string // tmux binary; "tmux" when empty
 	Socket Socket
 	Config string // -f for commands that may start a server; "" for tmux's default
+	// PassEnv names variables that tmux processes started for this client
+	// (a server among them) get besides ServerEnvNames; see Exec.PassEnv.
+	PassEnv []string
 	// Control opens the persistent control-mode connection in Connect.
 	// Without it every command goes over exec.
 	Control bool
@@ -43,7 +46,7 @@ func NewClient(opts ClientOptions) (*Client, error) {
 	if err := opts.Socket.Validate(); err != nil {
 		return nil, err
 	}
-	c := &Client{opts: opts, exec: &Exec{Binary: opts.Binary, Socket: opts.Socket, Config: opts.Config}}
+	c := &Client{opts: opts, exec: &Exec{Binary: opts.Binary, Socket: opts.Socket, Config: opts.Config, PassEnv: opts.PassEnv}}
 	// Never start a server by accident: with a 3.2+ client every command
 	// carries -N (ClientFlags). (tmux -V contacts no server.)
 	ctx, cancel := context.WithTimeout(context.Background(), DefaultTimeout)

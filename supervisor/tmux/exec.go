@@ -42,6 +42,10 @@ type Exec struct {
 	// Env is extra environment for the client (KEY=VALUE); its
 	// TMUX_TMPDIR also places a -L socket.
 	Env []string
+	// PassEnv names the variables of this process's environment that a
+	// tmux process it runs gets besides ServerEnvNames (names, or NAME*
+	// prefixes; see ServerEnviron).
+	PassEnv []string
 
 	noStart atomic.Bool // never start a server (and pass tmux -N where the binary runs)
 
@@ -91,18 +95,13 @@ func (e *Exec) base() []string {
 	return argv
 }
 
-// Environ returns the environment for a tmux child: the current one without
-// TMUX and TMUX_PANE (so tmux never picks the caller's server), plus Env.
+// Environ returns the environment for a tmux child, which becomes the
+// global environment of a server it starts and so every pane's: the part
+// of the current one that ServerEnviron keeps with PassEnv (never TMUX
+// and TMUX_PANE, so tmux never picks the caller's server, nor
+// tmux-mcp's own settings and secrets), plus Env.
 func (e *Exec) Environ() []string {
-	env := os.Environ()
-	out := env[:0:0]
-	for _, kv := range env {
-		if strings.HasPrefix(kv, "TMUX=") || strings.HasPrefix(kv, "TMUX_PANE=") {
-			continue
-		}
-		out = append(out, kv)
-	}
-	return append(out, e.Env...)
+	return append(ServerEnviron(os.Environ(), e.PassEnv), e.Env...)
 }
 
 // argvLiteral keeps a command one command on a tmux client's command

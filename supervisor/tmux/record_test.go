@@ -2,6 +2,8 @@ package tmux
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -138,34 +140,42 @@ func FuzzRecords(f *testing.F) {
 func TestParseEnvironment(t *testing.T) {
 	str := func(s string) *string { return &s }
 	tests := []struct {
-		name string
-		out  string
-		want map[string]*string
-		err  bool
+		name    string
+		out     string
+		want    map[string]*string
+		skipped int
 	}{
-		{"plain", "A=\"1\"; export A;\nunset B;\n", map[string]*string{"A": str("1"), "B": nil}, false},
-		{"escapes", `V="a \$HOME \"q\" \\ \` + "`" + `"; export V;` + "\n", map[string]*string{"V": str("a $HOME \"q\" \\ `")}, false},
-		{"3.4 output", `V="x\\$HOME \001"; export V;` + "\n", map[string]*string{"V": str("x$HOME \x01")}, false},
-		{"forged line", "V=\"a\nFORGED=\\\"x\\\"; export FORGED;\"; export V;\n", map[string]*string{"V": str("a\nFORGED=\"x\"; export FORGED;")}, false},
-		{"no end", `V="a`, nil, true},
-		{"no export", `V="a"; export W;`, nil, true},
+		{"plain", "A=\"1\"; export A;\nunset B;\n", map[string]*string{"A": str("1"), "B": nil}, 0},
+		{"escapes", `V="a \$HOME \"q\" \\ \` + "`" + `"; export V;` + "\n", map[string]*string{"V": str("a $HOME \"q\" \\ `")}, 0},
+		{"3.4 output", `V="x\\$HOME \001"; export V;` + "\n", map[string]*string{"V": str("x$HOME \x01")}, 0},
+		{"forged line", "V=\"a\nFORGED=\\\"x\\\"; export FORGED;\"; export V;\n", map[string]*string{"V": str("a\nFORGED=\"x\"; export FORGED;")}, 0},
+		// Names a pane's program can set: read whole, nothing forged.
+		{"quote in a name", "A=\"1\"; export A;\nB\"AD=\"2\"; export B\"AD;\nC=\"3\"; export C;\n",
+			map[string]*string{"A": str("1"), "B\"AD": str("2"), "C": str("3")}, 0},
+		{"newline in a name", "N\nL=\"2\"; export N\nL;\nC=\"3\"; export C;\n", map[string]*string{"N\nL": str("2"), "C": str("3")}, 0},
+		// The name X"; export X;<newline>EVIL, which looks like the end
+		// of a record and the start of another.
+		{"forging name", "X\"; export X;\nEVIL=\"1\"; export X\"; export X;\nEVIL;\nC=\"3\"; export C;\n",
+			map[string]*string{"X\"; export X;\nEVIL": str("1"), "C": str("3")}, 0},
+		// What cannot be read is skipped up to the next line.
+		{"no end", "A=\"1\"; export A;\n" + `V="a`, map[string]*string{"A": str("1")}, 1},
+		{"no export", `V="a"; export W;` + "\nC=\"3\"; export C;\n", map[string]*string{"C": str("3")}, 1},
+		{"garbage", "what\nunset ;\nX=1\nC=\"3\"; export C;\n", map[string]*string{"C": str("3")}, 3},
+		{"empty", "", map[string]*string{}, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := ParseEnvironment([]byte(tt.out))
-			if (err != nil) != tt.err {
-				t.Fatalf("ParseEnvironment(%q) error = %v, want error %v", tt.out, err, tt.err)
-			}
-			if tt.err {
-				return
+			got, skipped := ParseEnvironment([]byte(tt.out))
+			if skipped != tt.skipped {
+				t.Errorf("ParseEnvironment(%q) skipped %d, want %d", tt.out, skipped, tt.skipped)
 			}
 			if len(got) != len(tt.want) {
-				t.Fatalf("ParseEnvironment(%q) = %d names, want %d", tt.out, len(got), len(tt.want))
+				t.Fatalf("ParseEnvironment(%q) = %d names (%q), want %d", tt.out, len(got), slices.Sorted(maps.Keys(got)), len(tt.want))
 			}
 			for k, w := range tt.want {
 				g, ok := got[k]
 				if !ok || (g == nil) != (w == nil) || (g != nil && *g != *w) {
-					t.Errorf("%s = %v, want %v", k, deref(g), deref(w))
+					t.Errorf("%q = %v (present %v), want %v", k, deref(g), ok, deref(w))
 				}
 			}
 		})
@@ -177,4 +187,45 @@ func deref(s *string) any {
 		return nil
 	}
 	return *s
+}
+
+// FuzzEnvironment: whatever name (no '=' or NUL, as tmux allows) and
+// value a pane's program sets, show-environment -s output as tmux 3.3a
+// prints it reads back as exactly that variable, between two others
+// that stay intact: no name or value can break the parse, hide a
+// neighbour or pass for a variable of its own.
+func FuzzEnvironment(f *testing.F) {
+	for _, seed := range [][2]string{
+		{"A", "1"}, {`B"AD`, "2"}, {"N\nL", "x\ny"}, {"X\"; export X;\nEVIL", "1"},
+		{"V", `a $HOME "q" \ ` + "`"}, {"unset Z;\nW", "\\001"}, {"U", "\"; export U;\nZ=\"9"},
+	} {
+		f.Add(seed[0], seed[1])
+	}
+	f.Fuzz(func(t *testing.T, name, value string) {
+		if name == "" || strings.ContainsAny(name, "=\x00") || strings.ContainsRune(value, 0) {
+			t.Skip("tmux refuses it")
+		}
+		esc := func(v string) string {
+			var b strings.Builder
+			for _, c := range []byte(v) {
+				if c == '$' || c == '`' || c == '"' || c == '\\' {
+					b.WriteByte('\\')
+				}
+				b.WriteByte(c)
+			}
+			return b.String()
+		}
+		rec := func(n, v string) string { return n + `="` + esc(v) + `"; export ` + n + ";\n" }
+		out := rec("AAA_FIRST", "first") + rec(name, value) + rec("ZZZ_LAST", "last")
+		got, skipped := ParseEnvironment([]byte(out))
+		want := map[string]string{"AAA_FIRST": "first", name: value, "ZZZ_LAST": "last"}
+		if skipped != 0 || len(got) != len(want) {
+			t.Fatalf("ParseEnvironment(%q) = %d names %q, %d skipped; want %q", out, len(got), slices.Sorted(maps.Keys(got)), skipped, slices.Sorted(maps.Keys(want)))
+		}
+		for k, w := range want {
+			if g := got[k]; g == nil || *g != w {
+				t.Errorf("%q = %v, want %q", k, deref(g), w)
+			}
+		}
+	})
 }

@@ -1,0 +1,114 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+
+	"github.com/tmux-mcp/tmux-mcp/supervisor"
+	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+)
+
+// Synchronized panes. tmux copies a key typed into a pane whose
+// synchronize-panes is on to every other pane of its window whose option
+// is on too (window_pane_copy_key, 3.2a to 3.7c; the option is a window
+// option that a pane may override). So typing into a sibling of
+// tmux-mcp's own pane types into the own pane as well when both are
+// synchronized: a "y" and Enter meant for the sibling answers the agent's
+// own prompt. A synchronized window that holds the own pane therefore
+// counts as the own pane for the tools that type (checkTypingSelf), and
+// turning the option on where it reaches the own pane is guarded the same
+// way (guardSyncOption). tmux also skips a pane that is in a mode, has
+// its input off or is hidden by a zoom; those change without notice, so
+// they are not counted on.
+
+const (
+	// refuseSyncInput refuses keys to a pane synchronized with the
+	// caller's own.
+	refuseSyncInput = "Refusing to type into a pane whose window has synchronize-panes on and holds the pane running this MCP server: the keys would reach that pane too, where an agent could answer its own approval prompts."
+	// refuseSyncOption refuses turning synchronize-panes on where it
+	// reaches the caller's own pane.
+	refuseSyncOption = "Refusing to turn synchronize-panes on where it reaches the pane running this MCP server: keys typed into another pane of its window would reach that pane too."
+)
+
+// syncedWithOwn reports whether keys typed into pane also reach own, the
+// pane tmux-mcp runs in, through synchronize-panes: pane is in own's
+// window and both have the option on. One list-panes of own's window.
+func syncedWithOwn(ctx context.Context, srv *supervisor.Server, own, pane tmux.PaneID) (bool, error) {
+	out, err := srv.Do(ctx, "list-panes", "-t", string(own), "-F", "#{pane_id} #{pane_synchronized}")
+	if errors.Is(err, tmux.ErrNotFound) {
+		return false, nil // the own pane is gone: nothing to reach
+	}
+	if err != nil {
+		return false, err
+	}
+	synced := map[tmux.PaneID]bool{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		id, on, ok := strings.Cut(line, " ")
+		if ok {
+			synced[tmux.PaneID(id)] = on == "1"
+		}
+	}
+	return synced[own] && synced[pane], nil
+}
+
+// syncOption reports whether an option name is synchronize-panes, as tmux
+// reads it (any unique prefix, an array index ignored).
+func syncOption(name string) bool {
+	base, _, _ := strings.Cut(name, "[")
+	return len(base) >= 2 && strings.HasPrefix("synchronize-panes", base)
+}
+
+// guardSyncOption refuses set-option with scope (scopeArgs' flags and
+// target) turning synchronize-panes on where it reaches tmux-mcp's own
+// pane on srv's server: globally, for its window, for a pane of its
+// window, or for a session holding it (tmux sets a window option given a
+// session on the session's current window), unless allowSelf lets it
+// through as it would typing into the own pane.
+func (d Deps) guardSyncOption(ctx context.Context, srv *supervisor.Server, scope []string, value string) error {
+	if flagRisk("on")(value) == "" {
+		return nil // off: nothing reaches anyone
+	}
+	own, rows, err := d.ownPaneOn(ctx, srv, true)
+	if err != nil || own == "" {
+		return err
+	}
+	var window tmux.WindowID
+	var sessions []tmux.SessionID
+	for _, r := range rows {
+		window = r.WindowID
+		sessions = append(sessions, r.SessionID)
+	}
+	where := ""
+	target := ""
+	if i := slices.Index(scope, "-t"); i >= 0 && i+1 < len(scope) {
+		target = scope[i+1]
+	}
+	switch {
+	case slices.Contains(scope, "-g") || target == "":
+		where = "every window of tmux server " + srv.Socket().String() + ", pane " + string(own) + "'s among them"
+	case strings.HasPrefix(target, "@"):
+		if tmux.WindowID(target) == window {
+			where = "window " + target + ", which holds pane " + string(own)
+		}
+	case strings.HasPrefix(target, "$"):
+		if slices.Contains(sessions, tmux.SessionID(target)) {
+			where = "the current window of session " + target + ", which holds pane " + string(own)
+		}
+	case strings.HasPrefix(target, "%"):
+		p, err := srv.Pane(ctx, tmux.PaneID(target))
+		if err != nil {
+			return err
+		}
+		if p.WindowID == window {
+			where = "pane " + target + " in window " + string(window) + ", which holds pane " + string(own)
+		}
+	}
+	if where == "" {
+		return nil
+	}
+	return d.allowSelf(ctx, selfAct{refusal: refuseSyncOption, typing: true,
+		ask: toolName(ctx) + " would turn synchronize-panes on for " + where +
+			", the pane this agent runs in: keys typed into another pane of that window would reach it too, where it could answer its own approval prompts. Allow it?"})
+}
