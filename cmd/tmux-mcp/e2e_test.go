@@ -54,6 +54,12 @@ func buildBinary(tb testing.TB) string {
 		tb.Skip("builds the binary")
 	}
 	built.once.Do(func() {
+		// A test runner that built the binary already (scripts/citest,
+		// which runs this package in many processes) names it.
+		if bin := os.Getenv("TMUX_MCP_TEST_BIN"); bin != "" {
+			built.bin = bin
+			return
+		}
 		if built.dir, built.err = os.MkdirTemp("", "tmux-mcp-test"); built.err != nil {
 			return
 		}
