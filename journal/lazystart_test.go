@@ -59,7 +59,7 @@ func TestRestoreAfterLazyStart(t *testing.T) {
 	if err := srv.AwaitRestore(testCtx(t)); err != nil {
 		t.Fatal(err)
 	}
-	diffTree(t, "tree seen by the first call after the lazy start", liveTree(t, srv), want)
+	diffTree(t, "tree seen by the first call after the lazy start", settledTree(t, srv), want)
 	// The gate opens before the event is announced (a subscriber may call
 	// back), so the event can follow AwaitRestore by a moment.
 	tmuxtest.WaitFor(t, 10*time.Second, "the restored event", func() bool { return rec.count(supervisor.EventRestored) > 0 })

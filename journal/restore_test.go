@@ -244,7 +244,7 @@ func TestRestoreAfterKill9(t *testing.T) {
 				t.Errorf("restore reported %q, want no error", e.Detail)
 			}
 			t.Logf("restored after %v", time.Since(t0))
-			diffTree(t, "restored tree", liveTree(t, srv), want)
+			diffTree(t, "restored tree", settledTree(t, srv), want)
 
 			// Old IDs resolve to the objects that replaced them.
 			live, _ := readState(testCtx(t), srv)
@@ -271,7 +271,7 @@ func TestRestoreAfterKill9(t *testing.T) {
 			if len(res.Steps) != 0 || res.Snapshot != before.Seq {
 				t.Errorf("second restore from snapshot %d: steps %q, want none from snapshot %d", res.Snapshot, res.Steps, before.Seq)
 			}
-			diffTree(t, "tree after a second restore", liveTree(t, srv), want)
+			diffTree(t, "tree after a second restore", settledTree(t, srv), want)
 			if strings.Contains(logs.String(), "level=WARN") {
 				t.Errorf("warnings logged:\n%s", logs.String())
 			}
@@ -499,5 +499,5 @@ func TestRestorePlansAgainAfterAFailedStep(t *testing.T) {
 	if len(res.Errors) == 0 {
 		t.Errorf("errors: none, want the steps that needed the killed window")
 	}
-	diffTree(t, "tree after the restore", liveTree(t, srv), want)
+	diffTree(t, "tree after the restore", settledTree(t, srv), want)
 }
