@@ -54,7 +54,14 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzControlParse -fuzztime 30s ./supervisor/tmux/
 	$(GO) test -run '^$$' -fuzz FuzzRecords -fuzztime 30s ./supervisor/tmux/
 
-ci: lint test cross ci-matrix inspector soak-smoke
+# Everything CI checks, side by side where it can be (scripts/ci): lint,
+# cross builds and the suites (scripts/citest: the race suite and every
+# test on each tmux of CI_MATRIX_VERSIONS, as small jobs on one pool of
+# workers) at once, then the Inspector and the soak smokes. It prints the
+# slowest twenty tests. About a quarter of an hour on two cores.
+CI_MATRIX_VERSIONS ?= 3.2a 3.4 3.6b 3.7c next-3.8
+ci:
+	CI_MATRIX_VERSIONS="$(CI_MATRIX_VERSIONS)" GO=$(GO) BIN=$(BIN) scripts/ci
 
 # list_sessions through the official MCP Inspector CLI (the SDK's default
 # environment, no locale) on the PATH tmux and every release of the matrix.
@@ -68,21 +75,18 @@ tmux-versions:
 
 # The version matrix: every test that starts tmux, without -race, against
 # each release but the one `make test` already ran with -race (the PATH
-# tmux, Debian 12's 3.3a), plus the soak smoke on the oldest and newest.
-# MATRIX_VERSIONS picks other versions, MATRIX_SOAK those that also run
-# the soak smoke; MATRIX_RACE=1 adds -race. MATRIX_JOBS versions run at
-# once: most of a tmux-facing test is waiting on tmux, so two at once fit
-# on two cores and keep make ci under 30 minutes.
-MATRIX_VERSIONS ?= 3.2a 3.4 3.5a 3.6b 3.7c
+# tmux, Debian 12's 3.3a) and the development line (next-3.8), plus the
+# soak smoke on the oldest and newest release. MATRIX_VERSIONS picks other
+# versions, MATRIX_SOAK those that also run the soak smoke; MATRIX_RACE=1
+# adds -race. MATRIX_JOBS versions run at once.
+MATRIX_VERSIONS ?= 3.2a 3.4 3.5a 3.6b 3.7c next-3.8
 MATRIX_JOBS ?= 2
 matrix:
 	MATRIX_SOAK="$${MATRIX_SOAK-3.2a 3.7c}" MATRIX_JOBS=$(MATRIX_JOBS) GO=$(GO) BIN=$(BIN) scripts/matrix $(MATRIX_VERSIONS)
 
-# make ci runs the matrix on four releases, so that CI stays under 30
-# minutes on two cores (all five took make ci to 34 minutes here): the
-# oldest, 3.4 (the escaping and capture rows 3.5a shares), 3.6b and the
-# newest. `make matrix` runs 3.5a too.
-CI_MATRIX_VERSIONS ?= 3.2a 3.4 3.6b 3.7c
+# The matrix of make ci (CI_MATRIX_VERSIONS, above: the oldest release,
+# 3.4 for the rows 3.5a shares, 3.6b, the newest and the development line)
+# the old way, one scripts/matrix version after another.
 ci-matrix:
 	MATRIX_SOAK="$${MATRIX_SOAK-3.2a 3.7c}" MATRIX_JOBS=$(MATRIX_JOBS) GO=$(GO) BIN=$(BIN) scripts/matrix $(CI_MATRIX_VERSIONS)
 

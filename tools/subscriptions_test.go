@@ -302,14 +302,13 @@ func TestListenStreamSubscriptions(t *testing.T) {
 	uri := contentURI(pane)
 	n := newNotes()
 	e.c.OnNotification(n.add)
-	i := n.len()
 	stop, err := e.c.ListenAsync(context.Background(), mcp.SubscriptionFilter{ResourceSubscriptions: []string{uri}},
 		func(err error) { t.Errorf("listen: %v", err) })
 	if err != nil {
 		t.Fatal(err)
 	}
 	tmuxtest.WaitFor(t, 5*time.Second, "the listen stream's subscription", func() bool { return e.srv.subs.total() == 1 })
-	i = n.len()
+	i := n.len()
 	e.tmux("send-keys", "-t", pane, "hello-listen", "Enter")
 	n.wait(t, i, 5*time.Second, "update on the listen stream", updated(uri))
 	stop()
