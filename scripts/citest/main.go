@@ -121,6 +121,14 @@ type job struct {
 	bin   string
 	tests []string
 	out   string // its JSON
+	// A race job records which of its tests start tmux (tmuxtest's
+	// RecordEnv) into record, and closes done; the same shard's matrix
+	// jobs wait for it (after) and run only those tests: a test that
+	// never starts tmux is the same on every tmux.
+	record string
+	done   chan struct{}
+	users  []string
+	after  *job
 }
 
 // testResult is one top-level test's outcome in one suite.
@@ -222,8 +230,13 @@ func run(ctx context.Context, cfg config) (*results, error) {
 			return nil, fmt.Errorf("list tests of %s: %w", p.path, err)
 		}
 		for _, shard := range deal(tests, cfg.perJob) {
+			var race *job
 			for _, s := range suites {
-				jobs = append(jobs, &job{suite: s, pkg: p, bin: bins[s.race][p.path], tests: shard})
+				j := &job{suite: s, pkg: p, bin: bins[s.race][p.path], tests: shard, after: race}
+				if s.race {
+					race, j.done = j, make(chan struct{})
+				}
+				jobs = append(jobs, j)
 			}
 		}
 	}
@@ -232,9 +245,21 @@ func run(ctx context.Context, cfg config) (*results, error) {
 	sort.SliceStable(jobs, func(i, j int) bool { return suiteIndex(suites, jobs[i].suite) < suiteIndex(suites, jobs[j].suite) })
 	for i, j := range jobs {
 		j.out = filepath.Join(cfg.out, j.suite.name, fmt.Sprintf("%s-%03d.json", j.pkg.name, i))
+		if j.done != nil {
+			j.record = strings.TrimSuffix(j.out, ".json") + ".tmux"
+		}
 	}
 	env := append(os.Environ(), "TMUX_MCP_TEST_BIN="+tmuxMCP)
+	// The dispatcher hands a worker the first job whose tmux is built and
+	// whose race shard has run, so that no worker sits waiting.
 	queue := make(chan *job)
+	wake := make(chan struct{}, 1)
+	poke := func() {
+		select {
+		case wake <- struct{}{}:
+		default:
+		}
+	}
 	var wg sync.WaitGroup
 	for range cfg.jobs {
 		wg.Add(1)
@@ -242,10 +267,28 @@ func run(ctx context.Context, cfg config) (*results, error) {
 			defer wg.Done()
 			for j := range queue {
 				runJob(ctx, cfg, j, env, res)
+				poke()
 			}
 		}()
 	}
-	for _, j := range jobs {
+	for _, s := range suites {
+		go func() {
+			<-s.ready
+			poke()
+		}()
+	}
+	pending := jobs
+	for len(pending) > 0 && ctx.Err() == nil {
+		i := slices.IndexFunc(pending, func(j *job) bool { return j.runnable() })
+		if i < 0 {
+			select {
+			case <-wake:
+			case <-ctx.Done():
+			}
+			continue
+		}
+		j := pending[i]
+		pending = slices.Delete(pending, i, i+1)
 		select {
 		case queue <- j:
 		case <-ctx.Done():
@@ -286,6 +329,23 @@ func inParallel(n int, fs []func() error) error {
 	return errors.Join(errs...)
 }
 
+// runnable reports whether j's tmux is built and its race shard has run.
+func (j *job) runnable() bool {
+	select {
+	case <-j.suite.ready:
+	default:
+		return false
+	}
+	if j.after != nil {
+		select {
+		case <-j.after.done:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
 // buildTmux builds the matrix's tmux releases in order and marks each
 // suite ready.
 func buildTmux(ctx context.Context, suites []*suite) {
@@ -309,6 +369,9 @@ func buildTmux(ctx context.Context, suites []*suite) {
 
 // runJob runs one shard and records its tests.
 func runJob(ctx context.Context, cfg config, j *job, env []string, res *results) {
+	if j.done != nil {
+		defer close(j.done)
+	}
 	select {
 	case <-j.suite.ready:
 	case <-ctx.Done():
@@ -316,6 +379,24 @@ func runJob(ctx context.Context, cfg config, j *job, env []string, res *results)
 	}
 	if j.suite.err != nil {
 		return // reported once for the suite
+	}
+	if j.after != nil {
+		select {
+		case <-j.after.done:
+		case <-ctx.Done():
+			return
+		}
+		j.tests = j.after.users
+		if len(j.tests) == 0 {
+			return
+		}
+	}
+	if j.record != "" {
+		if err := os.MkdirAll(j.record, 0o755); err != nil {
+			res.fail("%s: %v", j.record, err)
+			return
+		}
+		env = append(slices.Clone(env), "TMUX_MCP_TEST_RECORD_DIR="+j.record)
 	}
 	if err := os.MkdirAll(filepath.Dir(j.out), 0o755); err != nil {
 		res.fail("%s: %v", j.out, err)
@@ -339,6 +420,13 @@ func runJob(ctx context.Context, cfg config, j *job, env []string, res *results)
 		res.fail("%s: %v", j.out, err)
 	}
 	tests := parseJSON(&out, j.suite.name, j.pkg.path)
+	if j.record != "" {
+		for _, name := range j.tests {
+			if _, err := os.Stat(filepath.Join(j.record, name)); err == nil {
+				j.users = append(j.users, name)
+			}
+		}
+	}
 	res.mu.Lock()
 	res.tests = append(res.tests, tests...)
 	res.mu.Unlock()

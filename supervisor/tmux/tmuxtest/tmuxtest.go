@@ -89,10 +89,20 @@ func resolveBinary() (string, error) {
 	return bin, nil
 }
 
+// RecordEnv, when set to a directory, makes Binary leave a file there
+// named after each top-level test that asks for tmux: scripts/citest
+// learns which tests start tmux from the race suite, and runs only those
+// again on every tmux of the matrix.
+const RecordEnv = "TMUX_MCP_TEST_RECORD_DIR"
+
 // Binary returns the tmux binary tests run (see BinaryEnv), skipping the
 // test when there is none and failing it when the setting is wrong.
 func Binary(t testing.TB) string {
 	t.Helper()
+	if dir := os.Getenv(RecordEnv); dir != "" {
+		top, _, _ := strings.Cut(t.Name(), "/")
+		os.WriteFile(filepath.Join(dir, top), nil, 0o644) //nolint:errcheck // a missing record runs the test again: no harm
+	}
 	if shellErr != nil {
 		t.Fatalf("tmuxtest: test shell: %v", shellErr)
 	}
