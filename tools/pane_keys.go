@@ -208,7 +208,7 @@ type keysRow struct {
 	Elapsed float64 `json:"elapsed_seconds"`
 }
 
-var batchRowSchema = record(map[string]any{"type": []string{"string", "number", "boolean", "null"}},
+var batchRowSchema = record(anyOf("string", "number", "boolean", "null"),
 	[]string{"index", "pane_id", "success", "error", "elapsed_seconds"}, nil)
 
 // SendKeysBatch types several sends in order.

@@ -120,9 +120,9 @@ var paramDocs = map[string]string{
 	"wait_for_text.since":        "last_send (default after a send; a match consumes), call: new output only",
 
 	// Options, environment, hooks, journal, servers.
-	"global_":                  "tmux -g (libtmux-mcp's name)",
+	"global_":                  "tmux -g",
 	"scope":                    "default: by the option's name",
-	"target":                   "name or ID in scope (libtmux-mcp's name)",
+	"target":                   "name or ID in scope",
 	"option":                   "name or @user_option",
 	"value":                    "new value",
 	"name":                     "variable",
