@@ -2,6 +2,7 @@ package packaging
 
 import (
 	"bufio"
+	"encoding/json"
 	"io"
 	"os"
 	"os/exec"
@@ -227,8 +228,17 @@ func TestClientsRefusal(t *testing.T) {
 	})
 	t.Run("inspector", func(t *testing.T) {
 		bin := filepath.Join(dir, "mcp-inspector")
-		check(t, "mcp-inspector --cli", runClient(t, bin, prefix, clientEnv(t, prefix),
-			[]string{"--cli", url, "--method", "tools/list"}, true))
+		out := runClient(t, bin, prefix, clientEnv(t, prefix), []string{"--cli", url, "--method", "tools/list"}, true)
+		// It prints {"error":{"message":...}}.
+		var res struct {
+			Error struct {
+				Message string `json:"message"`
+			} `json:"error"`
+		}
+		if err := json.Unmarshal([]byte(out[strings.Index(out, "{"):]), &res); err != nil {
+			t.Fatalf("mcp-inspector --cli: %v in %q", err, out)
+		}
+		check(t, "mcp-inspector --cli", res.Error.Message)
 	})
 }
 
