@@ -217,7 +217,7 @@ type waiter struct {
 	anchor screenAnchor // at or above the first row not yet read
 	skip   int          // rows from the anchor down that are not new: those above the cursor at entry
 	cut    bool         // the line holding row skip is the send's own (see sendMark)
-	echo   string       // see sendMark
+	echo   int          // see sendMark
 	first  bool         // the first read from a send's mark
 	entry  map[string]bool
 	past   []string // lines read above the anchor, for tail
@@ -360,7 +360,7 @@ func (w *waiter) armFromSend(ctx context.Context, m sendMark) (string, error) {
 // screen.
 func (w *waiter) armAtCall(ctx context.Context, pn tmux.Pane) error {
 	w.res.Since = sinceCall
-	w.cut, w.echo, w.past, w.rows, w.res.SawNewOutput = false, "", nil, nil, false
+	w.cut, w.echo, w.past, w.rows, w.res.SawNewOutput = false, 0, nil, nil, false
 	s, pn, _, err := w.takeAnchor(ctx, pn)
 	if err != nil {
 		return err

@@ -30,9 +30,10 @@ type sendMark struct {
 	// cut: the line holding row skip is the send's own (the prompt and
 	// the keys' echo), and not new.
 	cut bool
-	// echo is run_command's nonce: the lines up to the last one that ends
-	// with it are the echo of the line it typed (see run.script).
-	echo string
+	// echo is how many lines after the cut one are the send's own too: a
+	// run_command's command shows as many lines as it has (see
+	// run.script).
+	echo int
 	// entry holds the lines that were on the screen below the cursor's
 	// line at the send (stale paint): such a line is not new.
 	entry map[string]bool
@@ -88,12 +89,12 @@ func (io *paneIO) advanceMark(key paneKey, seq uint64, m sendMark) {
 }
 
 // markSend records where pn's output stands, just before keys are sent
-// to it; pn is its state as last read. echo is run_command's nonce
-// ("" for the others). If the mark cannot be taken exactly (the pane is
+// to it; pn is its state as last read. echo is how many lines more than
+// the prompt's a run_command's command shows as (0 for the others). If the mark cannot be taken exactly (the pane is
 // dead, on the alternate screen, keeps no history, keeps scrolling, or a
 // read failed) the pane's mark is forgotten instead: its next wait counts
 // from its own call. Failing here never stops the send.
-func (d Deps) markSend(ctx context.Context, srv *supervisor.Server, pn tmux.Pane, echo string) {
+func (d Deps) markSend(ctx context.Context, srv *supervisor.Server, pn tmux.Pane, echo int) {
 	key := paneKey{srv.Socket(), pn.ID}
 	cfg := d.Sup.Config()
 	m, ok := takeSendMark(ctx, srv, pn, captureCeiling{cfg.MaxCaptureLines, cfg.MaxCaptureBytes})
