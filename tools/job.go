@@ -40,7 +40,6 @@ func (d Deps) startJob(ctx context.Context, p params, cmd string, noHistory bool
 	}
 	before, _ := paneProcesses(ctx, pn.PID) // unknown: every process below counts as the job's
 	r := d.newRun(srv, pn.ID)
-	d.markSend(ctx, srv, pn, displayLines(cmd)-1)
 	started := time.Now()
 	base, err := r.send(ctx, d.jobs.files, d.tmuxPath(), cmd, noHistory)
 	if err != nil {

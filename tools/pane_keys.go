@@ -85,7 +85,7 @@ func SendKeys(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 			return nil, err
 		}
 		srv, pn, notReady := tp.srv, tp.pane, tp.notReady
-		d.markSend(ctx, srv, pn, 0)
+		d.markSend(ctx, srv, pn)
 		err = k.send(ctx, srv, pn.ID)
 		tp.unlock()
 		if err != nil {
@@ -356,7 +356,7 @@ func (d Deps) sendOne(ctx context.Context, srv *supervisor.Server, pn tmux.Pane,
 		return err
 	}
 	if mark {
-		d.markSend(ctx, srv, pn, 0)
+		d.markSend(ctx, srv, pn)
 	} else {
 		d.forgetSend(srv, pn.ID)
 	}

@@ -88,7 +88,6 @@ func RunCommand(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 			return nil, err
 		}
 		r := d.newRun(srv, pn.ID)
-		d.markSend(ctx, srv, pn, displayLines(cmd)-1)
 		res, err := r.do(ctx, d.runs, d.tmuxPath(), cmd, noHistory, timeout)
 		if err != nil {
 			return nil, err
@@ -178,12 +177,16 @@ type run struct {
 	// again after tmux freed history lines.
 	anchor screenAnchor
 	mark   promptMark
+	// keepMark records the send's mark for the waits that follow (see
+	// sendMark), from the capture the run anchors by, before the keys go.
+	keepMark func(m sendMark, ok bool)
 }
 
 // newRun prepares a run_command in pane, with a fresh nonce.
 func (d Deps) newRun(srv *supervisor.Server, pane tmux.PaneID) *run {
 	cfg := d.Sup.Config()
-	return &run{srv: srv, pane: pane, nonce: nonce(), maxLines: cfg.MaxCaptureLines, maxBytes: cfg.MaxCaptureBytes, lines: 1}
+	return &run{srv: srv, pane: pane, nonce: nonce(), maxLines: cfg.MaxCaptureLines, maxBytes: cfg.MaxCaptureBytes, lines: 1,
+		keepMark: func(m sendMark, ok bool) { d.keepMark(srv, pane, m, ok) }}
 }
 
 func (r *run) channel() string { return "tmux_mcp_run_" + r.nonce }
@@ -238,6 +241,8 @@ func (r *run) send(ctx context.Context, files *runFiles, tmuxBin, cmd string, no
 	}
 	r.anchor = paneAnchor(base)
 	promptRow := ""
+	var mark sendMark
+	marked := false
 	if !base.AlternateOn {
 		w := &waiter{srv: r.srv, pane: r.pane, base: base, ceiling: captureCeiling{r.maxLines, r.maxBytes}}
 		if s, pn, settled, err := w.takeAnchor(ctx, base); err == nil && settled && w.anchor.slack == 0 {
@@ -252,6 +257,7 @@ func (r *run) send(ctx context.Context, files *runFiles, tmuxBin, cmd string, no
 			if i >= 0 && i < len(s.rows) {
 				promptRow = s.rows[i]
 			}
+			mark, marked = sendMarkFrom(w, s, pn)
 		}
 	}
 	r.clearStale(ctx)
@@ -263,6 +269,10 @@ func (r *run) send(ctx context.Context, files *runFiles, tmuxBin, cmd string, no
 		shown, _, _ = strings.Cut(display(cmd), "\n")
 	}
 	r.mark.head = rowHead(promptRow, base.CursorX, shown, base.Width)
+	if r.keepMark != nil {
+		mark.echo = r.lines - 1
+		r.keepMark(mark, marked)
+	}
 	k := keystroke{keys: line, enter: true, literal: true}
 	if err := k.send(ctx, r.srv, r.pane); err != nil {
 		files.remove(r.file)
@@ -333,28 +343,29 @@ func (r *run) await(ctx context.Context, base tmux.Pane, timeout time.Duration) 
 	if err != nil || end == nil {
 		return runResult{}, err
 	}
-	res, err := r.collect(ctx, base, end)
-	if err != nil || res.prompted {
-		return res, err
-	}
-	// Wait for the prompt after the end, reading again once changes are
-	// watched so that none is missed.
+	// Read the output once the prompt shows after the end: once the
+	// cursor left the end (the shell printing its prompt moves it), each
+	// time the pane changes, or when the wait for it is over.
 	feed := watchPane(ctx, r.srv, r.pane, minPoll)
 	defer feed.close()
 	wait := time.NewTimer(promptGrace)
 	defer wait.Stop()
 	for {
-		if next, err := r.collect(ctx, base, end); err == nil {
-			res = next
+		now, err := readPane(ctx, r.srv, r.pane)
+		if err != nil {
+			return runResult{}, err
 		}
-		if res.prompted {
-			return res, nil
+		if row, ok := end.row(now); !ok || now.CursorY != row || now.CursorX != end.cx {
+			res, err := r.collect(ctx, base, end)
+			if err != nil || res.prompted {
+				return res, err
+			}
 		}
 		select {
 		case <-ctx.Done():
 			return runResult{}, ctx.Err()
 		case <-wait.C:
-			return res, nil
+			return r.collect(ctx, base, end)
 		case _, ok := <-feed.C:
 			if !ok {
 				feed.reopen(ctx)

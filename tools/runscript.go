@@ -152,12 +152,19 @@ func (r *run) option() string { return "@tmux_mcp_" + r.nonce }
 // that takes the status of the command before it, waits until tmux has
 // read all the output (the DSR barrier), records the status and the
 // cursor in the run's pane option, signals the run's channel, types back
-// keys read with the answer, and exits with the status.
-func (r *run) ending(tmuxBin string) string {
+// keys read with the answer, and exits with the status. typed is for the
+// line typed where no file can be written.
+func (r *run) ending(tmuxBin string, typed bool) string {
 	tm := shQuote(tmuxBin) + " -S " + shQuote(r.srv.Socket().ResolvedPath())
-	return `(s=$?; e=$(printf '\033'); a=; t=$(stty -g 2>/dev/null) && stty -echo -icanon min 0 time 20 2>/dev/null && ` +
-		`{ printf '\033[6n'; while c=$(dd bs=64 count=1 2>/dev/null; echo .) && c=${c%.} && [ -n "$c" ]; do a=$a$c; ` +
-		`case $a in *"${e}["*R*) break;; esac; done; stty "$t"; }; ` +
+	esc := "e='\x1b'" // in a file: the byte itself, no process to make it
+	if typed {
+		esc = `e=$(printf '\033')` // a line editor would take the byte for a key
+	}
+	return `(s=$?; ` + esc + `; a=; t=$(stty -g 2>/dev/null) && stty -echo -icanon min 0 time 20 2>/dev/null && ` +
+		`{ printf '\033[6n'; if [ -n "${BASH_VERSION-}${ZSH_VERSION-}" ]; then ` +
+		`while IFS= read -r -d R -t 2 c; do a=$a${c}R; case $a in *"${e}["*R) break;; esac; done; ` +
+		`else while c=$(dd bs=64 count=1 2>/dev/null; echo .) && c=${c%.} && [ -n "$c" ]; do a=$a$c; ` +
+		`case $a in *"${e}["*R*) break;; esac; done; fi; stty "$t"; }; ` +
 		tm + ` set-option -p -F -t ` + string(r.pane) + ` ` + r.option() +
 		` "$s #{history_size} #{cursor_y} #{cursor_x} #{pane_width} #{pane_height}" \; wait-for -S ` + r.channel() + ` 2>/dev/null; ` +
 		`k=${a%"${e}["*}; [ -n "$k" ] && ` + tm + ` send-keys -t ` + string(r.pane) + ` -l -- "$k" 2>/dev/null; exit $s)`
@@ -196,23 +203,22 @@ func (r *run) script(files *runFiles, tmuxBin, cmd string, noHistory bool, base 
 	if noHistory {
 		lead = " "
 	}
-	end := r.ending(tmuxBin)
 	var typed string
 	path, err := files.write(r.nonce, func(path string) string {
 		line, cells := typedLine(lead, path, base.CursorX, base.Width)
 		typed = line
 		var b strings.Builder
-		b.WriteString("command rm -f -- " + shQuote(path) + "\n")
 		fmt.Fprintf(&b, "printf '%s'\nprintf '%%s\\n' %s\n", eraseEcho(base.CursorX, base.Width, cells), shQuote(display(cmd)))
+		b.WriteString("command rm -f -- " + shQuote(path) + "\n")
 		if !noHistory {
 			b.WriteString(history(cmd) + "\n")
 		}
-		b.WriteString("(eval " + shQuote(cmd) + ")\n" + end + "\n")
+		b.WriteString("(eval " + shQuote(cmd) + ")\n" + r.ending(tmuxBin, false) + "\n")
 		return b.String()
 	})
 	if err != nil {
 		r.lines = 1
-		return lead + subshell(cmd) + "; " + end
+		return lead + subshell(cmd) + "; " + r.ending(tmuxBin, true)
 	}
 	r.file, r.lines = path, displayLines(cmd)
 	return typed
