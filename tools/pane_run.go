@@ -511,13 +511,6 @@ func cellOffset(line string, x int) int {
 	return len(line)
 }
 
-func nonEmpty(s string) []string {
-	if s == "" {
-		return nil
-	}
-	return []string{s}
-}
-
 // tailLines keeps the last n lines; dropped adds to the count already
 // known lost.
 func tailLines(lines []string, n, dropped int) ([]string, int) {
