@@ -114,7 +114,7 @@ func TestMatrixWithoutSources(t *testing.T) {
 		wantCode int
 		want     string
 	}{
-		{"outside CI", nil, 0, "matrix: SKIPPED: no source of the tmux releases"},
+		{"outside CI", nil, 0, "matrix: SKIPPED: the tmux releases cannot be built here"},
 		{"in CI", []string{"CI=true"}, 1, "matrix: FAILED: scripts/tmux-build exited 3"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
