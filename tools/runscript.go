@@ -29,14 +29,14 @@ import (
 //	 . /tmp/tmux-mcp-run-123/8c1f0a2b3d4e
 //
 // The line editor echoes it (readline, zle and dash's own terminal echo
-// alike); the file's first lines remove the file, move the cursor back
-// over the echo, erase it, and print the command in its place, as if it
-// had been typed (control characters as ^X). The echo shows for the
-// moment between Enter and the shell reading the file (a few
-// milliseconds, none of it left on the screen or in the history of the
-// capture). The file then runs the command through eval in a subshell of
-// the pane's shell, so that its aliases, functions and directory apply,
-// nothing it changes leaks, and a syntax error stays inside:
+// alike); the file's first lines move the cursor back over the echo,
+// erase it, and print the command in its place, as if it had been typed
+// (control characters as ^X), then remove the file. The echo shows for
+// the moment between Enter and the shell reading the file (a few
+// milliseconds; none of it is left on the screen or in its history). The
+// file then runs the command through eval in a subshell of the pane's
+// shell, so that its aliases, functions and directory apply, nothing it
+// changes leaks, and a syntax error stays inside:
 //
 //	(eval 'make test')
 //
@@ -50,7 +50,7 @@ import (
 // the command's status. Keys typed while the command ran, read with the
 // answer, are typed back. run_command reads the output from the rows
 // between the prompt (found by the anchor taken before typing, see
-// screenAnchor) and the recorded end.
+// screenAnchor, or by promptMark) and the recorded end.
 //
 // Per shell: bash's history gets the command (history -s replaces the
 // line typed) unless suppress_history; zsh's gets it too (print -s), after
