@@ -67,8 +67,10 @@ CI_MATRIX_VERSIONS ?= 3.2a 3.4 3.6b 3.7c next-3.8
 ci:
 	CI_MATRIX_VERSIONS="$(CI_MATRIX_VERSIONS)" GO=$(GO) BIN=$(BIN) scripts/ci
 
-# list_sessions through the official MCP Inspector CLI (the SDK's default
-# environment, no locale) on the PATH tmux and every release of the matrix.
+# The official MCP Inspector CLI: its schema lint of every tool (no
+# finding allowed: the portability warnings included), then list_sessions
+# (the SDK's default environment, no locale) on the PATH tmux and every
+# release of the matrix.
 inspector: build
 	BIN=$(BIN) scripts/inspector $$(command -v tmux) $$(scripts/tmux-build | cut -d' ' -f2)
 
@@ -179,8 +181,10 @@ MCPB_VERSION        := 2.1.2
 GORELEASER          := $(TOOLS)/goreleaser-$(GORELEASER_VERSION)/goreleaser
 SYFT                := $(TOOLS)/syft-$(SYFT_VERSION)/syft
 MCPB                := $(TOOLS)/mcpb-$(MCPB_VERSION)/node_modules/.bin/mcpb
-# The clients `make clients` adds tmux-mcp to (npm packages, pinned).
-CLIENT_PACKAGES     := @anthropic-ai/claude-code@2.1.332 @google/gemini-cli@0.61.0 @openai/codex@0.169.0
+# The clients `make clients` adds tmux-mcp to (npm packages, pinned), and
+# the MCP Inspector, whose refusal message it reads too.
+CLIENT_PACKAGES     := @anthropic-ai/claude-code@2.1.332 @google/gemini-cli@0.61.0 @openai/codex@0.171.0 \
+	@modelcontextprotocol/inspector@2.12.0
 CLIENTS_DIR         := $(TOOLS)/clients-$(shell echo '$(CLIENT_PACKAGES)' | cksum | cut -d' ' -f1)
 
 $(GORELEASER):
@@ -230,8 +234,11 @@ release-test: npm-pack mcpb
 
 # Adds tmux-mcp (dist/npm's launcher, installed offline) to Claude Code,
 # Gemini CLI and Codex CLI in a temporary HOME with each client's own
-# command and checks that its listing shows it connected. Needs no login;
-# installs the pinned clients from npm into TOOLS once.
+# command and checks that its listing shows it connected, calls a tool
+# through Codex's app server, and reads what each client (the Inspector
+# too) tells its user when tmux-mcp --http refuses a request without the
+# token. Needs no login; installs the pinned clients from npm into TOOLS
+# once.
 $(CLIENTS_DIR)/.installed:
 	npm install --prefix $(CLIENTS_DIR) --no-audit --no-fund --silent $(CLIENT_PACKAGES)
 	touch $@

@@ -31,7 +31,7 @@ type Job struct {
 	Pane        tmux.PaneID `json:"pane"`
 	SessionID   string      `json:"session_id,omitempty"`
 	SessionName string      `json:"session_name,omitempty"`
-	// Nonce names the job's end marker and wait-for channel.
+	// Nonce names the job's end (a pane option) and wait-for channel.
 	Nonce      string    `json:"nonce"`
 	State      string    `json:"state"`
 	ExitStatus *int      `json:"exit_status,omitempty"`
@@ -46,7 +46,7 @@ type Job struct {
 	// Before are the processes below the pane's process just before the
 	// job was typed: they are not the job's.
 	Before []int `json:"before,omitempty"`
-	// File is the file the job's line sources at its end.
+	// File is the file the job's line sources.
 	File string `json:"file,omitempty"`
 	// Tail is the end of the output as last read, bounded by the tools.
 	Tail              []string `json:"tail,omitempty"`
@@ -63,6 +63,9 @@ type JobAnchor struct {
 	Width        int `json:"width"`
 	Height       int `json:"height"`
 	CursorY      int `json:"cursor_y"`
+	// Lines is how many lines the job's command shows as from the
+	// prompt's row (0 in records of before: one).
+	Lines int `json:"lines,omitempty"`
 }
 
 // keepJobs is how many jobs each server keeps: beyond it the oldest that

@@ -44,7 +44,7 @@ const (
 
 var batchSchema = record(tInt, []string{"succeeded", "failed", "response_truncated_bytes"}, map[string]any{
 	"results":            map[string]any{"type": "array", "items": map[string]any{"type": "object"}},
-	"stopped_at":         map[string]any{"type": []string{"integer", "null"}},
+	"stopped_at":         tIntNull,
 	"response_truncated": tBool,
 })
 

@@ -220,7 +220,7 @@ func PasteBuffer(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if _, set := p["bracket"]; !set || p.boolean("bracket") {
 			args = append(args, "-p")
 		}
-		d.markSend(ctx, srv, x, "")
+		d.markSend(ctx, srv, x)
 		if _, err := srv.Do(ctx, args...); err != nil {
 			return nil, bufferError("paste-buffer", name, err)
 		}

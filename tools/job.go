@@ -40,7 +40,6 @@ func (d Deps) startJob(ctx context.Context, p params, cmd string, noHistory bool
 	}
 	before, _ := paneProcesses(ctx, pn.PID) // unknown: every process below counts as the job's
 	r := d.newRun(srv, pn.ID)
-	d.markSend(ctx, srv, pn, r.nonce)
 	started := time.Now()
 	base, err := r.send(ctx, d.jobs.files, d.tmuxPath(), cmd, noHistory)
 	if err != nil {
@@ -52,6 +51,7 @@ func (d Deps) startJob(ctx context.Context, p params, cmd string, noHistory bool
 	j.rec = JobRecord{ID: j.id, Socket: srv.Socket(), Pane: pn.ID, SessionID: string(base.SessionID), SessionName: base.SessionName,
 		Nonce: r.nonce, State: jobRunning, Started: started, ServerPID: srv.Health().PID, PanePID: base.PID,
 		HistorySize: base.HistorySize, HistoryLimit: base.HistoryLimit, Width: base.Width, Height: base.Height, CursorY: base.CursorY,
+		Lines:  r.lines,
 		Before: before, File: r.file, Proc: os.Getpid()}
 	j.mu.Unlock()
 	close(j.verified)

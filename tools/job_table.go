@@ -18,20 +18,21 @@ import (
 
 // Background jobs.
 //
-// A job is a run_command with background set: the same wrapper, markers
-// and private wait-for channel, typed the same way, but the call returns
+// A job is a run_command with background set: the same line and file,
+// end and private wait-for channel, typed the same way, but the call returns
 // at once with a job ID and a goroutine of this process waits for the end
 // (jobTable, job.watch). The pane stays a pane: a person can watch it and
 // anyone can type into it; only another run_command, foreground or not,
 // is refused while the job runs there.
 //
 // The end is found three ways, whichever comes first:
-//   - the wait-for channel (run.await): the wrapper signals it after its
-//     end marker; exact, and no tmux call while the command runs;
+//   - the wait-for channel (run.await): the file's ending signals it after
+//     recording the end in a pane option; exact, and no tmux call while
+//     the command runs;
 //   - the job's processes (jobProcesses): when the processes the shell
-//     started for the job are gone and no end marker follows, the shell
-//     dropped the rest of the wrapper's line, which every POSIX shell does
-//     after a command dies of SIGINT (C-c): the job has exited, its status
+//     started for the job are gone and no end is recorded, the shell
+//     dropped the rest of the file, which every POSIX shell does after a
+//     command dies of SIGINT (C-c): the job has exited, its status
 //     unknown;
 //   - the pane and the server: a pane closed or respawned, or a server
 //     that died (supervisor.EventServerDied), makes the job lost.
@@ -40,9 +41,10 @@ import (
 // A tmux-mcp that starts takes over the jobs of tmux-mcp processes that
 // are gone, and checks the running ones against the live server before
 // it reports them: same server, same pane process, else lost; an end
-// marker in the pane, else it waits for their channel again. (The marker
-// comes first: tmux keeps the wait of a client that was killed, the last
-// tmux-mcp's, and hands it a signal sent while nobody else waited.)
+// recorded in the pane's option, else it waits for their channel again.
+// (The record comes first: tmux keeps the wait of a client that was
+// killed, the last tmux-mcp's, and hands it a signal sent while nobody
+// else waited.)
 
 // Job states.
 const (
@@ -68,7 +70,7 @@ type JobRecord struct {
 	Pane        tmux.PaneID
 	SessionID   string
 	SessionName string
-	Nonce       string // names the end marker and the wait-for channel
+	Nonce       string // names the end's pane option and the wait-for channel
 	State       string
 	ExitStatus  *int
 	Reason      string
@@ -78,12 +80,14 @@ type JobRecord struct {
 	PanePID     int
 	// Where the pane's history stood when the job was typed.
 	HistorySize, HistoryLimit, Width, Height, CursorY int
+	// Lines is how many lines the command shows as, the prompt's among
+	// them (0 in records of before: 1).
+	Lines int
 	// Before are the processes below the pane's process just before the
 	// job was typed: they are not the job's.
 	Before []int
-	// File is the file the typed line sources (the end marker and the
-	// channel's signal): it outlives tmux-mcp while the job runs, and
-	// goes when the job ends.
+	// File is the file the typed line sources; it removes itself when the
+	// shell reads it (and goes when the job ends, if the shell never did).
 	File string
 	// Tail is the end of the output as last read (jobTailLines,
 	// jobTailBytes).
@@ -114,7 +118,7 @@ const (
 	// jobProbeSpacing is the least time between two checks of a job's
 	// processes.
 	jobProbeSpacing = 250 * time.Millisecond
-	// jobSettle is how long the end marker may take to show once the
+	// jobSettle is how long the end may take to be recorded once the
 	// job's processes are gone, before the job counts as ended without
 	// one.
 	jobSettle = time.Second
@@ -204,7 +208,7 @@ type job struct {
 	mu     sync.Mutex
 	rec    JobRecord
 	output []string // the output as last read, capped at the capture default
-	final  bool     // output is up to the end marker
+	final  bool     // output is up to the end
 	// seen: a process of the job was seen, so the shell did start it;
 	// seenC is closed then.
 	seen  bool
@@ -475,7 +479,7 @@ func (j *job) learn(res runResult, keep int) {
 	tail, cut, _ := capTail(out, jobTailLines, jobTailBytes)
 	j.mu.Lock()
 	// A read that began before the end (get_job's, while the watcher
-	// found the end) must not replace the output up to the end marker.
+	// found the end) must not replace the output up to the end.
 	if j.rec.State != jobRunning || j.final && res.ExitStatus == nil {
 		j.mu.Unlock()
 		return

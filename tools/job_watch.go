@@ -46,7 +46,7 @@ func (j *job) watch(ctx context.Context) {
 				return
 			}
 			// The channel was signalled but the job is still there (no
-			// end marker): wait for it again, after a pause that grows
+			// end recorded): wait for it again, after a pause that grows
 			// if this repeats.
 			t := time.NewTimer(rearmDelay)
 			select {
@@ -134,7 +134,7 @@ func (j *job) awaitChannel(ctx context.Context, out chan<- awaited) {
 func (j *job) keep() int { return j.t.d.Sup.Config().CaptureLines }
 
 // ended handles the end of a wait for the channel: the job exited (its end
-// marker was read), or is lost (its pane or server is gone); false means
+// was read), or is lost (its pane or server is gone); false means
 // it runs on.
 func (j *job) ended(ctx context.Context, a awaited) bool {
 	if ctx.Err() != nil {
@@ -143,6 +143,7 @@ func (j *job) ended(ctx context.Context, a awaited) bool {
 	if a.err == nil && a.res.ExitStatus != nil {
 		j.learn(a.res, j.keep())
 		status := *a.res.ExitStatus
+		j.run.clearEnd(ctx)
 		return j.end(jobExited, &status, j.stopReason(), time.Now()) || !j.running()
 	}
 	return j.checkPane(ctx)
@@ -243,23 +244,24 @@ func (j *job) hasBeenSeen() bool {
 }
 
 // settled runs when the job's processes have been gone for jobSettle: if
-// they still are, the end marker decides; without one the shell dropped
-// the rest of the wrapper (an interrupt), and the job has exited with its
-// status unknown. It reports whether the job has ended.
+// they still are, the end its ending recorded decides; without one the
+// shell dropped the rest of the file (an interrupt), and the job has
+// exited with its status unknown. It reports whether the job has ended.
 func (j *job) settled(ctx context.Context) bool {
 	if j.probe(ctx, false) != probeNoProcess {
 		return !j.running()
 	}
-	res, found, err := j.run.collect(ctx, j.base, false)
+	res, end, err := j.run.result(ctx, j.base)
 	if ctx.Err() != nil {
 		return true
 	}
 	if err != nil {
 		return j.checkPane(ctx)
 	}
-	if found && res.ExitStatus != nil {
+	if end != nil {
 		j.learn(res, j.keep())
-		status := *res.ExitStatus
+		status := end.status
+		j.run.clearEnd(ctx)
 		return j.end(jobExited, &status, j.stopReason(), time.Now()) || !j.running()
 	}
 	why := "interrupted"
@@ -280,7 +282,7 @@ func (j *job) read(ctx context.Context, keep int) (JobRecord, []string, error) {
 	// Until the shell has started the job it has printed nothing: what
 	// shows below the prompt then is the command line being echoed.
 	if r != nil && j.running() && j.started() {
-		res, found, err := r.collect(ctx, j.base, true)
+		res, end, err := r.result(ctx, j.base)
 		switch {
 		case err != nil && j.running():
 			if !j.checkPane(ctx) {
@@ -288,12 +290,14 @@ func (j *job) read(ctx context.Context, keep int) (JobRecord, []string, error) {
 			}
 		case err == nil:
 			j.learn(res, max(keep, j.keep()))
-			// Once the prompt shows after the end marker: a command typed
-			// into the pane before it would show twice (run.await waits
-			// for it too).
-			if found && res.ExitStatus != nil && res.prompted {
-				status := *res.ExitStatus
-				j.end(jobExited, &status, j.stopReason(), time.Now())
+			// Once the prompt shows after the end: a command typed into
+			// the pane before it would show twice (run.await waits for it
+			// too).
+			if end != nil && res.prompted {
+				status := end.status
+				if j.end(jobExited, &status, j.stopReason(), time.Now()) {
+					r.clearEnd(ctx)
+				}
 			}
 		}
 	}
@@ -379,19 +383,22 @@ func (t *jobTable) rearm(j *job) {
 		return
 	}
 	j.run = t.d.newRun(srv, rec.Pane)
-	j.run.nonce, j.run.file = rec.Nonce, rec.File
+	j.run.nonce, j.run.file, j.run.lines = rec.Nonce, rec.File, max(rec.Lines, 1)
 	j.base = tmux.Pane{ID: rec.Pane, PID: rec.PanePID, HistorySize: rec.HistorySize, HistoryLimit: rec.HistoryLimit,
 		Width: rec.Width, Height: rec.Height, CursorY: rec.CursorY}
+	j.run.anchor = paneAnchor(j.base)
 	if j.checkPane(ctx) {
 		return
 	}
-	// It may have ended while no tmux-mcp watched: its end marker says so.
-	// Its channel may not: tmux keeps the wait of a client that was
-	// killed (the last tmux-mcp's) and gives it the signal.
-	res, found, err := j.run.collect(ctx, j.base, false)
-	if err == nil && found && res.ExitStatus != nil {
+	// It may have ended while no tmux-mcp watched: the end its ending
+	// recorded says so. Its channel may not: tmux keeps the wait of a
+	// client that was killed (the last tmux-mcp's) and gives it the
+	// signal.
+	res, end, err := j.run.result(ctx, j.base)
+	if err == nil && end != nil {
 		j.learn(res, j.keep())
-		status := *res.ExitStatus
+		status := end.status
+		j.run.clearEnd(ctx)
 		j.end(jobExited, &status, "", time.Now())
 		return
 	}

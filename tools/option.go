@@ -101,6 +101,9 @@ func checkOptionName(name string) error {
 	return nil
 }
 
+// optionValueSchema is what optionValue returns, or null (unset).
+var optionValueSchema = anyOf("string", "integer", "boolean", "array", "null")
+
 // optionValue converts a value as libtmux does: digits become a number,
 // on and off a boolean, several lines (an array option) a list.
 func optionValue(out string) any {
@@ -124,7 +127,7 @@ func optionValue(out string) any {
 // ShowOption reads one option's value in force.
 func ShowOption(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 	t := newTool("show_option", "Show an option's value in force (inherited values included).", hintsRead,
-		object(map[string]any{"option": tString, "value": map[string]any{}}),
+		object(map[string]any{"option": tString, "value": optionValueSchema}),
 		mcp.WithString("option", mcp.Required()), pScope, pTarget, pGlobal, pSocket)
 	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
 		name := p.str("option")

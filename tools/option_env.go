@@ -42,10 +42,10 @@ func envNameProblem(name string) string {
 // readonly tier it shows names only: the global environment is tmux-mcp's
 // own (tokens included), and reading it should take more than a read.
 func ShowEnvironment(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
-	t := newTool("show_environment", "Show the global or a session's environment (removed: \"-NAME\": true; readonly tier: names only, values null).",
+	t := newTool("show_environment", "Global or session environment (removed: \"-NAME\": true; readonly tier: names only, values null).",
 		hintsRead,
 		object(map[string]any{"variables": map[string]any{"type": "object",
-			"additionalProperties": map[string]any{"type": []string{"string", "boolean", "null"}}},
+			"additionalProperties": anyOf("string", "boolean", "null")},
 			"values_hidden": tBool, "matched": tInt, "left_out": tInt, "unreadable": tInt, "note": tString}),
 		pSessionName, pSessionID, pSocket, pFilters, pLimitItems)
 	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {

@@ -23,7 +23,7 @@ type HookEntry struct {
 }
 
 // hookSchema is one HookEntry; hooksSchema is show_hook's result.
-var hookSchema = record(tString, []string{"hook_name", "command"}, map[string]any{"index": map[string]any{"type": []string{"integer", "null"}}})
+var hookSchema = record(tString, []string{"hook_name", "command"}, map[string]any{"index": tIntNull})
 
 var hooksSchema = object(map[string]any{"entries": map[string]any{"type": "array", "items": hookSchema}})
 

@@ -210,8 +210,8 @@ type paneSnapshot struct {
 var snapshotSchema = record(tField,
 	[]string{"pane_id", "content", "cursor_x", "cursor_y", "pane_width", "pane_height", "pane_pid", "pane_dead",
 		"alternate_on", "pane_in_mode", "history_size", "title", "pane_current_command", "pane_current_path",
-		"content_truncated", "content_truncated_lines", "sha256", "cached", "freshness"},
-	map[string]any{"pane_mode": tStrNull, "scroll_position": tIntNull, "is_caller": tBoolNil})
+		"content_truncated", "content_truncated_lines", "sha256", "cached", "freshness",
+		"pane_mode", "scroll_position", "is_caller"}, nil) // the last three may be null
 
 // SnapshotPane returns a pane's screen and state in one call.
 func SnapshotPane(d Deps) (mcp.Tool, server.ToolHandlerFunc) {

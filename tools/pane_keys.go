@@ -85,7 +85,7 @@ func SendKeys(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 			return nil, err
 		}
 		srv, pn, notReady := tp.srv, tp.pane, tp.notReady
-		d.markSend(ctx, srv, pn, "")
+		d.markSend(ctx, srv, pn)
 		err = k.send(ctx, srv, pn.ID)
 		tp.unlock()
 		if err != nil {
@@ -208,7 +208,7 @@ type keysRow struct {
 	Elapsed float64 `json:"elapsed_seconds"`
 }
 
-var batchRowSchema = record(map[string]any{"type": []string{"string", "number", "boolean", "null"}},
+var batchRowSchema = record(anyOf("string", "number", "boolean", "null"),
 	[]string{"index", "pane_id", "success", "error", "elapsed_seconds"}, nil)
 
 // SendKeysBatch types several sends in order.
@@ -356,7 +356,7 @@ func (d Deps) sendOne(ctx context.Context, srv *supervisor.Server, pn tmux.Pane,
 		return err
 	}
 	if mark {
-		d.markSend(ctx, srv, pn, "")
+		d.markSend(ctx, srv, pn)
 	} else {
 		d.forgetSend(srv, pn.ID)
 	}

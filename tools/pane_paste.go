@@ -35,7 +35,7 @@ func PasteText(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		}
 		defer tp.unlock()
 		srv, pn, notReady := tp.srv, tp.pane, tp.notReady
-		d.markSend(ctx, srv, pn, "")
+		d.markSend(ctx, srv, pn)
 		if err := paste(ctx, srv, pn.ID, text, p.flag("bracket", true)); err != nil {
 			return nil, err
 		}

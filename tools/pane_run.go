@@ -4,14 +4,14 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -41,7 +41,7 @@ type runResult struct {
 	// history (its history-limit) before it could be read; how many lines
 	// is not known. output_truncated is set too.
 	HistoryOverflowed bool `json:"history_overflowed"`
-	// prompted: something (the shell's prompt) shows after the end marker.
+	// prompted: something (the shell's prompt) shows after the end.
 	prompted bool
 }
 
@@ -88,7 +88,6 @@ func RunCommand(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 			return nil, err
 		}
 		r := d.newRun(srv, pn.ID)
-		d.markSend(ctx, srv, pn, r.nonce)
 		res, err := r.do(ctx, d.runs, d.tmuxPath(), cmd, noHistory, timeout)
 		if err != nil {
 			return nil, err
@@ -153,14 +152,14 @@ func nonce() string {
 
 // run is one run_command.
 //
-// The command runs in a subshell of the pane's shell, typed as one line
-// that ends by sourcing a file of this run (see runscript.go); the shell
-// then prints an end marker, "[tmux-mcp <nonce>] exit <status>", and
-// signals a private wait-for channel. The output is what the pane shows
-// between the line typed (the first line that holds the nonce) and the end
-// marker: output cannot forge either without knowing the nonce, and the
-// typed line never holds the marker. The wait is exact and makes no
-// capture while the command runs; the output is read once, from
+// The command runs in a subshell of the pane's shell, from a file of this
+// run that a short line typed at the prompt sources (see runscript.go):
+// the file shows the command in place of the line typed, runs it, and
+// ends by recording its status and where its output ended in a pane
+// option, and signalling a private wait-for channel. The output is what
+// the pane shows between the command's lines (after the prompt the
+// anchor taken before typing finds) and that end. The wait is exact and
+// makes no capture while the command runs; the output is read once, from
 // scrollback, at the end.
 type run struct {
 	srv   *supervisor.Server
@@ -170,22 +169,29 @@ type run struct {
 	maxLines, maxBytes int
 	// file is the file the typed line sources, if any.
 	file string
+	// lines is how many lines the command shows as, the prompt's first:
+	// the output begins after them.
+	lines int
+	// anchor is the top of the pane's screen before the line was typed;
+	// the prompt was on the cursor's row of that screen, which mark finds
+	// again after tmux freed history lines.
+	anchor screenAnchor
+	mark   promptMark
+	// keepMark records the send's mark for the waits that follow (see
+	// sendMark), from the capture the run anchors by, before the keys go.
+	keepMark func(m sendMark, ok bool)
 }
 
 // newRun prepares a run_command in pane, with a fresh nonce.
 func (d Deps) newRun(srv *supervisor.Server, pane tmux.PaneID) *run {
 	cfg := d.Sup.Config()
-	return &run{srv: srv, pane: pane, nonce: nonce(), maxLines: cfg.MaxCaptureLines, maxBytes: cfg.MaxCaptureBytes}
+	return &run{srv: srv, pane: pane, nonce: nonce(), maxLines: cfg.MaxCaptureLines, maxBytes: cfg.MaxCaptureBytes, lines: 1,
+		keepMark: func(m sendMark, ok bool) { d.keepMark(srv, pane, m, ok) }}
 }
 
 func (r *run) channel() string { return "tmux_mcp_run_" + r.nonce }
 
-// markerGrace bounds the wait for the end marker to show once the channel
-// was signalled (tmux may take the signal before it reads the pane's last
-// output).
-const markerGrace = 2 * time.Second
-
-// promptGrace bounds the wait for the shell's prompt after the end marker.
+// promptGrace bounds the wait for the shell's prompt after the end.
 // A run ends when the prompt shows: keys typed before it (the next
 // run_command) would be echoed by the terminal and again by the shell,
 // and the pane would show the line twice.
@@ -200,6 +206,10 @@ func (r *run) do(ctx context.Context, files *runFiles, tmuxBin, cmd string, noHi
 	if err == nil && !res.TimedOut {
 		// The shell has read the file: it signalled the channel.
 		files.remove(r.file)
+		r.clearEnd(ctx)
+		if res.ExitStatus == nil {
+			err = errors.New("the command's channel was signalled, but no end was recorded")
+		}
 	}
 	if err != nil && ctx.Err() == nil {
 		return runResult{}, r.sentError(err)
@@ -213,7 +223,9 @@ var nonPOSIXShells = []string{"fish", "csh", "tcsh", "nu", "elvish", "xonsh", "p
 
 // send types the command at the pane's prompt (writing the file it
 // sources into files) and returns the pane as it was just before: the
-// base that await and collect read the output from.
+// base that await and collect read the output from. It anchors at the
+// pane's screen first (r.anchor), so that the prompt's row is found again
+// even after tmux freed history lines.
 func (r *run) send(ctx context.Context, files *runFiles, tmuxBin, cmd string, noHistory bool) (tmux.Pane, error) {
 	base, err := readPane(ctx, r.srv, r.pane)
 	if err != nil {
@@ -227,9 +239,39 @@ func (r *run) send(ctx context.Context, files *runFiles, tmuxBin, cmd string, no
 		return tmux.Pane{}, &toolError{msg: fmt.Sprintf("pane %s runs %s; run_command needs a POSIX shell at the prompt (sh, bash, zsh, ksh); nothing was sent", r.pane, sh),
 			class: "unsupported_shell", hint: "Use send_keys and wait_for_text, or start sh or bash in the pane."}
 	}
-	line := r.script(files, tmuxBin, cmd)
-	if noHistory {
-		line = " " + line
+	r.anchor = paneAnchor(base)
+	promptRow := ""
+	var mark sendMark
+	marked := false
+	if !base.AlternateOn {
+		w := &waiter{srv: r.srv, pane: r.pane, base: base, ceiling: captureCeiling{r.maxLines, r.maxBytes}}
+		if s, pn, settled, err := w.takeAnchor(ctx, base); err == nil && settled && w.anchor.slack == 0 {
+			base = pn
+			if base.HistoryLimit > 0 {
+				// Without history the anchor's row is arithmetic only, and
+				// rows that scroll off are gone: the mark finds the prompt.
+				r.anchor = w.anchor
+			}
+			i := len(s.rows) - pn.Height + pn.CursorY
+			r.mark = newPromptMark(s.rows, i, "")
+			if i >= 0 && i < len(s.rows) {
+				promptRow = s.rows[i]
+			}
+			mark, marked = sendMarkFrom(w, s, pn)
+		}
+	}
+	r.clearStale(ctx)
+	line := r.script(files, tmuxBin, cmd, noHistory, base)
+	// The prompt's row will show the prompt, then the command's first
+	// line (or the line typed, where no file could be written).
+	shown := line
+	if r.file != "" {
+		shown, _, _ = strings.Cut(display(cmd), "\n")
+	}
+	r.mark.head = rowHead(promptRow, base.CursorX, shown, base.Width)
+	if r.keepMark != nil {
+		mark.echo = r.lines - 1
+		r.keepMark(mark, marked)
 	}
 	k := keystroke{keys: line, enter: true, literal: true}
 	if err := k.send(ctx, r.srv, r.pane); err != nil {
@@ -237,6 +279,32 @@ func (r *run) send(ctx context.Context, files *runFiles, tmuxBin, cmd string, no
 		return tmux.Pane{}, err
 	}
 	return base, nil
+}
+
+// rowHead is the row that shows text after the first x cells of prompt
+// (a row), cut at width cells, right-trimmed.
+func rowHead(prompt string, x int, text string, width int) string {
+	head := prompt[:cellOffset(prompt, x)]
+	if c := utf8.RuneCountInString(head); c < x {
+		head += strings.Repeat(" ", x-c)
+	}
+	head += text
+	return strings.TrimRight(head[:cellOffset(head, width)], " ")
+}
+
+// clearStale removes the end options runs left on the pane that nobody
+// read (a run that timed out and ended later); a pane has no running job
+// when a run starts in it.
+func (r *run) clearStale(ctx context.Context) {
+	out, err := r.srv.Do(ctx, "show-options", "-p", "-t", string(r.pane))
+	if err != nil {
+		return
+	}
+	for _, l := range strings.Split(string(out), "\n") {
+		if name, _, _ := strings.Cut(l, " "); strings.HasPrefix(name, "@tmux_mcp_") {
+			r.srv.Do(ctx, "set-option", "-p", "-u", "-t", string(r.pane), name) //nolint:errcheck // best effort
+		}
+	}
 }
 
 // sentError is a failure to learn the result of a command that was sent:
@@ -252,58 +320,52 @@ func (r *run) sentError(err error) error {
 }
 
 // await waits for the command sent at base to end (or the timeout) and
-// reads its result.
+// reads its result. A channel signalled without an end recorded (a wait
+// of an earlier tmux-mcp that tmux kept) gives a result without an exit
+// status.
 func (r *run) await(ctx context.Context, base tmux.Pane, timeout time.Duration) (runResult, error) {
 	prog := startProgress(ctx, requestOf(ctx), timeout, "running a command in pane "+string(r.pane))
 	wctx, cancel := context.WithTimeout(ctx, timeout)
 	_, err := r.srv.DoBlocking(wctx, "wait-for", r.channel())
 	cancel()
 	prog.stop()
-	timedOut := false
 	switch {
 	case ctx.Err() != nil:
 		return runResult{}, ctx.Err()
 	case err != nil && wctx.Err() != nil:
-		timedOut = true
+		res, err := r.collect(ctx, base, nil)
+		res.TimedOut = true
+		return res, err
 	case err != nil:
 		return runResult{}, err
 	}
-	res, found, err := r.collect(ctx, base, timedOut)
-	if err != nil || timedOut || found && res.prompted {
-		return res, err
+	end, err := r.readEnd(ctx)
+	if err != nil || end == nil {
+		return runResult{}, err
 	}
-	// Wait for the end marker (tmux may take the signal before it reads
-	// the pane's last output), then for the prompt after it, read again
-	// once changes are watched so that none is missed.
+	// Read the output once the prompt shows after the end: once the
+	// cursor left the end (the shell printing its prompt moves it), each
+	// time the pane changes, or when the wait for it is over.
 	feed := watchPane(ctx, r.srv, r.pane, minPoll)
 	defer feed.close()
-	wait := time.NewTimer(markerGrace)
+	wait := time.NewTimer(promptGrace)
 	defer wait.Stop()
-	for prompting := false; ; {
-		next, ok, err := r.collect(ctx, base, false)
-		switch {
-		case err != nil && found:
-			return res, nil // the result was read; what follows is not needed
-		case err != nil:
+	for {
+		now, err := readPane(ctx, r.srv, r.pane)
+		if err != nil {
 			return runResult{}, err
-		case ok:
-			res, found = next, true
 		}
-		if found && res.prompted {
-			return res, nil
-		}
-		if found && !prompting {
-			prompting = true
-			wait.Reset(promptGrace)
+		if row, ok := end.row(now); !ok || now.CursorY != row || now.CursorX != end.cx {
+			res, err := r.collect(ctx, base, end)
+			if err != nil || res.prompted {
+				return res, err
+			}
 		}
 		select {
 		case <-ctx.Done():
 			return runResult{}, ctx.Err()
 		case <-wait.C:
-			if found {
-				return res, nil
-			}
-			return runResult{}, fmt.Errorf("the command signalled its end but its end marker did not show within %s", markerGrace)
+			return r.collect(ctx, base, end)
 		case _, ok := <-feed.C:
 			if !ok {
 				feed.reopen(ctx)
@@ -312,105 +374,141 @@ func (r *run) await(ctx context.Context, base tmux.Pane, timeout time.Duration) 
 	}
 }
 
-// collect reads the output from scrollback: from the row the command was
-// typed on (base) to the bottom of the screen, or, when tmux may have
-// freed history lines since (the row is then not known, see
-// screenAnchor), from as far back as a capture may hold; parse finds the
-// markers either way. found reports whether the end marker was there.
-func (r *run) collect(ctx context.Context, base tmux.Pane, timedOut bool) (res runResult, found bool, err error) {
-	now, err := readPane(ctx, r.srv, r.pane)
-	if err != nil {
-		return runResult{}, false, err
-	}
-	a := paneAnchor(base)
-	start := -min(now.HistorySize, r.maxLines-now.Height)
-	if row, ok := a.settled(now); ok {
-		start = max(row+base.CursorY, start)
-	}
-	c, err := capture(ctx, r.srv, supervisor.CaptureRequest{Pane: r.pane, Start: &start, Join: true,
-		MaxLines: max(min(now.Height-start, r.maxLines), 1), MaxBytes: r.maxBytes})
-	if err != nil {
-		return runResult{}, false, err
-	}
-	res, found, err = r.parse(string(c.Content), timedOut)
-	// Without the start marker in the whole history, tmux freed it.
-	res.HistoryOverflowed = res.Truncated && start == -now.HistorySize && a.mayHaveDropped(now)
-	return res, found, err
-}
-
-// parse finds the output in captured lines: after the first line that
-// holds the nonce (the line typed), up to the end marker. Without the
-// typed line (scrolled out of the history, or out of the capture) the
-// output begins at the first line captured and is marked truncated.
-func (r *run) parse(content string, timedOut bool) (res runResult, found bool, err error) {
-	lines := strings.Split(strings.TrimSuffix(content, "\n"), "\n")
-	for i := range lines {
-		lines[i] = strings.TrimRight(lines[i], " ")
-	}
-	end := regexp.MustCompile(`^(.*)` + regexp.QuoteMeta(endPrefix(r.nonce)) + `([0-9]+)$`)
-	// The first line that holds the nonce before the end marker (which
-	// holds it too) is the line typed.
-	first := 0
-	res.Truncated = true
-	for i, l := range lines {
-		if end.MatchString(l) {
-			break
-		}
-		if strings.Contains(l, r.nonce) {
-			first, res.Truncated = i+1, false
-			if rest := r.afterTyped(l); rest != "" {
-				lines[i], first = rest, i
-			}
-			break
-		}
-	}
-	out := lines[first:]
-	for j, l := range out {
-		m := end.FindStringSubmatch(l)
-		if m == nil {
-			continue
-		}
-		status, err := strconv.Atoi(m[2])
+// collect reads the output from scrollback: from the lines after the
+// command's own (after the prompt's row, which the anchor finds, even
+// after tmux freed history lines) to the end recorded, or with end nil (the
+// command still runs) to the cursor. The capture goes back no further than
+// a capture may hold; output that begins before that, or whose start tmux
+// freed, is truncated.
+func (r *run) collect(ctx context.Context, base tmux.Pane, end *runEnd) (runResult, error) {
+	var res runResult
+	wide := false // the anchor was not where it can be after two drops: look through the history
+	for try := 1; ; try++ {
+		now, err := readPane(ctx, r.srv, r.pane)
 		if err != nil {
-			return runResult{}, false, fmt.Errorf("tools: run_command exit status %q: %w", m[2], err)
+			return runResult{}, err
 		}
-		res.ExitStatus = &status
-		res.Output = append(out[:j:j], nonEmpty(m[1])...)
-		res.prompted = slices.ContainsFunc(out[j+1:], func(l string) bool { return l != "" })
-		return res, true, nil
+		// The prompt's row, if no line was freed since the anchor (in a
+		// pane without history, lines that scroll off the screen are
+		// gone uncounted: the mark finds it).
+		prompt, settled := r.anchor.settled(now)
+		prompt += base.CursorY
+		settled = settled && now.HistoryLimit > 0
+		limit := -min(now.HistorySize, r.maxLines-now.Height)
+		top := max(prompt, limit)
+		if !settled && !wide {
+			top = max(r.anchor.reach(now), limit)
+		} else if !settled {
+			top = limit
+		}
+		c, err := capture(ctx, r.srv, supervisor.CaptureRequest{Pane: r.pane, Start: &top, Join: true,
+			MaxLines: max(min(now.Height-top, r.maxLines), 1), MaxBytes: r.maxBytes})
+		if err != nil {
+			return runResult{}, err
+		}
+		after, err := readPane(ctx, r.srv, r.pane)
+		if err != nil {
+			return runResult{}, err
+		}
+		if !still(now, after) && try < stableTries {
+			continue // it scrolled under the capture: the rows moved
+		}
+		s := splitLines(strings.Split(strings.TrimSuffix(string(c.Content), "\n"), "\n"), now.Width)
+		first := len(s.rows) - now.Height // the index of row 0
+		found := settled
+		if !settled {
+			var i int
+			if i, found = r.mark.locate(s.rows, first, now, prompt); found {
+				prompt = i - first
+			} else if !wide && top > limit && r.mark.head != "" {
+				wide = true
+				continue
+			}
+		}
+		endRow, endX, ok := now.CursorY, now.CursorX, end == nil
+		if end != nil {
+			endRow, ok = end.row(now)
+			endX = end.cx
+		}
+		if !ok {
+			// Resized since the end: the rows were rewrapped; the output
+			// ends before the cursor's row, where the prompt is.
+			endRow, endX = now.CursorY, 0
+		}
+		res = r.cut(s, first, prompt, found && prompt+first >= 0, endRow, endX, now)
+		res.HistoryOverflowed = res.Truncated && !found && r.anchor.mayHaveDropped(now)
+		if end != nil {
+			status := end.status
+			res.ExitStatus = &status
+		} else {
+			// Still running: what it printed so far, without the blank
+			// rows below.
+			for len(res.Output) > 0 && res.Output[len(res.Output)-1] == "" {
+				res.Output = res.Output[:len(res.Output)-1]
+			}
+		}
+		return res, nil
 	}
-	if !timedOut {
-		return res, false, nil
+}
+
+// cut takes the output from s, a capture of pn whose row 0 is at index
+// first: the lines after the command's own (the lines from the prompt's
+// row on, when known) up to column endX of row endRow. Without the
+// prompt's row the output begins at the first line captured and is
+// truncated. It also tells whether the shell's prompt shows after the
+// end: text after the end on the cursor's row, left of the cursor, which
+// rests before the right margin (zsh ends a line without a newline with a
+// mark and blanks up to the margin, then prints its prompt below).
+func (r *run) cut(s splitRows, first, prompt int, known bool, endRow, endX int, pn tmux.Pane) runResult {
+	var res runResult
+	start := 0
+	if known {
+		start = s.lineOf(prompt+first) + r.lines
+	} else {
+		res.Truncated = true
 	}
-	// Still running: everything after the line typed so far.
-	for len(out) > 0 && out[len(out)-1] == "" {
-		out = out[:len(out)-1]
+	ei := min(max(endRow+first, 0), len(s.rows)-1)
+	if ei < 0 {
+		res.Output = []string{}
+		return res
 	}
-	res.TimedOut = true
+	at := s.at[ei]
+	stop := at.off + cellOffset(s.lines[at.line][at.off:], endX)
+	var out []string
+	for i := start; i < at.line && i < len(s.lines); i++ {
+		out = append(out, strings.TrimRight(s.lines[i], " "))
+	}
+	if start <= at.line && stop > 0 {
+		out = append(out, strings.TrimRight(s.lines[at.line][:stop], " "))
+	}
+	if out == nil {
+		out = []string{}
+	}
 	res.Output = out
-	return res, false, nil
+	if ci := pn.CursorY + first; pn.CursorX < pn.Width && ci >= ei && ci < len(s.rows) {
+		row := s.lines[s.at[ci].line][s.at[ci].off:]
+		from := 0
+		if ci == ei {
+			from = stop - at.off
+		}
+		if to := cellOffset(row, pn.CursorX); to > from {
+			res.prompted = strings.TrimSpace(row[from:to]) != ""
+		}
+	}
+	return res
 }
 
-// afterTyped returns what a captured line holds after the line typed: a
-// line typed exactly as wide as the pane is joined with the row after it
-// (the shell's line editor wraps there), where the output begins. The
-// line typed ends with the file it sources, or with the channel.
-func (r *run) afterTyped(l string) string {
-	end := r.channel()
-	if r.file != "" {
-		end = shWord(r.file)
+// cellOffset returns the byte offset in line of its cell x (the line's
+// length if it is shorter).
+func cellOffset(line string, x int) int {
+	cells := 0
+	for off, r := range line {
+		if cells >= x {
+			return off
+		}
+		cells += cellWidth(r)
 	}
-	if i := strings.LastIndex(l, end); i >= 0 {
-		return l[i+len(end):]
-	}
-	return ""
-}
-
-func nonEmpty(s string) []string {
-	if s == "" {
-		return nil
-	}
-	return []string{s}
+	return len(line)
 }
 
 // tailLines keeps the last n lines; dropped adds to the count already

@@ -72,7 +72,7 @@ const (
 // WaitForText waits until text printed since the agent's last send to
 // the pane, or after the call, matches.
 func WaitForText(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
-	t := newTool("wait_for_text", "Wait until a line printed since your last send to the pane (else this call) contains one of patterns (case-insensitive unless match_case; RE2 if regex), or one of stop; text from before that never matches. A pattern's trailing blanks also match a line's end.",
+	t := newTool("wait_for_text", "Wait until a line printed since your last send to the pane (else this call) holds a pattern (case-insensitive unless match_case; RE2 if regex) or a stop pattern; older text never matches. A pattern's trailing blanks match a line end.",
 		hintsRead, waitSchema,
 		paneTarget(mcp.WithArray("patterns", mcp.WithStringItems()), mcp.WithArray("stop", mcp.WithStringItems()),
 			pRegex, pMatchCase, pTimeout, mcp.WithNumber("interval"), mcp.WithString("since", mcp.Enum(sinceSend, sinceCall)))...)
@@ -223,7 +223,7 @@ type waiter struct {
 	anchor screenAnchor // at or above the first row not yet read
 	skip   int          // rows from the anchor down that are not new: those above the cursor at entry
 	cut    bool         // the line holding row skip is the send's own (see sendMark)
-	echo   string       // see sendMark
+	echo   int          // see sendMark
 	first  bool         // the first read from a send's mark
 	entry  map[string]bool
 	past   []string // lines read above the anchor, for tail
@@ -366,7 +366,7 @@ func (w *waiter) armFromSend(ctx context.Context, m sendMark) (string, error) {
 // screen.
 func (w *waiter) armAtCall(ctx context.Context, pn tmux.Pane) error {
 	w.res.Since = sinceCall
-	w.cut, w.echo, w.past, w.rows, w.res.SawNewOutput = false, "", nil, nil, false
+	w.cut, w.echo, w.past, w.rows, w.res.SawNewOutput = false, 0, nil, nil, false
 	s, pn, _, err := w.takeAnchor(ctx, pn)
 	if err != nil {
 		return err

@@ -75,16 +75,11 @@ func (w *waiter) follow(ctx context.Context, pn tmux.Pane, changed bool) ([]stri
 	}
 	lines := s.from(first + from)
 	line := s.lineOf(first + from)
-	if w.echo != "" {
-		// run_command's typed line ends with its nonce (the name of the
-		// file it sources, maybe quoted, or its channel's name); its end
-		// marker holds the nonce but does not end with it.
-		for k := len(lines) - 1; k >= 0; k-- {
-			if l := strings.TrimSuffix(lines[k], "'"); strings.HasSuffix(l, w.echo) {
-				lines, line = lines[k+1:], line+k+1
-				break
-			}
-		}
+	if w.echo > 0 && !w.cut && found {
+		// The lines after the send's own line that run_command's command
+		// shows as are the send's too: skipped once.
+		n := min(w.echo, len(lines))
+		lines, line, w.echo = lines[n:], line+n, w.echo-n
 	}
 	// The rows read above the screen stay as they are: the next read can
 	// begin at the top of the screen, or lower if the first new row is.

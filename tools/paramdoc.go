@@ -116,13 +116,13 @@ var paramDocs = map[string]string{
 	"stop":                       "patterns ending it as stopped",
 	"timeout":                    "max {max_wait}",
 	"wait_for_text.timeout":      "default 8, max {max_wait}",
-	"interval":                   "poll period without output events (default 0.05)",
+	"interval":                   "poll period where no events (default 0.05)",
 	"wait_for_text.since":        "last_send (default after a send; a match consumes), call: new output only",
 
 	// Options, environment, hooks, journal, servers.
-	"global_":                  "tmux -g (libtmux-mcp's name)",
+	"global_":                  "tmux -g",
 	"scope":                    "default: by the option's name",
-	"target":                   "name or ID in scope (libtmux-mcp's name)",
+	"target":                   "name or ID in scope",
 	"option":                   "name or @user_option",
 	"value":                    "new value",
 	"name":                     "variable",

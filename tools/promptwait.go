@@ -8,7 +8,7 @@ import (
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
 )
 
-// A run_command ends when its end marker shows, and waits a moment
+// A run_command ends when its end is recorded, and waits a moment
 // (promptGrace) for the shell's prompt after it. On a loaded machine the
 // prompt can come later than that: the shell first waits for the tmux
 // client that signalled the run's channel. Keys typed before the prompt
@@ -22,7 +22,7 @@ import (
 // promptState is what paneIO knows about one process's prompt.
 type promptState struct {
 	// pending: a run ended with the cursor at x, y (column 0 below its
-	// end marker) and the prompt had not shown.
+	// output) and the prompt had not shown.
 	pending bool
 	x, y    int
 	// silent: a wait for this process's prompt once timed out; it shows

@@ -8,38 +8,64 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"unicode/utf8"
+
+	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
 )
 
-// What run_command types at a pane's prompt.
+// What run_command types at a pane's prompt, and what the pane shows.
 //
-// One line, whatever the command: a newline in the typed text would make a
-// shell such as dash print continuation prompts, and the pane would show
-// the wrapper. The command runs in a subshell of the pane's shell through
-// eval, so that its aliases, functions and directory apply, nothing it
-// changes leaks, and a syntax error or a trailing comment stays inside:
+// A person watching the pane sees the command the agent ran, after the
+// prompt, and its output, then the next prompt: nothing of ours stays on
+// the screen, and the shell's $? is the command's status. Only sh-like
+// shells (sh, dash, bash, zsh, ksh) read what is typed; fish and the
+// others are refused before anything is typed (nonPOSIXShells).
 //
-//	(eval 'make test'); . /tmp/tmux-mcp-run-123/8c1f0a2b3d4e
+// Nothing can run in a shell at its prompt without keys: the shell reads
+// only its terminal. So run_command types one short line, which sources a
+// file written for this command alone, in a directory only this user can
+// enter:
 //
-// A command with a newline or another control character (which a line
-// editor would take for a key) is decoded by printf %b, with "!" written
-// as an escape too (bash and zsh expand history inside double quotes):
+//	 . /tmp/tmux-mcp-run-123/8c1f0a2b3d4e
 //
-//	(eval "$(printf %b 'cd /src\nmake test')"); . /tmp/tmux-mcp-run-123/8c1f0a2b3d4e
+// The line editor echoes it (readline, zle and dash's own terminal echo
+// alike); the file's first lines move the cursor back over the echo,
+// erase it, and print the command in its place, as if it had been typed
+// (control characters as ^X), then remove the file. The echo shows for
+// the moment between Enter and the shell reading the file (a few
+// milliseconds; none of it is left on the screen or in its history). The
+// file then runs the command through eval in a subshell of the pane's
+// shell, so that its aliases, functions and directory apply, nothing it
+// changes leaks, and a syntax error stays inside:
 //
-// The sourced file, written for this command alone in a directory only
-// this user can enter, prints the end marker with the subshell's status
-// and signals the command's wait-for channel; run_command removes it once
-// the channel was signalled. A command whose line would be longer than
-// maxTypedCommand (a terminal in line mode, as dash reads, holds 4,095
-// bytes) goes into the file as well, which then removes itself first,
-// before the command runs, and the pane shows only ". <file>". Where no
-// file can be written, the line carries the end itself.
+//	(eval 'make test')
+//
+// and ends with a subshell that prints nothing: it turns the terminal's
+// echo off and asks it where the cursor is (DSR, ESC[6n). tmux answers
+// once it has read every byte the command printed before, so the answer
+// is a barrier: after it, tmux's grid holds all of the output. It then
+// records the status and the cursor (history size, row, column, pane
+// size) in a pane option of this run (@tmux_mcp_<nonce>, which tmux-mcp
+// reads and removes), signals the run's wait-for channel, and exits with
+// the command's status. Keys typed while the command ran, read with the
+// answer, are typed back. run_command reads the output from the rows
+// between the prompt (found by the anchor taken before typing, see
+// screenAnchor, or by promptMark) and the recorded end.
+//
+// Per shell: bash's history gets the command (history -s replaces the
+// line typed) unless suppress_history; zsh's gets it too (print -s), after
+// the line typed; dash keeps none. suppress_history types a leading space,
+// which bash drops with HISTCONTROL=ignorespace and zsh with
+// HIST_IGNORE_SPACE. A prompt that redraws itself on Enter (a transient
+// prompt) may leave part of the line typed, or lose part of itself: the
+// erase counts on the prompt as it was. Where no file can be written, the
+// line carries the command and the end itself, and the pane shows it.
 
-// maxTypedCommand is the longest subshell line typed; longer commands are
-// sourced from a file.
-const maxTypedCommand = 2048
-
-// subshell returns a line that runs cmd through eval in a subshell.
+// subshell returns a line that runs cmd through eval in a subshell, for a
+// line typed: a command with a newline or another control character
+// (which a line editor would take for a key) is decoded by printf %b, with
+// "!" written as an escape too (bash and zsh expand history inside double
+// quotes).
 func subshell(cmd string) string {
 	if !strings.ContainsFunc(cmd, isControl) {
 		return "(eval " + shQuote(cmd) + ")"
@@ -71,38 +97,131 @@ func escapeB(cmd string) string {
 	return b.String()
 }
 
-// endPrefix begins the line the shell prints after the command, which
-// ends with its exit status: "[tmux-mcp <nonce>] exit 0".
-func endPrefix(nonce string) string { return "[tmux-mcp " + nonce + "] exit " }
-
-// ending is the shell code that prints the end marker with the status of
-// the command before it and signals the run's channel. It never holds the
-// marker itself (the line a shell echoes must not read as one).
-func (r *run) ending(tmuxBin string) string {
-	return fmt.Sprintf(`printf '[tmux-mcp %%s] exit %%s\n' %s "$?"; %s -S %s wait-for -S %s`,
-		r.nonce, shQuote(tmuxBin), shQuote(r.srv.Socket().ResolvedPath()), r.channel())
+// display is cmd as the pane shows it after the prompt: its lines, the
+// trailing newlines dropped, a control character but tab as ^X (as a line
+// editor shows it; never sent raw to the terminal).
+func display(cmd string) string {
+	var b strings.Builder
+	for _, r := range strings.TrimRight(cmd, "\r\n") {
+		switch {
+		case r == '\n' || r == '\t':
+			b.WriteRune(r)
+		case r == 0x7f:
+			b.WriteString("^?")
+		case r < 0x20:
+			b.WriteByte('^')
+			b.WriteRune(r + '@')
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
 
-// script returns the line to type for cmd (without the leading space of
-// suppress_history) and writes the file it sources, if any, into files;
-// r.file names that file.
-func (r *run) script(files *runFiles, tmuxBin, cmd string) string {
-	sub, end := subshell(cmd), r.ending(tmuxBin)
-	if len(sub) <= maxTypedCommand {
-		if path, err := files.write(r.nonce, func(string) string { return end + "\n" }); err == nil {
-			r.file = path
-			return sub + "; . " + shWord(path)
-		}
-		return sub + "; " + end
+// displayLines is how many lines the command shows as, the prompt's
+// among them.
+func displayLines(cmd string) int { return strings.Count(display(cmd), "\n") + 1 }
+
+// eraseEcho is the printf format that moves the cursor back over the echo
+// of a line typed at column x of a pane width cells wide, once Enter has
+// moved it to the start of the row below, and erases the echo: the rest
+// of the prompt's row, and each row the line wrapped onto. The cursor ends
+// where the line began. It never clears from the top left corner, which
+// would push the screen into history. typed is how many cells the line
+// takes; it must not end exactly at the right margin (see typedLine).
+func eraseEcho(x, width, typed int) string {
+	rows := (x+typed)/width + 1 // the rows the echo took, less none: it does not end at the margin
+	col := "\\r"
+	if x > 0 {
+		col += fmt.Sprintf("\\033[%dC", x)
 	}
+	s := fmt.Sprintf("\\033[%dA%s\\033[K", rows, col)
+	for range rows - 1 {
+		s += "\\033[B\\033[2K"
+	}
+	if rows > 1 {
+		s += fmt.Sprintf("\\033[%dA%s", rows-1, col)
+	}
+	return s
+}
+
+// runOption is the pane option a run's ending records its end in.
+func (r *run) option() string { return "@tmux_mcp_" + r.nonce }
+
+// ending is the shell code that ends a run: a subshell, printing nothing,
+// that takes the status of the command before it, waits until tmux has
+// read all the output (the DSR barrier), records the status and the
+// cursor in the run's pane option, signals the run's channel, types back
+// keys read with the answer, and exits with the status. typed is for the
+// line typed where no file can be written.
+func (r *run) ending(tmuxBin string, typed bool) string {
+	tm := shQuote(tmuxBin) + " -S " + shQuote(r.srv.Socket().ResolvedPath())
+	esc := "e='\x1b'" // in a file: the byte itself, no process to make it
+	if typed {
+		esc = `e=$(printf '\033')` // a line editor would take the byte for a key
+	}
+	return `(s=$?; ` + esc + `; a=; t=$(stty -g 2>/dev/null) && stty -echo -icanon min 0 time 20 2>/dev/null && ` +
+		`{ printf '\033[6n'; if [ -n "${BASH_VERSION-}${ZSH_VERSION-}" ]; then ` +
+		`while IFS= read -r -d R -t 2 c; do a=$a${c}R; case $a in *"${e}["*R) break;; esac; done; ` +
+		`else while c=$(dd bs=64 count=1 2>/dev/null; echo .) && c=${c%.} && [ -n "$c" ]; do a=$a$c; ` +
+		`case $a in *"${e}["*R*) break;; esac; done; fi; stty "$t"; }; ` +
+		tm + ` set-option -p -F -t ` + string(r.pane) + ` ` + r.option() +
+		` "$s #{history_size} #{cursor_y} #{cursor_x} #{pane_width} #{pane_height}" \; wait-for -S ` + r.channel() + ` 2>/dev/null; ` +
+		`k=${a%"${e}["*}; [ -n "$k" ] && ` + tm + ` send-keys -t ` + string(r.pane) + ` -l -- "$k" 2>/dev/null; exit $s)`
+}
+
+// history is the shell code that puts cmd in the shell's history in place
+// of the line typed: bash replaces that line (history -s), zsh adds after
+// it (print -s); other shells keep none of ours.
+func history(cmd string) string {
+	q := shQuote(cmd)
+	return `if [ -n "${BASH_VERSION-}" ]; then history -s -- ` + q + ` 2>/dev/null; ` +
+		`elif [ -n "${ZSH_VERSION-}" ]; then print -s -- ` + q + ` 2>/dev/null; fi`
+}
+
+// typedLine is the line that sources path (after lead, a blank where the
+// history is to skip it), typed at column x of a pane width cells wide: a
+// blank is added where the line would end exactly at the right margin (a
+// line editor then wraps it in its own way), so that eraseEcho can count
+// its rows. It returns the line and its cells.
+func typedLine(lead, path string, x, width int) (string, int) {
+	line := lead + ". " + shWord(path)
+	cells := utf8.RuneCountInString(line)
+	if width > 0 && (x+cells)%width == 0 {
+		line, cells = line+" ", cells+1
+	}
+	return line, cells
+}
+
+// script returns the line to type at base's prompt for cmd (with a
+// leading blank when noHistory) and writes the file it sources into
+// files; r.file names that file and r.lines the lines the command shows
+// as. Where no file can be written, the line carries the command and the
+// ending itself.
+func (r *run) script(files *runFiles, tmuxBin, cmd string, noHistory bool, base tmux.Pane) string {
+	lead := ""
+	if noHistory {
+		lead = " "
+	}
+	var typed string
 	path, err := files.write(r.nonce, func(path string) string {
-		return "command rm -f -- " + shQuote(path) + "\n" + sub + "\n" + end + "\n"
+		line, cells := typedLine(lead, path, base.CursorX, base.Width)
+		typed = line
+		var b strings.Builder
+		fmt.Fprintf(&b, "printf '%s'\nprintf '%%s\\n' %s\n", eraseEcho(base.CursorX, base.Width, cells), shQuote(display(cmd)))
+		b.WriteString("command rm -f -- " + shQuote(path) + "\n")
+		if !noHistory {
+			b.WriteString(history(cmd) + "\n")
+		}
+		b.WriteString("(eval " + shQuote(cmd) + ")\n" + r.ending(tmuxBin, false) + "\n")
+		return b.String()
 	})
 	if err != nil {
-		return sub + "; " + end
+		r.lines = 1
+		return lead + subshell(cmd) + "; " + r.ending(tmuxBin, true)
 	}
-	r.file = path
-	return ". " + shWord(path)
+	r.file, r.lines = path, displayLines(cmd)
+	return typed
 }
 
 // runFiles is the private directory of run_command's files: made on first

@@ -1,10 +1,12 @@
 package tools
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -105,9 +107,11 @@ func TestRunCommandShells(t *testing.T) {
 	}
 }
 
-// TestRunCommandWatcherView: in the pane, a command leaves the line typed
-// (the command readable in it), its output and one line of machinery, the
-// end marker, before the next prompt.
+// TestRunCommandWatcherView: a person watching the pane sees, after the
+// prompt, the command the agent ran (its lines as given) and its output,
+// then the next prompt, and nothing of run_command's (the line it typed,
+// the file it sourced, an end marker); the shell's $? is the command's
+// status; and the agent's result is the output and the status.
 func TestRunCommandWatcherView(t *testing.T) {
 	for _, sh := range testShells {
 		t.Run(sh.name, func(t *testing.T) {
@@ -117,25 +121,44 @@ func TestRunCommandWatcherView(t *testing.T) {
 			e.tmux("clear-history", "-t", p)
 			for _, c := range []struct {
 				command string
-				typed   string
+				history bool
+				status  int
+				output  []string
+				screen  []string // the pane, from the top, right-trimmed
 			}{
-				{"echo one; echo two", `(eval 'echo one; echo two')`},
-				{"echo three\necho four", `(eval "$(printf %b 'echo three\necho four')")`},
+				{"echo one; echo two", false, 0, []string{"one", "two"},
+					[]string{"$ echo one; echo two", "one", "two", "$"}},
+				{"echo three\necho four", true, 0, []string{"three", "four"},
+					[]string{"$ echo three", "echo four", "three", "four", "$"}},
+				{"printf 'no newline'; exit 3", false, 3, []string{"no newline"},
+					[]string{"$ printf 'no newline'; exit 3", "no newline$"}},
+				// A tab shows as the terminal spaces it (to column 16); an
+				// escape in the command shows as text, never reaches the
+				// terminal.
+				{"echo tab\there; printf '\\033[1m\\033[0m'", true, 0, []string{"tab here"},
+					[]string{"$ echo tab      here; printf '\\033[1m\\033[0m'", "tab here", "$"}},
+				{"x='\x1b[31m'; echo ${#x}", true, 0, []string{"5"},
+					[]string{"$ x='^[[31m'; echo ${#x}", "5", "$"}},
 			} {
-				e.ok("run_command", map[string]any{"pane_id": p, "command": c.command, "suppress_history": false}, nil)
-				lines := strings.Split(e.screen(p), "\n")
-				for i := range lines {
-					lines[i] = strings.TrimRight(lines[i], " ") // tmux 3.2a's -J keeps trailing blanks
+				var r runResult
+				e.ok("run_command", map[string]any{"pane_id": p, "command": c.command, "suppress_history": !c.history}, &r)
+				if deref(r.ExitStatus) != c.status || !slices.Equal(r.Output, c.output) || r.Truncated {
+					t.Errorf("run_command(%q) = exit %v, output %q; want exit %d, output %q", c.command, deref(r.ExitStatus), r.Output, c.status, c.output)
 				}
-				i := slices.IndexFunc(lines, func(l string) bool { return strings.Contains(l, c.typed) })
-				if i < 0 || len(lines) < i+5 {
-					t.Fatalf("run_command(%q): the pane shows\n%s\nwant a line with %s", c.command, strings.Join(lines, "\n"), c.typed)
+				want := c.screen
+				if sh.name == "zsh" && !strings.HasSuffix(want[len(want)-1], "$") || sh.name == "zsh" && want[len(want)-1] != "$" {
+					// zsh ends a line without a newline with its mark (%
+					// or #, PROMPT_SP) and prints the prompt below.
+					last := want[len(want)-1]
+					want = append(slices.Clone(want[:len(want)-1]), strings.TrimSuffix(last, "$")+zshMark(), "$")
 				}
-				got := lines[i+1:]
-				if !strings.HasPrefix(lines[i], "$ (eval ") || !strings.HasPrefix(got[2], "[tmux-mcp ") ||
-					!strings.HasSuffix(got[2], "] exit 0") || len(got) != 4 || got[3] != "$" {
-					t.Errorf("run_command(%q): the pane shows\n%s\nwant the line typed, two lines of output, the end marker and the prompt",
-						c.command, strings.Join(lines[i:], "\n"))
+				if got := screenLines(e.screen(p)); !slices.Equal(got, want) {
+					t.Errorf("run_command(%q): the pane shows\n%s\nwant\n%s", c.command, strings.Join(got, "\n"), strings.Join(want, "\n"))
+				}
+				// The shell's $? is the command's status.
+				e.typeLine(p, "echo status=$?")
+				if s := e.screen(p); !strings.Contains(s, fmt.Sprintf("\nstatus=%d\n", c.status)) {
+					t.Errorf("after run_command(%q): echo $? shows\n%s\nwant status=%d", c.command, s, c.status)
 				}
 				e.tmux("send-keys", "-t", p, "-l", "clear")
 				e.tmux("send-keys", "-t", p, "Enter")
@@ -145,11 +168,29 @@ func TestRunCommandWatcherView(t *testing.T) {
 	}
 }
 
+// screenLines is a pane's screen as lines, right-trimmed (tmux 3.2a's -J
+// keeps trailing blanks).
+func screenLines(s string) []string {
+	lines := strings.Split(s, "\n")
+	for i := range lines {
+		lines[i] = strings.TrimRight(lines[i], " ")
+	}
+	return lines
+}
+
+// zshMark is what zsh -f shows at the end of a line without a newline
+// before its prompt: % for a user, # for root.
+func zshMark() string {
+	if os.Geteuid() == 0 {
+		return "#"
+	}
+	return "%"
+}
+
 // TestRunCommandFiles: the files the typed line sources live in a
-// directory of this user's alone, each is gone once its command ended (a
-// long command's file as soon as the shell read it), the file of a
-// command still running stays until Close, and without a place for files
-// the typed line carries the end itself.
+// directory of this user's alone, each is gone as soon as the shell read
+// it (a command still running keeps none), the directory goes at Close,
+// and without a place for files the typed line carries the end itself.
 func TestRunCommandFiles(t *testing.T) {
 	base := t.TempDir()
 	e := newEnv(t, Mutating, func(d *Deps) { d.TempDir = base })
@@ -180,8 +221,8 @@ func TestRunCommandFiles(t *testing.T) {
 		t.Errorf("after a long command (%d lines): files %q, want none", len(r.Output), f)
 	}
 	e.ok("run_command", map[string]any{"pane_id": p, "command": "sleep 30", "timeout": 0.5}, &r)
-	if f := files(); !r.TimedOut || len(f) != 1 {
-		t.Errorf("a command that timed out: files %q, want its own", f)
+	if f := files(); !r.TimedOut || len(f) != 0 {
+		t.Errorf("a command that timed out: files %q, want none (a file goes when the shell reads it)", f)
 	}
 	e.tmux("send-keys", "-t", p, "C-c")
 	if err := e.srv.Close(); err != nil {
@@ -265,6 +306,156 @@ func TestRunCommandWithoutPrompt(t *testing.T) {
 		e.ok("run_command", map[string]any{"pane_id": p, "command": c}, &r)
 		if want := strings.TrimPrefix(c, "echo "); !slices.Equal(r.Output, []string{want}) || deref(r.ExitStatus) != 0 {
 			t.Errorf("run_command(%s) = %q, exit %v; want [%s], exit 0", c, r.Output, deref(r.ExitStatus), want)
+		}
+	}
+}
+
+// TestRunCommandWatcherViewNarrow: where the line run_command types wraps
+// over rows (a long prompt, a narrow pane) and the screen scrolls under
+// it (the prompt at the bottom), the pane still shows only the command
+// after the prompt, its output and the next prompt, in its history too.
+func TestRunCommandWatcherViewNarrow(t *testing.T) {
+	const prompt = "a-long-prompt-for-wrapping $ "
+	for _, sh := range testShells {
+		t.Run(sh.name, func(t *testing.T) {
+			requireShell(t, sh.name)
+			e := newEnv(t, Mutating)
+			p := e.window(strings.Replace(sh.cmd, "PS1='$ '", "PS1='"+prompt+"'", 1))
+			e.tmux("resize-window", "-t", p, "-x", "34", "-y", "6")
+			e.waitScreen(p, sh.name+"'s prompt", func(s string) bool { return strings.HasSuffix(s, strings.TrimSpace(prompt)) })
+			for i := range 8 { // the prompt at the bottom
+				e.tmux("send-keys", "-t", p, "-l", fmt.Sprintf("echo fill%d", i))
+				e.tmux("send-keys", "-t", p, "Enter")
+			}
+			e.waitScreen(p, "the fill", func(s string) bool {
+				return strings.Contains(s, "fill7\n") && strings.HasSuffix(s, strings.TrimSpace(prompt))
+			})
+			var r runResult
+			e.ok("run_command", map[string]any{"pane_id": p, "command": "echo hi; echo there"}, &r)
+			if !slices.Equal(r.Output, []string{"hi", "there"}) || deref(r.ExitStatus) != 0 {
+				t.Errorf("run_command = %q, exit %v; want [hi there], exit 0", r.Output, deref(r.ExitStatus))
+			}
+			all := screenLines(strings.TrimRight(e.tmux("capture-pane", "-p", "-J", "-S", "-", "-t", p), "\n "))
+			i := slices.Index(all, prompt+"echo hi; echo there")
+			// (dash echoes keys typed ahead of its prompt before it: the
+			// fill's lines may come in another order.)
+			if i < 1 || !slices.Equal(all[i+1:], []string{"hi", "there", strings.TrimSpace(prompt)}) || !strings.HasSuffix(all[i-1], "fill7") {
+				t.Errorf("the pane (history too) shows\n%s\nwant fill7, %q, hi, there, the prompt", strings.Join(all, "\n"), prompt+"echo hi; echo there")
+			}
+		})
+	}
+}
+
+func TestDisplay(t *testing.T) {
+	tests := []struct {
+		cmd, want string
+		lines     int
+	}{
+		{"echo hi", "echo hi", 1},
+		{"echo a\necho b\n\n", "echo a\necho b", 2},
+		{"echo \x1b[1m\tx\x7f\r", "echo ^[[1m\tx^?", 1},
+		{"printf 'ü€'", "printf 'ü€'", 1},
+	}
+	for _, tt := range tests {
+		if got, n := display(tt.cmd), displayLines(tt.cmd); got != tt.want || n != tt.lines {
+			t.Errorf("display(%q) = %q, %d lines; want %q, %d", tt.cmd, got, n, tt.want, tt.lines)
+		}
+	}
+}
+
+// TestTypedLine: the line typed never ends exactly at the right margin
+// (eraseEcho counts its rows), and eraseEcho goes back over every row it
+// took.
+func TestTypedLine(t *testing.T) {
+	tests := []struct {
+		lead, path string
+		x, width   int
+		want       string
+		erase      string
+	}{
+		{" ", "/tmp/r/ab", 2, 80, " . /tmp/r/ab", `\033[1A\r\033[2C\033[K`},
+		{"", "/tmp/r/ab", 0, 11, ". /tmp/r/ab ", `\033[2A\r\033[K\033[B\033[2K\033[1A\r`},
+		{"", "/tmp/r/ab", 5, 10, ". /tmp/r/ab", `\033[2A\r\033[5C\033[K\033[B\033[2K\033[1A\r\033[5C`},
+		{"", "/tmp/a b/x", 0, 80, ". '/tmp/a b/x'", `\033[1A\r\033[K`},
+	}
+	for _, tt := range tests {
+		line, cells := typedLine(tt.lead, tt.path, tt.x, tt.width)
+		if line != tt.want || (tt.x+cells)%tt.width == 0 {
+			t.Errorf("typedLine(%q, %q, %d, %d) = %q, %d cells; want %q, not ending at the margin", tt.lead, tt.path, tt.x, tt.width, line, cells, tt.want)
+		}
+		if got := eraseEcho(tt.x, tt.width, cells); got != tt.erase {
+			t.Errorf("eraseEcho(%d, %d, %d) = %s, want %s", tt.x, tt.width, cells, got, tt.erase)
+		}
+	}
+}
+
+// TestRunCommandTypeahead: keys typed into the pane while a command runs
+// (here a background job that reads none) reach the shell after it, as
+// they would without run_command: the ending, which reads the terminal's
+// answer to its barrier, types back what it read before the answer.
+func TestRunCommandTypeahead(t *testing.T) {
+	for _, sh := range testShells {
+		t.Run(sh.name, func(t *testing.T) {
+			requireShell(t, sh.name)
+			e := newEnv(t, Mutating)
+			p := e.prompt(sh)
+			var started jobStarted
+			e.ok("run_command", map[string]any{"pane_id": p, "command": "sleep 1; echo slept", "background": true}, &started)
+			e.waitScreen(p, "the job to start", func(s string) bool { return strings.Contains(s, "$ sleep 1; echo slept") })
+			e.tmux("send-keys", "-t", p, "-l", "echo typed-ahead")
+			e.tmux("send-keys", "-t", p, "Enter")
+			var j jobResult
+			e.ok("get_job", map[string]any{"job_id": started.JobID, "timeout": 10}, &j)
+			// The terminal echoes the keys while the job runs, as it
+			// would without run_command: the output shows them.
+			if j.State != jobExited || deref(j.ExitStatus) != 0 || !slices.Equal(j.Output, []string{"echo typed-ahead", "slept"}) {
+				t.Errorf("get_job = %s, exit %v, output %q; want exited 0 with the echo of the keys and slept", j.State, deref(j.ExitStatus), j.Output)
+			}
+			// dash has no line editor: the echo of the keys comes before
+			// the prompt, their output after it.
+			e.waitScreen(p, "the keys typed ahead to run", func(s string) bool {
+				return slices.ContainsFunc(screenLines(s), func(l string) bool {
+					return l == "typed-ahead" || l == "$ typed-ahead"
+				})
+			})
+		})
+	}
+}
+
+// TestRunCommandThenWait: after a run_command of two lines, a wait from
+// that send sees the output, never the command's lines the pane shows.
+func TestRunCommandThenWait(t *testing.T) {
+	e := newEnv(t, Mutating)
+	p := e.shell()
+	e.ok("run_command", map[string]any{"pane_id": p, "command": "echo first-out\necho second-out", "suppress_history": false}, nil)
+	var w waitResult
+	e.ok("wait_for_text", map[string]any{"pane_id": p, "patterns": []any{"echo second"}, "timeout": 0.3}, &w)
+	if w.Found || w.Outcome != "timeout" {
+		t.Errorf("wait_for_text(echo second) = %+v; want a timeout: only the command's own line holds it", w)
+	}
+	e.ok("wait_for_text", map[string]any{"pane_id": p, "patterns": []any{"second-out"}, "timeout": 5}, &w)
+	if !w.Found || !slices.Equal(w.MatchedLines, []string{"second-out"}) {
+		t.Errorf("wait_for_text(second-out) = %+v; want the output's line", w)
+	}
+}
+
+// TestRunCommandNoHistory: in a pane that keeps no history (history-limit
+// 0), where lines that scroll off the screen are gone uncounted, the
+// output is still the command's, found after its prompt.
+func TestRunCommandNoHistory(t *testing.T) {
+	e := newEnv(t, Mutating)
+	e.tmux("set-option", "-g", "history-limit", "0")
+	p := e.shell()
+	e.tmux("resize-window", "-t", p, "-x", "60", "-y", "8")
+	for i := range 3 {
+		var r runResult
+		e.ok("run_command", map[string]any{"pane_id": p, "command": fmt.Sprintf("seq %d 4", i+1)}, &r)
+		var want []string
+		for n := i + 1; n <= 4; n++ {
+			want = append(want, strconv.Itoa(n))
+		}
+		if !slices.Equal(r.Output, want) || deref(r.ExitStatus) != 0 || r.Truncated {
+			t.Errorf("run %d: output %q, exit %v, truncated %v; want %q, exit 0", i, r.Output, deref(r.ExitStatus), r.Truncated, want)
 		}
 	}
 }

@@ -95,10 +95,10 @@ var (
 	tString  = map[string]any{"type": "string"}
 	tInt     = map[string]any{"type": "integer"}
 	tBool    = map[string]any{"type": "boolean"}
-	tStrNull = map[string]any{"type": []string{"string", "null"}}
-	tBoolNil = map[string]any{"type": []string{"boolean", "null"}}
+	tStrNull = anyOf("string", "null")
+	tBoolNil = anyOf("boolean", "null")
 	tStrings = map[string]any{"type": "array", "items": tString}
-	tIntNull = map[string]any{"type": []string{"integer", "null"}}
+	tIntNull = anyOf("integer", "null")
 	// tField is the common type of a record of mixed fields: none. The
 	// record lists every field by name and leaves their types to the
 	// result (a property per field would cost 20 to 40 bytes more each,
@@ -106,6 +106,20 @@ var (
 	// descriptions need more). Nullable fields stay properties.
 	tField map[string]any
 )
+
+// anyOf is a schema that accepts any of the JSON types given: one branch
+// a type, never a "type" list such as ["integer","null"]. Both say the
+// same in JSON Schema, but clients that map tool schemas onto a dialect
+// of one type a schema (the OpenAPI subset behind Gemini's function
+// declarations) may refuse a list or drop it; the MCP Inspector warns of
+// each one.
+func anyOf(types ...string) map[string]any {
+	branches := make([]any, len(types))
+	for i, t := range types {
+		branches[i] = map[string]any{"type": t}
+	}
+	return map[string]any{"anyOf": branches}
+}
 
 // object is an object schema with the given properties.
 func object(props map[string]any) map[string]any {
@@ -162,11 +176,7 @@ var paneSchema = record(nil,
 	[]string{"pane_id", "pane_index", "pane_width", "pane_height", "pane_tty", "pane_current_command",
 		"pane_current_path", "pane_pid", "pane_title", "pane_active", "window_id", "session_id", "is_caller"}, nil)
 
-var serverInfoSchema = object(map[string]any{
-	"is_alive":      tBool,
-	"socket_name":   tStrNull,
-	"socket_path":   tStrNull,
-	"session_count": tInt,
-	"version":       tStrNull,
-	"refused":       tString,
-})
+// serverInfoSchema types its three nullable strings once, as a record's
+// common type; refused says why a socket was not probed (list_servers).
+var serverInfoSchema = record(tStrNull, []string{"socket_name", "socket_path", "version"},
+	map[string]any{"is_alive": tBool, "session_count": tInt, "refused": tString})

@@ -30,9 +30,10 @@ type sendMark struct {
 	// cut: the line holding row skip is the send's own (the prompt and
 	// the keys' echo), and not new.
 	cut bool
-	// echo is run_command's nonce: the lines up to the last one that ends
-	// with it are the echo of the line it typed (see run.script).
-	echo string
+	// echo is how many lines after the cut one are the send's own too: a
+	// run_command's command shows as many lines as it has (see
+	// run.script).
+	echo int
 	// entry holds the lines that were on the screen below the cursor's
 	// line at the send (stale paint): such a line is not new.
 	entry map[string]bool
@@ -88,20 +89,26 @@ func (io *paneIO) advanceMark(key paneKey, seq uint64, m sendMark) {
 }
 
 // markSend records where pn's output stands, just before keys are sent
-// to it; pn is its state as last read. echo is run_command's nonce
-// ("" for the others). If the mark cannot be taken exactly (the pane is
-// dead, on the alternate screen, keeps no history, keeps scrolling, or a
-// read failed) the pane's mark is forgotten instead: its next wait counts
-// from its own call. Failing here never stops the send.
-func (d Deps) markSend(ctx context.Context, srv *supervisor.Server, pn tmux.Pane, echo string) {
-	key := paneKey{srv.Socket(), pn.ID}
+// to it; pn is its state as last read. If the mark cannot be taken
+// exactly (the pane is dead, on the alternate screen, keeps no history,
+// keeps scrolling, or a read failed) the pane's mark is forgotten
+// instead: its next wait counts from its own call. Failing here never
+// stops the send. (run_command takes the mark from the capture its run
+// anchors by: see keepMark.)
+func (d Deps) markSend(ctx context.Context, srv *supervisor.Server, pn tmux.Pane) {
 	cfg := d.Sup.Config()
 	m, ok := takeSendMark(ctx, srv, pn, captureCeiling{cfg.MaxCaptureLines, cfg.MaxCaptureBytes})
+	d.keepMark(srv, pn.ID, m, ok)
+}
+
+// keepMark records m as pane's mark, or forgets the pane's mark if m
+// could not be taken.
+func (d Deps) keepMark(srv *supervisor.Server, pane tmux.PaneID, m sendMark, ok bool) {
+	key := paneKey{srv.Socket(), pane}
 	if !ok {
 		d.panes.forgetMark(key, 0)
 		return
 	}
-	m.echo = echo
 	d.panes.setMark(key, m)
 }
 
@@ -121,7 +128,15 @@ func takeSendMark(ctx context.Context, srv *supervisor.Server, pn tmux.Pane, cei
 	}
 	w := &waiter{srv: srv, pane: pn.ID, base: pn, ceiling: ceiling}
 	s, pn, settled, err := w.takeAnchor(ctx, pn)
-	if err != nil || !settled || w.anchor.slack > 0 || pn.AlternateOn || pn.HistoryLimit == 0 {
+	if err != nil || !settled {
+		return sendMark{}, false
+	}
+	return sendMarkFrom(w, s, pn)
+}
+
+// sendMarkFrom is the mark of an anchor w took with the capture s of pn.
+func sendMarkFrom(w *waiter, s splitRows, pn tmux.Pane) (sendMark, bool) {
+	if w.anchor.slack > 0 || pn.Dead || pn.AlternateOn || pn.HistoryLimit == 0 {
 		return sendMark{}, false
 	}
 	first := max(len(s.rows)-pn.Height, 0)

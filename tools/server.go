@@ -60,7 +60,7 @@ func ListSessions(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 // before anything connects to it (see probeCandidate), and a refused one
 // is listed with the reason, never probed.
 func ListServers(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
-	t := newTool("list_servers", "List live tmux servers (socket dir + extra paths); another user's sockets are listed as refused, not probed.",
+	t := newTool("list_servers", "Live tmux servers (socket dir, extra paths); sockets of other users are listed as refused, not probed.",
 		hintsRead, pageOf("result", serverInfoSchema),
 		mcp.WithArray("extra_socket_paths", mcp.WithStringItems()), pFilters)
 	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {

@@ -117,31 +117,38 @@ func checkListenAddr(addr string, allowRemote bool) error {
 
 // serveHTTP serves streamable HTTP at /mcp on the plan's listener until
 // ctx ends. Around mcp-go's handler, outermost first: browser checks
-// (Host, Origin: 403), the bearer token (401), the body limit (413), the
-// session cap (503), and a session for the notification stream (GET).
+// (Host, Origin: 403), the bearer token (400 without one, 403 with
+// another: see httpauth.go), the body limit (413), the session cap (503),
+// and a session for the notification stream (GET). Every other path is
+// 404, without a token too: OAuth discovery finds nothing.
 func serveHTTP(ctx context.Context, ts *tools.Server, p *httpPlan, logger *slog.Logger) error {
 	c := p.c
 	sessions := newSessionCap(c.HTTPMaxSessions)
 	h := server.NewStreamableHTTPServer(ts.MCP, server.WithEndpointPath("/mcp"),
 		server.WithStreamableHTTPLogger(logger), server.WithSessionIdManager(sessions),
 		server.WithSessionIdleTTL(c.HTTPSessionTTL))
-	mux := http.NewServeMux()
-	mux.Handle("/mcp", limitBody(int64(c.HTTPMaxBody), capSessions(sessions, requireSessionForGET(sessions, h))))
-	var handler http.Handler = mux
-	if p.token != "" {
-		handler = requireBearer(p.token, logger, handler)
+	url := "http://" + p.ln.Addr().String() + "/mcp"
+	if c.HTTPSocket != "" {
+		url = "http://localhost/mcp"
 	}
+	var mcpHandler http.Handler = limitBody(int64(c.HTTPMaxBody), capSessions(sessions, requireSessionForGET(sessions, h)))
+	if p.token != "" {
+		mcpHandler = requireBearer(p.token, newTokenHelp(p, url), logger, mcpHandler)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", mcpHandler)
+	mux.Handle("/", notFound(url))
 	hs := &http.Server{
-		Handler:           guardBrowser(p.origins, handler),
+		Handler:           guardBrowser(p.origins, mux),
 		ReadHeaderTimeout: c.HTTPReadHeader,
 		ReadTimeout:       c.HTTPRead,
 		IdleTimeout:       c.HTTPIdle,
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(limitConns(p.ln, c.HTTPMaxConns)) }()
-	attrs := []any{"url", "http://" + p.ln.Addr().String() + "/mcp"}
+	attrs := []any{"url", url}
 	if c.HTTPSocket != "" {
-		attrs = []any{"url", "http://localhost/mcp", "socket", c.HTTPSocket}
+		attrs = append(attrs, "socket", c.HTTPSocket)
 	}
 	switch {
 	case p.token == "":

@@ -161,8 +161,12 @@ func (p *httpProc) client(t *testing.T, hc *http.Client) *client.Client {
 	return c
 }
 
+// noToken is the challenge of a request without a bearer token.
+const noToken = `Bearer realm="tmux-mcp", error="invalid_request", error_description="no bearer token"`
+
 // TestHTTPAuthAndOrigin: --http requires the bearer token it generated
-// (401 with a Bearer challenge without it or with a wrong one), refuses
+// (400 without it, 403 with a wrong one: not 401, which MCP clients take
+// for the start of OAuth; see httpauth.go), refuses
 // a browser origin not on the allowlist and a Host that is not loopback
 // (403), lets in this machine's pages and clients that send no Origin,
 // and keeps the token out of its logs and removes its file at exit.
@@ -189,10 +193,10 @@ func TestHTTPAuthAndOrigin(t *testing.T) {
 		want      int
 		challenge string
 	}{
-		{"no token", nil, http.StatusUnauthorized, `Bearer realm="tmux-mcp"`},
-		{"wrong token", map[string]string{"Authorization": "Bearer " + strings.Repeat("x", len(p.token))}, http.StatusUnauthorized,
+		{"no token", nil, http.StatusBadRequest, noToken},
+		{"wrong token", map[string]string{"Authorization": "Bearer " + strings.Repeat("x", len(p.token))}, http.StatusForbidden,
 			`Bearer realm="tmux-mcp", error="invalid_token"`},
-		{"token as basic auth", map[string]string{"Authorization": "Basic " + p.token}, http.StatusUnauthorized, `Bearer realm="tmux-mcp"`},
+		{"token as basic auth", map[string]string{"Authorization": "Basic " + p.token}, http.StatusBadRequest, noToken},
 		{"right token", p.auth(), http.StatusOK, ""},
 		{"lower-case scheme", map[string]string{"Authorization": "bearer " + p.token}, http.StatusOK, ""},
 		{"evil origin", map[string]string{"Authorization": "Bearer " + p.token, "Origin": "http://evil.example"}, http.StatusForbidden, ""},
@@ -217,9 +221,22 @@ func TestHTTPAuthAndOrigin(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			body, _ := io.ReadAll(resp.Body)
 			resp.Body.Close()
 			if resp.StatusCode != tt.want {
 				t.Errorf("status %s, want %d", resp.Status, tt.want)
+			}
+			if tt.challenge != "" {
+				// A refusal says what to do, and where the token is.
+				for _, want := range []string{`Send the header "Authorization: Bearer <token>"`, "does not do OAuth", p.tokenFile,
+					"claude mcp add --transport http tmux-mcp " + p.url + ` --header "Authorization: Bearer $(cat ` + p.tokenFile + `)"`} {
+					if !strings.Contains(string(body), want) {
+						t.Errorf("body lacks %q:\n%s", want, body)
+					}
+				}
+				if strings.Contains(string(body), p.token) {
+					t.Errorf("the body holds the token:\n%s", body)
+				}
 			}
 			if got := resp.Header.Get("WWW-Authenticate"); got != tt.challenge {
 				t.Errorf("WWW-Authenticate %q, want %q", got, tt.challenge)
@@ -256,11 +273,48 @@ func TestHTTPGivenToken(t *testing.T) {
 	if resp, _ := p.post(t, nil, initializeBody, p.auth()); resp.StatusCode != http.StatusOK {
 		t.Errorf("with the file's token: %s, want 200", resp.Status)
 	}
-	if resp, _ := p.post(t, nil, initializeBody, map[string]string{"Authorization": "Bearer a-token-from-a-file"}); resp.StatusCode != http.StatusUnauthorized {
-		t.Errorf("with a prefix of the token: %s, want 401", resp.Status)
+	resp, body := p.post(t, nil, initializeBody, map[string]string{"Authorization": "Bearer a-token-from-a-file"})
+	if resp.StatusCode != http.StatusForbidden || !strings.Contains(body, "The token is in "+file+" (--http-token-file).") {
+		t.Errorf("with a prefix of the token: %s\n%s\nwant 403 naming %s", resp.Status, body, file)
 	}
 	if entries, _ := os.ReadDir(filepath.Join(p.runtime, "tmux-mcp")); len(entries) != 0 {
 		t.Errorf("files generated beside a given token: %v", entries)
+	}
+}
+
+// TestHTTPNoOAuth: tmux-mcp does no OAuth, so the paths an MCP client
+// looks for its metadata at, and registers or gets tokens at, answer 404
+// without a token as with one, and name no challenge: a client has
+// nothing to discover, and its user is told to send the token.
+func TestHTTPNoOAuth(t *testing.T) {
+	tm := tmuxtest.New(t)
+	tm.Start("main")
+	p := startHTTP(t, tm)
+	base := strings.TrimSuffix(p.url, "/mcp")
+	for _, path := range []string{"/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/mcp",
+		"/.well-known/oauth-authorization-server", "/.well-known/oauth-authorization-server/mcp",
+		"/.well-known/openid-configuration", "/mcp/.well-known/oauth-protected-resource", "/register", "/authorize", "/token"} {
+		for _, headers := range []map[string]string{nil, p.auth()} {
+			method := http.MethodGet
+			if path == "/register" || path == "/token" {
+				method = http.MethodPost
+			}
+			req, _ := http.NewRequest(method, base+path, strings.NewReader("{}"))
+			for k, v := range headers {
+				req.Header.Set(k, v)
+			}
+			resp, err := (&http.Client{Timeout: 10 * time.Second}).Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusNotFound || resp.Header.Get("WWW-Authenticate") != "" ||
+				!strings.Contains(string(body), "does not do OAuth") {
+				t.Errorf("%s %s (token: %t): %s, WWW-Authenticate %q, body %q; want 404 without a challenge, saying tmux-mcp does not do OAuth",
+					method, path, headers != nil, resp.Status, resp.Header.Get("WWW-Authenticate"), body)
+			}
+		}
 	}
 }
 
@@ -320,8 +374,8 @@ func TestHTTPUnixSocket(t *testing.T) {
 	hc := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
 		return (&net.Dialer{}).DialContext(ctx, "unix", sock)
 	}}}
-	if resp, _ := p.post(t, hc, initializeBody, nil); resp.StatusCode != http.StatusUnauthorized {
-		t.Errorf("no token over the socket: %s, want 401", resp.Status)
+	if resp, _ := p.post(t, hc, initializeBody, nil); resp.StatusCode != http.StatusBadRequest {
+		t.Errorf("no token over the socket: %s, want 400", resp.Status)
 	}
 	c := p.client(t, hc)
 	if got := sessionNames(t, callTool(t, c, "list_sessions", nil)); !contains(got, "main") {

@@ -84,7 +84,7 @@ func (a journalJobs) PutJob(r tools.JobRecord) {
 		Nonce: r.Nonce, State: r.State, ExitStatus: r.ExitStatus, Reason: r.Reason, Started: r.Started, Ended: r.Ended,
 		ServerPID: r.ServerPID, PanePID: r.PanePID, Before: r.Before, File: r.File,
 		Anchor: journal.JobAnchor{HistorySize: r.HistorySize, HistoryLimit: r.HistoryLimit, Width: r.Width, Height: r.Height,
-			CursorY: r.CursorY},
+			CursorY: r.CursorY, Lines: r.Lines},
 		Tail: r.Tail, TruncatedLines: r.TruncatedLines, HistoryOverflowed: r.HistoryOverflowed, Proc: r.Proc})
 }
 
@@ -96,7 +96,7 @@ func (a journalJobs) Jobs() ([]tools.JobRecord, error) {
 			SessionName: x.SessionName, Nonce: x.Nonce, State: x.State, ExitStatus: x.ExitStatus, Reason: x.Reason,
 			Started: x.Started, Ended: x.Ended, ServerPID: x.ServerPID, PanePID: x.PanePID, Before: x.Before, File: x.File,
 			HistorySize: x.Anchor.HistorySize, HistoryLimit: x.Anchor.HistoryLimit, Width: x.Anchor.Width,
-			Height: x.Anchor.Height, CursorY: x.Anchor.CursorY,
+			Height: x.Anchor.Height, CursorY: x.Anchor.CursorY, Lines: x.Anchor.Lines,
 			Tail: x.Tail, TruncatedLines: x.TruncatedLines, HistoryOverflowed: x.HistoryOverflowed, Proc: x.Proc})
 	}
 	return out, err

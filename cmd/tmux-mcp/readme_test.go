@@ -14,18 +14,23 @@ type generatedDoc struct {
 	file, name, want string
 }
 
-// generatedDocs are the generated parts of the README and the manuals.
-func generatedDocs() []generatedDoc {
+// generatedDocs are the generated parts of the README and the manuals;
+// the README's first steps and install paragraph follow its release state
+// (readmestart_test.go).
+func generatedDocs(t *testing.T) []generatedDoc {
+	published := readmePublished(t)
 	return []generatedDoc{
 		{"../../docs/tools.md", "TOOLS", tools.Markdown(tools.Catalog(tools.Deps{}))},
 		{"../../README.md", "SETTINGS", settingsMarkdown()},
+		{"../../README.md", "FIRST STEPS", firstStepsMarkdown(published)},
+		{"../../README.md", "INSTALL", installMarkdown(published)},
 	}
 }
 
 // TestReadme checks that the generated sections of the README and the
 // manuals match the code. UPDATE_README=1 rewrites them.
 func TestReadme(t *testing.T) {
-	for _, g := range generatedDocs() {
+	for _, g := range generatedDocs(t) {
 		b, err := os.ReadFile(g.file)
 		if err != nil {
 			t.Fatal(err)

@@ -39,11 +39,16 @@ type serveOptions struct {
 func runServe(ctx context.Context, args []string, e env) int {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(e.stderr)
+	// -h, -help and --help print the top-level help on stdout (serve is
+	// the command that runs without one); a bad flag gets a pointer to it.
+	fs.Usage = func() {}
 	b := bind(fs)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
+			writeHelp(e.stdout)
 			return exitOK
 		}
+		fmt.Fprintln(e.stderr, "Run 'tmux-mcp --help' for the commands and flags.")
 		return exitUsage
 	}
 	if fs.NArg() > 0 {
