@@ -82,7 +82,7 @@ func TestTmuxBuildFetches(t *testing.T) {
 		wantCode  int
 		want      *regexp.Regexp
 	}{
-		{"pinned commit", commit, 0, regexp.MustCompile(`(?m)^9\.9z (/\S+/9\.9z-[0-9a-f]{16}/bin/tmux)$`)},
+		{"pinned commit", commit, 0, regexp.MustCompile(`(?m)^9\.9z (/\S+/9\.9z-[0-9a-f]{16}-o1/bin/tmux)$`)},
 		{"another commit", strings.Repeat("0", 40), 1, regexp.MustCompile(`tag 9\.9z of \S+ is commit ` + commit + `, not 0{40} as \S+ pins: not building it`)},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -186,7 +186,14 @@ func TestLazyStartRestores(t *testing.T) {
 		}
 		starter <- <-actAsync(t, ctx, srv)
 	}()
-	await(t, half, "restore halfway")
+	select {
+	case <-half:
+	case l := <-starter:
+		// The call that was to start the server ended first: why.
+		t.Fatalf("the starting call ended before the restore began: %v %v", l.names, l.err)
+	case <-time.After(15 * time.Second):
+		t.Fatalf("no restore halfway within 15s; servers %v", sup.Servers())
+	}
 	srv := sup.Servers()[0]
 	later := actAsync(t, ctx, srv)
 	tmuxtest.WaitFor(t, 10*time.Second, "both calls to wait at the gate", func() bool { return srv.restoreWaiters.Load() == 2 })

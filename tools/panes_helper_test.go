@@ -50,7 +50,13 @@ func (e *env) screen(pane string) string {
 	if err != nil {
 		return ""
 	}
-	return strings.TrimRight(out, "\n ")
+	// Each row as a person sees it: -J keeps a row's trailing blanks,
+	// and how many depends on the tmux version (3.2a keeps more).
+	lines := strings.Split(out, "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " ")
+	}
+	return strings.TrimRight(strings.Join(lines, "\n"), "\n ")
 }
 
 // waitScreen waits until ok accepts the pane's screen.

@@ -157,7 +157,7 @@ func TestRunCommandWatcherView(t *testing.T) {
 				}
 				// The shell's $? is the command's status.
 				e.typeLine(p, "echo status=$?")
-				if s := e.screen(p); !strings.Contains(s, fmt.Sprintf("\nstatus=%d\n", c.status)) {
+				if s := strings.Join(screenLines(e.screen(p)), "\n"); !strings.Contains(s, fmt.Sprintf("\nstatus=%d\n", c.status)) {
 					t.Errorf("after run_command(%q): echo $? shows\n%s\nwant status=%d", c.command, s, c.status)
 				}
 				e.tmux("send-keys", "-t", p, "-l", "clear")
@@ -173,9 +173,31 @@ func TestRunCommandWatcherView(t *testing.T) {
 func screenLines(s string) []string {
 	lines := strings.Split(s, "\n")
 	for i := range lines {
-		lines[i] = strings.TrimRight(lines[i], " ")
+		lines[i] = strings.TrimRight(expandTabs(lines[i]), " ")
 	}
 	return lines
+}
+
+// expandTabs turns each tab of a captured row into the spaces to the next
+// tab stop (every eight columns), as the terminal showed it: tmux 3.6 and
+// later keep a tab the program printed as a tab in capture-pane.
+func expandTabs(line string) string {
+	if !strings.Contains(line, "\t") {
+		return line
+	}
+	var b strings.Builder
+	col := 0
+	for _, r := range line {
+		if r == '\t' {
+			n := 8 - col%8
+			b.WriteString(strings.Repeat(" ", n))
+			col += n
+			continue
+		}
+		b.WriteRune(r)
+		col++
+	}
+	return b.String()
 }
 
 // zshMark is what zsh -f shows at the end of a line without a newline
