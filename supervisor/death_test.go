@@ -312,10 +312,13 @@ func TestProbeSocket(t *testing.T) {
 			t.Fatal(err)
 		}
 		tmuxtest.WaitFor(t, 5*time.Second, "server to die", func() bool { return !PIDAlive(pid, start) })
-		err = ProbeSocket(ctx, s.Socket, timeout)
-		if !errors.Is(err, syscall.ECONNREFUSED) {
-			t.Fatalf("ProbeSocket(stale) = %v, want ECONNREFUSED", err)
-		}
+		// The listening socket may outlive the server by a moment (seen
+		// once in 4,000 runs beside eight busy loops): a process the
+		// server forked holds it until it closes its descriptors.
+		tmuxtest.WaitFor(t, 5*time.Second, "the stale socket to refuse", func() bool {
+			err = ProbeSocket(ctx, s.Socket, timeout)
+			return errors.Is(err, syscall.ECONNREFUSED)
+		})
 		e := DeathEvidence{PID: pid, ConnectErr: err}
 		if got, detail := ClassifyDeath(e); got != CauseUnknown || !strings.Contains(detail, "stale") {
 			t.Errorf("ClassifyDeath(%+v) = %q (%s), want %q about a stale socket", e, got, detail, CauseUnknown)

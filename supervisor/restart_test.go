@@ -213,7 +213,9 @@ func TestTwoSupervisorsShareOneServer(t *testing.T) {
 	recA, recB := record(a), record(b)
 	srvA, srvB := mustServer(t, a), mustServer(t, b)
 	// a started the server and restored it (the hook decides whether
-	// there is anything to restore); b adopted it and did not.
+	// there is anything to restore; it runs after the start, and b may
+	// adopt the server before it has); b adopted it and did not.
+	tmuxtest.WaitFor(t, 10*time.Second, "the first start's restore", func() bool { return rs.count() >= 1 })
 	before := rs.count()
 	if before != 1 {
 		t.Fatalf("restore calls after the first start = %d, want 1", before)
