@@ -105,6 +105,10 @@ func (a *agent) run(ctx context.Context) {
 // call calls a tool, records it and pauses as the agent thinks. It
 // returns the result and whether the call succeeded.
 func (a *agent) call(ctx context.Context, name string, args map[string]any) (loadtest.ToolResult, bool) {
+	// Once the churn is over only the round's clean-up runs.
+	if ctx.Err() != nil && !strings.HasPrefix(name, "kill_") {
+		return loadtest.ToolResult{}, false
+	}
 	start := time.Now()
 	// The round ends its objects even after ctx ended.
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
