@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -241,6 +242,28 @@ func orDash(s string) string {
 	return s
 }
 
+// deathKinds tallies how the deaths ended, most frequent first:
+// "SIGSEGV ×7, exit 0 ×4, unseen ×1". A server that exits 0 ended on
+// its own (its last session closed: a server a person's new-session
+// started after tmux-mcp stopped restarting); "unseen" is one whose
+// parent (tmux-mcp, for a server it started) reaped it first.
+func deathKinds(ds []Death) string {
+	m := map[string]int{}
+	for _, d := range ds {
+		k := "other"
+		switch {
+		case strings.HasPrefix(d.How, "killed by signal "):
+			k = strings.Fields(strings.TrimPrefix(d.How, "killed by signal "))[0]
+		case strings.HasPrefix(d.How, "exited with status "):
+			k = "exit " + strings.Fields(strings.TrimPrefix(d.How, "exited with status "))[0]
+		case strings.HasPrefix(d.How, "gone"):
+			k = "unseen"
+		}
+		m[k]++
+	}
+	return errorSummary(m)
+}
+
 // firstDeath is "no", or "yes, at N s" (and how many) for a table.
 func firstDeath(l ServerLife, churnStart float64) string {
 	if len(l.Deaths) == 0 {
@@ -251,7 +274,7 @@ func firstDeath(l ServerLife, churnStart float64) string {
 	}
 	s := fmt.Sprintf("yes, %.1f s into the churn", l.Deaths[0].At-churnStart)
 	if n := len(l.Deaths); n > 1 {
-		s += fmt.Sprintf(" (%d deaths)", n)
+		s += fmt.Sprintf(" (%d deaths: %s)", n, deathKinds(l.Deaths))
 	}
 	return s
 }
@@ -350,6 +373,38 @@ func opsLine(a ActorStats) string {
 	return strings.Join(parts, ", ")
 }
 
+// causesRe finds the causes in the journal check's summary:
+// "3 death(s) recorded in the last 24h0m0s (crashed ×2, killed ×1), ...".
+var causesRe = regexp.MustCompile(`\(([^)]*×[^)]*)\)`)
+
+// tableDiagnose is diagnose's verdict, short, for a table cell.
+func tableDiagnose(d DiagnoseResult) string {
+	switch {
+	case !d.Ran:
+		return "did not run"
+	case !d.Crash:
+		return "no crash"
+	}
+	var parts []string
+	if d.Cause != "" {
+		parts = append(parts, "verdict "+d.Cause)
+	}
+	if d.JournalDeaths > 0 {
+		j := fmt.Sprintf("%d deaths", d.JournalDeaths)
+		if m := causesRe.FindStringSubmatch(d.JournalSummary); m != nil {
+			j = m[1]
+		}
+		parts = append(parts, "journal: "+j)
+	}
+	if d.TopCause != "" {
+		parts = append(parts, "likeliest "+d.TopCause)
+	}
+	if len(parts) == 0 {
+		return strings.TrimPrefix(d.Verdict, "CRASH/DEATH: ")
+	}
+	return strings.Join(parts, "; ")
+}
+
 // TableHeader and TableRow make the Markdown table of several runs
 // (churn -table).
 const TableHeader = "| tmux | person control | pace | duration | server died? | when | diagnose | restarts | errors (agents / person) | control attaches |\n" +
@@ -359,10 +414,7 @@ const TableHeader = "| tmux | person control | pace | duration | server died? | 
 func TableRow(r *Report) string {
 	died, when := "no", "-"
 	if n := len(r.Server.Deaths); n > 0 {
-		died = "**yes**"
-		if n > 1 {
-			died += fmt.Sprintf(" (%d)", n)
-		}
+		died = "**yes**: " + deathKinds(r.Server.Deaths)
 		when = fmt.Sprintf("%.1f s", r.Server.Deaths[0].At-r.ChurnStart)
 	} else if !r.Server.AliveAtEnd {
 		died = "not alive at end"
@@ -375,12 +427,7 @@ func TableRow(r *Report) string {
 	for _, a := range r.Agents {
 		agentErr += a.Errors
 	}
-	diag := "no crash"
-	if !r.Diagnose.Ran {
-		diag = "did not run"
-	} else if r.Diagnose.Crash {
-		diag = strings.TrimPrefix(r.Diagnose.Verdict, "CRASH/DEATH: ")
-	}
+	diag := tableDiagnose(r.Diagnose)
 	return fmt.Sprintf("| %s | %s | %s | %.0f s | %s | %s | %s | %d | %d of %d / %d of %d | %d |\n",
 		strings.TrimPrefix(r.Settings.TmuxVersion, "tmux "), onOff(r.Settings.PersonControl), r.Settings.Pace, r.Seconds,
 		died, when, strings.ReplaceAll(diag, "|", "/"), restarts, agentErr, sumCalls(r.Agents), r.Person.Errors, r.Person.Calls,

@@ -184,10 +184,12 @@ func TestTableRow(t *testing.T) {
 	if got, want := TableRow(r), "| 3.3a | on | realistic | 180 s | no | - | no crash | 0 | 1 of 980 / 3 of 90 | 20 |\n"; got != want {
 		t.Errorf("row = %q\nwant  %q", got, want)
 	}
-	r.Server.Deaths = []Death{{At: 3.25}, {At: 9}}
+	r.Server.Deaths = []Death{{At: 3.25, How: "killed by signal SIGSEGV (core dumped)"}, {At: 9, How: "exited with status 0"}}
 	r.MCP[0].Restarts, r.MCP[1].Restarts = 2, 2
 	r.Diagnose.Crash, r.Diagnose.Verdict = true, "CRASH/DEATH: journal: 4 death(s) | x"
-	want := "| 3.3a | on | realistic | 180 s | **yes** (2) | 2.2 s | journal: 4 death(s) / x | 4 | 1 of 980 / 3 of 90 | 20 |\n"
+	r.Diagnose.JournalDeaths, r.Diagnose.TopCause = 4, "crashed (likely)"
+	r.Diagnose.JournalSummary = "4 death(s) recorded in the last 24h0m0s (crashed ×3, killed ×1), 4 restart(s), 1 restore(s)"
+	want := "| 3.3a | on | realistic | 180 s | **yes**: SIGSEGV ×1, exit 0 ×1 | 2.2 s | journal: crashed ×3, killed ×1; likeliest crashed (likely) | 4 | 1 of 980 / 3 of 90 | 20 |\n"
 	if got := TableRow(r); got != want {
 		t.Errorf("row = %q\nwant  %q", got, want)
 	}
@@ -217,5 +219,30 @@ func TestOpsLine(t *testing.T) {
 	}}
 	if got, want := opsLine(a), "capture_pane 9 (restarting ×2, timeout ×1), create 3, kill_pane 3"; got != want {
 		t.Errorf("opsLine = %q, want %q", got, want)
+	}
+}
+
+func TestDeathKinds(t *testing.T) {
+	ds := []Death{{How: "killed by signal SIGSEGV"}, {How: "exited with status 0"}, {How: "killed by signal SIGSEGV (core dumped)"},
+		{How: "gone; its exit status was not seen (reaped by its parent)"}, {How: "ended; not yet reaped after 300 ms"}}
+	if got, want := deathKinds(ds), "SIGSEGV ×2, exit 0 ×1, other ×1, unseen ×1"; got != want {
+		t.Errorf("deathKinds = %q, want %q", got, want)
+	}
+}
+
+func TestTableDiagnose(t *testing.T) {
+	for _, c := range []struct {
+		d    DiagnoseResult
+		want string
+	}{
+		{DiagnoseResult{}, "did not run"},
+		{DiagnoseResult{Ran: true}, "no crash"},
+		{DiagnoseResult{Ran: true, Crash: true, Cause: "crashed", State: "dead"}, "verdict crashed"},
+		{DiagnoseResult{Ran: true, Crash: true, JournalDeaths: 2}, "journal: 2 deaths"},
+		{DiagnoseResult{Ran: true, Crash: true, Verdict: "CRASH/DEATH: no report of the server on /x"}, "no report of the server on /x"},
+	} {
+		if got := tableDiagnose(c.d); got != c.want {
+			t.Errorf("tableDiagnose(%+v) = %q, want %q", c.d, got, c.want)
+		}
 	}
 }
