@@ -110,10 +110,19 @@ func (a *agent) call(ctx context.Context, name string, args map[string]any) (loa
 		return loadtest.ToolResult{}, false
 	}
 	start := time.Now()
-	// The round ends its objects even after ctx ended.
-	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	// A call in flight at the end of the churn (a wait, say) is
+	// abandoned then, and not recorded; the round's kills run to their
+	// end.
+	parent, cleanup := ctx, strings.HasPrefix(name, "kill_")
+	if cleanup {
+		parent = context.WithoutCancel(ctx)
+	}
+	cctx, cancel := context.WithTimeout(parent, 30*time.Second)
 	res, err := a.m.tool(cctx, name, args)
 	cancel()
+	if !cleanup && ctx.Err() != nil {
+		return res, false
+	}
 	class, msg := res.Class, res.Text
 	if err != nil {
 		msg = err.Error()

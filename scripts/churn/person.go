@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"os/exec"
 	"slices"
 	"strings"
 	"sync"
@@ -279,23 +280,17 @@ func (p *person) attachControl(ctx context.Context) {
 	select {
 	case werr = <-exited:
 		ending = "ended by itself"
+	case <-ctx.Done():
+		io.WriteString(stdin, "detach-client\n") //nolint:errcheck // it may be gone
+		var how string
+		how, werr = waitOrKill(cmd, stdin, exited)
+		ending = "detached at the end of the churn" + how
 	case <-time.After(stay):
 		// A person detaching: iTerm2 sends detach-client, then closes.
 		io.WriteString(stdin, "detach-client\n") //nolint:errcheck // it may be gone
-		select {
-		case werr = <-exited:
-			ending = "detached"
-		case <-time.After(3 * time.Second):
-			stdin.Close()
-			select {
-			case werr = <-exited:
-				ending = "stdin closed"
-			case <-time.After(2 * time.Second):
-				cmd.Process.Kill() //nolint:errcheck // our own child, by PID
-				werr = <-exited
-				ending = "killed"
-			}
-		}
+		var how string
+		how, werr = waitOrKill(cmd, stdin, exited)
+		ending = "detached" + how
 	}
 	stdin.Close()
 	if exitLine != "" {
@@ -368,6 +363,7 @@ func (p *person) attachPTY(ctx context.Context) {
 	case <-first:
 		firstAt = p.w.since(time.Now())
 	case <-time.After(5 * time.Second):
+	case <-ctx.Done():
 	case werr := <-exited:
 		exited <- werr
 	}
@@ -376,15 +372,16 @@ func (p *person) attachPTY(ctx context.Context) {
 	select {
 	case werr = <-exited:
 		ending = "ended by itself"
+	case <-ctx.Done():
+		t.Write([]byte{0x02, 'd'}) //nolint:errcheck // C-b d; it may be gone
+		var how string
+		how, werr = waitOrKill(cmd, nil, exited)
+		ending = "detached at the end of the churn" + how
 	case <-time.After(between(p.rng, p.pace.ptyStay)):
 		t.Write([]byte{0x02, 'd'}) //nolint:errcheck // C-b d; it may be gone
-		select {
-		case werr = <-exited:
-		case <-time.After(3 * time.Second):
-			cmd.Process.Kill() //nolint:errcheck // our own child, by PID
-			werr = <-exited
-			ending = "killed"
-		}
+		var how string
+		how, werr = waitOrKill(cmd, nil, exited)
+		ending += how
 	}
 	t.Close()
 	<-readDone
@@ -414,4 +411,25 @@ func (p *person) result() PersonStats {
 	}
 	ps.Handshake = loadtest.Summarise(hs)
 	return ps
+}
+
+// waitOrKill waits up to 3 s for a client told to detach, then closes
+// its stdin (if it has one) and waits 2 s more, then kills it by PID
+// (our own child). It returns "" or what it took, and how Wait ended.
+func waitOrKill(cmd *exec.Cmd, stdin io.Closer, exited chan error) (string, error) {
+	select {
+	case err := <-exited:
+		return "", err
+	case <-time.After(3 * time.Second):
+	}
+	if stdin != nil {
+		stdin.Close()
+		select {
+		case err := <-exited:
+			return " (after its stdin closed)", err
+		case <-time.After(2 * time.Second):
+		}
+	}
+	cmd.Process.Kill() //nolint:errcheck // our own child, by PID
+	return " (killed)", <-exited
 }
