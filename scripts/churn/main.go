@@ -75,7 +75,9 @@ type pacing struct {
 
 // paces: realistic is busy agents (a few calls a second each) and a
 // person attaching a control client every 5-10 s; aggressive has agents
-// call without pause and the person attach several times a second.
+// call without pause and the person attach several times a second;
+// attach-storm is realistic agents beside the aggressive person (many
+// handshakes under an agent's ordinary traffic: how often one is hit).
 var paces = map[string]pacing{
 	"realistic": {
 		agentPause:   [2]time.Duration{150 * time.Millisecond, 450 * time.Millisecond},
@@ -95,6 +97,13 @@ var paces = map[string]pacing{
 	},
 }
 
+func init() {
+	storm := paces["realistic"]
+	a := paces["aggressive"]
+	storm.personPause, storm.controlEvery, storm.controlStay = a.personPause, a.controlEvery, a.controlStay
+	paces["attach-storm"] = storm
+}
+
 func main() {
 	os.Exit(realMain())
 }
@@ -108,7 +117,7 @@ func realMain() int {
 	fs.DurationVar(&cfg.duration, "duration", 10*time.Minute, "how long the churn runs")
 	fs.IntVar(&cfg.mcp, "mcp", 3, "tmux-mcp processes (one agent each)")
 	fs.Uint64Var(&cfg.seed, "seed", 0, "random seed (0: from the clock; the report says which)")
-	fs.StringVar(&cfg.pace, "pace", "realistic", "realistic or aggressive")
+	fs.StringVar(&cfg.pace, "pace", "realistic", "realistic, aggressive or attach-storm")
 	fs.BoolVar(&cfg.person, "person", true, "run the person beside the agents")
 	fs.BoolVar(&cfg.personControl, "person-control", true, "the person attaches control clients (tmux -C)")
 	fs.BoolVar(&cfg.personPTY, "person-pty", true, "the person attaches ordinary clients in a PTY")
@@ -121,7 +130,7 @@ func realMain() int {
 		return printTable(os.Stdout, fs.Args())
 	}
 	if _, ok := paces[cfg.pace]; !ok {
-		fmt.Fprintf(os.Stderr, "churn: unknown pace %q (realistic, aggressive)\n", cfg.pace)
+		fmt.Fprintf(os.Stderr, "churn: unknown pace %q (realistic, aggressive, attach-storm)\n", cfg.pace)
 		return 2
 	}
 	if cfg.mcp < 1 || cfg.duration <= 0 {
