@@ -13,7 +13,7 @@ STRESS    ?= 5
 # darwin/amd64"` checks both, and the release builds both.
 CROSS     ?= darwin/arm64
 
-.PHONY: all build run test race lint fmt-check vet staticcheck bench fuzz ci ci-matrix cross stress conformance soak soak-long soak-smoke scale scale-long scale-smoke clean matrix tmux-versions inspector waitbench \
+.PHONY: all build run test race lint fmt-check vet staticcheck bench fuzz ci ci-matrix cross stress conformance soak soak-long soak-smoke soak-crash soak-crash-smoke soak-crash-matrix scale scale-long scale-smoke clean matrix tmux-versions inspector waitbench \
 	release-snapshot npm-pack mcpb release-check release-test clients release-tools
 
 all: build
@@ -149,6 +149,43 @@ soak-long:
 
 soak-smoke:
 	GO=$(GO) BIN=$(BIN) scripts/soak smoke
+
+# The crash-safety soak (scripts/churn): CHURN_MCP tmux-mcp processes
+# (one busy agent each) and a person-like tmux user (control clients with
+# `tmux -C`, clients in a PTY, sessions created, renamed and killed, panes
+# selected, copy mode) churn on one private tmux server for
+# CHURN_DURATION; a monitor checks the server's PID every 100 ms, and
+# `tmux-mcp diagnose` runs at the end. Exits non-zero when the server
+# died, tmux-mcp restarted it or diagnose shows a crash. CHURN_TMUX is
+# the tmux binary (default: the PATH's), CHURN_PACE realistic or
+# aggressive, CHURN_PERSON_CONTROL=false leaves out the person's control
+# clients (tmux 3.2a-3.6b crash on their own when a session changes while
+# one identifies: docs/platforms.md), CHURN_ARGS more flags (-seed,
+# -person-pty=false, -keep). Report: CHURN_OUT/summary.txt, report.json,
+# diagnose.md. soak-crash-smoke is 20 s, without the person's control
+# clients unless CHURN_SMOKE_PERSON_CONTROL=true (tmux-mcp's own crash
+# safety; not part of ci). soak-crash-matrix
+# runs CHURN_VERSIONS one after another, person control on and off, and
+# prints the table.
+CHURN_DURATION       ?= 10m
+CHURN_TMUX           ?=
+CHURN_MCP            ?= 3
+CHURN_PACE           ?= realistic
+CHURN_PERSON_CONTROL ?= true
+CHURN_SMOKE_PERSON_CONTROL ?= false
+CHURN_OUT            ?= soak-report/churn
+CHURN_ARGS           ?=
+CHURN_VERSIONS       ?= 3.2a 3.3a 3.4 3.6b
+CHURN_FLAGS = -duration $(CHURN_DURATION) $(if $(CHURN_TMUX),-tmux $(CHURN_TMUX)) -mcp $(CHURN_MCP) -pace $(CHURN_PACE) $(CHURN_ARGS)
+soak-crash:
+	GO=$(GO) BIN=$(BIN) OUT=$(CHURN_OUT) scripts/soak-crash $(CHURN_FLAGS) -person-control=$(CHURN_PERSON_CONTROL)
+
+soak-crash-smoke:
+	GO=$(GO) BIN=$(BIN) OUT=soak-report/churn-smoke scripts/soak-crash -duration 20s $(if $(CHURN_TMUX),-tmux $(CHURN_TMUX)) \
+		-mcp $(CHURN_MCP) -pace $(CHURN_PACE) -person-control=$(CHURN_SMOKE_PERSON_CONTROL) $(CHURN_ARGS)
+
+soak-crash-matrix:
+	GO=$(GO) BIN=$(BIN) OUT=$(CHURN_OUT) CHURN_VERSIONS="$(CHURN_VERSIONS)" scripts/soak-crash $(CHURN_FLAGS)
 
 # Many agents on one host (scripts/scale, docs/scale.md): one tmux-mcp
 # serving streamable HTTP on a tmux server of its own, 1 to 64 concurrent
