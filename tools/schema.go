@@ -96,7 +96,6 @@ var (
 	tInt     = map[string]any{"type": "integer"}
 	tBool    = map[string]any{"type": "boolean"}
 	tStrNull = anyOf("string", "null")
-	tBoolNil = anyOf("boolean", "null")
 	tStrings = map[string]any{"type": "array", "items": tString}
 	tIntNull = anyOf("integer", "null")
 	// tField is the common type of a record of mixed fields: none. The
