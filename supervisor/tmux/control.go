@@ -117,6 +117,9 @@ type ctlRequest struct {
 	args []string
 	ch   chan ctlResult // buffered, 1
 	sent time.Time      // when it was queued, just before its line was written
+	// rest counts the requests written after this one in the same line
+	// (RunSequence): tmux runs none of them when this one fails.
+	rest int
 }
 
 type ctlResult struct {
@@ -314,6 +317,44 @@ func (c *Control) Pipeline(ctx context.Context, cmds ...[]string) (outs [][]byte
 	return outs, errs
 }
 
+// RunSequence runs cmds as one command list: tmux runs them in order, with
+// no other client's command between them, and stops at the first that
+// fails. It returns their output, one after another; the error is the
+// first failure's.
+func (c *Control) RunSequence(ctx context.Context, cmds ...[]string) ([]byte, error) {
+	if len(cmds) == 0 {
+		return nil, errors.New("tmux: control run: no command")
+	}
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, DefaultTimeout)
+		defer cancel()
+	}
+	reqs := make([]*ctlRequest, 0, len(cmds))
+	for _, args := range cmds {
+		args, err := c.prepare(ctx, args)
+		if err != nil {
+			for range reqs {
+				<-c.sem
+			}
+			return nil, err
+		}
+		reqs = append(reqs, &ctlRequest{args: args, ch: make(chan ctlResult, 1)})
+	}
+	if err := c.send(ctx, reqs...); err != nil {
+		return nil, err
+	}
+	var out []byte
+	for _, req := range reqs {
+		b, err := c.wait(ctx, req)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, b...)
+	}
+	return out, nil
+}
+
 // prepare checks args, makes them literal (literalArgs) and takes a slot
 // for one request. It returns the arguments to send.
 func (c *Control) prepare(ctx context.Context, args []string) ([]string, error) {
@@ -340,20 +381,37 @@ func (c *Control) prepare(ctx context.Context, args []string) ([]string, error) 
 	}
 }
 
-// send queues req and writes its line. The queue order is the write order.
-func (c *Control) send(ctx context.Context, req *ctlRequest) error {
-	line := Quote(req.args) + "\n"
+// send queues reqs and writes them as one line, separated by ";" (one
+// command list, which tmux runs in order with no other client's command
+// between them). The queue order is the write order.
+func (c *Control) send(ctx context.Context, reqs ...*ctlRequest) error {
+	var b strings.Builder
+	for i, r := range reqs {
+		if i > 0 {
+			b.WriteString(" ; ")
+		}
+		b.WriteString(Quote(r.args))
+		r.rest = len(reqs) - 1 - i
+	}
+	b.WriteByte('\n')
+	line := b.String()
+	req := reqs[0]
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	c.mu.Lock()
 	if c.err != nil {
 		err := c.err
 		c.mu.Unlock()
-		<-c.sem
+		for range reqs {
+			<-c.sem
+		}
 		return err
 	}
-	req.sent = time.Now()
-	c.pending = append(c.pending, req)
+	now := time.Now()
+	for _, r := range reqs {
+		r.sent = now
+		c.pending = append(c.pending, r)
+	}
 	c.armStallLocked()
 	c.mu.Unlock()
 
@@ -363,7 +421,7 @@ func (c *Control) send(ctx context.Context, req *ctlRequest) error {
 	n, err := io.WriteString(c.stdin, line)
 	if err != nil {
 		timedOut := errors.Is(err, os.ErrDeadlineExceeded)
-		if timedOut && n == 0 && c.unqueue(req) {
+		if timedOut && n == 0 && c.unqueue(reqs) {
 			// Nothing was written (the pipe stayed full until the
 			// deadline): the stream is intact and nothing is owed.
 			return c.ctxError(req.args, context.DeadlineExceeded)
@@ -382,20 +440,22 @@ func (c *Control) send(ctx context.Context, req *ctlRequest) error {
 	return nil
 }
 
-// unqueue takes back req, the last request queued, whose line was not
-// written, and frees its slot. It reports false when the connection has
-// ended meanwhile (fail has already failed req and freed the slot).
-func (c *Control) unqueue(req *ctlRequest) bool {
+// unqueue takes back reqs, the last requests queued, whose line was not
+// written, and frees their slots. It reports false when the connection
+// has ended meanwhile (fail has already failed them and freed the slots).
+func (c *Control) unqueue(reqs []*ctlRequest) bool {
 	c.mu.Lock()
-	n := len(c.pending)
-	if c.err != nil || n == 0 || c.pending[n-1] != req {
+	n, k := len(c.pending), len(reqs)
+	if c.err != nil || n < k || c.pending[n-1] != reqs[k-1] {
 		c.mu.Unlock()
 		return false
 	}
-	c.pending[n-1] = nil
-	c.pending = c.pending[:n-1]
+	clear(c.pending[n-k:])
+	c.pending = c.pending[:n-k]
 	c.mu.Unlock()
-	<-c.sem
+	for range reqs {
+		<-c.sem
+	}
 	return true
 }
 
@@ -682,9 +742,22 @@ func (c *Control) complete(res ctlResult) {
 	c.pending[0] = nil
 	c.pending = c.pending[1:]
 	c.answered = time.Now()
+	// tmux skips the rest of a command list after a command fails: no
+	// block will come for them.
+	var skipped []*ctlRequest
+	if res.isErr && r.rest > 0 {
+		k := min(r.rest, len(c.pending))
+		skipped = append(skipped, c.pending[:k]...)
+		clear(c.pending[:k])
+		c.pending = c.pending[k:]
+	}
 	c.mu.Unlock()
 	r.ch <- res
 	<-c.sem
+	for _, s := range skipped {
+		s.ch <- ctlResult{body: []byte("not run: " + r.args[0] + " before it in the same command list failed"), isErr: true}
+		<-c.sem
+	}
 }
 
 // queueContinue asks the continue goroutine to resume pane. It never blocks.

@@ -237,7 +237,7 @@ func runNative(ctx context.Context, socket Socket, argv, paths, extraEnv []strin
 			if !ok {
 				return res, connError(ctx, argv, errFrame)
 			}
-			switch stream {
+			switch files.stdOf(stream) {
 			case 1:
 				res.stdout = append(res.stdout, m.data[4:]...)
 			case 2:

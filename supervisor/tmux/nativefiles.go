@@ -17,10 +17,11 @@ type clientFiles struct {
 	cwd     string
 	allowed map[string]bool
 	open    map[int32]*os.File
+	std     map[int32]int32 // streams opened on the client's stdout (1) or stderr (2)
 }
 
 func newClientFiles(cwd string, paths []string) *clientFiles {
-	f := &clientFiles{cwd: cwd, allowed: map[string]bool{}, open: map[int32]*os.File{}}
+	f := &clientFiles{cwd: cwd, allowed: map[string]bool{}, open: map[int32]*os.File{}, std: map[int32]int32{}}
 	for _, p := range paths {
 		if p == "" || p == "-" {
 			continue
@@ -96,10 +97,12 @@ func (f *clientFiles) writeOpen(data []byte) []byte {
 		return appendFrame(nil, msgWriteReady, append(int32Bytes(stream), int32Bytes(int32(e))...))
 	}
 	if fd == 1 || fd == 2 {
-		if stream == 1 || stream == 2 {
-			return ready(0)
+		// The command's output (show-buffer, save-buffer -), on a
+		// stream of its own: collected as the caller's stdout or stderr.
+		if stream != 1 && stream != 2 {
+			f.std[stream] = fd
 		}
-		return ready(syscall.EBADF)
+		return ready(0)
 	}
 	path, ok := f.pathOf(data, 3)
 	if fd != -1 || !ok || f.open[stream] != nil {
@@ -113,6 +116,15 @@ func (f *clientFiles) writeOpen(data []byte) []byte {
 	return ready(0)
 }
 
+// stdOf returns 1 or 2 when stream is the client's stdout or stderr, and
+// 0 for a file's stream.
+func (f *clientFiles) stdOf(stream int32) int32 {
+	if stream == 1 || stream == 2 {
+		return stream
+	}
+	return f.std[stream]
+}
+
 // write writes data to an open stream's file.
 func (f *clientFiles) write(stream int32, data []byte) {
 	if file := f.open[stream]; file != nil {
@@ -122,6 +134,7 @@ func (f *clientFiles) write(stream int32, data []byte) {
 
 // close closes an open stream's file.
 func (f *clientFiles) close(stream int32) {
+	delete(f.std, stream)
 	if file := f.open[stream]; file != nil {
 		file.Close()
 		delete(f.open, stream)
