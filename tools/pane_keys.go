@@ -135,35 +135,34 @@ const maxKeysArg = 8 << 10
 // otherwise; long text is sent literally, in pieces tmux accepts. A caller
 // that must not interleave with other sends holds the pane's lock.
 func (k keystroke) send(ctx context.Context, srv *supervisor.Server, pane tmux.PaneID) error {
-	target := string(pane)
 	if !k.literal && len(k.keys) <= maxKeysArg {
-		args := []string{"send-keys", "-t", target}
+		var args []string
 		if k.keys != "" {
 			args = append(args, "--", k.keys)
 		}
 		if k.enter {
 			args = append(args, "Enter")
 		}
-		if len(args) == 3 {
+		if len(args) == 0 {
 			return nil
 		}
-		_, err := srv.Do(ctx, args...)
-		return err
+		return srv.TypeKeys(ctx, pane, args...)
 	}
 	if err := sendLiteral(ctx, srv, pane, k.keys); err != nil {
 		return err
 	}
 	if k.enter {
-		_, err := srv.Do(ctx, "send-keys", "-t", target, "Enter")
-		return err
+		return srv.TypeKeys(ctx, pane, "Enter")
 	}
 	return nil
 }
 
-// sendLiteral types text into pane as characters (send-keys -l).
+// sendLiteral types text into pane as characters (send-keys -l). Keys
+// always reach the program: a pane in copy mode (a person scrolling) is
+// taken out of it first (Server.TypeKeys).
 func sendLiteral(ctx context.Context, srv *supervisor.Server, pane tmux.PaneID, text string) error {
 	for _, chunk := range chunks(text, maxKeysArg) {
-		if _, err := srv.Do(ctx, "send-keys", "-l", "-t", string(pane), "--", chunk); err != nil {
+		if err := srv.TypeKeys(ctx, pane, "-l", "--", chunk); err != nil {
 			return err
 		}
 	}

@@ -378,3 +378,36 @@ func TestPaneLocks(t *testing.T) {
 }
 
 func tmuxSocket(name string) tmux.Socket { return tmux.Socket{Name: name} }
+
+// TestKeysReachTheProgramInCopyMode types into a pane a person has put in
+// copy mode: the keys reach the program, not the mode's key table (whose
+// "/" and "?" open a search prompt on tmux-mcp's own client, which no one
+// answers and which held up every later command on the connection).
+func TestKeysReachTheProgramInCopyMode(t *testing.T) {
+	e := newEnv(t, Mutating)
+	p, file := e.sink()
+	var want strings.Builder
+	for _, tt := range []struct {
+		keys    string
+		literal bool
+	}{
+		{" /search ?back :goto g q", false},
+		{" /search ?back :goto g q", true},
+		{"C-a", false},
+	} {
+		e.tmux("copy-mode", "-t", p)
+		if got := e.tmux("display-message", "-p", "-t", p, "#{pane_in_mode}"); got != "1" {
+			t.Fatalf("pane_in_mode after copy-mode = %q, want 1", got)
+		}
+		e.ok("send_keys", map[string]any{"pane_id": p, "keys": tt.keys, "literal": tt.literal}, nil)
+		if got := e.tmux("display-message", "-p", "-t", p, "#{pane_in_mode}"); got != "0" {
+			t.Errorf("pane_in_mode after send_keys %q = %q, want 0", tt.keys, got)
+		}
+		if tt.keys == "C-a" {
+			want.WriteString("\x01\n")
+		} else {
+			want.WriteString(tt.keys + "\n")
+		}
+	}
+	waitFile(t, file, want.String())
+}
