@@ -216,6 +216,8 @@ func Judge(r *Report) []loadtest.Verdict {
 	}
 	vs = append(vs, worked)
 
+	vs = append(vs, hungCalls(r.Agents))
+
 	vs = append(vs, loadtest.Verdict{Name: "nothing left running", Pass: len(r.Leaked) == 0, Detail: leakDetail(r.Leaked)})
 	return vs
 }
@@ -432,4 +434,31 @@ func TableRow(r *Report) string {
 		strings.TrimPrefix(r.Settings.TmuxVersion, "tmux "), onOff(r.Settings.PersonControl), r.Settings.Pace, r.Seconds,
 		died, when, strings.ReplaceAll(diag, "|", "/"), restarts, agentErr, sumCalls(r.Agents), r.Person.Errors, r.Person.Calls,
 		r.Clients.ControlAttaches)
+}
+
+// hungClasses are the error classes of an agent's call that tmux-mcp
+// should never give while its server lives: a command tmux did not answer,
+// a connection dropped. (An agent racing the person's kills gets
+// not_found and the like; those are the churn's, not faults.)
+var hungClasses = []string{"timeout", "connection_lost", "server_down", "server_exited", "result_unknown", "internal"}
+
+// hungCalls is the verdict on agents' calls that timed out or lost their
+// connection.
+func hungCalls(agents []ActorStats) loadtest.Verdict {
+	v := loadtest.Verdict{Name: "no agent call hung or lost its connection", Pass: true, Detail: "none"}
+	var bad []string
+	for _, a := range agents {
+		for op, st := range a.Ops {
+			for _, c := range hungClasses {
+				if n := st.ErrorClasses[c]; n > 0 {
+					bad = append(bad, fmt.Sprintf("%s %s %s ×%d", a.Name, op, c, n))
+				}
+			}
+		}
+	}
+	if len(bad) > 0 {
+		sort.Strings(bad)
+		v.Pass, v.Detail = false, strings.Join(bad, ", ")
+	}
+	return v
 }

@@ -155,6 +155,9 @@ func TestJudgeFailures(t *testing.T) {
 		{"idle agent", func(r *Report) { r.Agents[1].Errors = r.Agents[1].Calls }, "every actor worked", "agent-2"},
 		{"no control attach", func(r *Report) { r.Clients.ControlAttaches = 0 }, "every actor worked", "person's control clients"},
 		{"leak", func(r *Report) { r.Leaked = []string{"123 (tmux)"} }, "nothing left running", "123 (tmux)"},
+		{"hung call", func(r *Report) {
+			r.Agents[0].Ops = map[string]OpStats{"run_command": {Calls: 9, Errors: 1, ErrorClasses: map[string]int{"timeout": 1}}}
+		}, "no agent call hung or lost its connection", "agent-1 run_command timeout ×1"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
