@@ -152,7 +152,8 @@ func (r *run) option() string { return "@tmux_mcp_" + r.nonce }
 // that takes the status of the command before it, waits until tmux has
 // read all the output (the DSR barrier), records the status and the
 // cursor in the run's pane option, signals the run's channel, types back
-// keys read with the answer, and exits with the status. typed is for the
+// keys read with the answer (out of any mode, as Server.TypeKeys types),
+// and exits with the status. typed is for the
 // line typed where no file can be written.
 func (r *run) ending(tmuxBin string, typed bool) string {
 	tm := shQuote(tmuxBin) + " -S " + shQuote(r.srv.Socket().ResolvedPath())
@@ -167,7 +168,7 @@ func (r *run) ending(tmuxBin string, typed bool) string {
 		`case $a in *"${e}["*R*) break;; esac; done; fi; stty "$t"; }; ` +
 		tm + ` set-option -p -F -t ` + string(r.pane) + ` ` + r.option() +
 		` "$s #{history_size} #{cursor_y} #{cursor_x} #{pane_width} #{pane_height}" \; wait-for -S ` + r.channel() + ` 2>/dev/null; ` +
-		`k=${a%"${e}["*}; [ -n "$k" ] && ` + tm + ` send-keys -t ` + string(r.pane) + ` -l -- "$k" 2>/dev/null; exit $s)`
+		`k=${a%"${e}["*}; [ -n "$k" ] && ` + tm + ` copy-mode -q -t ` + string(r.pane) + ` \; send-keys -t ` + string(r.pane) + ` -l -- "$k" 2>/dev/null; exit $s)`
 }
 
 // history is the shell code that puts cmd in the shell's history in place
