@@ -111,6 +111,7 @@ type Control struct {
 	contWake  chan struct{}
 
 	closeOnce sync.Once
+	seqMu     sync.Mutex // held while a RunSequence takes its slots
 }
 
 type ctlRequest struct {
@@ -325,15 +326,22 @@ func (c *Control) RunSequence(ctx context.Context, cmds ...[]string) ([]byte, er
 	if len(cmds) == 0 {
 		return nil, errors.New("tmux: control run: no command")
 	}
+	if len(cmds) > cap(c.sem) {
+		return nil, fmt.Errorf("tmux: control run: %d commands in one list, more than the %d in flight allowed", len(cmds), cap(c.sem))
+	}
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, DefaultTimeout)
 		defer cancel()
 	}
+	// One sequence at a time takes its slots, so that two sequences each
+	// holding some cannot wait for each other's.
 	reqs := make([]*ctlRequest, 0, len(cmds))
+	c.seqMu.Lock()
 	for _, args := range cmds {
 		args, err := c.prepare(ctx, args)
 		if err != nil {
+			c.seqMu.Unlock()
 			for range reqs {
 				<-c.sem
 			}
@@ -341,6 +349,7 @@ func (c *Control) RunSequence(ctx context.Context, cmds ...[]string) ([]byte, er
 		}
 		reqs = append(reqs, &ctlRequest{args: args, ch: make(chan ctlResult, 1)})
 	}
+	c.seqMu.Unlock()
 	if err := c.send(ctx, reqs...); err != nil {
 		return nil, err
 	}
