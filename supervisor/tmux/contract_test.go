@@ -424,7 +424,10 @@ func TestInfo(t *testing.T) {
 // does not know.
 func TestListPanesWith(t *testing.T) {
 	forEachTransport(t, func(t *testing.T, kind string) {
-		c, _ := newClient(t, kind)
+		c, srv := newClient(t, kind)
+		// Until the pane runs its shell tmux reads its directory as
+		// empty, then as the server's own: both reads must see the last.
+		srv.PanePath("=main:")
 		full, err := c.ListPanes(ctx(t))
 		if err != nil {
 			t.Fatal(err)
