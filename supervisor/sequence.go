@@ -17,7 +17,9 @@ type sequencer interface {
 // DoSequence runs cmds as one tmux command list under the same
 // supervision as Do: tmux runs them in order with no other client's
 // command between them and stops at the first that fails. It returns
-// their output, one after another.
+// their output, one after another. The call is named for the last
+// command (the one the list is for; those before it prepare it) in
+// spans, metrics and events.
 func (s *Server) DoSequence(ctx context.Context, cmds ...[]string) ([]byte, error) {
 	if len(cmds) == 0 {
 		return nil, errors.New("supervisor: empty tmux command list")
@@ -30,10 +32,11 @@ func (s *Server) DoSequence(ctx context.Context, cmds ...[]string) ([]byte, erro
 			return nil, fmt.Errorf("supervisor: %s cannot run in a command list", c[0])
 		}
 	}
-	if err := s.gateFor(ctx, cmds[0][0]); err != nil {
+	name := cmds[len(cmds)-1][0]
+	if err := s.gateFor(ctx, name); err != nil {
 		return nil, err
 	}
-	out, err := s.call(ctx, cmds[0][0], func(ctx context.Context, tr tmux.Transport) ([]byte, error) {
+	out, err := s.call(ctx, name, func(ctx context.Context, tr tmux.Transport) ([]byte, error) {
 		sq, ok := tr.(sequencer)
 		if !ok {
 			return nil, fmt.Errorf("supervisor: the %s transport cannot run a command list", tr.Kind())
