@@ -40,17 +40,11 @@ func structuredOf(t *testing.T, res *mcp.CallToolResult, v any) {
 	}
 }
 
-// TestJournalCLI drives every `tmux-mcp journal` command against a journal
-// holding a snapshot of a real server.
-func TestJournalCLI(t *testing.T) {
-	tm := tmuxtest.New(t)
-	tm.Start("work")
-	dir := t.TempDir()
-	tm.MustTmux("new-window", "-d", "-t", "=work:", "-n", "second", "-c", dir)
-	path := filepath.Join(t.TempDir(), "journal.db")
-	vars := map[string]string{"TMUX_MCP_JOURNAL": path, "TMUX_MCP_SOCKET_PATH": tm.Socket, "TMUX_MCP_TMUX_CONFIG": "/dev/null"}
-
-	sup := supervisor.New(supervisor.Config{DefaultSocket: tmux.Socket{Path: tm.Socket}, TmuxConfig: "/dev/null"})
+// snapshotInto writes one snapshot of the default server of a supervisor
+// made with cfg into a new journal at path, and closes the journal.
+func snapshotInto(t *testing.T, path string, cfg supervisor.Config) {
+	t.Helper()
+	sup := supervisor.New(cfg)
 	t.Cleanup(func() { sup.Close() })
 	j, err := journal.Open(path, nil)
 	if err != nil {
@@ -66,6 +60,19 @@ func TestJournalCLI(t *testing.T) {
 	if err := j.Close(); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestJournalCLI drives every `tmux-mcp journal` command against a journal
+// holding a snapshot of a real server.
+func TestJournalCLI(t *testing.T) {
+	tm := tmuxtest.New(t)
+	tm.Start("work")
+	dir := t.TempDir()
+	tm.MustTmux("new-window", "-d", "-t", "=work:", "-n", "second", "-c", dir)
+	path := filepath.Join(t.TempDir(), "journal.db")
+	vars := map[string]string{"TMUX_MCP_JOURNAL": path, "TMUX_MCP_SOCKET_PATH": tm.Socket, "TMUX_MCP_TMUX_CONFIG": "/dev/null"}
+
+	snapshotInto(t, path, supervisor.Config{DefaultSocket: tmux.Socket{Path: tm.Socket}, TmuxConfig: "/dev/null"})
 
 	tests := []struct {
 		args []string

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tmux-mcp/tmux-mcp/journal"
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux/tmuxtest"
@@ -34,22 +32,7 @@ func TestJournalShowQuotesHostileText(t *testing.T) {
 	// compared here; journal show must print it below).
 	tm.PanePath("=main:")
 	path := filepath.Join(t.TempDir(), "journal.db")
-	sup := supervisor.New(supervisor.Config{DefaultSocket: tmux.Socket{Path: tm.Socket}, TmuxConfig: "/dev/null", Observe: true})
-	t.Cleanup(func() { sup.Close() })
-	j, err := journal.Open(path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := sup.Default(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if ok, err := j.TakeSnapshot(context.Background(), srv); !ok || err != nil {
-		t.Fatalf("TakeSnapshot = %v, %v", ok, err)
-	}
-	if err := j.Close(); err != nil {
-		t.Fatal(err)
-	}
+	snapshotInto(t, path, supervisor.Config{DefaultSocket: tmux.Socket{Path: tm.Socket}, TmuxConfig: "/dev/null", Observe: true})
 
 	for _, args := range [][]string{{"journal", "show"}, {"journal", "ls"}, {"journal", "events"}} {
 		cmd := exec.Command(bin, args...)
