@@ -110,13 +110,14 @@ func TestOldIDsAfterRestore(t *testing.T) {
 		t.Fatalf("the new server reuses %s (live panes %v): the test needs an old ID it does not know", oldJob, live)
 	}
 	// The restored job runs "sh -c 'exec sleep 1000'": until the exec its
-	// process is sh. Wait for the job itself.
+	// process is sh. Wait for the job itself, and for tmux to read its
+	// directory (empty in a read around the exec, seen on 3.7c).
 	var res *mcp.CallToolResult
 	var newJob, cmd, path string
 	tmuxtest.WaitFor(t, 10*time.Second, "the restored job's process", func() bool {
 		res = callTool(t, c, "get_pane_info", map[string]any{"pane_id": oldJob})
 		newJob, cmd, path = paneOf(t, res)
-		return cmd == "sleep"
+		return cmd == "sleep" && path != ""
 	})
 	if cmd != "sleep" || path != jobDir {
 		t.Errorf("pane for old %s: %s running %q in %q; want the restored job, sleep in %s", oldJob, newJob, cmd, path, jobDir)
