@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tmux-mcp/tmux-mcp/supervisor"
+	"github.com/tmux-mcp/tmux-mcp/supervisor/proc"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
 )
 
@@ -179,8 +179,8 @@ func ttys(n int) map[string]string {
 
 func TestLinuxSystemChecks(t *testing.T) {
 	m := fixedMachine()
-	m.System = func() supervisor.Resources {
-		return supervisor.Resources{PTYs: 3800, PTYMax: 4096, FilesAllocated: 750, FilesMax: 1000}
+	m.System = func() proc.Resources {
+		return proc.Resources{PTYs: 3800, PTYMax: 4096, FilesAllocated: 750, FilesMax: 1000}
 	}
 	if c := checkPTYs(m); c.Status != StatusFail || !containsStep(c.Commands, "kernel.pty.max") {
 		t.Errorf("ptys: %s %q %q, want fail with a sysctl to raise kernel.pty.max", c.Status, c.Summary, c.Commands)
@@ -188,7 +188,7 @@ func TestLinuxSystemChecks(t *testing.T) {
 	if c := checkFileHandles(m); c.Status != StatusWarn {
 		t.Errorf("files: %s %q, want warn at 75%%", c.Status, c.Summary)
 	}
-	m.System = func() supervisor.Resources { return supervisor.Resources{} }
+	m.System = func() proc.Resources { return proc.Resources{} }
 	if c := checkPTYs(m); c.Status != StatusSkipped {
 		t.Errorf("ptys without procfs: %s, want skipped", c.Status)
 	}

@@ -15,6 +15,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
+	"github.com/tmux-mcp/tmux-mcp/supervisor/proc"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux/tmuxtest"
 )
@@ -144,10 +145,10 @@ func TestCrashedServer(t *testing.T) {
 		}
 	}
 	tmuxtest.WaitFor(t, 10*time.Second, "server to crash", func() bool {
-		st, err := supervisor.ReadProcStat(pid)
+		st, err := proc.ReadProcStat(pid)
 		return err == nil && st.State == 'Z' || !tmuxtest.Alive(pid)
 	})
-	if ws, ok := supervisor.ZombieStatus(pid, 0); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGSEGV {
+	if ws, ok := proc.ZombieStatus(pid, 0); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGSEGV {
 		t.Skipf("the server did not die of SIGSEGV (wait status %#x, zombie %v)", uint32(ws), ok)
 	}
 	withJournal := func(o *Options) { o.Journal = j }
@@ -231,7 +232,7 @@ func TestSocketDeletedWhileServerRuns(t *testing.T) {
 	if _, err := os.Stat(ts.Socket); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("socket after diagnose: %v, want still missing", err)
 	}
-	if got := supervisor.ListenerPIDs(ts.Socket); !slices.Equal(got, []int{pid}) {
+	if got := proc.ListenerPIDs(ts.Socket); !slices.Equal(got, []int{pid}) {
 		t.Errorf("listeners after diagnose = %v, want only %d", got, pid)
 	}
 	// The remedy works.
@@ -287,7 +288,7 @@ func TestUnsafeSocketDirectory(t *testing.T) {
 	if c := check(t, r.Servers[0], "socket.dir"); c.Status != StatusFail || !containsStep(c.Commands, "chmod 700 "+dir) {
 		t.Errorf("socket.dir = %s %q %q, want fail with chmod 700 %s", c.Status, c.Summary, c.Commands, dir)
 	}
-	if !supervisor.PIDAlive(pid, 0) {
+	if !proc.PIDAlive(pid, 0) {
 		t.Error("the server died; it should be untouched by a directory mode")
 	}
 }
@@ -319,7 +320,7 @@ func TestStoppedServerIsHung(t *testing.T) {
 	}
 	t.Cleanup(func() { syscall.Kill(pid, syscall.SIGCONT) })
 	tmuxtest.WaitFor(t, 5*time.Second, "server to stop", func() bool {
-		st, err := supervisor.ReadProcStat(pid)
+		st, err := proc.ReadProcStat(pid)
 		return err == nil && st.State == 'T'
 	})
 	start := time.Now()
@@ -355,7 +356,7 @@ func TestMissingSocketStartsNoServer(t *testing.T) {
 		if _, err := os.Stat(filepath.Dir(p)); !errors.Is(err, os.ErrNotExist) {
 			t.Errorf("%s: directory %s after diagnose: %v, want none", s, filepath.Dir(p), err)
 		}
-		if got := supervisor.ListenerPIDs(p); len(got) != 0 {
+		if got := proc.ListenerPIDs(p); len(got) != 0 {
 			t.Errorf("%s: servers listening after diagnose: %v, want none", s, got)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
+	"github.com/tmux-mcp/tmux-mcp/supervisor/proc"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux/tmuxtest"
 )
@@ -170,8 +171,8 @@ func fixedMachine() Machine {
 	return Machine{
 		GOOS:      "linux",
 		KernelLog: func() ([]string, error) { return nil, nil },
-		System: func() supervisor.Resources {
-			return supervisor.Resources{PTYs: 12, PTYMax: 4096, FilesAllocated: 3000, FilesMax: 1000000}
+		System: func() proc.Resources {
+			return proc.Resources{PTYs: 12, PTYMax: 4096, FilesAllocated: 3000, FilesMax: 1000000}
 		},
 		ReadFile: func(name string) ([]byte, error) {
 			if s, ok := files[name]; ok {

@@ -7,7 +7,7 @@ import (
 	"runtime"
 	"time"
 
-	"github.com/tmux-mcp/tmux-mcp/supervisor"
+	"github.com/tmux-mcp/tmux-mcp/supervisor/proc"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
 )
 
@@ -63,8 +63,8 @@ func (o Options) withDefaults() Options {
 type Machine struct {
 	GOOS string // runtime.GOOS
 	// System returns the system-wide PTY and file-handle counters
-	// (supervisor.SystemResources).
-	System func() supervisor.Resources
+	// (proc.SystemResources).
+	System func() proc.Resources
 	// ReadFile and Glob read files such as /proc/meminfo, tmpfiles.d and
 	// periodic.conf (os.ReadFile, filepath.Glob).
 	ReadFile func(name string) ([]byte, error)
@@ -83,7 +83,7 @@ func (m Machine) withDefaults() Machine {
 		m.GOOS = runtime.GOOS
 	}
 	if m.System == nil {
-		m.System = supervisor.SystemResources
+		m.System = proc.SystemResources
 	}
 	if m.ReadFile == nil {
 		m.ReadFile = os.ReadFile

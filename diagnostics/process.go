@@ -9,7 +9,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/tmux-mcp/tmux-mcp/supervisor"
+	"github.com/tmux-mcp/tmux-mcp/supervisor/proc"
 )
 
 // clockTicks is USER_HZ, the unit of the times in /proc/<pid>/stat: 100 on
@@ -24,9 +24,9 @@ const cpuInterval = 250 * time.Millisecond
 type procFacts struct {
 	PID     int
 	Comm    string
-	Stat    supervisor.ProcStat
+	Stat    proc.ProcStat
 	Started time.Time // wall clock; zero when unknown
-	Res     supervisor.Resources
+	Res     proc.Resources
 	ResErr  error
 	// Spinning: over half a core of CPU while watched, or runnable at
 	// both samples (a livelocked server on a busy machine).
@@ -67,9 +67,9 @@ func inspectProcesses(ctx context.Context, m Machine, pids []int) []procFacts {
 		return nil
 	}
 	out := make([]procFacts, 0, len(pids))
-	first := make([]supervisor.Resources, len(pids))
+	first := make([]proc.Resources, len(pids))
 	for i, pid := range pids {
-		first[i], _ = supervisor.SampleResources(ctx, pid, nil)
+		first[i], _ = proc.SampleResources(ctx, pid, nil)
 	}
 	t := time.NewTimer(cpuInterval)
 	select {
@@ -79,9 +79,9 @@ func inspectProcesses(ctx context.Context, m Machine, pids []int) []procFacts {
 	t.Stop()
 	for i, pid := range pids {
 		p := procFacts{PID: pid, Comm: comm(pid)}
-		p.Stat, _ = supervisor.ReadProcStat(pid)
+		p.Stat, _ = proc.ReadProcStat(pid)
 		p.Started = startedAt(m, p.Stat.StartTime)
-		p.Res, p.ResErr = supervisor.SampleResources(ctx, pid, &first[i])
+		p.Res, p.ResErr = proc.SampleResources(ctx, pid, &first[i])
 		p.Spinning = p.Res.CPUPercent >= 50 || first[i].Runnable && p.Res.Runnable
 		if exe, err := os.Readlink("/proc/" + strconv.Itoa(pid) + "/exe"); err == nil {
 			p.Exe, p.ExeDeleted = strings.CutSuffix(exe, " (deleted)")
@@ -143,11 +143,11 @@ func tmuxZombies(m Machine) []zombie {
 		if err != nil || !isTmuxServer(comm(pid)) {
 			continue
 		}
-		st, err := supervisor.ReadProcStat(pid)
+		st, err := proc.ReadProcStat(pid)
 		if err != nil || st.State != 'Z' {
 			continue
 		}
-		ws, ok := supervisor.ZombieStatus(pid, st.StartTime)
+		ws, ok := proc.ZombieStatus(pid, st.StartTime)
 		if !ok {
 			continue
 		}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
+	"github.com/tmux-mcp/tmux-mcp/supervisor/proc"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
 )
 
@@ -26,7 +27,7 @@ type serverFacts struct {
 	file       os.FileInfo
 	fileErr    error
 	times      fileTimes
-	connectErr error // supervisor.ProbeSocket
+	connectErr error // proc.ProbeSocket
 
 	procs []procFacts // live processes listening on the path
 
@@ -60,15 +61,15 @@ func gather(ctx context.Context, o Options, sock tmux.Socket, client tmux.Versio
 		f.times = statTimes(f.file)
 	}
 	var live []int
-	for _, pid := range supervisor.ListenerPIDs(f.path) {
-		if supervisor.PIDAlive(pid, 0) {
+	for _, pid := range proc.ListenerPIDs(f.path) {
+		if proc.PIDAlive(pid, 0) {
 			live = append(live, pid)
 		}
 	}
 	// Watch the processes before connecting: a connection wakes the
 	// server, and an idle server must look idle.
 	f.procs = inspectProcesses(ctx, o.Machine, live)
-	f.connectErr = supervisor.ProbeSocket(ctx, f.path, connectTimeout)
+	f.connectErr = proc.ProbeSocket(ctx, f.path, connectTimeout)
 	f.journal = readJournal(o.Journal, f.path, f.now.Add(-o.Since))
 
 	if f.connectErr == nil {

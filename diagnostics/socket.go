@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
+	"github.com/tmux-mcp/tmux-mcp/supervisor/proc"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
 )
 
@@ -168,9 +169,9 @@ func checkSiblings(ctx context.Context, f *serverFacts) Check {
 		if p == f.path || e.Type()&os.ModeSocket == 0 {
 			continue
 		}
-		if supervisor.ProbeSocket(ctx, p, connectTimeout) == nil {
+		if proc.ProbeSocket(ctx, p, connectTimeout) == nil {
 			live = append(live, e.Name())
-		} else if len(supervisor.ListenerPIDs(p)) == 0 {
+		} else if len(proc.ListenerPIDs(p)) == 0 {
 			stale = append(stale, e.Name())
 		}
 	}
@@ -227,7 +228,7 @@ func discover(named []tmux.Socket, j Journal) []tmux.Socket {
 			}
 		}
 	}
-	listeners := supervisor.UnixListeners(func(p string) bool { return filepath.Dir(p) == dir })
+	listeners := proc.UnixListeners(func(p string) bool { return filepath.Dir(p) == dir })
 	for _, p := range sortedKeys(listeners) {
 		for _, pid := range listeners[p] {
 			if isTmuxServer(comm(pid)) {

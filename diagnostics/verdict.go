@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
+	"github.com/tmux-mcp/tmux-mcp/supervisor/proc"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
 )
 
@@ -16,10 +17,10 @@ import (
 func evidence(f *serverFacts) supervisor.DeathEvidence {
 	ev := supervisor.DeathEvidence{PID: f.pid(), ConnectErr: f.connectErr}
 	if p := f.mainProc(); p != nil {
-		ev.PIDAlive = supervisor.PIDAlive(p.PID, p.Stat.StartTime)
+		ev.PIDAlive = proc.PIDAlive(p.PID, p.Stat.StartTime)
 		ev.FDRatio = p.Res.FDRatio()
 	} else if len(f.procs) > 0 {
-		ev.PID, ev.PIDAlive = f.procs[0].PID, supervisor.PIDAlive(f.procs[0].PID, f.procs[0].Stat.StartTime)
+		ev.PID, ev.PIDAlive = f.procs[0].PID, proc.PIDAlive(f.procs[0].PID, f.procs[0].Stat.StartTime)
 	}
 	switch {
 	case f.zombie != nil:

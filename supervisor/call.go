@@ -10,6 +10,7 @@ import (
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/tmux-mcp/tmux-mcp/supervisor/proc"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
 )
 
@@ -143,7 +144,7 @@ func (s *Server) socketMoved() bool {
 	s.mu.Lock()
 	up, want := s.state == StateUp, s.id.sockIno
 	s.mu.Unlock()
-	return up && want != 0 && socketInode(s.sock.ResolvedPath()) != want
+	return up && want != 0 && proc.SocketInode(s.sock.ResolvedPath()) != want
 }
 
 // spanEvent records a supervisor decision as an event of the caller's span

@@ -10,9 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
-	"time"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
 )
@@ -24,13 +21,13 @@ type DeathEvidence struct {
 	PID int // the server's PID, if known
 
 	// Wait is the exited server's wait status: from tmux -D when tmux-mcp
-	// started it (waitStatusOf), or read from its zombie (ZombieStatus);
+	// started it (waitStatusOf), or read from its zombie (proc.ZombieStatus);
 	// nil otherwise.
 	Wait *syscall.WaitStatus
 
-	// PIDAlive: the server process still exists (PIDAlive).
+	// PIDAlive: the server process still exists (proc.PIDAlive).
 	PIDAlive bool
-	// ConnectErr is the socket probe's result (ProbeSocket): nil when
+	// ConnectErr is the socket probe's result (proc.ProbeSocket): nil when
 	// something listens, else wrapping ENOENT, ECONNREFUSED, EAGAIN (Linux:
 	// accept backlog full), EACCES, or a timeout.
 	ConnectErr error
@@ -174,52 +171,4 @@ func waitStatusOf(err error) *syscall.WaitStatus {
 		return nil
 	}
 	return &ws
-}
-
-// processStartTime returns pid's start time (ProcStat.StartTime), which
-// together with the PID identifies a process across PID reuse.
-func processStartTime(pid int) (uint64, error) {
-	st, err := ReadProcStat(pid)
-	if err != nil {
-		return 0, fmt.Errorf("process start time of %d: %w", pid, err)
-	}
-	return st.StartTime, nil
-}
-
-// PIDAlive reports whether process pid exists, is not a zombie, and (when
-// startTime is not 0) is the process that started at startTime and not a
-// later one that reused its PID.
-func PIDAlive(pid int, startTime uint64) bool {
-	if pid <= 0 {
-		return false
-	}
-	if err := unix.Kill(pid, 0); err != nil && !errors.Is(err, unix.EPERM) {
-		return false
-	}
-	st, err := ReadProcStat(pid)
-	if err != nil {
-		// Unreadable (or the process just went): trust kill(2) only when
-		// there is no identity to check.
-		return startTime == 0 && !errors.Is(err, os.ErrNotExist)
-	}
-	if st.State == 'Z' || st.State == 'X' {
-		return false
-	}
-	return startTime == 0 || st.StartTime == startTime
-}
-
-// ProbeSocket connects to the unix socket at path and hangs up at once. It
-// never starts a server and speaks no tmux protocol: nil means something
-// listens there, not that it answers (a stopped server's socket still
-// accepts into its backlog). Errors wrap the errno: ENOENT (socket file
-// missing), ECONNREFUSED (stale socket: nobody listens), EAGAIN (Linux:
-// backlog full), EACCES, or a timeout.
-func ProbeSocket(ctx context.Context, path string, timeout time.Duration) error {
-	d := net.Dialer{Timeout: timeout}
-	c, err := d.DialContext(ctx, "unix", path)
-	if err != nil {
-		return fmt.Errorf("probe socket %s: %w", path, err)
-	}
-	c.Close()
-	return nil
 }

@@ -11,8 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"go.uber.org/goleak"
-
+	"github.com/tmux-mcp/tmux-mcp/supervisor/proc"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux/tmuxtest"
 )
@@ -124,129 +123,6 @@ func TestWaitStatusOf(t *testing.T) {
 	}
 }
 
-func TestParseProcStat(t *testing.T) {
-	// A command name with spaces and a parenthesis, as a hostile process
-	// may choose.
-	line := "4242 (tmux: se) rv) S 1 4242 4242 0 -1 4194560 1092 0 0 0 37 12 0 0 20 0 1 0 998877 6070272 980 18446744073709551615"
-	got, err := parseProcStat(line)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := ProcStat{State: 'S', UTime: 37, STime: 12, StartTime: 998877}
-	if got != want {
-		t.Errorf("parseProcStat() = %+v, want %+v", got, want)
-	}
-	for _, bad := range []string{"", "12 (x", "12 (x) S 1 2"} {
-		if _, err := parseProcStat(bad); err == nil {
-			t.Errorf("parseProcStat(%q): no error, want one", bad)
-		}
-	}
-}
-
-func TestPIDAlive(t *testing.T) {
-	self := os.Getpid()
-	st, err := processStartTime(self)
-	if err != nil || st == 0 {
-		t.Fatalf("processStartTime(self) = %d, %v; want > 0", st, err)
-	}
-	tests := []struct {
-		name  string
-		pid   int
-		start uint64
-		want  bool
-	}{
-		{"self", self, 0, true},
-		{"self with its start time", self, st, true},
-		{"self with another start time (PID reused)", self, st + 1, false},
-		{"no such pid", 1 << 30, 0, false},
-		{"zero", 0, 0, false},
-	}
-	for _, tt := range tests {
-		if got := PIDAlive(tt.pid, tt.start); got != tt.want {
-			t.Errorf("%s: PIDAlive(%d, %d) = %v, want %v", tt.name, tt.pid, tt.start, got, tt.want)
-		}
-	}
-	// A zombie is not alive.
-	cmd := exec.Command("true")
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	pid := cmd.Process.Pid
-	tmuxtest.WaitFor(t, 5*time.Second, "child to exit", func() bool { return !PIDAlive(pid, 0) })
-	cmd.Wait() //nolint:errcheck
-}
-
-func startSleep(t *testing.T) *exec.Cmd {
-	t.Helper()
-	cmd := exec.Command("sleep", "30")
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Kill() //nolint:errcheck // our own child; may be gone
-		cmd.Wait()         //nolint:errcheck
-	})
-	return cmd
-}
-
-func TestWatchExitExit(t *testing.T) {
-	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-	cmd := startSleep(t)
-	done, err := watchExit(context.Background(), cmd.Process.Pid)
-	if err != nil {
-		t.Skipf("exit watch not available: %v", err)
-	}
-	select {
-	case <-done:
-		t.Fatal("channel closed while the process runs")
-	default:
-	}
-	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case <-done:
-	case <-time.After(5 * time.Second):
-		t.Fatal("channel not closed 5s after the process was killed")
-	}
-	cmd.Wait() //nolint:errcheck
-}
-
-func TestWatchExitCancel(t *testing.T) {
-	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-	cmd := startSleep(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	done, err := watchExit(ctx, cmd.Process.Pid)
-	if err != nil {
-		cancel()
-		t.Skipf("exit watch not available: %v", err)
-	}
-	cancel()
-	// goleak waits for the two goroutines to end; the channel stays open.
-	goleak.VerifyNone(t, goleak.IgnoreCurrent())
-	select {
-	case <-done:
-		t.Error("channel closed after cancel, but the process still runs")
-	default:
-	}
-}
-
-func TestWatchExitGone(t *testing.T) {
-	cmd := exec.Command("true")
-	if err := cmd.Run(); err != nil {
-		t.Fatal(err)
-	}
-	done, err := watchExit(context.Background(), cmd.Process.Pid)
-	if err != nil {
-		t.Skipf("exit watch not available: %v", err)
-	}
-	select {
-	case <-done:
-	case <-time.After(5 * time.Second):
-		t.Fatal("channel for a reaped process not closed")
-	}
-}
-
 func TestProbeSocket(t *testing.T) {
 	ctx := context.Background()
 	const timeout = 2 * time.Second
@@ -254,8 +130,8 @@ func TestProbeSocket(t *testing.T) {
 	t.Run("live", func(t *testing.T) {
 		s := tmuxtest.New(t)
 		s.Start("x")
-		if err := ProbeSocket(ctx, s.Socket, timeout); err != nil {
-			t.Errorf("ProbeSocket(live) = %v, want nil", err)
+		if err := proc.ProbeSocket(ctx, s.Socket, timeout); err != nil {
+			t.Errorf("proc.ProbeSocket(live) = %v, want nil", err)
 		}
 	})
 
@@ -266,26 +142,26 @@ func TestProbeSocket(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer syscall.Kill(pid, syscall.SIGCONT) //nolint:errcheck
-		if err := ProbeSocket(ctx, s.Socket, timeout); err != nil {
-			t.Errorf("ProbeSocket(stopped) = %v, want nil (connect lands in the backlog)", err)
+		if err := proc.ProbeSocket(ctx, s.Socket, timeout); err != nil {
+			t.Errorf("proc.ProbeSocket(stopped) = %v, want nil (connect lands in the backlog)", err)
 		}
 	})
 
 	t.Run("deleted socket, then SIGUSR1", func(t *testing.T) {
 		s := tmuxtest.New(t)
 		pid := s.Start("x")
-		start, err := processStartTime(pid)
+		start, err := proc.StartTime(pid)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if err := os.Remove(s.Socket); err != nil {
 			t.Fatal(err)
 		}
-		err = ProbeSocket(ctx, s.Socket, timeout)
+		err = proc.ProbeSocket(ctx, s.Socket, timeout)
 		if !errors.Is(err, syscall.ENOENT) {
-			t.Fatalf("ProbeSocket(deleted) = %v, want ENOENT", err)
+			t.Fatalf("proc.ProbeSocket(deleted) = %v, want ENOENT", err)
 		}
-		e := DeathEvidence{PID: pid, PIDAlive: PIDAlive(pid, start), ConnectErr: err}
+		e := DeathEvidence{PID: pid, PIDAlive: proc.PIDAlive(pid, start), ConnectErr: err}
 		if got, detail := ClassifyDeath(e); got != CauseSocketDeleted {
 			t.Errorf("ClassifyDeath(%+v) = %q (%s), want %q", e, got, detail, CauseSocketDeleted)
 		}
@@ -294,7 +170,7 @@ func TestProbeSocket(t *testing.T) {
 			t.Fatal(err)
 		}
 		tmuxtest.WaitFor(t, 5*time.Second, "socket to come back", func() bool {
-			return ProbeSocket(ctx, s.Socket, timeout) == nil
+			return proc.ProbeSocket(ctx, s.Socket, timeout) == nil
 		})
 		if out := s.MustTmux("list-sessions", "-F", "#{session_name}"); out != "x" {
 			t.Errorf("after SIGUSR1 list-sessions = %q, want %q", out, "x")
@@ -304,19 +180,19 @@ func TestProbeSocket(t *testing.T) {
 	t.Run("stale socket after kill -9", func(t *testing.T) {
 		s := tmuxtest.New(t)
 		pid := s.Start("x")
-		start, err := processStartTime(pid)
+		start, err := proc.StartTime(pid)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 			t.Fatal(err)
 		}
-		tmuxtest.WaitFor(t, 5*time.Second, "server to die", func() bool { return !PIDAlive(pid, start) })
+		tmuxtest.WaitFor(t, 5*time.Second, "server to die", func() bool { return !proc.PIDAlive(pid, start) })
 		// The listening socket may outlive the server by a moment (seen
 		// once in 4,000 runs beside eight busy loops): a process the
 		// server forked holds it until it closes its descriptors.
 		tmuxtest.WaitFor(t, 5*time.Second, "the stale socket to refuse", func() bool {
-			err = ProbeSocket(ctx, s.Socket, timeout)
+			err = proc.ProbeSocket(ctx, s.Socket, timeout)
 			return errors.Is(err, syscall.ECONNREFUSED)
 		})
 		e := DeathEvidence{PID: pid, ConnectErr: err}

@@ -12,7 +12,7 @@
 // never starts a server; it is classified (last session gone, killed,
 // crashed, socket deleted, fd livelock, hung, version skew, permission),
 // and recovered from by a restart policy kept apart from the loop that
-// carries it out. Resources (fds against RLIMIT_NOFILE, PTYs, RSS) are
+// carries it out. proc.Resources (fds against RLIMIT_NOFILE, PTYs, RSS) are
 // sampled and new panes are refused before the server livelocks.
 //
 // # Captures are exact

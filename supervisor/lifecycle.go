@@ -7,6 +7,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/tmux-mcp/tmux-mcp/supervisor/proc"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
 	"go.opentelemetry.io/otel/attribute"
 )
@@ -177,13 +178,13 @@ func (s *Server) ensure(ctx context.Context, allowStart bool) error {
 	if err != nil && (errors.Is(err, tmux.ErrNoServer) || errors.Is(err, tmux.ErrSocketMissing)) && allowStart && !s.cfg.NoStart {
 		// Never start a server while the one we knew may be alive with its
 		// socket deleted: that orphans it.
-		if old := s.identity(); old.pid > 0 && PIDAlive(old.pid, old.startTime) {
+		if old := s.identity(); old.pid > 0 && proc.PIDAlive(old.pid, old.startTime) {
 			return fmt.Errorf("supervisor: server PID %d is alive but its socket %s does not answer: %w",
 				old.pid, s.sock.ResolvedPath(), err)
 		}
 		// A server we never knew may still listen on the deleted path:
 		// give it its socket back instead of starting another.
-		if pid := listenerPID(s.sock.ResolvedPath()); pid > 0 && errors.Is(err, tmux.ErrSocketMissing) {
+		if pid := proc.ListenerPID(s.sock.ResolvedPath()); pid > 0 && errors.Is(err, tmux.ErrSocketMissing) {
 			if rerr := s.recreateSocket(ctx, identity{pid: pid}); rerr != nil {
 				return fmt.Errorf("supervisor: server PID %d still listens on the deleted socket %s: %w", pid, s.sock.ResolvedPath(), rerr)
 			}
@@ -248,9 +249,9 @@ func (s *Server) adopt(ctx context.Context, owned *tmux.StartedServer) error {
 	if err != nil {
 		return err
 	}
-	start, _ := processStartTime(info.PID)
+	start, _ := proc.StartTime(info.PID)
 	pctx, stop := context.WithCancel(context.Background())
-	exited, err := watchExit(pctx, info.PID)
+	exited, err := proc.WatchExit(pctx, info.PID)
 	if err != nil {
 		stop()
 		exited = nil // no exit watch: probes and the control connection remain
@@ -267,7 +268,7 @@ func (s *Server) adopt(ctx context.Context, owned *tmux.StartedServer) error {
 		s.id.stopPidfd()
 	}
 	s.id = identity{pid: info.PID, startTime: start, version: info.Version.Raw, upSince: s.now(),
-		owned: owned, pidExited: exited, stopPidfd: stop, sockIno: socketInode(s.sock.ResolvedPath())}
+		owned: owned, pidExited: exited, stopPidfd: stop, sockIno: proc.SocketInode(s.sock.ResolvedPath())}
 	s.state = StateUp
 	s.startable = true
 	s.killRequested = false

@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/tmux-mcp/tmux-mcp/supervisor/proc"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
 )
 
@@ -70,9 +71,9 @@ func (s *Server) check(ctx context.Context, trigger string) {
 	}
 	id := s.identity()
 	ev := DeathEvidence{PID: id.pid}
-	ev.PIDAlive = PIDAlive(id.pid, id.startTime)
+	ev.PIDAlive = proc.PIDAlive(id.pid, id.startTime)
 	path := s.sock.ResolvedPath()
-	ev.ConnectErr = ProbeSocket(ctx, path, 200*time.Millisecond)
+	ev.ConnectErr = proc.ProbeSocket(ctx, path, 200*time.Millisecond)
 	ctrl := s.client.Control()
 
 	if ev.PIDAlive && ev.ConnectErr != nil && !errors.Is(ev.ConnectErr, syscall.ENOENT) && exitsSoon(ctx, id) {
@@ -88,7 +89,7 @@ func (s *Server) check(ctx context.Context, trigger string) {
 	// The process is gone.
 	if id.owned != nil {
 		ev.Wait = waitStatusOf(id.owned.Err())
-	} else if ws, ok := ZombieStatus(id.pid, id.startTime); ok {
+	} else if ws, ok := proc.ZombieStatus(id.pid, id.startTime); ok {
 		ev.Wait = &ws
 	}
 	s.mu.Lock()
@@ -215,7 +216,7 @@ const exitGrace = 200 * time.Millisecond
 // exitsSoon reports whether the server process ends within exitGrace.
 func exitsSoon(ctx context.Context, id identity) bool {
 	deadline := time.Now().Add(exitGrace)
-	for PIDAlive(id.pid, id.startTime) {
+	for proc.PIDAlive(id.pid, id.startTime) {
 		if time.Now().After(deadline) || sleepCtx(ctx, 5*time.Millisecond) != nil {
 			return false
 		}
@@ -228,7 +229,7 @@ func exitsSoon(ctx context.Context, id identity) bool {
 // (free); only when it changed does a new client ask who answers (a
 // SIGUSR1 from another tmux-mcp also makes a new inode, for the same PID).
 func (s *Server) socketReplaced(ctx context.Context, id identity) (bool, int) {
-	ino := socketInode(s.sock.ResolvedPath())
+	ino := proc.SocketInode(s.sock.ResolvedPath())
 	if ino == 0 || id.sockIno == 0 || ino == id.sockIno {
 		return false, 0
 	}
@@ -246,16 +247,4 @@ func (s *Server) socketReplaced(ctx context.Context, id identity) (bool, int) {
 		return false, 0
 	}
 	return pid > 0, pid
-}
-
-// socketInode returns the inode of the socket file at path, or 0.
-func socketInode(path string) uint64 {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return 0
-	}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		return st.Ino
-	}
-	return 0
 }

@@ -13,6 +13,7 @@ import (
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/tmux-mcp/tmux-mcp/supervisor/proc"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
 )
 
@@ -104,7 +105,7 @@ func (s *Server) recover(ctx context.Context, id identity, cause Cause, d decisi
 		if err == nil {
 			return
 		}
-		if d.Action == actRecreateSocket && !PIDAlive(id.pid, id.startTime) {
+		if d.Action == actRecreateSocket && !proc.PIDAlive(id.pid, id.startTime) {
 			// The server died while its socket was gone: nothing to signal
 			// any more, start a new one instead.
 			cause = CauseUnknown
@@ -138,14 +139,14 @@ func (s *Server) recreateSocket(ctx context.Context, id identity) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return fmt.Errorf("supervisor: recreate socket directory: %w", err)
 	}
-	if !PIDAlive(id.pid, id.startTime) {
+	if !proc.PIDAlive(id.pid, id.startTime) {
 		return fmt.Errorf("supervisor: server PID %d is gone", id.pid)
 	}
 	if err := syscall.Kill(id.pid, syscall.SIGUSR1); err != nil {
 		return fmt.Errorf("supervisor: signal server: %w", err)
 	}
 	deadline := time.Now().Add(2 * time.Second)
-	for ProbeSocket(ctx, path, 100*time.Millisecond) != nil {
+	for proc.ProbeSocket(ctx, path, 100*time.Millisecond) != nil {
 		if time.Now().After(deadline) {
 			return errors.New("supervisor: socket not recreated after SIGUSR1")
 		}
@@ -166,9 +167,9 @@ func (s *Server) recreateSocket(ctx context.Context, id identity) error {
 	s.state = StateUp
 	s.restarts++
 	s.tracker.up(s.now())
-	s.id.sockIno = socketInode(path)
+	s.id.sockIno = proc.SocketInode(path)
 	pctx, stop := context.WithCancel(context.Background())
-	if exited, err := watchExit(pctx, id.pid); err == nil {
+	if exited, err := proc.WatchExit(pctx, id.pid); err == nil {
 		s.id.pidExited, s.id.stopPidfd = exited, stop
 	} else {
 		stop()
@@ -182,18 +183,18 @@ func (s *Server) recreateSocket(ctx context.Context, id identity) error {
 // is still alive a second later. Only the PID (and start time) we recorded
 // is signalled.
 func terminate(ctx context.Context, id identity) {
-	if !PIDAlive(id.pid, id.startTime) {
+	if !proc.PIDAlive(id.pid, id.startTime) {
 		return
 	}
 	syscall.Kill(id.pid, syscall.SIGCONT) //nolint:errcheck // a stopped process cannot handle SIGTERM
 	syscall.Kill(id.pid, syscall.SIGTERM) //nolint:errcheck
 	deadline := time.Now().Add(time.Second)
-	for PIDAlive(id.pid, id.startTime) && time.Now().Before(deadline) {
+	for proc.PIDAlive(id.pid, id.startTime) && time.Now().Before(deadline) {
 		if sleepCtx(ctx, 10*time.Millisecond) != nil {
 			return
 		}
 	}
-	if PIDAlive(id.pid, id.startTime) {
+	if proc.PIDAlive(id.pid, id.startTime) {
 		syscall.Kill(id.pid, syscall.SIGKILL) //nolint:errcheck
 	}
 }

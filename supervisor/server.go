@@ -9,6 +9,7 @@ import (
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/tmux-mcp/tmux-mcp/supervisor/proc"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
 )
 
@@ -93,7 +94,7 @@ type Server struct {
 	pending       decision  // while restarting or down: the decision in force
 	startable     bool      // while down: the next call may start a server
 	tracker       *restartTracker
-	res           Resources
+	res           proc.Resources
 	warned        map[string]bool
 	killRequested bool
 	lastStructure time.Time // last %sessions-changed seen on the command connection

@@ -15,6 +15,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
+	"github.com/tmux-mcp/tmux-mcp/supervisor/proc"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
 )
 
@@ -71,7 +72,7 @@ func paneDir(ctx context.Context, srv *supervisor.Server, pane tmux.PaneID) (str
 			return "", err
 		}
 		pid, _ := strconv.Atoi(f[0])
-		if !supervisor.PaneStarting(srv.Health().PID, pid) {
+		if !proc.PaneStarting(srv.Health().PID, pid) {
 			break
 		}
 		select {

@@ -1,4 +1,4 @@
-package supervisor
+package proc
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 // (Linux < 5.3); callers then fall back to probes and the control
 // connection. A process that is already gone gives a closed channel. The
 // darwin side (exitwatch_darwin.go) uses kqueue.
-func watchExit(ctx context.Context, pid int) (<-chan struct{}, error) {
+func WatchExit(ctx context.Context, pid int) (<-chan struct{}, error) {
 	exited := make(chan struct{})
 	pfd, err := unix.PidfdOpen(pid, 0)
 	if errors.Is(err, unix.ESRCH) {

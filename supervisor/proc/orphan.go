@@ -1,4 +1,4 @@
-package supervisor
+package proc
 
 // listenerPID returns the PID of a process that listens on the unix socket
 // bound to path, even after the socket file was deleted (the kernel keeps
@@ -6,7 +6,7 @@ package supervisor
 // after a /tmp cleaner removed the socket finds the live server this way
 // and sends it SIGUSR1 instead of starting a second server that would
 // orphan it.
-func listenerPID(path string) int {
+func ListenerPID(path string) int {
 	if pids := ListenerPIDs(path); len(pids) > 0 {
 		return pids[0]
 	}

@@ -1,6 +1,8 @@
-package supervisor
+package proc
 
-import "testing"
+import (
+	"testing"
+)
 
 func TestDarwinProcStat(t *testing.T) {
 	tests := []struct {

@@ -1,4 +1,4 @@
-package supervisor
+package proc
 
 import (
 	"context"
@@ -67,7 +67,7 @@ func sampleFDs(_ context.Context, p *process.Process, r *Resources) error {
 // runnable reports whether one of pid's threads is running or runnable now
 // (pti_numrunning of PROC_PIDTASKINFO): a macOS process's own state says
 // nothing about it (darwinProcStat).
-func runnable(pid int) bool {
+func Runnable(pid int) bool {
 	buf := make([]byte, darwinTaskInfoSize)
 	n, err := procPIDInfo(pid, procPIDTaskInfo, buf)
 	if err != nil {

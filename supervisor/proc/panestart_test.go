@@ -1,4 +1,4 @@
-package supervisor
+package proc
 
 import (
 	"os/exec"

@@ -1,4 +1,4 @@
-package supervisor
+package proc
 
 import (
 	"context"
@@ -25,7 +25,7 @@ func sampleFDs(ctx context.Context, p *process.Process, r *Resources) error {
 
 // runnable reports whether pid is running or waiting for a CPU now
 // (state R in /proc/PID/stat).
-func runnable(pid int) bool {
+func Runnable(pid int) bool {
 	st, err := ReadProcStat(pid)
 	return err == nil && st.State == 'R'
 }

@@ -1,4 +1,4 @@
-package supervisor
+package proc
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 // may watch for any other it can see; a user event (EVFILT_USER) on the
 // same kqueue wakes the wait when ctx ends. A process that is already gone
 // gives a closed channel. The Linux side (exitwatch_linux.go) uses a pidfd.
-func watchExit(ctx context.Context, pid int) (<-chan struct{}, error) {
+func WatchExit(ctx context.Context, pid int) (<-chan struct{}, error) {
 	exited := make(chan struct{})
 	kq, err := unix.Kqueue()
 	if err != nil {
