@@ -10,44 +10,45 @@ import (
 	"time"
 
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
+	"github.com/tmux-mcp/tmux-mcp/supervisor/death"
 )
 
 // causeTitles names every cause a report can rank: the supervisor's
 // causes, with the same names, and the hazards that checks find.
 var causeTitles = map[string]string{
-	string(supervisor.CauseKilled):        "Killed by a signal",
-	string(supervisor.CauseCrashed):       "Crashed",
-	string(supervisor.CauseLastSession):   "Exited normally: its last session closed",
-	string(supervisor.CauseSocketDeleted): "Orphaned: the socket file was deleted or replaced while the server runs",
-	string(supervisor.CauseFDLivelock):    "File-descriptor exhaustion: livelocked at its fd limit",
-	string(supervisor.CauseHung):          "Hung: alive but not answering",
-	string(supervisor.CauseVersionSkew):   "The tmux binary and the server differ in version",
-	string(supervisor.CausePermission):    "Unsafe permissions on the socket or its directory",
-	string(supervisor.CauseKillServer):    "Killed on request (kill-server)",
-	string(supervisor.CauseUnknown):       "Gone without a trace",
-	"pty_exhaustion":                      "Pseudo-terminal exhaustion",
-	"fd_exhaustion":                       "System-wide file-handle exhaustion",
-	"tmp_cleaner":                         "A temporary-file cleaner may delete the socket",
-	"memory":                              "Memory: scrollback history",
-	"known_bad_version":                   "A tmux version with known bugs",
-	"tmux_missing":                        "No usable tmux binary",
-	"tmux_mcp_fds":                        "tmux-mcp near its own fd limit",
-	"journal_unreadable":                  "The journal cannot be read",
+	string(death.CauseKilled):        "Killed by a signal",
+	string(death.CauseCrashed):       "Crashed",
+	string(death.CauseLastSession):   "Exited normally: its last session closed",
+	string(death.CauseSocketDeleted): "Orphaned: the socket file was deleted or replaced while the server runs",
+	string(death.CauseFDLivelock):    "File-descriptor exhaustion: livelocked at its fd limit",
+	string(death.CauseHung):          "Hung: alive but not answering",
+	string(death.CauseVersionSkew):   "The tmux binary and the server differ in version",
+	string(death.CausePermission):    "Unsafe permissions on the socket or its directory",
+	string(death.CauseKillServer):    "Killed on request (kill-server)",
+	string(death.CauseUnknown):       "Gone without a trace",
+	"pty_exhaustion":                 "Pseudo-terminal exhaustion",
+	"fd_exhaustion":                  "System-wide file-handle exhaustion",
+	"tmp_cleaner":                    "A temporary-file cleaner may delete the socket",
+	"memory":                         "Memory: scrollback history",
+	"known_bad_version":              "A tmux version with known bugs",
+	"tmux_missing":                   "No usable tmux binary",
+	"tmux_mcp_fds":                   "tmux-mcp near its own fd limit",
+	"journal_unreadable":             "The journal cannot be read",
 }
 
 // checkCauses is what a warning or failure of a check could lead to, for
 // checks that do not say so themselves (Check.cause).
 var checkCauses = map[string]string{
-	"socket.dir":             string(supervisor.CausePermission),
+	"socket.dir":             string(death.CausePermission),
 	"socket.cleaner":         "tmp_cleaner",
-	"server.version":         string(supervisor.CauseVersionSkew),
+	"server.version":         string(death.CauseVersionSkew),
 	"server.known_bad":       "known_bad_version",
-	"server.options":         string(supervisor.CauseLastSession),
+	"server.options":         string(death.CauseLastSession),
 	"server.history":         "memory",
 	"tmux.binary":            "known_bad_version",
 	"system.ptys":            "pty_exhaustion",
 	"system.files":           "fd_exhaustion",
-	"macos.launchd_fd_limit": string(supervisor.CauseFDLivelock),
+	"macos.launchd_fd_limit": string(death.CauseFDLivelock),
 	"tmux_mcp.self":          "tmux_mcp_fds",
 	"journal":                "journal_unreadable",
 }
@@ -91,12 +92,12 @@ func rankCauses(servers []ServerReport, facts []*serverFacts, system []Check) []
 	for i, sr := range servers {
 		f := facts[i]
 		if v := sr.Verdict; v != nil && v.Cause != "" {
-			if v.Cause == string(supervisor.CauseUnknown) {
+			if v.Cause == string(death.CauseUnknown) {
 				out = append(out, unknownCandidates(sr, f)...)
 			} else {
 				lc := LikelyCause{Cause: v.Cause, Socket: sr.Socket, Title: title(v.Cause), Confidence: v.Confidence,
 					For: []string{v.Detail, v.Basis}, Against: against(v, f), NextSteps: nextSteps(v.Cause, f)}
-				if v.Cause == string(supervisor.CauseCrashed) {
+				if v.Cause == string(death.CauseCrashed) {
 					lc.For = append(lc.For, knownCrashesOf(f)...)
 				}
 				lc.score = score(true, verdictStatus(v), v.Confidence, 0)
@@ -104,12 +105,12 @@ func rankCauses(servers []ServerReport, facts []*serverFacts, system []Check) []
 			}
 		}
 		for _, o := range f.orphans() {
-			lc := LikelyCause{Cause: string(supervisor.CauseSocketDeleted), Socket: sr.Socket,
-				Title: title(string(supervisor.CauseSocketDeleted)), Confidence: Certain,
+			lc := LikelyCause{Cause: string(death.CauseSocketDeleted), Socket: sr.Socket,
+				Title: title(string(death.CauseSocketDeleted)), Confidence: Certain,
 				For: []string{fmt.Sprintf("server PID %d also listens on this path (/proc/net/unix), but the socket file leads to PID %d: "+
 					"PID %d lost its socket (deleted, then a second server was started on the path) and keeps its sessions unreachable",
 					o.PID, f.ans.PID, o.PID)},
-				Against: []string{}, NextSteps: nextSteps(string(supervisor.CauseSocketDeleted), f)}
+				Against: []string{}, NextSteps: nextSteps(string(death.CauseSocketDeleted), f)}
 			lc.score = score(true, StatusFail, Certain, 0)
 			out = append(out, lc)
 		}
@@ -207,14 +208,14 @@ func recordedDeaths(sr ServerReport, f *serverFacts) []LikelyCause {
 func unknownCandidates(sr ServerReport, f *serverFacts) []LikelyCause {
 	noTrace := "no exit status, kernel record or journal entry survived to confirm it"
 	cands := []LikelyCause{
-		{Cause: string(supervisor.CauseLastSession),
+		{Cause: string(death.CauseLastSession),
 			For: []string{"the most common end of a server: tmux exits when its last session closes (exit-empty is on by default), and a session closes when the command in its last pane exits",
 				"tmux never removes its socket, so any exit leaves exactly this stale socket"},
 			Against: []string{noTrace}},
-		{Cause: string(supervisor.CauseKilled),
+		{Cause: string(death.CauseKilled),
 			For:     []string{"SIGKILL or SIGTERM from outside (the OOM killer, a systemd unit stopping its cgroup, an app's orphan reaper, a person) leaves the same stale socket"},
 			Against: []string{noTrace}},
-		{Cause: string(supervisor.CauseCrashed),
+		{Cause: string(death.CauseCrashed),
 			For:     []string{"a crash (a signal such as SIGSEGV, or a fatal error such as a failed allocation) leaves the same stale socket"},
 			Against: []string{noTrace, "crashes are rare: no crash of tmux 3.0 or later is known to come from capture polling"}},
 	}
@@ -222,7 +223,7 @@ func unknownCandidates(sr ServerReport, f *serverFacts) []LikelyCause {
 	for i := range cands {
 		c := &cands[i]
 		c.Socket, c.Title, c.Confidence = sr.Socket, title(c.Cause), Possible
-		c.NextSteps = nextSteps(string(supervisor.CauseUnknown), f)
+		c.NextSteps = nextSteps(string(death.CauseUnknown), f)
 		c.score = score(true, StatusWarn, Possible, len(cands)-i)
 	}
 	return cands
@@ -234,16 +235,16 @@ func against(v *Verdict, f *serverFacts) []string {
 	if z := f.zombie; z != nil && !z.Exact {
 		out = append(out, "the zombie was tied to this socket by timing alone")
 	}
-	switch supervisor.Cause(v.Cause) {
-	case supervisor.CauseKilled:
+	switch death.Cause(v.Cause) {
+	case death.CauseKilled:
 		out = append(out, "a signal does not say who sent it: the OOM killer, a systemd unit stop, an orphan reaper or a person (see the next steps)")
-	case supervisor.CauseLastSession:
+	case death.CauseLastSession:
 		out = append(out, "kill-server and SIGTERM from outside also end a server with status 0")
-	case supervisor.CauseHung:
+	case death.CauseHung:
 		if p := f.mainProc(); p == nil || !stopped(p.Stat.State) {
 			out = append(out, "one probe timed out; a machine under heavy load can delay an answer that long")
 		}
-	case supervisor.CauseFDLivelock:
+	case death.CauseFDLivelock:
 		out = append(out, "one probe timed out; high fd use alone does not prove the livelock")
 	}
 	return out
@@ -263,16 +264,16 @@ func nextSteps(cause string, f *serverFacts) []string {
 			"ls ~/Library/Logs/DiagnosticReports | grep -i tmux"}
 	}
 	restart := "tmux " + args + " new-session -d   # safe now: no process listens on the path"
-	switch supervisor.Cause(cause) {
-	case supervisor.CauseKilled:
+	switch death.Cause(cause) {
+	case death.CauseKilled:
 		return append(linuxKernel, "systemctl --user status   # a unit that stops its cgroup kills tmux started inside it", restart)
-	case supervisor.CauseCrashed:
+	case death.CauseCrashed:
 		return append(append([]string{"coredumpctl list tmux"}, linuxKernel...), restart)
-	case supervisor.CauseLastSession:
+	case death.CauseLastSession:
 		return []string{restart,
 			"echo 'set -g exit-empty off' >> ~/.tmux.conf   # or let tmux-mcp start the server (tmux -D keeps it up without sessions)",
 			"echo 'set -g remain-on-exit on' >> ~/.tmux.conf   # keep a pane (and its exit status) when its command exits"}
-	case supervisor.CauseSocketDeleted:
+	case death.CauseSocketDeleted:
 		var out []string
 		if f.dirErr != nil {
 			out = append(out, "mkdir -p -m 700 "+shellQuote(filepath.Dir(f.path)))
@@ -282,22 +283,22 @@ func nextSteps(cause string, f *serverFacts) []string {
 		}
 		return append(out, "kill -USR1 "+pid+"   # the server creates its socket again: do this before anything that could start a server",
 			"tmux "+args+" ls")
-	case supervisor.CauseFDLivelock:
+	case death.CauseFDLivelock:
 		return []string{"kill -TERM " + pid + "; sleep 1; kill -KILL " + pid + "   # there is no way back in: the sessions are lost",
 			"ulimit -n 65536; tmux " + args + " new-session -d   # start the next server with a high fd limit"}
-	case supervisor.CauseHung:
+	case death.CauseHung:
 		if p := f.mainProc(); p != nil && stopped(p.Stat.State) {
 			return []string{"kill -CONT " + pid, "tmux " + args + " ls"}
 		}
 		return []string{"cat /proc/" + pid + "/wchan; echo; cat /proc/" + pid + "/status | grep -E 'State|Threads'",
 			"kill -TERM " + pid + "   # if it never answers again; SIGKILL if it ignores SIGTERM"}
-	case supervisor.CausePermission:
+	case death.CausePermission:
 		dir := filepath.Dir(f.path)
 		return []string{"ls -ld " + shellQuote(dir), "chmod 700 " + shellQuote(dir), "tmux " + args + " ls"}
-	case supervisor.CauseVersionSkew:
+	case death.CauseVersionSkew:
 		return []string{"/proc/" + pid + "/exe " + args + " ls   # talk to the server with its own binary",
 			"tmux -V"}
-	case supervisor.CauseUnknown:
+	case death.CauseUnknown:
 		return append(linuxKernel, "coredumpctl list tmux", restart)
 	}
 	return nil

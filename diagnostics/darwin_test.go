@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tmux-mcp/tmux-mcp/supervisor"
+	"github.com/tmux-mcp/tmux-mcp/supervisor/death"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
 )
 
@@ -130,10 +130,10 @@ func TestDarwinNextSteps(t *testing.T) {
 		want        string
 		notWant     string
 	}{
-		{"darwin", string(supervisor.CauseKilled), "log show --predicate 'process == \"tmux\"'", "dmesg"},
-		{"darwin", string(supervisor.CauseCrashed), "~/Library/Logs/DiagnosticReports", "journalctl"},
-		{"darwin", string(supervisor.CauseUnknown), "log show", "dmesg"},
-		{"linux", string(supervisor.CauseKilled), "dmesg", "log show"},
+		{"darwin", string(death.CauseKilled), "log show --predicate 'process == \"tmux\"'", "dmesg"},
+		{"darwin", string(death.CauseCrashed), "~/Library/Logs/DiagnosticReports", "journalctl"},
+		{"darwin", string(death.CauseUnknown), "log show", "dmesg"},
+		{"linux", string(death.CauseKilled), "dmesg", "log show"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.goos+" "+tt.cause, func(t *testing.T) {

@@ -14,7 +14,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/tmux-mcp/tmux-mcp/supervisor"
+	"github.com/tmux-mcp/tmux-mcp/supervisor/death"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/proc"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux/tmuxtest"
@@ -108,7 +108,7 @@ func TestKilledServer(t *testing.T) {
 	}
 	tmuxtest.WaitFor(t, 10*time.Second, "server to die", func() bool { return !tmuxtest.Alive(pid) })
 	r := diagnose(t, tmux.Socket{Path: ts.Socket}, func(o *Options) { o.Journal = j })
-	top := wantTop(t, r, string(supervisor.CauseKilled), ExitFailures)
+	top := wantTop(t, r, string(death.CauseKilled), ExitFailures)
 	if top.Confidence != Certain {
 		t.Errorf("confidence = %s, want certain (zombie tied by the journal's PID and start time)", top.Confidence)
 	}
@@ -153,7 +153,7 @@ func TestCrashedServer(t *testing.T) {
 	}
 	withJournal := func(o *Options) { o.Journal = j }
 	r := diagnose(t, tmux.Socket{Path: ts.Socket}, withJournal)
-	top := wantTop(t, r, string(supervisor.CauseCrashed), ExitFailures)
+	top := wantTop(t, r, string(death.CauseCrashed), ExitFailures)
 	if top.Confidence != Certain || !strings.Contains(r.Servers[0].Verdict.Detail, "signal 11") {
 		t.Errorf("from the zombie: %s %+v, want crashed by signal 11 (certain)", top.Confidence, r.Servers[0].Verdict)
 	}
@@ -180,7 +180,7 @@ func TestCrashedServer(t *testing.T) {
 		t.Skip("the kernel did not log the segfault (debug.exception-trace off?)")
 	}
 	r = diagnose(t, tmux.Socket{Path: ts.Socket}, withJournal)
-	top = wantTop(t, r, string(supervisor.CauseCrashed), ExitFailures)
+	top = wantTop(t, r, string(death.CauseCrashed), ExitFailures)
 	if v := r.Servers[0].Verdict; top.Confidence != Certain || !strings.Contains(v.Basis, "kernel logged") {
 		t.Errorf("from the kernel log: %s %+v, want crashed (certain) by the kernel's record", top.Confidence, v)
 	}
@@ -199,7 +199,7 @@ func TestExitedNormally(t *testing.T) {
 	pid := j.snaps[ts.Socket].PID
 	tmuxtest.WaitFor(t, 15*time.Second, "server to exit on its own", func() bool { return !tmuxtest.Alive(pid) })
 	r := diagnose(t, tmux.Socket{Path: ts.Socket}, func(o *Options) { o.Journal = j })
-	top := wantTop(t, r, string(supervisor.CauseLastSession), ExitWarnings)
+	top := wantTop(t, r, string(death.CauseLastSession), ExitWarnings)
 	if !strings.Contains(r.Servers[0].Verdict.Detail, "exited normally") {
 		t.Errorf("verdict detail = %q, want \"exited normally\"", r.Servers[0].Verdict.Detail)
 	}
@@ -215,7 +215,7 @@ func TestSocketDeletedWhileServerRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := diagnose(t, tmux.Socket{Path: ts.Socket})
-	top := wantTop(t, r, string(supervisor.CauseSocketDeleted), ExitFailures)
+	top := wantTop(t, r, string(death.CauseSocketDeleted), ExitFailures)
 	if top.Confidence != Certain {
 		t.Errorf("confidence = %s, want certain", top.Confidence)
 	}
@@ -252,7 +252,7 @@ func TestTwoServersClaimOnePath(t *testing.T) {
 	}
 	second := ts.Start("new")
 	r := diagnose(t, tmux.Socket{Path: ts.Socket})
-	top := wantTop(t, r, string(supervisor.CauseSocketDeleted), ExitFailures)
+	top := wantTop(t, r, string(death.CauseSocketDeleted), ExitFailures)
 	if top.Confidence != Certain || !containsStep(top.NextSteps, "kill -USR1 "+strconv.Itoa(first)) {
 		t.Errorf("top cause = %+v, want certain with kill -USR1 %d", top, first)
 	}
@@ -281,7 +281,7 @@ func TestUnsafeSocketDirectory(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := diagnose(t, sock)
-	top := wantTop(t, r, string(supervisor.CausePermission), ExitFailures)
+	top := wantTop(t, r, string(death.CausePermission), ExitFailures)
 	if top.Confidence != Certain {
 		t.Errorf("confidence = %s, want certain (tmux said so)", top.Confidence)
 	}
@@ -325,7 +325,7 @@ func TestStoppedServerIsHung(t *testing.T) {
 	})
 	start := time.Now()
 	r := diagnose(t, tmux.Socket{Path: ts.Socket}, func(o *Options) { o.ProbeTimeout = 500 * time.Millisecond })
-	top := wantTop(t, r, string(supervisor.CauseHung), ExitFailures)
+	top := wantTop(t, r, string(death.CauseHung), ExitFailures)
 	if top.Confidence != Certain {
 		t.Errorf("confidence = %s, want certain (state T)", top.Confidence)
 	}

@@ -11,7 +11,7 @@
 // connect() says about it, the processes listening on its path, the exit
 // status of an unreaped zombie, the kernel's log of a crash or OOM kill,
 // the answer to one tmux client, the journal's record) into a
-// supervisor.DeathEvidence and classifies it with supervisor.ClassifyDeath,
+// death.Evidence and classifies it with death.Classify,
 // the classifier the supervisor's monitor uses. The evidence helpers are
 // the supervisor's too (PIDAlive, ProbeSocket, ZombieStatus, ListenerPIDs,
 // SampleResources). Each verdict says how sure it is and what that rests

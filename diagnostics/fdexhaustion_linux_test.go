@@ -9,7 +9,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/tmux-mcp/tmux-mcp/supervisor"
+	"github.com/tmux-mcp/tmux-mcp/supervisor/death"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux/tmuxtest"
 )
@@ -47,7 +47,7 @@ func TestFDExhaustion(t *testing.T) {
 		t.Fatalf("the server never livelocked under an fd limit of 24 (%d fds open)", openFDs(pid))
 	}
 	r := diagnose(t, tmux.Socket{Path: ts.Socket}, func(o *Options) { o.ProbeTimeout = time.Second })
-	wantTop(t, r, string(supervisor.CauseFDLivelock), ExitFailures)
+	wantTop(t, r, string(death.CauseFDLivelock), ExitFailures)
 	if c := check(t, r.Servers[0], "server.process"); c.Status != StatusFail {
 		t.Errorf("server.process = %s (%s), want fail", c.Status, c.Summary)
 	}

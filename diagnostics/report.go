@@ -92,7 +92,7 @@ type Check struct {
 	Remedy   string   `json:"remedy,omitempty"`
 	Commands []string `json:"commands,omitempty"`
 	// cause is what a warning or failure could lead to, for the ranking
-	// of likely causes: a supervisor.Cause, a hazard name, or
+	// of likely causes: a death.Cause, a hazard name, or
 	// causeEvidence.
 	cause string
 }
@@ -106,10 +106,10 @@ const causeEvidence = "evidence"
 // fact appends a fact.
 func (c *Check) fact(name string, value any) { c.Evidence = append(c.Evidence, Fact{name, value}) }
 
-// Verdict is what the supervisor's classifier (supervisor.ClassifyDeath)
+// Verdict is what the supervisor's classifier (death.Classify)
 // says about a server, from the evidence diagnose gathered.
 type Verdict struct {
-	// Cause is a supervisor.Cause ("killed", "socket_deleted", ...), or ""
+	// Cause is a death.Cause ("killed", "socket_deleted", ...), or ""
 	// when the server is alive and answers.
 	Cause      string     `json:"cause"`
 	Detail     string     `json:"detail"`
@@ -147,7 +147,7 @@ type Event struct {
 
 // LikelyCause is one candidate explanation, ranked in Report.Causes.
 type LikelyCause struct {
-	// Cause is a supervisor.Cause for deaths and hangs, or a hazard:
+	// Cause is a death.Cause for deaths and hangs, or a hazard:
 	// "pty_exhaustion", "fd_exhaustion", "tmp_cleaner", "memory",
 	// "known_bad_version", "exit_options".
 	Cause      string     `json:"cause"`

@@ -10,7 +10,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/tmux-mcp/tmux-mcp/supervisor"
+	"github.com/tmux-mcp/tmux-mcp/supervisor/death"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/proc"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
 )
@@ -133,7 +133,7 @@ func probeRisk(procs []procFacts) string {
 		if r.FDLimit == 0 || p.ResErr != nil || p.Spinning {
 			continue
 		}
-		if r.FDRatio() >= supervisor.FDLivelockRatio || uint64(r.FDs+fdsPerClient) >= r.FDLimit {
+		if r.FDRatio() >= death.FDLivelockRatio || uint64(r.FDs+fdsPerClient) >= r.FDLimit {
 			return fmt.Sprintf("not probed with a tmux client: server PID %d has %d of %d fds open, and a client would add %d and could push it into livelock",
 				p.PID, r.FDs, r.FDLimit, fdsPerClient)
 		}

@@ -7,7 +7,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/tmux-mcp/tmux-mcp/supervisor"
+	"github.com/tmux-mcp/tmux-mcp/supervisor/death"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
 )
 
@@ -100,7 +100,7 @@ func checkProcess(f *serverFacts) Check {
 		}
 		switch {
 		case stopped(p.Stat.State):
-			c.Status, c.cause = StatusFail, string(supervisor.CauseHung)
+			c.Status, c.cause = StatusFail, string(death.CauseHung)
 			c.Summary = fmt.Sprintf("PID %d is stopped (state %c, SIGSTOP or a debugger): it answers nothing until it is continued", p.PID, p.Stat.State)
 			c.Commands = append(c.Commands, "kill -CONT "+strconv.Itoa(p.PID))
 		case p.ResErr == nil && levelStatus(uint64(r.FDs), r.FDLimit) != StatusOK:
@@ -109,7 +109,7 @@ func checkProcess(f *serverFacts) Check {
 				st = StatusFail
 			}
 			if st.severity() > c.Status.severity() {
-				c.Status, c.cause = st, string(supervisor.CauseFDLivelock)
+				c.Status, c.cause = st, string(death.CauseFDLivelock)
 				c.Summary = fmt.Sprintf("PID %d has %d of its %d fds open (%s)", p.PID, r.FDs, r.FDLimit, percent(uint64(r.FDs), r.FDLimit))
 				if p.Spinning {
 					c.Summary += fmt.Sprintf(" and spins (%.0f%% CPU): the signature of fd livelock", r.CPUPercent)
@@ -128,7 +128,7 @@ func checkProcess(f *serverFacts) Check {
 		for _, o := range orphans {
 			pids = append(pids, strconv.Itoa(o.PID))
 		}
-		c.Status, c.cause = StatusFail, string(supervisor.CauseSocketDeleted)
+		c.Status, c.cause = StatusFail, string(death.CauseSocketDeleted)
 		c.Summary = fmt.Sprintf("%d servers claim this path: PID %d answers on it; PID %s lost it (its socket file was replaced) and keeps its sessions unreachable",
 			len(f.procs), f.ans.PID, strings.Join(pids, ", "))
 		c.Remedy = "SIGUSR1 makes an orphan take the path back (and orphans the server that answers now): save or kill the server you do not need first"
@@ -136,7 +136,7 @@ func checkProcess(f *serverFacts) Check {
 			c.Commands = append(c.Commands, "kill -USR1 "+p)
 		}
 	} else if main == nil && len(f.procs) > 1 {
-		c.Status, c.cause = StatusFail, string(supervisor.CauseSocketDeleted)
+		c.Status, c.cause = StatusFail, string(death.CauseSocketDeleted)
 		c.Summary = fmt.Sprintf("%d servers listen on this path and none answered", len(f.procs))
 	}
 	if c.Summary == "" {

@@ -12,7 +12,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/tmux-mcp/tmux-mcp/supervisor"
+	"github.com/tmux-mcp/tmux-mcp/supervisor/death"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/proc"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
 )
@@ -126,7 +126,7 @@ func checkSocketFile(f *serverFacts) Check {
 		c.Status, c.Summary = StatusOK, "present and accepting connections"
 	case errors.Is(f.connectErr, syscall.ENOENT) && len(f.procs) > 0:
 		pid := f.procs[0].PID
-		c.Status, c.cause = StatusFail, string(supervisor.CauseSocketDeleted)
+		c.Status, c.cause = StatusFail, string(death.CauseSocketDeleted)
 		c.Summary = fmt.Sprintf("missing while server PID %d still listens on it: the server is alive and unreachable (orphaned)", pid)
 		c.Remedy = "send the server SIGUSR1: it creates the socket again. Do not run new-session (or anything that starts a server) on this socket before: it would start a second, empty server and orphan this one for good"
 		if f.dirErr != nil {

@@ -6,7 +6,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/tmux-mcp/tmux-mcp/supervisor"
+	"github.com/tmux-mcp/tmux-mcp/supervisor/death"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/proc"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
 )
@@ -14,8 +14,8 @@ import (
 // evidence turns the facts into the supervisor's death evidence, so that
 // diagnose and the supervisor's monitor reach their verdicts through one
 // classifier. Only what was seen goes in.
-func evidence(f *serverFacts) supervisor.DeathEvidence {
-	ev := supervisor.DeathEvidence{PID: f.pid(), ConnectErr: f.connectErr}
+func evidence(f *serverFacts) death.Evidence {
+	ev := death.Evidence{PID: f.pid(), ConnectErr: f.connectErr}
 	if p := f.mainProc(); p != nil {
 		ev.PIDAlive = proc.PIDAlive(p.PID, p.Stat.StartTime)
 		ev.FDRatio = p.Res.FDRatio()
@@ -39,15 +39,15 @@ func evidence(f *serverFacts) supervisor.DeathEvidence {
 	return ev
 }
 
-// verdict classifies the server with supervisor.ClassifyDeath and says how
+// verdict classifies the server with death.Classify and says how
 // sure that is. When nothing survived to classify by, a cause that
 // tmux-mcp's supervisor recorded in the journal at the time stands in.
 func verdict(f *serverFacts, probeTimeout time.Duration) *Verdict {
-	cause, detail := supervisor.ClassifyDeath(evidence(f))
+	cause, detail := death.Classify(evidence(f))
 	v := &Verdict{Cause: string(cause), Detail: detail}
 	v.Confidence, v.Basis = confidence(f, cause, probeTimeout)
-	if cause == supervisor.CauseUnknown {
-		if d, ok := f.journal.lastDeath(); ok && d.Cause != "" && d.Cause != supervisor.CauseUnknown {
+	if cause == death.CauseUnknown {
+		if d, ok := f.journal.lastDeath(); ok && d.Cause != "" && d.Cause != death.CauseUnknown {
 			v.Cause, v.Detail, v.Confidence = string(d.Cause), d.Detail, Likely
 			v.Basis = fmt.Sprintf("tmux-mcp's supervisor recorded this cause in the journal when it saw the server die (%s); "+
 				"no exit status survived to check it against", d.Time.UTC().Format(time.RFC3339))
@@ -57,7 +57,7 @@ func verdict(f *serverFacts, probeTimeout time.Duration) *Verdict {
 }
 
 // confidence says how sure a verdict is and what that rests on.
-func confidence(f *serverFacts, cause supervisor.Cause, probeTimeout time.Duration) (Confidence, string) {
+func confidence(f *serverFacts, cause death.Cause, probeTimeout time.Duration) (Confidence, string) {
 	p := f.mainProc()
 	switch cause {
 	case "":
@@ -68,25 +68,25 @@ func confidence(f *serverFacts, cause supervisor.Cause, probeTimeout time.Durati
 			return Possible, "its socket accepts connections; " + f.probeSkipped
 		}
 		return Possible, "its socket accepts connections"
-	case supervisor.CauseSocketDeleted:
+	case death.CauseSocketDeleted:
 		found := "finds no socket file there"
 		if !errors.Is(f.connectErr, syscall.ENOENT) {
 			found = "is refused there (the file is no longer its socket)"
 		}
 		return Certain, fmt.Sprintf("PID %d still listens on the path (the kernel lists the bound name in /proc/net/unix), and connect() %s", f.pid(), found)
-	case supervisor.CausePermission:
+	case death.CausePermission:
 		if errors.Is(f.probeErr, tmux.ErrPermission) {
 			return Certain, "tmux itself refused: " + firstLine(f.probeErr.Error())
 		}
 		return Likely, "connect() was refused with a permission error"
-	case supervisor.CauseVersionSkew:
+	case death.CauseVersionSkew:
 		return Certain, "tmux itself said so: " + firstLine(f.probeErr.Error())
-	case supervisor.CauseHung:
+	case death.CauseHung:
 		if p != nil && stopped(p.Stat.State) {
 			return Certain, fmt.Sprintf("process state %c (stopped): it cannot answer until it gets SIGCONT; a tmux client waited %v in vain", p.Stat.State, probeTimeout)
 		}
 		return Likely, fmt.Sprintf("a tmux client got no answer in %v (once: a very busy machine can be that slow)", probeTimeout)
-	case supervisor.CauseFDLivelock:
+	case death.CauseFDLivelock:
 		if p == nil {
 			return Likely, fmt.Sprintf("a tmux client got no answer in %v with the server's fds near its limit", probeTimeout)
 		}
@@ -95,7 +95,7 @@ func confidence(f *serverFacts, cause supervisor.Cause, probeTimeout time.Durati
 			basis += fmt.Sprintf(" and spins (%.0f%% CPU)", p.Res.CPUPercent)
 		}
 		return Likely, basis
-	case supervisor.CauseUnknown:
+	case death.CauseUnknown:
 		if f.journal == nil {
 			return Possible, "no exit status survived (the server's parent reaped it) and there is no journal"
 		}
@@ -119,9 +119,9 @@ func confidence(f *serverFacts, cause supervisor.Cause, probeTimeout time.Durati
 // verdictStatus is how bad a verdict is for the report's status.
 func verdictStatus(v *Verdict) Status {
 	switch {
-	case v == nil || v.Cause == "" || v.Cause == string(supervisor.CauseKillServer):
+	case v == nil || v.Cause == "" || v.Cause == string(death.CauseKillServer):
 		return StatusOK
-	case v.Cause == string(supervisor.CauseLastSession) || v.Cause == string(supervisor.CauseUnknown):
+	case v.Cause == string(death.CauseLastSession) || v.Cause == string(death.CauseUnknown):
 		return StatusWarn
 	}
 	return StatusFail

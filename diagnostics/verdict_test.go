@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
+	"github.com/tmux-mcp/tmux-mcp/supervisor/death"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
 )
 
@@ -47,7 +48,7 @@ func reportOf(t *testing.T, facts ...*serverFacts) *Report {
 func TestReapedServerRanksCandidates(t *testing.T) {
 	r := reportOf(t, staleFacts(nil))
 	sr := r.Servers[0]
-	if sr.Verdict == nil || sr.Verdict.Cause != string(supervisor.CauseUnknown) || sr.Verdict.Confidence != Possible {
+	if sr.Verdict == nil || sr.Verdict.Cause != string(death.CauseUnknown) || sr.Verdict.Confidence != Possible {
 		t.Fatalf("verdict = %+v, want unknown (possible)", sr.Verdict)
 	}
 	var got []string
@@ -60,7 +61,7 @@ func TestReapedServerRanksCandidates(t *testing.T) {
 		}
 		got = append(got, c.Cause)
 	}
-	want := []string{string(supervisor.CauseLastSession), string(supervisor.CauseKilled), string(supervisor.CauseCrashed)}
+	want := []string{string(death.CauseLastSession), string(death.CauseKilled), string(death.CauseCrashed)}
 	if !slices.Equal(got, want) {
 		t.Errorf("causes = %v, want %v", got, want)
 	}
@@ -75,14 +76,14 @@ func TestJournalRecordedDeath(t *testing.T) {
 	died := time.Date(2026, 11, 22, 10, 30, 0, 0, time.UTC)
 	j := &journalFacts{events: []supervisor.Event{
 		{Type: supervisor.EventServerAdopted, Time: died.Add(-time.Hour), PID: 4242},
-		{Type: supervisor.EventServerDied, Time: died, PID: 4242, Cause: supervisor.CauseFDLivelock, Detail: "server PID 4242 is alive but not answering with 95% of its file descriptors in use"},
+		{Type: supervisor.EventServerDied, Time: died, PID: 4242, Cause: death.CauseFDLivelock, Detail: "server PID 4242 is alive but not answering with 95% of its file descriptors in use"},
 	}}
 	r := reportOf(t, staleFacts(j))
 	v := r.Servers[0].Verdict
-	if v.Cause != string(supervisor.CauseFDLivelock) || v.Confidence != Likely || !strings.Contains(v.Basis, "recorded") {
+	if v.Cause != string(death.CauseFDLivelock) || v.Confidence != Likely || !strings.Contains(v.Basis, "recorded") {
 		t.Errorf("verdict = %+v, want fd_livelock (likely) recorded by the supervisor", v)
 	}
-	if top := r.Causes[0]; top.Cause != string(supervisor.CauseFDLivelock) {
+	if top := r.Causes[0]; top.Cause != string(death.CauseFDLivelock) {
 		t.Errorf("top cause = %s, want fd_livelock", top.Cause)
 	}
 	if !hasTimeline(r, "journal", "died: fd_livelock") {

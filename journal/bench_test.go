@@ -14,6 +14,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
+	"github.com/tmux-mcp/tmux-mcp/supervisor/death"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux/tmuxtest"
 )
@@ -129,12 +130,12 @@ func TestMeasureRecovery(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name   string
-		policy supervisor.RestartPolicy
+		policy death.RestartPolicy
 	}{
 		// The server had been up long enough: a clean history.
-		{"clean history", supervisor.RestartPolicy{StableAfter: 500 * time.Millisecond}},
+		{"clean history", death.RestartPolicy{StableAfter: 500 * time.Millisecond}},
 		// What a backed-off first restart costs (the policy before).
-		{"backoff", supervisor.RestartPolicy{StableAfter: time.Hour}},
+		{"backoff", death.RestartPolicy{StableAfter: time.Hour}},
 	} {
 		phases := map[string][]time.Duration{}
 		for range 10 {
@@ -153,7 +154,7 @@ func TestMeasureRecovery(t *testing.T) {
 
 // measureOnce builds the tree, kills its server and returns how long after
 // the kill each phase of the recovery was reached.
-func measureOnce(t *testing.T, policy supervisor.RestartPolicy) map[string]time.Duration {
+func measureOnce(t *testing.T, policy death.RestartPolicy) map[string]time.Duration {
 	ts := tmuxtest.New(t)
 	j, _ := mustOpen(t, "", nil)
 	sup := newSup(t, ts, supervisor.Config{Restorer: j, Restart: policy})

@@ -10,6 +10,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
+	"github.com/tmux-mcp/tmux-mcp/supervisor/death"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
 )
 
@@ -49,7 +50,7 @@ func (j *Journal) Append(e supervisor.Event) {
 		e.Time = time.Now()
 	}
 	e.Detail, e.Notification = cut(e.Detail, maxDetailBytes), cut(e.Notification, maxDetailBytes)
-	e.Cause = supervisor.Cause(cut(string(e.Cause), maxDetailBytes))
+	e.Cause = death.Cause(cut(string(e.Cause), maxDetailBytes))
 	key := socketKey(e.Socket)
 	proc := os.Getpid()
 	j.w.enqueue(func(tx *bolt.Tx) error {
@@ -59,7 +60,7 @@ func (j *Journal) Append(e supervisor.Event) {
 		}
 		if e.Type == supervisor.EventServerDied {
 			info := readInfo(b)
-			info.LastDeath = &death{PID: e.PID, Cause: e.Cause, At: e.Time}
+			info.LastDeath = &deathRecord{PID: e.PID, Cause: e.Cause, At: e.Time}
 			if err := writeInfo(b, info); err != nil {
 				return err
 			}

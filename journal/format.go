@@ -8,7 +8,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
-	"github.com/tmux-mcp/tmux-mcp/supervisor"
+	"github.com/tmux-mcp/tmux-mcp/supervisor/death"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
 )
 
@@ -128,7 +128,7 @@ type serverInfo struct {
 	// half-built tree are not stored.
 	Restoring *restoring `json:"restoring,omitempty"`
 	// LastDeath is the last death logged.
-	LastDeath *death `json:"last_death,omitempty"`
+	LastDeath *deathRecord `json:"last_death,omitempty"`
 }
 
 type restoring struct {
@@ -142,10 +142,10 @@ type restoring struct {
 // restoring must not stop snapshots for ever.
 const restoringTTL = time.Minute
 
-type death struct {
-	PID   int              `json:"pid"`
-	Cause supervisor.Cause `json:"cause"`
-	At    time.Time        `json:"at"`
+type deathRecord struct {
+	PID   int         `json:"pid"`
+	Cause death.Cause `json:"cause"`
+	At    time.Time   `json:"at"`
 }
 
 func readInfo(b *bolt.Bucket) serverInfo {

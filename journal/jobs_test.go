@@ -12,6 +12,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
+	"github.com/tmux-mcp/tmux-mcp/supervisor/death"
 )
 
 func jobStates(t *testing.T, j *Journal) map[string]string {
@@ -104,7 +105,7 @@ func TestServerDeathLosesJobs(t *testing.T) {
 	j.PutJob(Job{ID: "mine", Socket: testSock, State: JobRunning, ServerPID: 100, Started: now, Tail: []string{"last"}})
 	j.PutJob(Job{ID: "other", Socket: testSock, State: JobRunning, ServerPID: 200, Started: now})
 	j.PutJob(Job{ID: "done", Socket: testSock, State: JobExited, ServerPID: 100, Started: now})
-	j.Append(supervisor.Event{Type: supervisor.EventServerDied, Socket: testSock, PID: 100, Cause: supervisor.CauseKilled, Time: now})
+	j.Append(supervisor.Event{Type: supervisor.EventServerDied, Socket: testSock, PID: 100, Cause: death.CauseKilled, Time: now})
 	flush(t, j)
 	want := map[string]string{"mine": JobLost, "other": JobRunning, "done": JobExited}
 	if got := jobStates(t, j); !mapsEqual(got, want) {

@@ -13,6 +13,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
+	"github.com/tmux-mcp/tmux-mcp/supervisor/death"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
 )
 
@@ -158,8 +159,8 @@ func (j *Journal) restore(ctx context.Context, srv tmuxServer, seq uint64, dryRu
 }
 
 // deliberate reports whether a server that died of c was meant to end.
-func deliberate(c supervisor.Cause) bool {
-	return c == supervisor.CauseKillServer || c == supervisor.CauseLastSession
+func deliberate(c death.Cause) bool {
+	return c == death.CauseKillServer || c == death.CauseLastSession
 }
 
 // ErrRestoreRunning is returned when another process is restoring the

@@ -31,7 +31,7 @@
 // # When a server dies
 //
 // A death is noticed by the monitor of a live server and classified into
-// a [Cause]. The restart policy ([RestartPolicy] and a record of recent
+// a [death.Cause]. The restart policy ([death.RestartPolicy] and a record of recent
 // deaths: pure code, tested without tmux) decides whether and when to start
 // the server again; the monitor goroutine carries the decision out: it
 // restarts the server, recreates a deleted socket, or gives up. A server

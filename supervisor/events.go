@@ -4,6 +4,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tmux-mcp/tmux-mcp/supervisor/death"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
 )
 
@@ -18,7 +19,7 @@ const (
 	EventRateLimited     EventType = "rate_limited"     // a call was refused or delayed by a token bucket
 	EventResourceWarning EventType = "resource_warning" // fds, PTYs or memory crossed a threshold
 	EventResourceRefused EventType = "resource_refused" // a pane-creating command was refused before the server ran out
-	EventServerDied      EventType = "server_died"      // the server is gone; Cause says why
+	EventServerDied      EventType = "server_died"      // the server is gone; death.Cause says why
 	EventRestarting      EventType = "restarting"       // a restart attempt is scheduled
 	EventRestarted       EventType = "restarted"        // a new server answers
 	EventRestored        EventType = "restored"         // the restore hook finished
@@ -47,7 +48,7 @@ type Event struct {
 	Pane tmux.PaneID `json:"pane,omitempty"`
 
 	// EventServerDied, EventRestarting
-	Cause   Cause         `json:"cause,omitempty"`
+	Cause   death.Cause   `json:"cause,omitempty"`
 	Detail  string        `json:"detail,omitempty"`
 	Attempt int           `json:"attempt,omitempty"`
 	Delay   time.Duration `json:"delay,omitempty"`

@@ -3,6 +3,8 @@ package supervisor
 import (
 	"sync"
 	"time"
+
+	"github.com/tmux-mcp/tmux-mcp/supervisor/death"
 )
 
 // rateMeter counts commands per second over the last ten seconds.
@@ -41,19 +43,19 @@ func (m *rateMeter) perSecond(now time.Time) float64 {
 
 // Health is a snapshot of a supervised server.
 type Health struct {
-	Socket         string    `json:"socket"`
-	State          State     `json:"state"`
-	PID            int       `json:"pid,omitempty"`
-	Version        string    `json:"version,omitempty"`
-	Transport      string    `json:"transport"`
-	Owned          bool      `json:"owned"` // tmux-mcp started this server
-	UpSince        time.Time `json:"up_since,omitzero"`
-	UptimeSeconds  float64   `json:"uptime_seconds"`
-	Restarts       int       `json:"restarts"`
-	LastDeathCause Cause     `json:"last_death_cause,omitempty"`
-	LastDeath      string    `json:"last_death,omitempty"`
-	LastDeathAt    time.Time `json:"last_death_at,omitzero"`
-	RetryInSeconds float64   `json:"retry_in_seconds,omitempty"`
+	Socket         string      `json:"socket"`
+	State          State       `json:"state"`
+	PID            int         `json:"pid,omitempty"`
+	Version        string      `json:"version,omitempty"`
+	Transport      string      `json:"transport"`
+	Owned          bool        `json:"owned"` // tmux-mcp started this server
+	UpSince        time.Time   `json:"up_since,omitzero"`
+	UptimeSeconds  float64     `json:"uptime_seconds"`
+	Restarts       int         `json:"restarts"`
+	LastDeathCause death.Cause `json:"last_death_cause,omitempty"`
+	LastDeath      string      `json:"last_death,omitempty"`
+	LastDeathAt    time.Time   `json:"last_death_at,omitzero"`
+	RetryInSeconds float64     `json:"retry_in_seconds,omitempty"`
 	// Restoring says that the server's sessions are being restored (after
 	// a restart, or a start that replaced a server that ended), and that
 	// the restore found something to rebuild: calls that act on the tree

@@ -7,101 +7,23 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tmux-mcp/tmux-mcp/supervisor/death"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux/tmuxtest"
 )
-
-// TestProbeVerdicts plays sequences of probes to the hang detector: a
-// server is hung when it has answered nothing for HungAfter and used no
-// CPU meanwhile (or used it near its fd limit, where spinning is the
-// fault), or when it has answered nothing for BusyHungAfter whatever it
-// used.
-func TestProbeVerdicts(t *testing.T) {
-	type step struct {
-		at       time.Duration // since t0
-		timedOut bool
-		answered time.Duration // AnsweredAt since t0; -1: zero (unknown)
-		cpu      time.Duration
-		work     bool // CPUIsWork
-		want     verdict
-	}
-	const none = -1
-	tests := []struct {
-		name  string
-		steps []step
-	}{
-		{"an answer ends the silence", []step{
-			{0, true, none, 0, true, verdictSlow},
-			{5 * time.Second, true, none, 0, true, verdictSlow},
-			{6 * time.Second, false, none, 0, true, verdictUp},
-			{7 * time.Second, true, none, 0, true, verdictSlow},
-			{16 * time.Second, true, none, 0, true, verdictSlow},
-			{17 * time.Second, true, none, 0, true, verdictHung},
-		}},
-		{"stopped: no answer, no CPU", []step{
-			{0, true, none, time.Second, true, verdictSlow},
-			{9 * time.Second, true, none, time.Second, true, verdictSlow},
-			{10 * time.Second, true, none, time.Second, true, verdictHung},
-		}},
-		{"answers to queued commands keep it slow, not hung", []step{
-			{0, true, none, 0, true, verdictSlow},
-			{8 * time.Second, true, 7 * time.Second, 0, true, verdictSlow},
-			{16 * time.Second, true, 15 * time.Second, 0, true, verdictSlow},
-			{24 * time.Second, true, 15 * time.Second, 0, true, verdictSlow},
-			{25 * time.Second, true, 15 * time.Second, 0, true, verdictHung}, // nothing since 15 s
-		}},
-		{"an answer from before the silence does not count", []step{
-			{0, true, none, 0, true, verdictSlow},
-			{10 * time.Second, true, -time.Second, 0, true, verdictHung},
-		}},
-		{"busy: silent but using CPU, until BusyHungAfter", []step{
-			{0, true, none, 0, true, verdictSlow},
-			{5 * time.Second, true, none, 50 * time.Millisecond, true, verdictSlow},
-			{10 * time.Second, true, none, 60 * time.Millisecond, true, verdictBusy},
-			{30 * time.Second, true, none, 2 * time.Second, true, verdictBusy},
-			{59 * time.Second, true, none, 3 * time.Second, true, verdictBusy},
-			{60 * time.Second, true, none, 4 * time.Second, true, verdictHung},
-		}},
-		{"busy, then stopped: hung HungAfter after the CPU stood still", []step{
-			{0, true, none, 0, true, verdictSlow},
-			{10 * time.Second, true, none, time.Second, true, verdictBusy},
-			{19 * time.Second, true, none, time.Second, true, verdictBusy},
-			{20 * time.Second, true, none, time.Second, true, verdictHung},
-		}},
-		{"near the fd limit CPU is spinning, not work", []step{
-			{0, true, none, 0, false, verdictSlow},
-			{5 * time.Second, true, none, time.Second, false, verdictSlow},
-			{10 * time.Second, true, none, 2 * time.Second, false, verdictHung},
-		}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			tr := newRestartTracker(RestartPolicy{HungAfter: 10 * time.Second}, 0)
-			for _, s := range tt.steps {
-				l := liveness{TimedOut: s.timedOut, CPU: s.cpu, CPUIsWork: s.work}
-				if s.answered != none {
-					l.AnsweredAt = t0.Add(s.answered)
-				}
-				if got := tr.probe(t0.Add(s.at), l); got != s.want {
-					t.Errorf("probe(+%v, %+v) = %v, want %v", s.at, l, got, s.want)
-				}
-			}
-		})
-	}
-}
 
 // probeLog records the live server's liveness probes and verdicts.
 type probeLog struct {
 	mu       sync.Mutex
-	verdicts map[verdict]int
+	verdicts map[death.Verdict]int
 	streak   time.Time     // first timed-out probe of the current run of them
 	longest  time.Duration // longest run of timed-out probes, first to last
 }
 
 // watchProbes installs a probeLog on srv.
 func watchProbes(srv *Server) *probeLog {
-	pl := &probeLog{verdicts: map[verdict]int{}}
+	pl := &probeLog{verdicts: map[death.Verdict]int{}}
 	srv.mu.Lock()
-	srv.testProbeHook = func(l liveness, v verdict) {
+	srv.testProbeHook = func(l death.Liveness, v death.Verdict) {
 		now := time.Now()
 		pl.mu.Lock()
 		defer pl.mu.Unlock()
@@ -119,10 +41,10 @@ func watchProbes(srv *Server) *probeLog {
 	return pl
 }
 
-func (pl *probeLog) get() (longest time.Duration, verdicts map[verdict]int) {
+func (pl *probeLog) get() (longest time.Duration, verdicts map[death.Verdict]int) {
 	pl.mu.Lock()
 	defer pl.mu.Unlock()
-	verdicts = map[verdict]int{}
+	verdicts = map[death.Verdict]int{}
 	for k, v := range pl.verdicts {
 		verdicts[k] = v
 	}
@@ -140,7 +62,7 @@ func (pl *probeLog) get() (longest time.Duration, verdicts map[verdict]int) {
 func TestQueuedServerNotHung(t *testing.T) {
 	ts := tmuxtest.New(t)
 	hungAfter := time.Second
-	sup := newSup(t, ts, Config{Restart: RestartPolicy{HungAfter: hungAfter, BusyHungAfter: hungAfter}})
+	sup := newSup(t, ts, Config{Restart: death.RestartPolicy{HungAfter: hungAfter, BusyHungAfter: hungAfter}})
 	rec := record(sup)
 	srv := mustServer(t, sup)
 	ctrl := srv.client.Control()
@@ -174,7 +96,7 @@ func TestQueuedServerNotHung(t *testing.T) {
 	wg.Wait()
 
 	_, verdicts := pl.get()
-	if verdicts[verdictHung] != 0 || verdicts[verdictBusy] != 0 {
+	if verdicts[death.VerdictHung] != 0 || verdicts[death.VerdictBusy] != 0 {
 		t.Errorf("verdicts = %v, want neither hung nor busy: the server kept answering", verdicts)
 	}
 	if n := rec.count(isType(EventServerDied)); n != 0 {
@@ -195,7 +117,7 @@ func TestQueuedServerNotHung(t *testing.T) {
 func TestBusyServerNotHung(t *testing.T) {
 	ts := tmuxtest.New(t)
 	hungAfter := 500 * time.Millisecond
-	sup := newSup(t, ts, Config{Restart: RestartPolicy{HungAfter: hungAfter, BusyHungAfter: time.Minute}})
+	sup := newSup(t, ts, Config{Restart: death.RestartPolicy{HungAfter: hungAfter, BusyHungAfter: time.Minute}})
 	rec := record(sup)
 	srv := mustServer(t, sup)
 	pid := srv.Health().PID
@@ -205,7 +127,7 @@ func TestBusyServerNotHung(t *testing.T) {
 	}
 	pl := watchProbes(srv)
 
-	busy := func() bool { _, v := pl.get(); return v[verdictBusy] > 0 }
+	busy := func() bool { _, v := pl.get(); return v[death.VerdictBusy] > 0 }
 	died := func() bool { return rec.count(isType(EventServerDied)) > 0 }
 	for n := 1 << 12; !busy() && !died(); n *= 2 {
 		if n > 1<<32 {
@@ -220,7 +142,7 @@ func TestBusyServerNotHung(t *testing.T) {
 	}
 
 	_, verdicts := pl.get()
-	if verdicts[verdictHung] != 0 {
+	if verdicts[death.VerdictHung] != 0 {
 		t.Errorf("verdicts = %v, want none hung: the server was busy", verdicts)
 	}
 	if n := rec.count(isType(EventServerDied)); n != 0 {

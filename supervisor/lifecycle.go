@@ -125,7 +125,7 @@ func (s *Server) readopt(ctx context.Context) error {
 		return err
 	}
 	s.mu.Lock()
-	s.tracker.reset(s.now())
+	s.tracker.Reset(s.now())
 	s.mu.Unlock()
 	return s.adopt(cctx, nil)
 }
@@ -272,7 +272,7 @@ func (s *Server) adopt(ctx context.Context, owned *tmux.StartedServer) error {
 	s.state = StateUp
 	s.startable = true
 	s.killRequested = false
-	s.tracker.up(s.now())
+	s.tracker.Up(s.now())
 	startMonitor := s.monitorStop == nil
 	if startMonitor {
 		mctx, cancel := context.WithCancel(context.Background())
@@ -310,7 +310,7 @@ func (s *Server) close() error {
 }
 
 // Kill runs kill-server. The death that follows is classified as
-// CauseKillServer and not recovered; the next call starts a new server.
+// death.CauseKillServer and not recovered; the next call starts a new server.
 func (s *Server) Kill(ctx context.Context) error {
 	// Never start a server only to kill it.
 	if err := s.gateStart(ctx, false); err != nil {

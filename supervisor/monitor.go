@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/tmux-mcp/tmux-mcp/supervisor/death"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/proc"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
 )
@@ -70,7 +71,7 @@ func (s *Server) check(ctx context.Context, trigger string) {
 		return
 	}
 	id := s.identity()
-	ev := DeathEvidence{PID: id.pid}
+	ev := death.Evidence{PID: id.pid}
 	ev.PIDAlive = proc.PIDAlive(id.pid, id.startTime)
 	path := s.sock.ResolvedPath()
 	ev.ConnectErr = proc.ProbeSocket(ctx, path, 200*time.Millisecond)
@@ -88,7 +89,7 @@ func (s *Server) check(ctx context.Context, trigger string) {
 	}
 	// The process is gone.
 	if id.owned != nil {
-		ev.Wait = waitStatusOf(id.owned.Err())
+		ev.Wait = death.WaitStatusOf(id.owned.Err())
 	} else if ws, ok := proc.ZombieStatus(id.pid, id.startTime); ok {
 		ev.Wait = &ws
 	}
@@ -106,21 +107,21 @@ func (s *Server) check(ctx context.Context, trigger string) {
 			}
 		}
 	}
-	cause, detail := ClassifyDeath(ev)
+	cause, detail := death.Classify(ev)
 	s.died(ctx, id, cause, detail)
 }
 
 // checkLive handles a server whose process is alive: does its socket
 // still lead to it, and does it answer? Every abnormal answer goes to
-// ClassifyDeath; a live server that answers is left alone.
-func (s *Server) checkLive(ctx context.Context, id identity, ev DeathEvidence, ctrl *tmux.Control, trigger string) {
-	var live liveness // a socket that times out: nothing known but the CPU
+// death.Classify; a live server that answers is left alone.
+func (s *Server) checkLive(ctx context.Context, id identity, ev death.Evidence, ctrl *tmux.Control, trigger string) {
+	var live death.Liveness // a socket that times out: nothing known but the CPU
 	s.mu.Lock()
-	live.CPU, live.CPUIsWork = s.res.CPUTime, s.res.FDRatio() < FDLivelockRatio
+	live.CPU, live.CPUIsWork = s.res.CPUTime, s.res.FDRatio() < death.FDLivelockRatio
 	s.mu.Unlock()
 	if ev.ConnectErr == nil {
 		if replaced, newPID := s.socketReplaced(ctx, id); replaced {
-			s.died(ctx, id, CauseSocketDeleted, fmt.Sprintf(
+			s.died(ctx, id, death.CauseSocketDeleted, fmt.Sprintf(
 				"server PID %d, which holds the sessions, lost its socket to another server (PID %d): SIGUSR1 takes it back", id.pid, newPID))
 			return
 		}
@@ -151,7 +152,7 @@ func (s *Server) checkLive(ctx context.Context, id identity, ev DeathEvidence, c
 			live.AnsweredAt = ctrl.LastAnswer()
 		}
 		if err == nil {
-			s.hangVerdict(liveness{})
+			s.hangVerdict(death.Liveness{})
 			if ctrl == nil && !s.cfg.ExecOnly {
 				// The command connection went away but the server lives:
 				// reconnect; exec carries the calls meanwhile.
@@ -177,19 +178,19 @@ func (s *Server) checkLive(ctx context.Context, id identity, ev DeathEvidence, c
 		errors.Is(ev.ConnectErr, context.DeadlineExceeded) || errors.Is(ev.ConnectErr, os.ErrDeadlineExceeded)
 	if timedOut {
 		live.TimedOut = true
-		if s.hangVerdict(live) != verdictHung {
+		if s.hangVerdict(live) != death.VerdictHung {
 			return
 		}
 		s.mu.Lock()
 		ev.FDRatio = s.res.FDRatio()
-		wasBusy := s.tracker.silence.busy
+		wasBusy := s.tracker.WasBusy()
 		s.mu.Unlock()
 		ev.ProbeTimeouts = 1
 		if wasBusy {
 			trigger += "; it kept using CPU, but answered nothing for the busy limit either"
 		}
 	}
-	cause, detail := ClassifyDeath(ev)
+	cause, detail := death.Classify(ev)
 	if cause == "" {
 		return
 	}
@@ -198,9 +199,9 @@ func (s *Server) checkLive(ctx context.Context, id identity, ev DeathEvidence, c
 
 // hangVerdict records one probe of the live server (l.TimedOut false: it
 // answered) and returns the hang detector's verdict (hung.go).
-func (s *Server) hangVerdict(l liveness) verdict {
+func (s *Server) hangVerdict(l death.Liveness) death.Verdict {
 	s.mu.Lock()
-	v := s.tracker.probe(s.now(), l)
+	v := s.tracker.Probe(s.now(), l)
 	hook := s.testProbeHook
 	s.mu.Unlock()
 	if hook != nil {

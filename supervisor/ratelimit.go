@@ -6,6 +6,8 @@ import (
 	"math"
 	"sync"
 	"time"
+
+	"github.com/tmux-mcp/tmux-mcp/supervisor/death"
 )
 
 // ErrRateLimited matches the error of a call refused by a rate limit: retry
@@ -21,7 +23,7 @@ type RateLimitedError struct {
 }
 
 func (e *RateLimitedError) Error() string {
-	return fmt.Sprintf("rate limited (%s), retry after %s", e.Scope, roundDelay(e.RetryAfter))
+	return fmt.Sprintf("rate limited (%s), retry after %s", e.Scope, death.RoundDelay(e.RetryAfter))
 }
 
 // Is matches ErrRateLimited.

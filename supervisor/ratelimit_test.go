@@ -26,6 +26,8 @@ func (c *manualClock) advance(d time.Duration) {
 	c.mu.Unlock()
 }
 
+var t0 = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+
 func TestTokenBucket(t *testing.T) {
 	type step struct {
 		after     time.Duration // advance the clock first

@@ -13,13 +13,14 @@ import (
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/tmux-mcp/tmux-mcp/supervisor/death"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/proc"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
 )
 
 // died records a death, tells subscribers and carries out the restart
 // policy's decision.
-func (s *Server) died(ctx context.Context, id identity, cause Cause, detail string) {
+func (s *Server) died(ctx context.Context, id identity, cause death.Cause, detail string) {
 	now := s.now()
 	s.mu.Lock()
 	if s.state != StateUp {
@@ -27,20 +28,20 @@ func (s *Server) died(ctx context.Context, id identity, cause Cause, detail stri
 		return
 	}
 	s.lastCause, s.lastDetail, s.lastDeathAt = cause, detail, now
-	d := s.tracker.decide(now, cause)
+	d := s.tracker.Decide(now, cause)
 	if s.cfg.Observe {
 		// Observe only (Config.Observe): nothing is restarted, terminated
 		// or signalled; the next call adopts a server that answers again.
-		d = decision{Action: actNone, Reason: "observing only (readonly tier): tmux-mcp does not recover servers"}
+		d = death.Decision{Action: death.ActNone, Reason: "observing only (readonly tier): tmux-mcp does not recover servers"}
 	}
 	s.pending = d
 	if s.id.stopPidfd != nil {
 		s.id.stopPidfd()
 	}
 	switch d.Action {
-	case actRestart, actRecreateSocket, actTerminate:
+	case death.ActRestart, death.ActRecreateSocket, death.ActTerminate:
 		s.state, s.retryAt = StateRestarting, now.Add(d.Delay)
-	case actNone, actStartOnDemand:
+	case death.ActNone, death.ActStartOnDemand:
 		s.state, s.startable = StateDown, true
 	default:
 		s.state, s.startable = StateDown, false
@@ -54,7 +55,7 @@ func (s *Server) died(ctx context.Context, id identity, cause Cause, detail stri
 	defer func() {
 		st := s.State()
 		span.SetAttributes(attribute.Bool("tmux.recovered", st == StateUp), attribute.String("tmux.server.state", string(st)))
-		if st != StateUp && d.Action != actNone && d.Action != actStartOnDemand {
+		if st != StateUp && d.Action != death.ActNone && d.Action != death.ActStartOnDemand {
 			span.SetStatus(codes.Error, "not recovered")
 		}
 		span.End()
@@ -64,10 +65,10 @@ func (s *Server) died(ctx context.Context, id identity, cause Cause, detail stri
 	// seconds each, and the death must be announced and acted on now.
 	go closeWatchers(watchers)
 	s.bus.emit(Event{Type: EventServerDied, Socket: s.sock, PID: id.pid, Cause: cause, Detail: detail})
-	if d.Action == actRecreateSocket || d.Action == actRestart || d.Action == actTerminate {
+	if d.Action == death.ActRecreateSocket || d.Action == death.ActRestart || d.Action == death.ActTerminate {
 		s.bus.emit(Event{Type: EventRestarting, Socket: s.sock, PID: id.pid, Cause: cause, Attempt: d.Attempt, Delay: d.Delay, Detail: d.Reason})
 	}
-	if d.Action != actRecreateSocket {
+	if d.Action != death.ActRecreateSocket {
 		s.client.Close() //nolint:errcheck // the connection is dead
 		s.client.ForgetServer()
 	}
@@ -76,11 +77,11 @@ func (s *Server) died(ctx context.Context, id identity, cause Cause, detail stri
 
 // recover carries out decisions until the server is back or the policy
 // gives up. It runs on the monitor goroutine.
-func (s *Server) recover(ctx context.Context, id identity, cause Cause, d decision) {
+func (s *Server) recover(ctx context.Context, id identity, cause death.Cause, d death.Decision) {
 	for {
 		var err error
 		switch d.Action {
-		case actRecreateSocket, actRestart, actTerminate:
+		case death.ActRecreateSocket, death.ActRestart, death.ActTerminate:
 			if err = sleepCtx(ctx, d.Delay); err != nil {
 				return
 			}
@@ -90,12 +91,12 @@ func (s *Server) recover(ctx context.Context, id identity, cause Cause, d decisi
 		actx, span := s.tracer.Start(ctx, "tmux server "+d.Action.String(), trace.WithAttributes(
 			attribute.String("tmux.socket", s.sock.String()), attribute.Int("tmux.recovery.attempt", d.Attempt)))
 		switch d.Action {
-		case actRecreateSocket:
+		case death.ActRecreateSocket:
 			err = s.recreateSocket(actx, id)
-		case actTerminate:
+		case death.ActTerminate:
 			terminate(actx, id)
 			err = s.restart(actx)
-		case actRestart:
+		case death.ActRestart:
 			err = s.restart(actx)
 		}
 		if err != nil {
@@ -105,27 +106,27 @@ func (s *Server) recover(ctx context.Context, id identity, cause Cause, d decisi
 		if err == nil {
 			return
 		}
-		if d.Action == actRecreateSocket && !proc.PIDAlive(id.pid, id.startTime) {
+		if d.Action == death.ActRecreateSocket && !proc.PIDAlive(id.pid, id.startTime) {
 			// The server died while its socket was gone: nothing to signal
 			// any more, start a new one instead.
-			cause = CauseUnknown
+			cause = death.CauseUnknown
 		}
 		now := s.now()
 		s.mu.Lock()
 		s.lastDetail = fmt.Sprintf("%s; recovery failed: %v", s.lastDetail, err)
-		d = s.tracker.decide(now, cause)
+		d = s.tracker.Decide(now, cause)
 		s.pending = d
 		if s.state == StateClosed {
 			s.mu.Unlock()
 			return
 		}
-		if d.Action == actGiveUp {
+		if d.Action == death.ActGiveUp {
 			s.state, s.startable = StateDown, false
 		} else {
 			s.retryAt = now.Add(d.Delay)
 		}
 		s.mu.Unlock()
-		if d.Action != actGiveUp {
+		if d.Action != death.ActGiveUp {
 			s.bus.emit(Event{Type: EventRestarting, Socket: s.sock, Cause: cause, Attempt: d.Attempt, Delay: d.Delay, Detail: d.Reason})
 		}
 	}
@@ -166,7 +167,7 @@ func (s *Server) recreateSocket(ctx context.Context, id identity) error {
 	}
 	s.state = StateUp
 	s.restarts++
-	s.tracker.up(s.now())
+	s.tracker.Up(s.now())
 	s.id.sockIno = proc.SocketInode(path)
 	pctx, stop := context.WithCancel(context.Background())
 	if exited, err := proc.WatchExit(pctx, id.pid); err == nil {

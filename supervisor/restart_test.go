@@ -18,6 +18,7 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
+	"github.com/tmux-mcp/tmux-mcp/supervisor/death"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux/tmuxtest"
 )
@@ -75,14 +76,14 @@ func TestRestoreHookRunsAfterRestart(t *testing.T) {
 func TestHungServerTerminatedAndRestarted(t *testing.T) {
 	ts := tmuxtest.New(t)
 	sup := newSup(t, ts, Config{CommandTimeout: 300 * time.Millisecond,
-		Restart: RestartPolicy{HungAfter: 500 * time.Millisecond}})
+		Restart: death.RestartPolicy{HungAfter: 500 * time.Millisecond}})
 	rec := record(sup)
 	srv := mustServer(t, sup)
 	pid := srv.Health().PID
 	syscall.Kill(pid, syscall.SIGSTOP)
 	t.Cleanup(func() { syscall.Kill(pid, syscall.SIGCONT) })
 	died := rec.wait(t, 10*time.Second, "server_died", isType(EventServerDied))
-	if got, want := died.Cause, CauseHung; got != want {
+	if got, want := died.Cause, death.CauseHung; got != want {
 		t.Errorf("cause = %q, want %q (%s)", got, want, died.Detail)
 	}
 	rec.wait(t, 10*time.Second, "restarted", isType(EventRestarted))
@@ -98,7 +99,7 @@ func TestHungServerTerminatedAndRestarted(t *testing.T) {
 func TestFDLivelockTerminatedAndRestarted(t *testing.T) {
 	ts := tmuxtest.New(t)
 	sup := newSup(t, ts, Config{FDLimit: 24, CommandTimeout: 300 * time.Millisecond,
-		Restart: RestartPolicy{HungAfter: 500 * time.Millisecond}})
+		Restart: death.RestartPolicy{HungAfter: 500 * time.Millisecond}})
 	rec := record(sup)
 	srv := mustServer(t, sup)
 	pid := srv.Health().PID
@@ -140,7 +141,7 @@ func TestFDLivelockTerminatedAndRestarted(t *testing.T) {
 		t.Fatal("server never reached its fd limit of 24")
 	}
 	died := rec.wait(t, 15*time.Second, "server_died", isType(EventServerDied))
-	if got, want := died.Cause, CauseFDLivelock; got != want {
+	if got, want := died.Cause, death.CauseFDLivelock; got != want {
 		t.Errorf("cause = %q, want %q (%s)", got, want, died.Detail)
 	}
 	rec.wait(t, 15*time.Second, "restarted", isType(EventRestarted))
@@ -410,7 +411,7 @@ func TestRecoverySpans(t *testing.T) {
 		_, ok := find("tmux server death")
 		return ok
 	})
-	death, _ := find("tmux server death")
+	deathSpan, _ := find("tmux server death")
 	restart, ok := find("tmux server restart")
 	if !ok {
 		t.Fatal("no restart span")
@@ -424,13 +425,13 @@ func TestRecoverySpans(t *testing.T) {
 		}
 	}
 	attrs := map[attribute.Key]string{}
-	for _, kv := range death.Attributes {
+	for _, kv := range deathSpan.Attributes {
 		attrs[kv.Key] = kv.Value.String()
 	}
-	if attrs["tmux.death.cause"] != string(CauseKilled) || attrs["tmux.recovered"] != "true" || attrs["tmux.recovery.action"] != "restart" {
+	if attrs["tmux.death.cause"] != string(death.CauseKilled) || attrs["tmux.recovered"] != "true" || attrs["tmux.recovery.action"] != "restart" {
 		t.Errorf("death span attributes = %v, want cause killed, action restart, recovered", attrs)
 	}
-	if got, want := restart.Parent.SpanID(), death.SpanContext.SpanID(); got != want {
+	if got, want := restart.Parent.SpanID(), deathSpan.SpanContext.SpanID(); got != want {
 		t.Errorf("restart span's parent = %s, want the death span %s", got, want)
 	}
 	if got, want := restore.Parent.SpanID(), restart.SpanContext.SpanID(); got != want {

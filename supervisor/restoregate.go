@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tmux-mcp/tmux-mcp/supervisor/death"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
@@ -42,7 +43,7 @@ type restoringError struct {
 
 func (e *restoringError) Error() string {
 	return fmt.Sprintf("tmux server restoring its sessions after a restart (waited %s), retry in %s",
-		roundDelay(e.Waited), roundDelay(restoreRetry))
+		death.RoundDelay(e.Waited), death.RoundDelay(restoreRetry))
 }
 
 func (e *restoringError) Is(target error) bool {

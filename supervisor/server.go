@@ -9,6 +9,7 @@ import (
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/tmux-mcp/tmux-mcp/supervisor/death"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/proc"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
 )
@@ -23,23 +24,6 @@ const (
 	StateDown       State = "down"       // dead; started again on the next call unless recovery gave up
 	StateRestarting State = "restarting" // dead, a recovery is scheduled or running
 	StateClosed     State = "closed"     // supervision ended
-)
-
-// Cause classifies why a server died or became unreachable.
-type Cause string
-
-// Causes.
-const (
-	CauseLastSession   Cause = "last_session_gone" // exit-empty: the last session closed
-	CauseKilled        Cause = "killed"            // ended by a signal (SIGKILL, SIGTERM, OOM killer)
-	CauseCrashed       Cause = "crashed"           // SIGSEGV/SIGABRT or fatal() exit status
-	CauseSocketDeleted Cause = "socket_deleted"    // socket file gone, server alive
-	CauseFDLivelock    Cause = "fd_livelock"       // near its fd limit and not answering
-	CauseHung          Cause = "hung"              // alive, not answering (SIGSTOP, blocked write)
-	CauseVersionSkew   Cause = "version_skew"      // client and server binaries differ
-	CausePermission    Cause = "permission"        // socket directory or ACL problem
-	CauseKillServer    Cause = "kill_server"       // tmux-mcp was asked to kill it
-	CauseUnknown       Cause = "unknown"
 )
 
 const tracerName = "github.com/tmux-mcp/tmux-mcp/supervisor"
@@ -81,19 +65,19 @@ type Server struct {
 
 	// testProbeHook, when set (tests only, under mu), receives every
 	// liveness probe of the live server and the hang detector's verdict.
-	testProbeHook func(liveness, verdict)
+	testProbeHook func(death.Liveness, death.Verdict)
 
 	mu            sync.Mutex
 	state         State
 	id            identity
 	restarts      int
-	lastCause     Cause
+	lastCause     death.Cause
 	lastDetail    string
 	lastDeathAt   time.Time
-	retryAt       time.Time // while restarting: when the next attempt runs
-	pending       decision  // while restarting or down: the decision in force
-	startable     bool      // while down: the next call may start a server
-	tracker       *restartTracker
+	retryAt       time.Time      // while restarting: when the next attempt runs
+	pending       death.Decision // while restarting or down: the death.Decision in force
+	startable     bool           // while down: the next call may start a server
+	tracker       *death.Tracker
 	res           proc.Resources
 	warned        map[string]bool
 	killRequested bool
@@ -130,7 +114,7 @@ func newServer(cfg Config, sock tmux.Socket, b *bus) (*Server, error) {
 		blocking:  make(chan struct{}, maxBlocking),
 		state:     StateUnknown,
 		startable: true,
-		tracker:   newRestartTracker(cfg.Restart, defaultRestartJitter),
+		tracker:   death.NewTracker(cfg.Restart, death.DefaultJitter),
 		warned:    map[string]bool{},
 		wake:      make(chan struct{}, 1),
 		ensureSem: make(chan struct{}, 1),

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tmux-mcp/tmux-mcp/supervisor/death"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
 )
 
@@ -87,7 +88,7 @@ type Config struct {
 	PauseAfter time.Duration
 
 	// Restart is the restart policy after a server death.
-	Restart RestartPolicy
+	Restart death.RestartPolicy
 	// Restorer, when set, is called after a server was restarted to rebuild
 	// what was lost.
 	Restorer Restorer
@@ -100,7 +101,7 @@ type Config struct {
 func Defaults() Config { return Config{}.withDefaults() }
 
 func (c Config) withDefaults() Config {
-	c.Restart = c.Restart.withDefaults()
+	c.Restart = c.Restart.WithDefaults()
 	if c.Observe {
 		// Observe only, the smallest design that makes the readonly tier
 		// read-only for tmux servers as well as for panes: a tool may

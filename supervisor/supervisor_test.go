@@ -16,6 +16,7 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/tmux-mcp/tmux-mcp/supervisor/death"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux/tmuxtest"
 )
@@ -160,7 +161,7 @@ func TestKill9DetectedAndRestarted(t *testing.T) {
 			died := rec.wait(t, 5*time.Second, "server_died", isType(EventServerDied))
 			latency := died.Time.Sub(killed)
 			t.Logf("death noticed %v after kill -9 (execOnly=%v)", latency, execOnly)
-			if got, want := died.Cause, CauseKilled; got != want {
+			if got, want := died.Cause, death.CauseKilled; got != want {
 				t.Errorf("cause = %q, want %q (%s)", got, want, died.Detail)
 			}
 			if died.PID != pid {
@@ -171,7 +172,7 @@ func TestKill9DetectedAndRestarted(t *testing.T) {
 				t.Errorf("server pid after restart = %s, want a new one", out)
 			}
 			h := srv.Health()
-			if h.State != StateUp || h.Restarts != 1 || h.LastDeathCause != CauseKilled {
+			if h.State != StateUp || h.Restarts != 1 || h.LastDeathCause != death.CauseKilled {
 				t.Errorf("health = %+v, want up, 1 restart, last cause killed", h)
 			}
 		})
@@ -180,7 +181,7 @@ func TestKill9DetectedAndRestarted(t *testing.T) {
 
 func TestCallsFailFastWhileRestarting(t *testing.T) {
 	ts := tmuxtest.New(t)
-	sup := newSup(t, ts, Config{Restart: RestartPolicy{Initial: 2 * time.Second, Max: 2 * time.Second}})
+	sup := newSup(t, ts, Config{Restart: death.RestartPolicy{Initial: 2 * time.Second, Max: 2 * time.Second}})
 	rec := record(sup)
 	srv := mustServer(t, sup)
 	syscall.Kill(srv.Health().PID, syscall.SIGKILL)
@@ -219,7 +220,7 @@ func TestSocketDeletedRecoveredBySIGUSR1(t *testing.T) {
 		t.Fatal(err)
 	}
 	died := rec.wait(t, 5*time.Second, "server_died", isType(EventServerDied))
-	if got, want := died.Cause, CauseSocketDeleted; got != want {
+	if got, want := died.Cause, death.CauseSocketDeleted; got != want {
 		t.Fatalf("cause = %q, want %q", got, want)
 	}
 	rec.wait(t, 5*time.Second, "socket_recreated", isType(EventSocketRecreated))
@@ -276,7 +277,7 @@ func TestLastSessionGoneOnAdoptedServer(t *testing.T) {
 	// The pane's program exits: the last session goes, and so does the server.
 	mustDo(t, srv, "send-keys", "-t", pane, "C-d")
 	died := rec.wait(t, 5*time.Second, "server_died", isType(EventServerDied))
-	if got, want := died.Cause, CauseLastSession; got != want {
+	if got, want := died.Cause, death.CauseLastSession; got != want {
 		t.Errorf("cause = %q, want %q (%s)", got, want, died.Detail)
 	}
 	if n := rec.count(isType(EventRestarting)); n != 0 {
@@ -290,7 +291,7 @@ func TestSIGSTOPTimesOutThenRecovers(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent(),
 		goleak.IgnoreAnyFunction("github.com/tmux-mcp/tmux-mcp/supervisor/tmux.(*StartedServer).wait"))
 	ts := tmuxtest.New(t)
-	sup := newSup(t, ts, Config{CommandTimeout: 300 * time.Millisecond, Restart: RestartPolicy{HungAfter: time.Minute}})
+	sup := newSup(t, ts, Config{CommandTimeout: 300 * time.Millisecond, Restart: death.RestartPolicy{HungAfter: time.Minute}})
 	srv := mustServer(t, sup)
 	pid := srv.Health().PID
 	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {

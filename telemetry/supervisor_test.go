@@ -13,6 +13,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
+	"github.com/tmux-mcp/tmux-mcp/supervisor/death"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux/tmuxtest"
 )
@@ -270,7 +271,7 @@ func TestDeathRestartRestoreMetrics(t *testing.T) {
 		return sum(got["tmux.server.restore.duration"], nil) > 0
 	})
 	sock := map[string]string{"tmux.socket": e.tm.Socket}
-	if n := sum(got["tmux.server.deaths"], map[string]string{"tmux.death.cause": string(supervisor.CauseKilled)}); n != 1 {
+	if n := sum(got["tmux.server.deaths"], map[string]string{"tmux.death.cause": string(death.CauseKilled)}); n != 1 {
 		t.Errorf("deaths by kill = %d, want 1; points %v", n, got["tmux.server.deaths"])
 	}
 	if n := sum(got["tmux.server.restarts"], map[string]string{"tmux.restart.kind": "restart", "tmux.socket": e.tm.Socket}); n != 1 {

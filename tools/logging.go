@@ -10,6 +10,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
+	"github.com/tmux-mcp/tmux-mcp/supervisor/death"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
 )
 
@@ -149,11 +150,11 @@ func logEntry(e supervisor.Event) (mcp.LoggingLevel, string, map[string]any, boo
 
 // deathLevel is the level of a death: an error unless tmux-mcp was asked
 // to kill the server or its last session ended.
-func deathLevel(c supervisor.Cause) mcp.LoggingLevel {
+func deathLevel(c death.Cause) mcp.LoggingLevel {
 	switch c {
-	case supervisor.CauseKillServer:
+	case death.CauseKillServer:
 		return mcp.LoggingLevelInfo
-	case supervisor.CauseLastSession:
+	case death.CauseLastSession:
 		return mcp.LoggingLevelNotice
 	}
 	return mcp.LoggingLevelError

@@ -10,6 +10,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
+	"github.com/tmux-mcp/tmux-mcp/supervisor/death"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux/tmuxtest"
 )
@@ -187,11 +188,11 @@ func TestLogEntries(t *testing.T) {
 		logger string
 		keys   []string
 	}{
-		{supervisor.Event{Type: supervisor.EventServerDied, Socket: sock, PID: 9, Cause: supervisor.CauseCrashed, Detail: "SIGSEGV"},
+		{supervisor.Event{Type: supervisor.EventServerDied, Socket: sock, PID: 9, Cause: death.CauseCrashed, Detail: "SIGSEGV"},
 			mcp.LoggingLevelError, loggerSupervisor, []string{"cause", "detail", "pid", "socket"}},
-		{supervisor.Event{Type: supervisor.EventServerDied, Socket: sock, Cause: supervisor.CauseKillServer},
+		{supervisor.Event{Type: supervisor.EventServerDied, Socket: sock, Cause: death.CauseKillServer},
 			mcp.LoggingLevelInfo, loggerSupervisor, []string{"cause"}},
-		{supervisor.Event{Type: supervisor.EventServerDied, Socket: sock, Cause: supervisor.CauseLastSession},
+		{supervisor.Event{Type: supervisor.EventServerDied, Socket: sock, Cause: death.CauseLastSession},
 			mcp.LoggingLevelNotice, loggerSupervisor, []string{"cause"}},
 		{supervisor.Event{Type: supervisor.EventRestarting, Socket: sock, Attempt: 2, Delay: time.Second},
 			mcp.LoggingLevelWarning, loggerSupervisor, []string{"attempt", "delay_ms"}},

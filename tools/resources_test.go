@@ -13,6 +13,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
+	"github.com/tmux-mcp/tmux-mcp/supervisor/death"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux/tmuxtest"
 )
 
@@ -135,7 +136,7 @@ type health struct {
 func TestServerKilledMidTest(t *testing.T) {
 	tm := tmuxtest.New(t)
 	cfg := testConfig(tm)
-	cfg.Restart = supervisor.RestartPolicy{Initial: 2 * time.Second, Max: 2 * time.Second}
+	cfg.Restart = death.RestartPolicy{Initial: 2 * time.Second, Max: 2 * time.Second}
 	e := newEnvOver(t, tm, cfg, Destructive)
 
 	// The supervisor starts the server with the first call: its PID is the

@@ -15,6 +15,7 @@ import (
 	"github.com/tmux-mcp/tmux-mcp/diagnostics"
 	"github.com/tmux-mcp/tmux-mcp/journal"
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
+	"github.com/tmux-mcp/tmux-mcp/supervisor/death"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux/tmuxtest"
 )
@@ -217,7 +218,7 @@ func TestDiagnoseReadsTheJournal(t *testing.T) {
 	if _, err := j.TakeSnapshot(context.Background(), srv); err != nil {
 		t.Fatal(err)
 	}
-	j.Append(supervisor.Event{Type: supervisor.EventServerDied, Socket: srv.Socket(), PID: 4242, Cause: supervisor.CauseKilled})
+	j.Append(supervisor.Event{Type: supervisor.EventServerDied, Socket: srv.Socket(), PID: 4242, Cause: death.CauseKilled})
 	if err := j.Flush(context.Background()); err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/tmux-mcp/tmux-mcp/journal"
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
+	"github.com/tmux-mcp/tmux-mcp/supervisor/death"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
 	"github.com/tmux-mcp/tmux-mcp/tools"
 )
@@ -465,7 +466,7 @@ func (c config) supervisorConfig() supervisor.Config {
 		FDWarn:          c.FDWarn,
 		FDRefuse:        c.FDRefuse,
 		FDLimit:         uint64(c.FDLimit),
-		Restart:         supervisor.RestartPolicy{MaxAttempts: c.RestartAttempts, HungAfter: c.HungAfter},
+		Restart:         death.RestartPolicy{MaxAttempts: c.RestartAttempts, HungAfter: c.HungAfter},
 	}
 	if c.SocketPath != "" {
 		cfg.DefaultSocket.Path = c.SocketPath

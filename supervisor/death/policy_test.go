@@ -1,8 +1,6 @@
-package supervisor
+package death
 
 import (
-	"errors"
-	"fmt"
 	"testing"
 	"time"
 )
@@ -10,22 +8,22 @@ import (
 var t0 = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 
 func TestRestartPolicyDefaults(t *testing.T) {
-	got := RestartPolicy{}.withDefaults()
+	got := RestartPolicy{}.WithDefaults()
 	want := RestartPolicy{MaxAttempts: 5, Initial: 200 * time.Millisecond, Max: 10 * time.Second,
 		Multiplier: 2, StableAfter: 60 * time.Second, HungAfter: 10 * time.Second, BusyHungAfter: 60 * time.Second}
 	if got != want {
-		t.Errorf("RestartPolicy{}.withDefaults() = %+v, want %+v", got, want)
+		t.Errorf("RestartPolicy{}.WithDefaults() = %+v, want %+v", got, want)
 	}
 	set := RestartPolicy{MaxAttempts: 2, Initial: time.Second, Max: 3 * time.Second, Multiplier: 3,
 		StableAfter: time.Minute, HungAfter: time.Second, BusyHungAfter: 2 * time.Second}
-	if got := set.withDefaults(); got != set {
+	if got := set.WithDefaults(); got != set {
 		t.Errorf("withDefaults changed explicit fields: got %+v, want %+v", got, set)
 	}
 	// BusyHungAfter follows HungAfter, and is never shorter.
-	if got := (RestartPolicy{HungAfter: time.Second}).withDefaults().BusyHungAfter; got != 6*time.Second {
+	if got := (RestartPolicy{HungAfter: time.Second}).WithDefaults().BusyHungAfter; got != 6*time.Second {
 		t.Errorf("BusyHungAfter for HungAfter 1s = %v, want 6s", got)
 	}
-	if got := (RestartPolicy{HungAfter: time.Minute, BusyHungAfter: time.Second}).withDefaults().BusyHungAfter; got != time.Minute {
+	if got := (RestartPolicy{HungAfter: time.Minute, BusyHungAfter: time.Second}).WithDefaults().BusyHungAfter; got != time.Minute {
 		t.Errorf("BusyHungAfter 1s with HungAfter 1m = %v, want 1m", got)
 	}
 }
@@ -33,25 +31,25 @@ func TestRestartPolicyDefaults(t *testing.T) {
 func TestDecideByCause(t *testing.T) {
 	tests := []struct {
 		cause   Cause
-		want    action
+		want    Action
 		attempt int
 		delay   time.Duration
 	}{
-		{CauseKillServer, actNone, 0, 0},
-		{CauseLastSession, actStartOnDemand, 0, 0},
-		{CausePermission, actGiveUp, 0, 0},
-		{CauseVersionSkew, actGiveUp, 0, 0},
-		{CauseSocketDeleted, actRecreateSocket, 1, 200 * time.Millisecond},
-		{CauseHung, actTerminate, 1, 200 * time.Millisecond},
-		{CauseFDLivelock, actTerminate, 1, 200 * time.Millisecond},
-		{CauseKilled, actRestart, 1, 200 * time.Millisecond},
-		{CauseCrashed, actRestart, 1, 200 * time.Millisecond},
-		{CauseUnknown, actRestart, 1, 200 * time.Millisecond},
+		{CauseKillServer, ActNone, 0, 0},
+		{CauseLastSession, ActStartOnDemand, 0, 0},
+		{CausePermission, ActGiveUp, 0, 0},
+		{CauseVersionSkew, ActGiveUp, 0, 0},
+		{CauseSocketDeleted, ActRecreateSocket, 1, 200 * time.Millisecond},
+		{CauseHung, ActTerminate, 1, 200 * time.Millisecond},
+		{CauseFDLivelock, ActTerminate, 1, 200 * time.Millisecond},
+		{CauseKilled, ActRestart, 1, 200 * time.Millisecond},
+		{CauseCrashed, ActRestart, 1, 200 * time.Millisecond},
+		{CauseUnknown, ActRestart, 1, 200 * time.Millisecond},
 	}
 	for _, tt := range tests {
 		t.Run(string(tt.cause), func(t *testing.T) {
-			tr := newRestartTracker(RestartPolicy{}, 0)
-			got := tr.decide(t0, tt.cause)
+			tr := NewTracker(RestartPolicy{}, 0)
+			got := tr.Decide(t0, tt.cause)
 			if got.Action != tt.want || got.Attempt != tt.attempt || got.Delay != tt.delay {
 				t.Errorf("decide(%s) = %v attempt %d delay %v, want %v attempt %d delay %v",
 					tt.cause, got.Action, got.Attempt, got.Delay, tt.want, tt.attempt, tt.delay)
@@ -64,30 +62,30 @@ func TestDecideByCause(t *testing.T) {
 }
 
 func TestDecideBackoffGrowsCapsAndGivesUp(t *testing.T) {
-	tr := newRestartTracker(RestartPolicy{MaxAttempts: 6, Initial: time.Second, Max: 5 * time.Second}, 0)
+	tr := NewTracker(RestartPolicy{MaxAttempts: 6, Initial: time.Second, Max: 5 * time.Second}, 0)
 	now := t0
 	wantDelays := []time.Duration{1 * time.Second, 2 * time.Second, 4 * time.Second, 5 * time.Second, 5 * time.Second, 5 * time.Second}
 	for i, want := range wantDelays {
-		got := tr.decide(now, CauseCrashed)
-		if got.Action != actRestart || got.Delay != want || got.Attempt != i+1 || got.Max != 6 {
+		got := tr.Decide(now, CauseCrashed)
+		if got.Action != ActRestart || got.Delay != want || got.Attempt != i+1 || got.Max != 6 {
 			t.Fatalf("death %d: got %v delay %v attempt %d/%d, want restart delay %v attempt %d/6",
 				i+1, got.Action, got.Delay, got.Attempt, got.Max, want, i+1)
 		}
 		// The new server comes up briefly, then dies again.
 		now = now.Add(got.Delay)
-		tr.up(now)
+		tr.Up(now)
 		now = now.Add(time.Second)
 	}
-	got := tr.decide(now, CauseCrashed)
-	if got.Action != actGiveUp || got.Attempt != 6 {
+	got := tr.Decide(now, CauseCrashed)
+	if got.Action != ActGiveUp || got.Attempt != 6 {
 		t.Errorf("after 6 attempts: got %v attempt %d, want give_up attempt 6", got.Action, got.Attempt)
 	}
 	// Deliberate kills are still honoured after giving up.
-	if got := tr.decide(now, CauseKillServer); got.Action != actNone {
+	if got := tr.Decide(now, CauseKillServer); got.Action != ActNone {
 		t.Errorf("kill_server after giving up: got %v, want none", got.Action)
 	}
-	tr.reset(now)
-	if got := tr.decide(now, CauseCrashed); got.Action != actRestart || got.Attempt != 1 || got.Delay != time.Second {
+	tr.Reset(now)
+	if got := tr.Decide(now, CauseCrashed); got.Action != ActRestart || got.Attempt != 1 || got.Delay != time.Second {
 		t.Errorf("after reset: got %v attempt %d delay %v, want restart attempt 1 delay 1s", got.Action, got.Attempt, got.Delay)
 	}
 }
@@ -107,18 +105,18 @@ func TestDecideResetsAfterStablePeriod(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			tr := newRestartTracker(RestartPolicy{}, 0)
+			tr := NewTracker(RestartPolicy{}, 0)
 			now := t0
 			for range 2 {
-				d := tr.decide(now, CauseKilled)
+				d := tr.Decide(now, CauseKilled)
 				now = now.Add(d.Delay)
-				tr.up(now)
+				tr.Up(now)
 			}
 			now = now.Add(tt.upFor)
 			if tt.callUpAgain {
-				tr.up(now)
+				tr.Up(now)
 			}
-			got := tr.decide(now, CauseKilled)
+			got := tr.Decide(now, CauseKilled)
 			if got.Attempt != tt.wantAttempt || got.Delay != tt.wantDelay {
 				t.Errorf("got attempt %d delay %v, want attempt %d delay %v", got.Attempt, got.Delay, tt.wantAttempt, tt.wantDelay)
 			}
@@ -130,8 +128,8 @@ func TestDecideResetsAfterStablePeriod(t *testing.T) {
 // after StableAfter of health is recovered at once, and that deaths that
 // follow soon after still back off.
 func TestDecideFirstRestartAfterCleanHistory(t *testing.T) {
-	tr := newRestartTracker(RestartPolicy{}, 0)
-	tr.up(t0)
+	tr := NewTracker(RestartPolicy{}, 0)
+	tr.Up(t0)
 	now := t0.Add(time.Hour)
 	steps := []struct {
 		upFor   time.Duration // before this death
@@ -145,67 +143,39 @@ func TestDecideFirstRestartAfterCleanHistory(t *testing.T) {
 	}
 	for i, s := range steps {
 		now = now.Add(s.upFor)
-		got := tr.decide(now, CauseKilled)
-		if got.Action != actRestart || got.Attempt != s.attempt || got.Delay != s.delay {
+		got := tr.Decide(now, CauseKilled)
+		if got.Action != ActRestart || got.Attempt != s.attempt || got.Delay != s.delay {
 			t.Errorf("death %d: got %v attempt %d delay %v, want restart attempt %d delay %v",
 				i+1, got.Action, got.Attempt, got.Delay, s.attempt, s.delay)
 		}
 		now = now.Add(got.Delay)
-		tr.up(now)
+		tr.Up(now)
 	}
 	// A server that dies before it was ever stable backs off from the start.
-	fresh := newRestartTracker(RestartPolicy{}, 0)
-	fresh.up(t0)
-	if got := fresh.decide(t0.Add(time.Second), CauseCrashed); got.Delay != 200*time.Millisecond {
+	fresh := NewTracker(RestartPolicy{}, 0)
+	fresh.Up(t0)
+	if got := fresh.Decide(t0.Add(time.Second), CauseCrashed); got.Delay != 200*time.Millisecond {
 		t.Errorf("death after 1s of a new server: delay %v, want 200ms", got.Delay)
 	}
 }
 
 func TestDecideJitterStaysNearDelay(t *testing.T) {
-	tr := newRestartTracker(RestartPolicy{Initial: time.Second}, defaultRestartJitter)
-	got := tr.decide(t0, CauseKilled).Delay
+	tr := NewTracker(RestartPolicy{Initial: time.Second}, DefaultJitter)
+	got := tr.Decide(t0, CauseKilled).Delay
 	if got < 900*time.Millisecond || got > 1100*time.Millisecond {
 		t.Errorf("jittered first delay = %v, want within 10%% of 1s", got)
 	}
 }
 
 func TestDecideHistoryBounded(t *testing.T) {
-	tr := newRestartTracker(RestartPolicy{}, 0)
+	tr := NewTracker(RestartPolicy{}, 0)
 	for i := range 100 {
-		tr.decide(t0.Add(time.Duration(i)*time.Second), CauseKillServer)
+		tr.Decide(t0.Add(time.Duration(i)*time.Second), CauseKillServer)
 	}
 	if got := len(tr.history); got != maxRestartHistory {
 		t.Errorf("len(history) = %d, want %d", got, maxRestartHistory)
 	}
 	if got, want := tr.history[len(tr.history)-1].At, t0.Add(99*time.Second); !got.Equal(want) {
 		t.Errorf("last history entry at %v, want %v", got, want)
-	}
-}
-
-func TestRestartingError(t *testing.T) {
-	tests := []struct {
-		err  error
-		want string
-	}{
-		{&restartingError{Attempt: 2, Max: 5, RetryIn: 1234 * time.Millisecond}, "tmux server restarting (attempt 2/5), retry in 1.2s"},
-		{&restartingError{Attempt: 1, Max: 5, RetryIn: 200*time.Millisecond + 300*time.Microsecond}, "tmux server restarting (attempt 1/5), retry in 200ms"},
-		{&serverDownError{Cause: CausePermission, Reason: "fix the socket directory"}, "tmux server is down (permission): fix the socket directory"},
-	}
-	for _, tt := range tests {
-		if got := tt.err.Error(); got != tt.want {
-			t.Errorf("Error() = %q, want %q", got, tt.want)
-		}
-	}
-	wrapped := fmt.Errorf("capture: %w", &restartingError{Attempt: 1, Max: 5})
-	if !errors.Is(wrapped, ErrRestarting) || errors.Is(wrapped, ErrServerDown) {
-		t.Errorf("errors.Is(restartingError): ErrRestarting %v, ErrServerDown %v; want true, false",
-			errors.Is(wrapped, ErrRestarting), errors.Is(wrapped, ErrServerDown))
-	}
-	if down := fmt.Errorf("x: %w", &serverDownError{}); !errors.Is(down, ErrServerDown) {
-		t.Errorf("errors.Is(serverDownError, ErrServerDown) = false, want true")
-	}
-	var re *restartingError
-	if !errors.As(wrapped, &re) || re.Attempt != 1 {
-		t.Errorf("errors.As(restartingError) failed")
 	}
 }

@@ -1,4 +1,4 @@
-package supervisor
+package death
 
 import (
 	"context"
@@ -14,14 +14,14 @@ import (
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
 )
 
-// DeathEvidence is what was seen of a server that stopped answering: live
+// Evidence is what was seen of a server that stopped answering: live
 // by the supervisor's monitor, or after the fact by `tmux-mcp diagnose`.
-// Every field is optional; ClassifyDeath uses what is there.
-type DeathEvidence struct {
+// Every field is optional; Classify uses what is there.
+type Evidence struct {
 	PID int // the server's PID, if known
 
 	// Wait is the exited server's wait status: from tmux -D when tmux-mcp
-	// started it (waitStatusOf), or read from its zombie (proc.ZombieStatus);
+	// started it (WaitStatusOf), or read from its zombie (proc.ZombieStatus);
 	// nil otherwise.
 	Wait *syscall.WaitStatus
 
@@ -66,13 +66,13 @@ func isCrashSignal(sig syscall.Signal) bool {
 	return false
 }
 
-// ClassifyDeath says why a server died or stopped answering, and explains
+// Classify says why a server died or stopped answering, and explains
 // it in a sentence for the crash report. It is pure, and the one
 // classifier: the monitor and diagnose both call it. The Cause is "" when
 // the evidence shows a live server whose socket accepts and nothing wrong
 // with it (say, only the control connection was lost, because its hidden
 // session was killed): that is no death; reconnect, do not restart.
-func ClassifyDeath(e DeathEvidence) (Cause, string) {
+func Classify(e Evidence) (Cause, string) {
 	who := "server"
 	if e.PID > 0 {
 		who = "server PID " + strconv.Itoa(e.PID)
@@ -155,9 +155,9 @@ func isTimeout(err error) bool {
 		errors.As(err, &ne) && ne.Timeout()
 }
 
-// waitStatusOf returns the wait status in err as returned by exec.Cmd.Wait
+// WaitStatusOf returns the wait status in err as returned by exec.Cmd.Wait
 // (nil err: exit status 0), or nil when err carries none.
-func waitStatusOf(err error) *syscall.WaitStatus {
+func WaitStatusOf(err error) *syscall.WaitStatus {
 	var ws syscall.WaitStatus
 	if err == nil {
 		return &ws

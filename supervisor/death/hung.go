@@ -1,4 +1,4 @@
-package supervisor
+package death
 
 import "time"
 
@@ -29,7 +29,7 @@ import "time"
 const busyHungFactor = 6
 
 // liveness is what one liveness probe of a live server found.
-type liveness struct {
+type Liveness struct {
 	// TimedOut: the probe was not answered in time.
 	TimedOut bool
 	// AnsweredAt is when the connection the probe used last received an
@@ -43,38 +43,38 @@ type liveness struct {
 }
 
 // verdict is the hang detector's answer to one probe.
-type verdict int
+type Verdict int
 
 const (
-	// verdictUp: the probe was answered.
-	verdictUp verdict = iota
-	// verdictSlow: the server has not answered for less than HungAfter.
-	verdictSlow
-	// verdictBusy: it has not answered for HungAfter or more, but keeps
+	// VerdictUp: the probe was answered.
+	VerdictUp Verdict = iota
+	// VerdictSlow: the server has not answered for less than HungAfter.
+	VerdictSlow
+	// VerdictBusy: it has not answered for HungAfter or more, but keeps
 	// using CPU: it is spared until BusyHungAfter.
-	verdictBusy
-	// verdictHung: terminate it.
-	verdictHung
+	VerdictBusy
+	// VerdictHung: terminate it.
+	VerdictHung
 )
 
-var verdictNames = [...]string{verdictUp: "up", verdictSlow: "slow", verdictBusy: "busy", verdictHung: "hung"}
+var verdictNames = [...]string{VerdictUp: "up", VerdictSlow: "slow", VerdictBusy: "busy", VerdictHung: "hung"}
 
-func (v verdict) String() string { return verdictNames[v] }
+func (v Verdict) String() string { return verdictNames[v] }
 
 // silence is what the tracker knows of a server that stopped answering.
 type silence struct {
 	since       time.Time     // start of the silence; zero while the server answers
 	cpu         time.Duration // the server's CPU time at the last probe
 	cpuAdvanced time.Time     // when a probe last saw that CPU time grow as work; zero: not during this silence
-	busy        bool          // a probe of this silence was answered verdictBusy
+	busy        bool          // a probe of this silence was answered VerdictBusy
 }
 
 // probe records one liveness probe of a server that is alive (its PID
 // exists) at now and says whether it is hung.
-func (t *restartTracker) probe(now time.Time, l liveness) verdict {
+func (t *Tracker) Probe(now time.Time, l Liveness) Verdict {
 	if !l.TimedOut {
-		t.up(now)
-		return verdictUp
+		t.Up(now)
+		return VerdictUp
 	}
 	s := &t.silence
 	if s.since.IsZero() {
@@ -93,10 +93,14 @@ func (t *restartTracker) probe(now time.Time, l liveness) verdict {
 	quiet := now.Sub(s.since)
 	switch {
 	case quiet < t.policy.HungAfter:
-		return verdictSlow
+		return VerdictSlow
 	case !s.cpuAdvanced.IsZero() && now.Sub(s.cpuAdvanced) < t.policy.HungAfter && quiet < t.policy.BusyHungAfter:
 		s.busy = true
-		return verdictBusy
+		return VerdictBusy
 	}
-	return verdictHung
+	return VerdictHung
 }
+
+// WasBusy reports whether a probe of the current silence was answered
+// VerdictBusy: the server kept using CPU while it answered nothing.
+func (t *Tracker) WasBusy() bool { return t.silence.busy }

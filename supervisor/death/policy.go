@@ -1,7 +1,6 @@
-package supervisor
+package death
 
 import (
-	"errors"
 	"fmt"
 	"time"
 
@@ -38,7 +37,7 @@ type RestartPolicy struct {
 	BusyHungAfter time.Duration
 }
 
-func (p RestartPolicy) withDefaults() RestartPolicy {
+func (p RestartPolicy) WithDefaults() RestartPolicy {
 	if p.MaxAttempts <= 0 {
 		p.MaxAttempts = 5
 	}
@@ -69,43 +68,43 @@ func (p RestartPolicy) withDefaults() RestartPolicy {
 	return p
 }
 
-// defaultRestartJitter spreads restart delays by ±10% so that several
+// DefaultJitter spreads restart delays by ±10% so that several
 // tmux-mcp processes sharing one server do not race in lockstep.
-const defaultRestartJitter = 0.1
+const DefaultJitter = 0.1
 
 // action is what the restart loop must do after a death.
-type action int
+type Action int
 
 const (
-	// actNone: nothing (tmux-mcp killed the server on request).
-	actNone action = iota
-	// actRestart: after Delay start a new server, then restore.
-	actRestart
-	// actRecreateSocket: after Delay, mkdir -p -m 700 the socket's
+	// ActNone: nothing (tmux-mcp killed the server on request).
+	ActNone Action = iota
+	// ActRestart: after Delay start a new server, then restore.
+	ActRestart
+	// ActRecreateSocket: after Delay, mkdir -p -m 700 the socket's
 	// directory and send SIGUSR1 to the live server so it binds its socket
 	// again. Never start a second server: it would orphan the live one.
-	actRecreateSocket
-	// actTerminate: after Delay, SIGTERM the server, SIGKILL it if it is
+	ActRecreateSocket
+	// ActTerminate: after Delay, SIGTERM the server, SIGKILL it if it is
 	// still alive after a grace period, then restart and restore.
-	actTerminate
-	// actStartOnDemand: the server ended normally; start one (and restore)
+	ActTerminate
+	// ActStartOnDemand: the server ended normally; start one (and restore)
 	// when the next call needs it, not before.
-	actStartOnDemand
-	// actGiveUp: recovery is impossible or exhausted; calls fail with
+	ActStartOnDemand
+	// ActGiveUp: recovery is impossible or exhausted; calls fail with
 	// ErrServerDown until something changes.
-	actGiveUp
+	ActGiveUp
 )
 
 var actionNames = [...]string{
-	actNone:           "none",
-	actRestart:        "restart",
-	actRecreateSocket: "recreate_socket",
-	actTerminate:      "terminate",
-	actStartOnDemand:  "start_on_demand",
-	actGiveUp:         "give_up",
+	ActNone:           "none",
+	ActRestart:        "restart",
+	ActRecreateSocket: "recreate_socket",
+	ActTerminate:      "terminate",
+	ActStartOnDemand:  "start_on_demand",
+	ActGiveUp:         "give_up",
 }
 
-func (a action) String() string {
+func (a Action) String() string {
 	if int(a) < len(actionNames) {
 		return actionNames[a]
 	}
@@ -113,8 +112,8 @@ func (a action) String() string {
 }
 
 // decision is the restart policy's answer to one death.
-type decision struct {
-	Action action
+type Decision struct {
+	Action Action
 	// Delay is how long to wait before acting.
 	Delay time.Duration
 	// Attempt is this recovery's number (1-based) and Max the policy's
@@ -129,10 +128,10 @@ type clockAt struct{ now time.Time }
 
 func (c *clockAt) Now() time.Time { return c.now }
 
-// restartTracker decides what to do when a server dies. It is pure: it
+// Tracker decides what to do when a server dies. It is pure: it
 // never reads the clock or sleeps; callers pass the time in and carry the
 // decision out. It is not safe for concurrent use.
-type restartTracker struct {
+type Tracker struct {
 	policy   RestartPolicy
 	clock    *clockAt
 	backoff  *backoff.ExponentialBackOff
@@ -147,17 +146,17 @@ type restartTracker struct {
 type restartRecord struct {
 	At       time.Time
 	Cause    Cause
-	Decision decision
+	Decision Decision
 }
 
-// maxRestartHistory bounds restartTracker.history.
+// maxRestartHistory bounds Tracker.history.
 const maxRestartHistory = 32
 
-// newRestartTracker returns a tracker for p (defaults filled in). jitter is
+// NewTracker returns a tracker for p (defaults filled in). jitter is
 // the backoff's randomization factor: 0 makes delays exact (tests),
-// defaultRestartJitter spreads them.
-func newRestartTracker(p RestartPolicy, jitter float64) *restartTracker {
-	p = p.withDefaults()
+// DefaultJitter spreads them.
+func NewTracker(p RestartPolicy, jitter float64) *Tracker {
+	p = p.WithDefaults()
 	clk := &clockAt{}
 	b := backoff.NewExponentialBackOff(
 		backoff.WithInitialInterval(p.Initial),
@@ -167,20 +166,20 @@ func newRestartTracker(p RestartPolicy, jitter float64) *restartTracker {
 		backoff.WithMaxElapsedTime(0),
 		backoff.WithClockProvider(clk),
 	)
-	return &restartTracker{policy: p, clock: clk, backoff: b}
+	return &Tracker{policy: p, clock: clk, backoff: b}
 }
 
 // up records that the server answered at now. After StableAfter of
 // continuous health the attempt count and backoff start over.
-func (t *restartTracker) up(now time.Time) {
+func (t *Tracker) Up(now time.Time) {
 	t.silence = silence{}
 	if t.upSince.IsZero() {
 		t.upSince = now
 	}
-	t.resetIfStable(now)
+	t.ResetIfStable(now)
 }
 
-func (t *restartTracker) resetIfStable(now time.Time) {
+func (t *Tracker) ResetIfStable(now time.Time) {
 	if !t.upSince.IsZero() && now.Sub(t.upSince) >= t.policy.StableAfter && t.attempts > 0 {
 		t.attempts = 0
 		t.clock.now = now
@@ -190,16 +189,16 @@ func (t *restartTracker) resetIfStable(now time.Time) {
 
 // reset forgets the attempts made, for a recovery asked for explicitly
 // after the tracker gave up.
-func (t *restartTracker) reset(now time.Time) {
+func (t *Tracker) Reset(now time.Time) {
 	t.attempts = 0
 	t.clock.now = now
 	t.backoff.Reset()
 }
 
 // decide returns what to do about a server that died at now of cause c.
-func (t *restartTracker) decide(now time.Time, c Cause) decision {
+func (t *Tracker) Decide(now time.Time, c Cause) Decision {
 	clean := !t.upSince.IsZero() && now.Sub(t.upSince) >= t.policy.StableAfter
-	t.resetIfStable(now)
+	t.ResetIfStable(now)
 	t.upSince = time.Time{}
 	t.silence = silence{}
 	d := t.decideCause(now, c, clean)
@@ -212,27 +211,27 @@ func (t *restartTracker) decide(now time.Time, c Cause) decision {
 
 // decideCause decides for cause c. clean says the server had been up for
 // StableAfter: its first recovery then waits for nothing.
-func (t *restartTracker) decideCause(now time.Time, c Cause, clean bool) decision {
-	var act action
+func (t *Tracker) decideCause(now time.Time, c Cause, clean bool) Decision {
+	var act Action
 	switch c {
 	case CauseKillServer:
-		return decision{Action: actNone, Reason: "the server was killed on request"}
+		return Decision{Action: ActNone, Reason: "the server was killed on request"}
 	case CauseLastSession:
-		return decision{Action: actStartOnDemand, Reason: "the server ended normally; a new one starts with the next call"}
+		return Decision{Action: ActStartOnDemand, Reason: "the server ended normally; a new one starts with the next call"}
 	case CausePermission:
-		return decision{Action: actGiveUp, Reason: "the socket or its directory has the wrong owner or permissions; fix them and retry"}
+		return Decision{Action: ActGiveUp, Reason: "the socket or its directory has the wrong owner or permissions; fix them and retry"}
 	case CauseVersionSkew:
-		return decision{Action: actGiveUp, Reason: "the running server is a different tmux version than the client; restart it deliberately"}
+		return Decision{Action: ActGiveUp, Reason: "the running server is a different tmux version than the client; restart it deliberately"}
 	case CauseSocketDeleted:
-		act = actRecreateSocket
+		act = ActRecreateSocket
 	case CauseHung, CauseFDLivelock:
-		act = actTerminate
+		act = ActTerminate
 	default: // CauseKilled, CauseCrashed, CauseUnknown
-		act = actRestart
+		act = ActRestart
 	}
 	p := t.policy
 	if t.attempts >= p.MaxAttempts {
-		return decision{Action: actGiveUp, Attempt: t.attempts, Max: p.MaxAttempts,
+		return Decision{Action: ActGiveUp, Attempt: t.attempts, Max: p.MaxAttempts,
 			Reason: fmt.Sprintf("gave up after %d recovery attempts", t.attempts)}
 	}
 	t.attempts++
@@ -241,56 +240,13 @@ func (t *restartTracker) decideCause(now time.Time, c Cause, clean bool) decisio
 	if !clean || t.attempts > 1 {
 		delay = min(t.backoff.NextBackOff(), p.Max)
 	}
-	return decision{Action: act, Delay: delay, Attempt: t.attempts, Max: p.MaxAttempts,
-		Reason: fmt.Sprintf("%s (attempt %d/%d) in %s", act, t.attempts, p.MaxAttempts, roundDelay(delay))}
+	return Decision{Action: act, Delay: delay, Attempt: t.attempts, Max: p.MaxAttempts,
+		Reason: fmt.Sprintf("%s (attempt %d/%d) in %s", act, t.attempts, p.MaxAttempts, RoundDelay(delay))}
 }
 
-// ErrRestarting matches the error of a call made while its server is being
-// recovered: retry after the delay it names.
-var ErrRestarting = errors.New("supervisor: tmux server restarting")
-
-// ErrServerDown matches the error of a call made to a server that is down
-// and will not be recovered automatically.
-var ErrServerDown = errors.New("supervisor: tmux server is down")
-
-// restartingError is the fail-fast error of a call that arrives while the
-// server is being recovered.
-type restartingError struct {
-	Attempt, Max int
-	RetryIn      time.Duration
-}
-
-func (e *restartingError) Error() string {
-	return fmt.Sprintf("tmux server restarting (attempt %d/%d), retry in %s", e.Attempt, e.Max, roundDelay(e.RetryIn))
-}
-
-func (e *restartingError) Is(target error) bool { return target == ErrRestarting }
-
-// RetryDelay says when the call may succeed.
-func (e *restartingError) RetryDelay() time.Duration { return e.RetryIn }
-
-// serverDownError is the error of a call to a server that is down for good.
-type serverDownError struct {
-	Cause  Cause
-	Reason string // what happened and what to do
-}
-
-func (e *serverDownError) Error() string {
-	msg := "tmux server is down"
-	if e.Cause != "" {
-		msg += " (" + string(e.Cause) + ")"
-	}
-	if e.Reason != "" {
-		msg += ": " + e.Reason
-	}
-	return msg
-}
-
-func (e *serverDownError) Is(target error) bool { return target == ErrServerDown }
-
-// roundDelay rounds d for humans: to the millisecond below a second, to a
+// RoundDelay rounds d for humans: to the millisecond below a second, to a
 // tenth of a second above.
-func roundDelay(d time.Duration) time.Duration {
+func RoundDelay(d time.Duration) time.Duration {
 	if d < time.Second {
 		return d.Round(time.Millisecond)
 	}
