@@ -166,7 +166,7 @@ const noToken = `Bearer realm="tmux-mcp", error="invalid_request", error_descrip
 
 // TestHTTPAuthAndOrigin: --http requires the bearer token it generated
 // (400 without it, 403 with a wrong one: not 401, which MCP clients take
-// for the start of OAuth; see httpauth.go), refuses
+// for the start of OAuth; see httpmcp/auth.go), refuses
 // a browser origin not on the allowlist and a Host that is not loopback
 // (403), lets in this machine's pages and clients that send no Origin,
 // and keeps the token out of its logs and removes its file at exit.

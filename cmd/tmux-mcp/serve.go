@@ -16,6 +16,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/tmux-mcp/tmux-mcp/httpmcp"
 	"github.com/tmux-mcp/tmux-mcp/journal"
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
@@ -33,7 +34,7 @@ type serveOptions struct {
 	tier     tools.Tier
 	toolsets []string
 	// http is how to serve streamable HTTP; nil serves stdio.
-	http *httpPlan
+	http *httpmcp.Server
 }
 
 func runServe(ctx context.Context, args []string, e env) int {
@@ -75,7 +76,7 @@ func runServe(ctx context.Context, args []string, e env) int {
 		return exitUsage
 	}
 	if c.HTTP != "" || c.HTTPSocket != "" {
-		if opts.http, err = planHTTP(c); err != nil {
+		if opts.http, err = httpmcp.New(c.httpOptions(logger)); err != nil {
 			fmt.Fprintf(e.stderr, "tmux-mcp serve: %v\n", err)
 			return exitUsage
 		}
@@ -98,11 +99,11 @@ func runServe(ctx context.Context, args []string, e env) int {
 	if opts.http != nil {
 		// Before anything else starts: the unix socket is made under a
 		// process-wide umask.
-		if err := opts.http.open(e.getenv); err != nil {
+		if err := opts.http.Open(e.getenv); err != nil {
 			fmt.Fprintf(e.stderr, "tmux-mcp serve: %v\n", err)
 			return exitFail
 		}
-		defer opts.http.close()
+		defer opts.http.Close()
 	}
 	tel, err := telemetry.Start(ctx, plan, version(), e.getenv, logger)
 	if err != nil {
@@ -202,7 +203,7 @@ func serve(ctx context.Context, o serveOptions, e env, logger *slog.Logger, tel 
 	sigCtx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	if o.http != nil {
-		return serveHTTP(sigCtx, ts, o.http, logger)
+		return o.http.Serve(sigCtx, ts.MCP, ts)
 	}
 	return serveStdio(sigCtx, ts, e, logger)
 }

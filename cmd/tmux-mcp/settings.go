@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tmux-mcp/tmux-mcp/httpmcp"
 	"github.com/tmux-mcp/tmux-mcp/journal"
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/death"
@@ -201,27 +202,27 @@ func settings() []setting {
 			Usage: "the HTTP bearer token itself (environment only: a flag would show it in ps)", set: str(func(c *config) *string { return &c.HTTPToken })},
 		{Flag: "http-no-auth", Env: "TMUX_MCP_HTTP_NO_AUTH", Default: "false", Bool: true,
 			Usage: "serve HTTP without a bearer token (loopback or --http-socket only; refused with --http-allow-remote)", set: boolean(func(c *config) *bool { return &c.HTTPNoAuth })},
-		{Flag: "http-origins", Env: "TMUX_MCP_HTTP_ORIGINS", Default: defaultHTTPOrigins,
+		{Flag: "http-origins", Env: "TMUX_MCP_HTTP_ORIGINS", Default: httpmcp.DefaultOrigins,
 			Usage: "browser origins HTTP accepts, comma-separated [scheme://]host[:port or :*] (no scheme: http and https); another Origin gets 403, none is fine", set: func(c *config, v string) error {
-				if _, err := parseOrigins(v); err != nil {
+				if err := httpmcp.CheckOrigins(v); err != nil {
 					return err
 				}
 				c.HTTPOrigins = v
 				return nil
 			}},
-		{Flag: "http-max-body", Env: "TMUX_MCP_HTTP_MAX_BODY", Default: strconv.Itoa(defaultHTTPMaxBody),
+		{Flag: "http-max-body", Env: "TMUX_MCP_HTTP_MAX_BODY", Default: strconv.Itoa(httpmcp.DefaultMaxBody),
 			Usage: "largest HTTP request body in bytes; larger gets 413", set: positive(func(c *config) *int { return &c.HTTPMaxBody })},
-		{Flag: "http-read-header-timeout", Env: "TMUX_MCP_HTTP_READ_HEADER_TIMEOUT", Default: defaultHTTPReadHeader.String(),
+		{Flag: "http-read-header-timeout", Env: "TMUX_MCP_HTTP_READ_HEADER_TIMEOUT", Default: httpmcp.DefaultReadHeaderTimeout.String(),
 			Usage: "time an HTTP client has to send a request's headers", set: duration(func(c *config) *time.Duration { return &c.HTTPReadHeader })},
-		{Flag: "http-read-timeout", Env: "TMUX_MCP_HTTP_READ_TIMEOUT", Default: defaultHTTPRead.String(),
+		{Flag: "http-read-timeout", Env: "TMUX_MCP_HTTP_READ_TIMEOUT", Default: httpmcp.DefaultReadTimeout.String(),
 			Usage: "time an HTTP client has to send a whole request, body included (not the reply, which may stream)", set: duration(func(c *config) *time.Duration { return &c.HTTPRead })},
-		{Flag: "http-idle-timeout", Env: "TMUX_MCP_HTTP_IDLE_TIMEOUT", Default: defaultHTTPIdle.String(),
+		{Flag: "http-idle-timeout", Env: "TMUX_MCP_HTTP_IDLE_TIMEOUT", Default: httpmcp.DefaultIdleTimeout.String(),
 			Usage: "how long an idle keep-alive HTTP connection stays open", set: duration(func(c *config) *time.Duration { return &c.HTTPIdle })},
-		{Flag: "http-max-conns", Env: "TMUX_MCP_HTTP_MAX_CONNS", Default: strconv.Itoa(defaultHTTPMaxConns),
+		{Flag: "http-max-conns", Env: "TMUX_MCP_HTTP_MAX_CONNS", Default: strconv.Itoa(httpmcp.DefaultMaxConns),
 			Usage: "concurrent HTTP connections; more are answered 503 and closed", set: positive(func(c *config) *int { return &c.HTTPMaxConns })},
-		{Flag: "http-max-sessions", Env: "TMUX_MCP_HTTP_MAX_SESSIONS", Default: strconv.Itoa(defaultHTTPMaxSessions),
+		{Flag: "http-max-sessions", Env: "TMUX_MCP_HTTP_MAX_SESSIONS", Default: strconv.Itoa(httpmcp.DefaultMaxSessions),
 			Usage: "MCP sessions open at once over HTTP; another initialize gets 503", set: positive(func(c *config) *int { return &c.HTTPMaxSessions })},
-		{Flag: "http-session-ttl", Env: "TMUX_MCP_HTTP_SESSION_TTL", Default: defaultHTTPSessionTTL.String(),
+		{Flag: "http-session-ttl", Env: "TMUX_MCP_HTTP_SESSION_TTL", Default: httpmcp.DefaultSessionTTL.String(),
 			Usage: "an MCP session over HTTP without a request for this long ends (its client gets 404 and initializes anew)", set: duration(func(c *config) *time.Duration { return &c.HTTPSessionTTL })},
 		{Flag: "log-file", Env: "TMUX_MCP_LOG_FILE",
 			Usage: "write logs to this file instead of stderr", set: str(func(c *config) *string { return &c.LogFile })},

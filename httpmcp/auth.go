@@ -1,4 +1,4 @@
-package main
+package httpmcp
 
 import (
 	"crypto/sha256"
@@ -35,21 +35,21 @@ type tokenHelp struct {
 	where, value string
 }
 
-// newTokenHelp describes the plan's token. A server that others may reach
-// (--http-allow-remote) does not name its files.
-func newTokenHelp(p *httpPlan, url string) tokenHelp {
+// newTokenHelp describes the server's token. A server that others may
+// reach (--http-allow-remote) does not name its files.
+func newTokenHelp(s *Server, url string) tokenHelp {
 	h := tokenHelp{url: url, value: "$(cat TOKEN_FILE)"}
 	switch {
-	case p.tokenFile == "":
+	case s.tokenFile == "":
 		h.where, h.value = "The token is the $TMUX_MCP_HTTP_TOKEN tmux-mcp was started with.", "<token>"
-	case p.c.HTTPAllowRemote:
+	case s.o.AllowRemote:
 		h.where = "The token is in the file tmux-mcp logged when it started (token_file=TOKEN_FILE)."
-	case p.generated:
-		h.where = "The token is in " + p.tokenFile + ", new at each start unless --http-token-file or $TMUX_MCP_HTTP_TOKEN gives one."
-		h.value = "$(cat " + p.tokenFile + ")"
+	case s.generated:
+		h.where = "The token is in " + s.tokenFile + ", new at each start unless --http-token-file or $TMUX_MCP_HTTP_TOKEN gives one."
+		h.value = "$(cat " + s.tokenFile + ")"
 	default:
-		h.where = "The token is in " + p.tokenFile + " (--http-token-file)."
-		h.value = "$(cat " + p.tokenFile + ")"
+		h.where = "The token is in " + s.tokenFile + " (--http-token-file)."
+		h.value = "$(cat " + s.tokenFile + ")"
 	}
 	return h
 }

@@ -1,4 +1,4 @@
-package main
+package httpmcp
 
 import (
 	"crypto/rand"
@@ -14,20 +14,20 @@ import (
 // the environment: shorter ones can be guessed.
 const minTokenLen = 16
 
-// givenToken returns the bearer token the settings give (from
+// givenToken returns the bearer token the options give (from
 // --http-token-file or $TMUX_MCP_HTTP_TOKEN), or "" when none is given and
 // one is to be generated.
-func givenToken(c config) (string, error) {
+func givenToken(o Options) (string, error) {
 	switch {
-	case c.HTTPTokenFile != "" && c.HTTPToken != "":
+	case o.TokenFile != "" && o.Token != "":
 		return "", errors.New("give --http-token-file or $TMUX_MCP_HTTP_TOKEN, not both")
-	case c.HTTPToken != "":
-		if len(c.HTTPToken) < minTokenLen {
+	case o.Token != "":
+		if len(o.Token) < minTokenLen {
 			return "", fmt.Errorf("$TMUX_MCP_HTTP_TOKEN: want at least %d characters", minTokenLen)
 		}
-		return c.HTTPToken, nil
-	case c.HTTPTokenFile != "":
-		return readTokenFile(c.HTTPTokenFile)
+		return o.Token, nil
+	case o.TokenFile != "":
+		return readTokenFile(o.TokenFile)
 	}
 	return "", nil
 }

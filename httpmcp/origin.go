@@ -1,4 +1,4 @@
-package main
+package httpmcp
 
 import (
 	"errors"
@@ -7,19 +7,27 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 )
 
-// defaultHTTPOrigins lets in the pages of this machine only: any port of
+// DefaultOrigins lets in the pages of this machine only: any port of
 // localhost, 127.0.0.1 and [::1], over http or https.
-const defaultHTTPOrigins = "localhost:*,127.0.0.1:*,[::1]:*"
+const DefaultOrigins = "localhost:*,127.0.0.1:*,[::1]:*"
 
 // originRule is one entry of --http-origins: [scheme://]host[:port|:*].
 type originRule struct {
 	schemes []string // http and https when the entry names none
 	host    string   // lower case, IPv6 without brackets
 	port    string   // "" the scheme's default port, "*" any port
+}
+
+// CheckOrigins reports what is wrong with a comma-separated --http-origins
+// list (Options.Origins), or nil.
+func CheckOrigins(list string) error {
+	_, err := parseOrigins(list)
+	return err
 }
 
 // parseOrigins parses a comma-separated --http-origins list. An empty
@@ -91,7 +99,7 @@ func allowedOrigin(rules []originRule, origin string) bool {
 	scheme, host := strings.ToLower(u.Scheme), strings.ToLower(u.Hostname())
 	port := effectivePort(scheme, u.Port())
 	for _, r := range rules {
-		if r.host != host || !contains(r.schemes, scheme) {
+		if r.host != host || !slices.Contains(r.schemes, scheme) {
 			continue
 		}
 		if r.port == "*" || effectivePort(scheme, r.port) == port {

@@ -1,9 +1,9 @@
-package main
+package httpmcp
 
 import "testing"
 
 func TestAllowedOrigin(t *testing.T) {
-	def, err := parseOrigins(defaultHTTPOrigins)
+	def, err := parseOrigins(DefaultOrigins)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package main
+package httpmcp
 
 import (
 	"errors"
@@ -9,12 +9,13 @@ import (
 	"time"
 )
 
-// listenHTTP opens the listener that --http or --http-socket names.
-func listenHTTP(c config) (net.Listener, error) {
-	if c.HTTPSocket != "" {
-		return listenUnix(c.HTTPSocket)
+// listen opens the listener that --http or --http-socket names
+// (Options.Addr or Options.Socket).
+func listen(o Options) (net.Listener, error) {
+	if o.Socket != "" {
+		return listenUnix(o.Socket)
 	}
-	ln, err := net.Listen("tcp", c.HTTP)
+	ln, err := net.Listen("tcp", o.Addr)
 	if err != nil {
 		return nil, fmt.Errorf("listen: %w", err)
 	}

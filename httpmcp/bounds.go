@@ -1,4 +1,4 @@
-package main
+package httpmcp
 
 import (
 	"bytes"
@@ -14,15 +14,16 @@ import (
 )
 
 // Defaults of the settings that bound what HTTP clients can make tmux-mcp
-// hold: a body, a slow client, a connection, a session.
+// hold: a body, a slow client, a connection, a session. Each is the
+// default of the Options field of its name.
 const (
-	defaultHTTPMaxBody     = 4 << 20
-	defaultHTTPReadHeader  = 10 * time.Second
-	defaultHTTPRead        = 30 * time.Second
-	defaultHTTPIdle        = 2 * time.Minute
-	defaultHTTPMaxConns    = 256
-	defaultHTTPMaxSessions = 64
-	defaultHTTPSessionTTL  = time.Hour
+	DefaultMaxBody           = 4 << 20
+	DefaultReadHeaderTimeout = 10 * time.Second
+	DefaultReadTimeout       = 30 * time.Second
+	DefaultIdleTimeout       = 2 * time.Minute
+	DefaultMaxConns          = 256
+	DefaultMaxSessions       = 64
+	DefaultSessionTTL        = time.Hour
 )
 
 // limitBody reads a request's body whole before the handler sees it, and
