@@ -55,7 +55,7 @@ func BenchmarkCaptureUnchanged(b *testing.B) {
 	})
 	b.Run("supervisor-uncached", func(b *testing.B) {
 		tmuxtest.MeasureLatency(b, func() error {
-			srv.fresh.changed()
+			srv.fresh.Changed()
 			c, err := srv.Capture(ctx, CaptureRequest{Pane: pane})
 			if err == nil && c.Cached {
 				b.Fatal("capture was served from cache after the cache was dropped")

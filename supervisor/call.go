@@ -43,7 +43,7 @@ func (s *Server) Do(ctx context.Context, args ...string) ([]byte, error) {
 	if !readOnly[args[0]] {
 		// Conservative: anything that may change what panes show drops
 		// cached captures.
-		s.fresh.changed()
+		s.fresh.Changed()
 	}
 	if args[0] == "kill-server" && err == nil {
 		s.mu.Lock()

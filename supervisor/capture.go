@@ -11,58 +11,16 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 
+	"github.com/tmux-mcp/tmux-mcp/supervisor/capture"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
 )
 
-// CaptureRequest asks for a pane's contents.
-type CaptureRequest struct {
-	Pane tmux.PaneID
-	// Start and End are line numbers as capture-pane takes them: 0 is the
-	// first visible line, negative numbers reach into history. Nil Start is
-	// the top of the visible screen; nil End is its bottom.
-	Start, End *int
-	// FullHistory asks for the whole history (-S -); it is capped like any
-	// other range, keeping the tail.
-	FullHistory bool
-	// MaxLines and MaxBytes cap the result (0: the configured defaults);
-	// they may not exceed the configured ceilings.
-	MaxLines, MaxBytes int
-	Join, Escape       bool
-	// Changed says the caller knows the pane changed since the last
-	// capture it could be served (a PaneChanges event woke it): the cache
-	// cannot answer, so the capture goes to tmux without the barrier round
-	// trip that would prove as much, and is not cached. It is exact all
-	// the same: capture-pane runs after the call began.
-	Changed bool
-	// StateAfter, when set, is a display-message format for the pane read
-	// in the same round trip just after the capture (Capture.State): what
-	// the pane was when it was captured, without a round trip of its
-	// own. It implies Changed.
-	StateAfter string
-}
+// CaptureRequest asks for a pane's contents (capture.Request).
+type CaptureRequest = capture.Request
 
-// Capture is a pane's contents and how they were obtained.
-type Capture struct {
-	Content        []byte `json:"-"`
-	Lines          int    `json:"lines"`
-	Truncated      bool   `json:"truncated"`
-	TruncatedLines int    `json:"truncated_lines,omitempty"`
-	TruncatedBytes int    `json:"truncated_bytes,omitempty"`
-	// Cached: served from cache, without a tmux call.
-	Cached bool `json:"cached"`
-	// Freshness says what vouches for a capture served from cache (and
-	// would for this one): "watcher" (a barrier on the session's watcher
-	// connection showed no %output and no state change since), "probe"
-	// (no watcher: the pane's state and its window's activity are as they
-	// were), or "none" (nothing can: the capture went to tmux). See
-	// freshness.go for the contract.
-	Freshness string `json:"freshness"`
-	// SHA256 is the SHA-256 of Content in hex (64 digits), so callers can
-	// tell whether two captures differ without comparing them.
-	SHA256 string `json:"sha256"`
-	// State is the line CaptureRequest.StateAfter asked for.
-	State []byte `json:"-"`
-}
+// Capture is a pane's contents and how they were obtained
+// (capture.Result).
+type Capture = capture.Result
 
 // ErrInvalidArgument matches requests the supervisor rejects before any
 // tmux call (a malformed pane ID, caps above the ceilings); the message
@@ -72,8 +30,8 @@ var ErrInvalidArgument = errors.New("supervisor: invalid argument")
 // flightKey identifies captures that may share one tmux call: the same
 // capture under the same proof (see freshness.go).
 type flightKey struct {
-	key   captureKey
-	proof proof
+	key   capture.Key
+	proof capture.Proof
 	then  string // CaptureRequest.StateAfter
 }
 
@@ -99,7 +57,7 @@ func (s *Server) Capture(ctx context.Context, req CaptureRequest) (Capture, erro
 	if !validPaneID(req.Pane) {
 		return Capture{}, fmt.Errorf("%w: pane must be a pane ID like %%3, got %q", ErrInvalidArgument, req.Pane)
 	}
-	plan, err := planCapture(req, s.cfg, 0)
+	plan, err := capture.NewPlan(req, s.cfg.captureLimits(), 0)
 	if err != nil {
 		return Capture{}, fmt.Errorf("%w: %w", ErrInvalidArgument, err)
 	}
@@ -108,17 +66,17 @@ func (s *Server) Capture(ctx context.Context, req CaptureRequest) (Capture, erro
 	}
 	s.capturing.Add(1)
 	defer s.capturing.Add(-1)
-	key := plan.key(req)
+	key := plan.Key(req)
 	if req.StateAfter != "" {
 		req.Changed = true
 	}
 
-	var p proof // the zero proof: capture from tmux, cache nothing
+	var p capture.Proof // the zero proof: capture from tmux, cache nothing
 	if !req.Changed {
-		p = s.fresh.prove(ctx, req.Pane)
+		p = s.fresh.Prove(ctx, req.Pane, s.sessionOf(ctx, req.Pane))
 		spanEvent(ctx, "tmux.capture_proof", attribute.String("tmux.pane", string(req.Pane)),
-			attribute.String("tmux.freshness", p.freshnessName()), attribute.Bool("tmux.proven", p.proven()))
-		if c, ok := s.fresh.lookup(p, key); ok {
+			attribute.String("tmux.freshness", p.Name()), attribute.Bool("tmux.proven", p.Proven()))
+		if c, ok := s.fresh.Lookup(p, key); ok {
 			return s.hit(ctx, req.Pane, c, p), nil
 		}
 	}
@@ -129,13 +87,13 @@ func (s *Server) Capture(ctx context.Context, req CaptureRequest) (Capture, erro
 // under p: from one tmux call shared with the callers that may share it
 // (see flightKey), or from the cache after all, when a run under the same
 // proof stored the capture between that lookup and this call.
-func (s *Server) sharedCapture(ctx context.Context, req CaptureRequest, plan capturePlan, key captureKey, p proof) (Capture, error) {
+func (s *Server) sharedCapture(ctx context.Context, req CaptureRequest, plan capture.Plan, key capture.Key, p capture.Proof) (Capture, error) {
 	// The shared capture must not die with whichever caller started it,
 	// and each caller stops waiting at its own deadline.
-	c, err := s.flight.do(ctx, flightKey{key: key, proof: p, then: req.StateAfter}, p.proven(), func() (Capture, error) {
+	c, err := s.flight.Do(ctx, flightKey{key: key, proof: p, then: req.StateAfter}, p.Proven(), func() (Capture, error) {
 		// Runs under one key follow each other: one that ended after the
 		// caller's lookup has stored what this one would fetch again.
-		if c, ok := s.fresh.lookup(p, key); ok {
+		if c, ok := s.fresh.Lookup(p, key); ok {
 			c.Cached = true
 			return c, nil
 		}
@@ -152,15 +110,9 @@ func (s *Server) sharedCapture(ctx context.Context, req CaptureRequest, plan cap
 	return c, err
 }
 
-// key is the cache key of req captured as planned.
-func (plan capturePlan) key(req CaptureRequest) captureKey {
-	return captureKey{pane: req.Pane, start: plan.Start, end: plan.End, join: req.Join, escape: req.Escape,
-		maxLines: plan.MaxLines, maxBytes: plan.MaxBytes}
-}
-
 // captureFromTmux runs one capture-pane under the pane's token bucket and
 // caches the result under p.
-func (s *Server) captureFromTmux(ctx context.Context, req CaptureRequest, plan capturePlan, key captureKey, p proof) (Capture, error) {
+func (s *Server) captureFromTmux(ctx context.Context, req CaptureRequest, plan capture.Plan, key capture.Key, p capture.Proof) (Capture, error) {
 	// Over the pane's bucket: wait for a token if one comes within
 	// RateWait (the cache could not answer, or we would not be here),
 	// otherwise refuse with the time to wait.
@@ -187,23 +139,23 @@ func (s *Server) captureFromTmux(ctx context.Context, req CaptureRequest, plan c
 		return Capture{}, err
 	}
 	s.tmuxReads.Add(1)
-	kept, lines, bytes := truncateTail(out, plan.MaxLines, plan.MaxBytes)
+	kept, lines, bytes := capture.TruncateTail(out, plan.MaxLines, plan.MaxBytes)
 	c := Capture{Content: kept, Lines: strings.Count(string(kept), "\n"), Truncated: lines > 0 || bytes > 0,
-		TruncatedLines: lines, TruncatedBytes: bytes, Freshness: p.freshnessName(), SHA256: digest(kept)}
-	s.fresh.store(p, key, c)
+		TruncatedLines: lines, TruncatedBytes: bytes, Freshness: p.Name(), SHA256: digest(kept)}
+	s.fresh.Store(p, key, c)
 	c.State = state
 	return c, nil
 }
 
-func (s *Server) hit(ctx context.Context, pane tmux.PaneID, c Capture, p proof) Capture {
+func (s *Server) hit(ctx context.Context, pane tmux.PaneID, c Capture, p capture.Proof) Capture {
 	s.cacheHits.Add(1)
 	_, span := s.tracer.Start(ctx, "tmux capture-pane")
 	span.SetAttributes(attribute.String("tmux.command", "capture-pane"), attribute.Bool("tmux.cache_hit", true),
-		attribute.String("tmux.freshness", p.how))
+		attribute.String("tmux.freshness", p.Name()))
 	span.End()
 	s.bus.emit(Event{Type: EventCacheHit, Socket: s.sock, Pane: pane})
 	c.Cached = true
-	c.Freshness = p.freshnessName()
+	c.Freshness = p.Name()
 	return c
 }
 
@@ -226,7 +178,7 @@ func (s *Server) PaneChanges(ctx context.Context, pane tmux.PaneID) (changes <-c
 	if err := s.gate(ctx); err != nil {
 		return nil, nil, err
 	}
-	return s.fresh.paneChanges(ctx, pane)
+	return s.fresh.PaneChanges(ctx, pane, s.sessionOf(ctx, pane))
 }
 
 func digest(b []byte) string {
@@ -241,3 +193,7 @@ func validPaneID(p tmux.PaneID) bool {
 	_, err := strconv.Atoi(string(p[1:]))
 	return err == nil
 }
+
+// ErrNotWatched matches PaneChanges errors for a pane that no watcher
+// connection can cover (capture.ErrNotWatched).
+var ErrNotWatched = capture.ErrNotWatched

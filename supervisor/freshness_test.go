@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tmux-mcp/tmux-mcp/supervisor/capture"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux/tmuxtest"
 )
@@ -69,16 +70,14 @@ func mustFresh(t *testing.T, srv *Server, pane tmux.PaneID, want string) Capture
 	return c
 }
 
-func watcherOf(t *testing.T, srv *Server, pane tmux.PaneID) *watcher {
+func watcherOf(t *testing.T, srv *Server, pane tmux.PaneID) capture.Watcher {
 	t.Helper()
-	sess, ok := srv.fresh.sessionOf(testCtx(t), pane)
-	if !ok {
+	sess := srv.sessionOf(testCtx(t), pane)
+	if sess == "" {
 		t.Fatalf("no session for %s", pane)
 	}
-	srv.fresh.mu.Lock()
-	defer srv.fresh.mu.Unlock()
-	w := srv.fresh.watchers[sess]
-	if w == nil {
+	w, ok := srv.fresh.Watcher(sess)
+	if !ok {
 		t.Fatalf("no watcher on %s", sess)
 	}
 	return w
@@ -100,7 +99,7 @@ func noWatchers(t *testing.T, srv *Server) bool {
 // (no-output).
 func wantNoWatcher(t *testing.T, ts *tmuxtest.Server, srv *Server) {
 	t.Helper()
-	if n := srv.fresh.watcherCount(); n != 0 {
+	if n := srv.fresh.Watchers(); n != 0 {
 		t.Errorf("watchers = %d, want 0", n)
 	}
 	clients := ts.MustTmux("list-clients", "-F", "#{client_control_mode}:#{client_flags}")
@@ -127,10 +126,10 @@ func TestPausedPaneIsNeverServedFromCache(t *testing.T) {
 	w := watcherOf(t, srv, pane)
 	// tmux pauses the pane for this watcher and drops its output from now
 	// on, as it does for a watcher that falls pause-after behind.
-	if _, err := w.ctrl.Run(testCtx(t), "refresh-client", "-A", string(pane)+":pause"); err != nil {
+	if _, err := w.Control().Run(testCtx(t), "refresh-client", "-A", string(pane)+":pause"); err != nil {
 		t.Fatal(err)
 	}
-	tmuxtest.WaitFor(t, 5*time.Second, "the %pause", func() bool { return w.isPaused(pane) })
+	tmuxtest.WaitFor(t, 5*time.Second, "the %pause", func() bool { return w.Paused(pane) })
 	c := mustFresh(t, srv, pane, "AAAA")
 	if c.Cached {
 		t.Errorf("capture of a paused pane was served from cache")
@@ -140,10 +139,10 @@ func TestPausedPaneIsNeverServedFromCache(t *testing.T) {
 		t.Errorf("capture of a paused pane: cached=%v freshness=%s, want false and none", c.Cached, c.Freshness)
 	}
 	// Continued: the cache may answer again.
-	if _, err := w.ctrl.Run(testCtx(t), "refresh-client", "-A", string(pane)+":continue"); err != nil {
+	if _, err := w.Control().Run(testCtx(t), "refresh-client", "-A", string(pane)+":continue"); err != nil {
 		t.Fatal(err)
 	}
-	tmuxtest.WaitFor(t, 5*time.Second, "the %continue", func() bool { return !w.isPaused(pane) })
+	tmuxtest.WaitFor(t, 5*time.Second, "the %continue", func() bool { return !w.Paused(pane) })
 	if c := cachedCapture(t, srv, pane); !strings.Contains(string(c.Content), "BBBB") {
 		t.Errorf("cached capture after continue = %q, want BBBB", c.Content)
 	}
@@ -184,15 +183,15 @@ func TestWatcherReconnectInvalidatesWhatItCovered(t *testing.T) {
 	w := watcherOf(t, srv, pane)
 	// Another client detaches the watcher: output from now until a new
 	// watcher attaches is seen by nobody.
-	ts.MustTmux("detach-client", "-s", string(w.session))
-	tmuxtest.WaitFor(t, 5*time.Second, "the watcher to go", func() bool { return srv.fresh.watcherCount() == 0 })
+	ts.MustTmux("detach-client", "-s", string(w.Session()))
+	tmuxtest.WaitFor(t, 5*time.Second, "the watcher to go", func() bool { return srv.fresh.Watchers() == 0 })
 	rewrite(t, ts, pane, "go-r")
 	c := mustFresh(t, srv, pane, "BBBB")
 	if c.Cached {
 		t.Error("capture after the watcher reconnected was served from what the old watcher covered")
 	}
-	if srv.fresh.watcherCount() != 1 {
-		t.Errorf("watchers = %d, want 1 (a new one)", srv.fresh.watcherCount())
+	if srv.fresh.Watchers() != 1 {
+		t.Errorf("watchers = %d, want 1 (a new one)", srv.fresh.Watchers())
 	}
 }
 
@@ -234,29 +233,6 @@ func TestProbeSeesARewriteInPlace(t *testing.T) {
 	tmuxtest.WaitFor(t, 3*time.Second, "the next second", func() bool { return time.Now().Unix() > rewritten })
 	if c := mustFresh(t, srv, pane, "BBBB"); c.Cached {
 		t.Error("a rewrite in place was served from cache")
-	}
-}
-
-func TestProbeTrusted(t *testing.T) {
-	sent := time.Unix(1000, 900_000_000) // 1000.9
-	tests := []struct {
-		name     string
-		activity int64
-		want     bool
-	}{
-		{"activity in an earlier second", 999, true},
-		// Even when the answer comes back in the next second: the old
-		// rule (activity < the second the answer came in) trusted this
-		// one, yet output later in second 1000 would not have changed it.
-		{"activity in the second the probe was sent", 1000, false},
-		{"activity from a clock ahead", 1001, false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := probeTrusted(tt.activity, sent); got != tt.want {
-				t.Errorf("probeTrusted(%d, %v) = %v, want %v", tt.activity, sent, got, tt.want)
-			}
-		})
 	}
 }
 
@@ -525,7 +501,7 @@ func TestWatcherCapHoldsUnderConcurrentDials(t *testing.T) {
 			if noWatchers(t, srv) {
 				want = 0
 			}
-			if got := srv.fresh.watcherCount(); got > want {
+			if got := srv.fresh.Watchers(); got > want {
 				t.Errorf("watchers = %d, want at most %d", got, want)
 			}
 			if got := watcherClients(t, ts); got > want {

@@ -96,9 +96,9 @@ func (s *Server) Health() Health {
 	h := Health{
 		Socket: s.sock.String(), Transport: s.client.Transport().Kind(),
 		Commands: s.commands.Load(), CacheHits: hits, RateLimited: s.rateLimited.Load(),
-		CommandsPerSec: s.meter.perSecond(now), Captures: reads, Barriers: s.fresh.barriers.Load(),
-		Watchers: s.fresh.watcherCount(), Blocking: int(s.waiting.Load()),
-		PipeFeeds: s.fresh.pipes.count(),
+		CommandsPerSec: s.meter.perSecond(now), Captures: reads, Barriers: s.fresh.Barriers(),
+		Watchers: s.fresh.Watchers(), Blocking: int(s.waiting.Load()),
+		PipeFeeds: s.fresh.PipeFeeds(),
 	}
 	if hits+reads > 0 {
 		h.CacheHitRatio = float64(hits) / float64(hits+reads)

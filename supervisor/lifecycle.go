@@ -270,6 +270,7 @@ func (s *Server) adopt(ctx context.Context, owned *tmux.StartedServer) error {
 	s.id = identity{pid: info.PID, startTime: start, version: info.Version.Raw, upSince: s.now(),
 		owned: owned, pidExited: exited, stopPidfd: stop, sockIno: proc.SocketInode(s.sock.ResolvedPath())}
 	s.state = StateUp
+	s.fresh.SetUp(true)
 	s.startable = true
 	s.killRequested = false
 	s.tracker.Up(s.now())
@@ -291,20 +292,21 @@ func (s *Server) adopt(ctx context.Context, owned *tmux.StartedServer) error {
 func (s *Server) close() error {
 	s.mu.Lock()
 	s.state = StateClosed
+	s.fresh.SetUp(false)
 	stop, done := s.monitorStop, s.monitorDone
 	if s.id.stopPidfd != nil {
 		s.id.stopPidfd()
 	}
 	s.mu.Unlock()
-	watchers := s.fresh.close()
+	closeWatchers := s.fresh.Close()
 	if stop != nil {
 		stop()
 		<-done
 	}
 	s.endLife()
 	s.restores.Wait()
-	s.fresh.pipes.close()
-	errs := closeWatchers(watchers)
+	s.fresh.ClosePipes()
+	errs := closeWatchers()
 	errs = append(errs, s.client.Close())
 	return errors.Join(errs...)
 }

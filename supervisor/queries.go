@@ -21,7 +21,7 @@ func (s *Server) ListWindows(ctx context.Context) ([]tmux.Window, error) {
 func (s *Server) ListPanes(ctx context.Context) ([]tmux.Pane, error) {
 	panes, err := query(ctx, s, "list-panes", s.client.ListPanes)
 	if err == nil {
-		s.fresh.learnPanes(panes)
+		s.fresh.LearnPanes(panes)
 	}
 	return panes, err
 }
@@ -36,7 +36,7 @@ func (s *Server) Pane(ctx context.Context, id tmux.PaneID) (tmux.Pane, error) {
 		return s.client.Pane(ctx, id)
 	})
 	if err == nil {
-		s.fresh.notePane(p)
+		s.fresh.NotePane(p)
 	}
 	return p, err
 }
@@ -48,7 +48,7 @@ func (s *Server) ListPanesWith(ctx context.Context, names ...string) ([]tmux.Pan
 		return s.client.ListPanesWith(ctx, names...)
 	})
 	if err == nil {
-		s.fresh.learnPanes(panes)
+		s.fresh.LearnPanes(panes)
 	}
 	return panes, err
 }
@@ -56,4 +56,28 @@ func (s *Server) ListPanesWith(ctx context.Context, names ...string) ([]tmux.Pan
 // Info returns the server's identity.
 func (s *Server) Info(ctx context.Context) (tmux.ServerInfo, error) {
 	return query(ctx, s, "display-message", s.client.Info)
+}
+
+// sessionOf returns the session pane belongs to, for the watcher that
+// may prove a capture of it: "" when no watcher may (exec-only, tmux
+// before 3.3) or the pane is unknown. It lists panes once (ListPanes,
+// which the freshness learns from) when the pane is not known yet; the
+// answer is a hint that the barrier checks.
+func (s *Server) sessionOf(ctx context.Context, pane tmux.PaneID) tmux.SessionID {
+	if !s.fresh.Watchable(ctx) {
+		return ""
+	}
+	if sess, ok := s.fresh.SessionOf(pane); ok {
+		return sess
+	}
+	panes, err := s.ListPanes(ctx)
+	if err != nil {
+		return ""
+	}
+	for _, p := range panes {
+		if p.ID == pane {
+			return p.SessionID
+		}
+	}
+	return ""
 }

@@ -46,6 +46,7 @@ func (s *Server) died(ctx context.Context, id identity, cause death.Cause, detai
 	default:
 		s.state, s.startable = StateDown, false
 	}
+	s.fresh.SetUp(false)
 	s.mu.Unlock()
 	// The death is a span of its own, from detection to the end of
 	// recovery (or giving up); restarts and restores are its children.
@@ -60,10 +61,10 @@ func (s *Server) died(ctx context.Context, id identity, cause death.Cause, detai
 		}
 		span.End()
 	}()
-	watchers := s.fresh.reset()
+	closeWatchers := s.fresh.Reset()
 	// In the background: closing the watchers of a stopped server takes
 	// seconds each, and the death must be announced and acted on now.
-	go closeWatchers(watchers)
+	go closeWatchers()
 	s.bus.emit(Event{Type: EventServerDied, Socket: s.sock, PID: id.pid, Cause: cause, Detail: detail})
 	if d.Action == death.ActRecreateSocket || d.Action == death.ActRestart || d.Action == death.ActTerminate {
 		s.bus.emit(Event{Type: EventRestarting, Socket: s.sock, PID: id.pid, Cause: cause, Attempt: d.Attempt, Delay: d.Delay, Detail: d.Reason})
@@ -122,6 +123,7 @@ func (s *Server) recover(ctx context.Context, id identity, cause death.Cause, d 
 		}
 		if d.Action == death.ActGiveUp {
 			s.state, s.startable = StateDown, false
+			s.fresh.SetUp(false)
 		} else {
 			s.retryAt = now.Add(d.Delay)
 		}
@@ -166,6 +168,7 @@ func (s *Server) recreateSocket(ctx context.Context, id identity) error {
 		return nil
 	}
 	s.state = StateUp
+	s.fresh.SetUp(true)
 	s.restarts++
 	s.tracker.Up(s.now())
 	s.id.sockIno = proc.SocketInode(path)

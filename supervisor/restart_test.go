@@ -256,7 +256,7 @@ func TestSharedCaptureKeepsEachCallersDeadline(t *testing.T) {
 	pid := srv.Health().PID
 	syscall.Kill(pid, syscall.SIGSTOP)
 	t.Cleanup(func() { syscall.Kill(pid, syscall.SIGCONT) })
-	srv.fresh.changed()
+	srv.fresh.Changed()
 	patient := make(chan error, 1)
 	go func() {
 		_, err := srv.Capture(context.Background(), CaptureRequest{Pane: pane})

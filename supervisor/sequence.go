@@ -45,7 +45,7 @@ func (s *Server) DoSequence(ctx context.Context, cmds ...[]string) ([]byte, erro
 	})
 	for _, c := range cmds {
 		if !readOnly[c[0]] {
-			s.fresh.changed()
+			s.fresh.Changed()
 			break
 		}
 	}

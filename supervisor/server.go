@@ -9,6 +9,7 @@ import (
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/tmux-mcp/tmux-mcp/supervisor/capture"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/death"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/proc"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
@@ -43,8 +44,8 @@ type Server struct {
 	waiting    atomic.Int64  // DoBlocking commands inside tmux now (their client connected)
 	serverRate *keyedBuckets
 	paneRate   *keyedBuckets
-	fresh      *freshness
-	flight     coalescer[flightKey, Capture]
+	fresh      *capture.Freshness
+	flight     capture.Coalescer[flightKey, Capture]
 	// capturing counts Capture calls in progress (for tests).
 	capturing atomic.Int32
 	// lookups counts Supervisor.server calls on this server in progress.
@@ -130,27 +131,22 @@ func newServer(cfg Config, sock tmux.Socket, b *bus) (*Server, error) {
 		return nil, err
 	}
 	s.client = c
-	s.fresh = newFreshness(cfg, c, func(e Event) {
-		e.Socket = s.sock
-		s.bus.emit(e)
-	}, s.now)
-	s.fresh.listPanes = s.ListPanes
-	s.fresh.pipes = &pipeFeeds{run: func(ctx context.Context, args ...string) ([]byte, error) {
-		if err := s.gate(ctx); err != nil {
-			return nil, err
-		}
-		return s.run(ctx, args)
-	}, timeout: cfg.CommandTimeout, max: maxPipeFeeds, feeds: map[tmux.PaneID]*pipeFeed{}}
-	s.fresh.up = func() bool { return s.State() == StateUp }
-	s.fresh.probeRun = func(ctx context.Context, args ...string) ([]byte, error) {
-		select {
-		case s.inflight <- struct{}{}:
-			defer func() { <-s.inflight }()
-		case <-ctx.Done():
-			return nil, queueError(args[0], ctx.Err())
-		}
-		return s.client.Run(ctx, args...)
-	}
+	s.fresh = capture.New(capture.Options{
+		CommandTimeout: cfg.CommandTimeout, ExecOnly: cfg.ExecOnly, MaxWatchers: cfg.MaxWatchers,
+		PauseAfter: cfg.PauseAfter, ManualContinue: cfg.manualContinue, Slots: s.inflight, Now: s.now,
+		PipeRun: func(ctx context.Context, args ...string) ([]byte, error) {
+			if err := s.gate(ctx); err != nil {
+				return nil, err
+			}
+			return s.run(ctx, args)
+		},
+		OnBarrier: func(transport string, d time.Duration, err error) {
+			s.bus.emit(Event{Type: EventBarrier, Socket: s.sock, Transport: transport, Duration: d, ErrClass: tmux.ClassName(err)})
+		},
+		OnStructure: func(notification string) {
+			s.bus.emit(Event{Type: EventStructure, Socket: s.sock, Notification: notification})
+		},
+	}, c)
 	return s, nil
 }
 

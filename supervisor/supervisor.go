@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tmux-mcp/tmux-mcp/supervisor/capture"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/death"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
 )
@@ -320,4 +321,9 @@ func (s *Supervisor) Close() error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// captureLimits are the capture caps in force.
+func (c Config) captureLimits() capture.Limits {
+	return capture.Limits{Lines: c.CaptureLines, Bytes: c.CaptureBytes, MaxLines: c.MaxCaptureLines, MaxBytes: c.MaxCaptureBytes}
 }

@@ -16,6 +16,7 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/tmux-mcp/tmux-mcp/supervisor/capture"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/death"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux/tmuxtest"
@@ -452,7 +453,7 @@ func TestConcurrentIdenticalCapturesShareOneCall(t *testing.T) {
 	// Nothing cached: every caller proves the pane unchanged (same
 	// watcher, state and generation), so they may share one tmux call or
 	// its cached result, whichever they find.
-	srv.fresh.changed()
+	srv.fresh.Changed()
 	before := captures(rec)
 	start := make(chan struct{})
 	var unproven atomic.Int32
@@ -495,19 +496,19 @@ func TestSharedCaptureAfterAStoreUnderItsProof(t *testing.T) {
 	rec := record(sup)
 	srv := mustServer(t, sup)
 	pane := quietPane(t, srv, "c")
-	srv.fresh.changed()
+	srv.fresh.Changed()
 	req := CaptureRequest{Pane: pane}
-	plan, err := planCapture(req, srv.cfg, 0)
+	plan, err := capture.NewPlan(req, srv.cfg.captureLimits(), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	key := plan.key(req)
-	var p proof
+	key := plan.Key(req)
+	var p capture.Proof
 	tmuxtest.WaitFor(t, 5*time.Second, "a proof for the quiet pane", func() bool {
-		p = srv.fresh.prove(testCtx(t), pane)
-		return p.proven()
+		p = srv.fresh.Prove(testCtx(t), pane, srv.sessionOf(testCtx(t), pane))
+		return p.Proven()
 	})
-	if _, ok := srv.fresh.lookup(p, key); ok {
+	if _, ok := srv.fresh.Lookup(p, key); ok {
 		t.Fatal("the cache holds the capture after changed()")
 	}
 	before := captures(rec)
@@ -551,8 +552,8 @@ func TestPaneRateLimit(t *testing.T) {
 			return ts.MustTmux("capture-pane", "-p", "-t", string(pane)) != first
 		})
 	} else {
-		gen := srv.fresh.cache.generation(pane)
-		tmuxtest.WaitFor(t, 5*time.Second, "pane output", func() bool { return srv.fresh.cache.generation(pane) != gen })
+		gen := srv.fresh.Generation(pane)
+		tmuxtest.WaitFor(t, 5*time.Second, "pane output", func() bool { return srv.fresh.Generation(pane) != gen })
 	}
 	_, err := srv.Capture(testCtx(t), CaptureRequest{Pane: pane})
 	var rl *RateLimitedError

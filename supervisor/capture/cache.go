@@ -1,4 +1,4 @@
-package supervisor
+package capture
 
 import (
 	"bytes"
@@ -9,9 +9,9 @@ import (
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
 )
 
-// captureKey identifies one capture of one pane: the planned range, the
+// Key identifies one capture of one pane: the planned range, the
 // flags and the caps.
-type captureKey struct {
+type Key struct {
 	pane               tmux.PaneID
 	start, end         string
 	join, escape       bool
@@ -19,7 +19,7 @@ type captureKey struct {
 }
 
 // String returns the key as text, for logs and tests.
-func (k captureKey) String() string {
+func (k Key) String() string {
 	return fmt.Sprintf("%s|%s|%s|%t|%t|%d|%d", k.pane, k.start, k.end, k.join, k.escape, k.maxLines, k.maxBytes)
 }
 
@@ -60,9 +60,9 @@ type paneCache struct {
 }
 
 type cacheEntry struct {
-	key   captureKey
-	proof proof
-	c     Capture
+	key   Key
+	proof Proof
+	c     Result
 }
 
 func newCaptureCache() *captureCache {
@@ -106,16 +106,16 @@ func (c *captureCache) touchAll() {
 
 // get returns the capture stored under key if it was stored under proof p
 // and the pane has not changed since. Callers must not modify its Content.
-func (c *captureCache) get(key captureKey, p proof) (Capture, bool) {
+func (c *captureCache) get(key Key, p Proof) (Result, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e, ok := c.panes[key.pane]
 	if !ok {
-		return Capture{}, false
+		return Result{}, false
 	}
 	pc := e.Value.(*paneCache)
 	if pc.gen != p.gen {
-		return Capture{}, false
+		return Result{}, false
 	}
 	for i, ent := range pc.entries {
 		if ent.key == key && ent.proof == p {
@@ -125,14 +125,14 @@ func (c *captureCache) get(key captureKey, p proof) (Capture, bool) {
 			return ent.c, true
 		}
 	}
-	return Capture{}, false
+	return Result{}, false
 }
 
 // put stores a capture taken under key after proof p was established. It
 // stores nothing, and returns false, when the pane has changed since p's
 // generation or the capture alone is larger than the cache. The cache
 // keeps its own copy of Content.
-func (c *captureCache) put(key captureKey, p proof, capture Capture) bool {
+func (c *captureCache) put(key Key, p Proof, capture Result) bool {
 	if len(capture.Content) > c.maxContent/c.perPane {
 		return false
 	}

@@ -1,4 +1,4 @@
-package supervisor
+package capture
 
 import (
 	"fmt"
@@ -14,60 +14,60 @@ import (
 func intp(i int) *int { return &i }
 
 func TestPlanCapture(t *testing.T) {
-	cfg := Config{}.withDefaults() // 500 lines, 256 KiB; ceilings 10,000 lines, 4 MiB
+	cfg := Limits{Lines: 500, Bytes: 256 << 10, MaxLines: 10000, MaxBytes: 4 << 20} // the supervisor's defaults: 500 lines, 256 KiB; ceilings 10,000 lines, 4 MiB
 	tests := []struct {
 		name   string
-		req    CaptureRequest
+		req    Request
 		height int
-		want   capturePlan
+		want   Plan
 		err    string
 	}{
-		{"visible screen", CaptureRequest{}, 40,
-			capturePlan{MaxLines: 500, MaxBytes: 256 << 10}, ""},
-		{"visible screen, height unknown", CaptureRequest{}, 0,
-			capturePlan{MaxLines: 500, MaxBytes: 256 << 10}, ""},
-		{"screen taller than the cap", CaptureRequest{MaxLines: 10}, 40,
-			capturePlan{Start: "30", MaxLines: 10, MaxBytes: 256 << 10, Narrowed: true}, ""},
-		{"full history, height known", CaptureRequest{FullHistory: true}, 40,
-			capturePlan{Start: "-460", MaxLines: 500, MaxBytes: 256 << 10, Narrowed: true}, ""},
-		{"full history, height unknown", CaptureRequest{FullHistory: true}, 0,
-			capturePlan{Start: "-500", MaxLines: 500, MaxBytes: 256 << 10, Narrowed: true}, ""},
-		{"full history overrides start", CaptureRequest{FullHistory: true, Start: intp(-3), MaxLines: 100}, 40,
-			capturePlan{Start: "-60", MaxLines: 100, MaxBytes: 256 << 10, Narrowed: true}, ""},
-		{"start within the cap", CaptureRequest{Start: intp(-100)}, 40,
-			capturePlan{Start: "-100", MaxLines: 500, MaxBytes: 256 << 10}, ""},
-		{"start beyond the cap keeps the tail", CaptureRequest{Start: intp(-100000), MaxLines: 1000}, 40,
-			capturePlan{Start: "-960", MaxLines: 1000, MaxBytes: 256 << 10, Narrowed: true}, ""},
-		{"start beyond the cap, height unknown", CaptureRequest{Start: intp(-100000)}, 0,
-			capturePlan{Start: "-500", MaxLines: 500, MaxBytes: 256 << 10, Narrowed: true}, ""},
-		{"range in history", CaptureRequest{Start: intp(-2000), End: intp(-1000)}, 0,
-			capturePlan{Start: "-1499", End: "-1000", MaxLines: 500, MaxBytes: 256 << 10, Narrowed: true}, ""},
-		{"small range", CaptureRequest{Start: intp(-5), End: intp(5)}, 40,
-			capturePlan{Start: "-5", End: "5", MaxLines: 500, MaxBytes: 256 << 10}, ""},
-		{"end below the screen is clamped like tmux", CaptureRequest{Start: intp(-1000), End: intp(1000), MaxLines: 50}, 40,
-			capturePlan{Start: "-10", End: "1000", MaxLines: 50, MaxBytes: 256 << 10, Narrowed: true}, ""},
-		{"raised caps within the ceilings", CaptureRequest{MaxLines: 10000, MaxBytes: 4 << 20}, 40,
-			capturePlan{MaxLines: 10000, MaxBytes: 4 << 20}, ""},
-		{"max_lines above the ceiling", CaptureRequest{MaxLines: 10001}, 40, capturePlan{},
+		{"visible screen", Request{}, 40,
+			Plan{MaxLines: 500, MaxBytes: 256 << 10}, ""},
+		{"visible screen, height unknown", Request{}, 0,
+			Plan{MaxLines: 500, MaxBytes: 256 << 10}, ""},
+		{"screen taller than the cap", Request{MaxLines: 10}, 40,
+			Plan{Start: "30", MaxLines: 10, MaxBytes: 256 << 10, Narrowed: true}, ""},
+		{"full history, height known", Request{FullHistory: true}, 40,
+			Plan{Start: "-460", MaxLines: 500, MaxBytes: 256 << 10, Narrowed: true}, ""},
+		{"full history, height unknown", Request{FullHistory: true}, 0,
+			Plan{Start: "-500", MaxLines: 500, MaxBytes: 256 << 10, Narrowed: true}, ""},
+		{"full history overrides start", Request{FullHistory: true, Start: intp(-3), MaxLines: 100}, 40,
+			Plan{Start: "-60", MaxLines: 100, MaxBytes: 256 << 10, Narrowed: true}, ""},
+		{"start within the cap", Request{Start: intp(-100)}, 40,
+			Plan{Start: "-100", MaxLines: 500, MaxBytes: 256 << 10}, ""},
+		{"start beyond the cap keeps the tail", Request{Start: intp(-100000), MaxLines: 1000}, 40,
+			Plan{Start: "-960", MaxLines: 1000, MaxBytes: 256 << 10, Narrowed: true}, ""},
+		{"start beyond the cap, height unknown", Request{Start: intp(-100000)}, 0,
+			Plan{Start: "-500", MaxLines: 500, MaxBytes: 256 << 10, Narrowed: true}, ""},
+		{"range in history", Request{Start: intp(-2000), End: intp(-1000)}, 0,
+			Plan{Start: "-1499", End: "-1000", MaxLines: 500, MaxBytes: 256 << 10, Narrowed: true}, ""},
+		{"small range", Request{Start: intp(-5), End: intp(5)}, 40,
+			Plan{Start: "-5", End: "5", MaxLines: 500, MaxBytes: 256 << 10}, ""},
+		{"end below the screen is clamped like tmux", Request{Start: intp(-1000), End: intp(1000), MaxLines: 50}, 40,
+			Plan{Start: "-10", End: "1000", MaxLines: 50, MaxBytes: 256 << 10, Narrowed: true}, ""},
+		{"raised caps within the ceilings", Request{MaxLines: 10000, MaxBytes: 4 << 20}, 40,
+			Plan{MaxLines: 10000, MaxBytes: 4 << 20}, ""},
+		{"max_lines above the ceiling", Request{MaxLines: 10001}, 40, Plan{},
 			"max_lines 10001 is above the ceiling of 10000 lines"},
-		{"max_bytes above the ceiling", CaptureRequest{MaxBytes: 5 << 20}, 40, capturePlan{},
+		{"max_bytes above the ceiling", Request{MaxBytes: 5 << 20}, 40, Plan{},
 			"max_bytes 5242880 is above the ceiling of 4194304 bytes"},
-		{"negative max_lines", CaptureRequest{MaxLines: -1}, 40, capturePlan{}, "max_lines must be positive, got -1"},
-		{"negative max_bytes", CaptureRequest{MaxBytes: -1}, 40, capturePlan{}, "max_bytes must be positive, got -1"},
-		{"start after end", CaptureRequest{Start: intp(5), End: intp(2)}, 40, capturePlan{}, "start (5) is after end (2)"},
+		{"negative max_lines", Request{MaxLines: -1}, 40, Plan{}, "max_lines must be positive, got -1"},
+		{"negative max_bytes", Request{MaxBytes: -1}, 40, Plan{}, "max_bytes must be positive, got -1"},
+		{"start after end", Request{Start: intp(5), End: intp(2)}, 40, Plan{}, "start (5) is after end (2)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := planCapture(tt.req, cfg, tt.height)
+			got, err := NewPlan(tt.req, cfg, tt.height)
 			gotErr := ""
 			if err != nil {
 				gotErr = err.Error()
 			}
 			if got != tt.want || gotErr != tt.err {
-				t.Errorf("planCapture() = %+v, %q; want %+v, %q", got, gotErr, tt.want, tt.err)
+				t.Errorf("NewPlan() = %+v, %q; want %+v, %q", got, gotErr, tt.want, tt.err)
 			}
 			if got.Start == "-" {
-				t.Errorf("planCapture() sends -S - to tmux")
+				t.Errorf("NewPlan() sends -S - to tmux")
 			}
 		})
 	}
@@ -85,13 +85,13 @@ func TestPlanCaptureRealTmux(t *testing.T) {
 		out, _ := s.Tmux("capture-pane", "-p", "-t", "x")
 		return strings.Contains(out, "\n300")
 	})
-	cfg := Config{}.withDefaults()
-	for _, req := range []CaptureRequest{
+	cfg := Limits{Lines: 500, Bytes: 256 << 10, MaxLines: 10000, MaxBytes: 4 << 20}
+	for _, req := range []Request{
 		{FullHistory: true, MaxLines: 50},
 		{Start: intp(-100000), MaxLines: 120},
 		{MaxLines: 7},
 	} {
-		plan, err := planCapture(req, cfg, 40)
+		plan, err := NewPlan(req, cfg, 40)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -152,13 +152,13 @@ func TestTruncateTail(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, lines, n := truncateTail([]byte(tt.in), tt.maxLines, tt.maxBytes)
+			got, lines, n := TruncateTail([]byte(tt.in), tt.maxLines, tt.maxBytes)
 			if string(got) != tt.want || lines != tt.wantLines || n != tt.wantBytes {
-				t.Errorf("truncateTail(%q, %d, %d) = %q, %d, %d; want %q, %d, %d",
+				t.Errorf("TruncateTail(%q, %d, %d) = %q, %d, %d; want %q, %d, %d",
 					tt.in, tt.maxLines, tt.maxBytes, got, lines, n, tt.want, tt.wantLines, tt.wantBytes)
 			}
 			if !utf8.Valid(got) {
-				t.Errorf("truncateTail(%q) = %q: invalid UTF-8", tt.in, got)
+				t.Errorf("TruncateTail(%q) = %q: invalid UTF-8", tt.in, got)
 			}
 			if tt.maxBytes > 0 && len(got) > tt.maxBytes {
 				t.Errorf("len = %d, above max %d", len(got), tt.maxBytes)
@@ -172,7 +172,7 @@ func FuzzTruncateTail(f *testing.F) {
 	f.Add("x😀😀\n", 1, 6)
 	f.Fuzz(func(t *testing.T, in string, maxLines, maxBytes int) {
 		maxLines, maxBytes = maxLines%50, maxBytes%200
-		got, lines, n := truncateTail([]byte(in), maxLines, maxBytes)
+		got, lines, n := TruncateTail([]byte(in), maxLines, maxBytes)
 		if !strings.HasSuffix(in, string(got)) {
 			t.Fatalf("%q is not a suffix of %q", got, in)
 		}

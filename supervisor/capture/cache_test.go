@@ -1,4 +1,4 @@
-package supervisor
+package capture
 
 import (
 	"fmt"
@@ -9,18 +9,18 @@ import (
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
 )
 
-func capOf(s string) Capture {
-	return Capture{Content: []byte(s), Lines: strings.Count(s, "\n"), Freshness: "watcher"}
+func capOf(s string) Result {
+	return Result{Content: []byte(s), Lines: strings.Count(s, "\n"), Freshness: "watcher"}
 }
 
 // now returns the proof a barrier on watcher connection 1 would give for
 // pane right now, with the pane's state unchanged ("s").
-func now(c *captureCache, pane tmux.PaneID) proof {
-	return proof{how: "watcher", epoch: 1, sig: "s", gen: c.generation(pane)}
+func now(c *captureCache, pane tmux.PaneID) Proof {
+	return Proof{how: "watcher", epoch: 1, sig: "s", gen: c.generation(pane)}
 }
 
 // store proves and puts, as a capture without interference would.
-func store(t *testing.T, c *captureCache, k captureKey, content string) {
+func store(t *testing.T, c *captureCache, k Key, content string) {
 	t.Helper()
 	if !c.put(k, now(c, k.pane), capOf(content)) {
 		t.Fatalf("put(%v) refused without a change in between", k)
@@ -28,11 +28,11 @@ func store(t *testing.T, c *captureCache, k captureKey, content string) {
 }
 
 // get looks k up under a proof taken now.
-func get(c *captureCache, k captureKey) (Capture, bool) { return c.get(k, now(c, k.pane)) }
+func get(c *captureCache, k Key) (Result, bool) { return c.get(k, now(c, k.pane)) }
 
 func TestCaptureCacheHitAndMiss(t *testing.T) {
 	c := newCaptureCache()
-	k := captureKey{pane: "%1", start: "-10", maxLines: 500, maxBytes: 1 << 18}
+	k := Key{pane: "%1", start: "-10", maxLines: 500, maxBytes: 1 << 18}
 
 	if _, ok := get(c, k); ok {
 		t.Fatal("get on an empty cache hit")
@@ -43,7 +43,7 @@ func TestCaptureCacheHitAndMiss(t *testing.T) {
 		t.Fatalf("get after put = %q, %v; want \"hello\\n\", true", got.Content, ok)
 	}
 
-	other := []captureKey{
+	other := []Key{
 		{pane: "%2", start: "-10", maxLines: 500, maxBytes: 1 << 18},
 		{pane: "%1", start: "-11", maxLines: 500, maxBytes: 1 << 18},
 		{pane: "%1", start: "-10", end: "3", maxLines: 500, maxBytes: 1 << 18},
@@ -63,8 +63,8 @@ func TestCaptureCacheHitAndMiss(t *testing.T) {
 }
 
 func TestCaptureCacheTouch(t *testing.T) {
-	k1 := captureKey{pane: "%1"}
-	k2 := captureKey{pane: "%2"}
+	k1 := Key{pane: "%1"}
+	k2 := Key{pane: "%2"}
 	tests := []struct {
 		name         string
 		invalidate   func(c *captureCache)
@@ -110,7 +110,7 @@ func TestCaptureCacheTouchDuringCall(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c := newCaptureCache()
-			k := captureKey{pane: "%1"}
+			k := Key{pane: "%1"}
 			p := now(c, "%1") // before the tmux call
 			tt.during(c)
 			if got := c.put(k, p, capOf("x\n")); got != tt.want {
@@ -125,22 +125,22 @@ func TestCaptureCacheTouchDuringCall(t *testing.T) {
 
 func TestCaptureCacheServesOnlyUnderTheSameProof(t *testing.T) {
 	c := newCaptureCache()
-	k := captureKey{pane: "%1"}
+	k := Key{pane: "%1"}
 	stored := now(c, "%1")
 	if !c.put(k, stored, capOf("before\n")) {
 		t.Fatal("put refused")
 	}
 	tests := []struct {
 		name  string
-		proof func(p proof) proof
+		proof func(p Proof) Proof
 		want  bool
 	}{
-		{"the same proof", func(p proof) proof { return p }, true},
-		{"another watcher connection", func(p proof) proof { p.epoch++; return p }, false},
-		{"pane state changed (clear-history)", func(p proof) proof { p.sig = "t"; return p }, false},
-		{"proven by the probe instead", func(p proof) proof { p.how = "probe"; return p }, false},
-		{"an older generation", func(p proof) proof { p.gen--; return p }, false},
-		{"no proof", func(proof) proof { return proof{} }, false},
+		{"the same proof", func(p Proof) Proof { return p }, true},
+		{"another watcher connection", func(p Proof) Proof { p.epoch++; return p }, false},
+		{"pane state changed (clear-history)", func(p Proof) Proof { p.sig = "t"; return p }, false},
+		{"proven by the probe instead", func(p Proof) Proof { p.how = "probe"; return p }, false},
+		{"an older generation", func(p Proof) Proof { p.gen--; return p }, false},
+		{"no proof", func(Proof) Proof { return Proof{} }, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -154,9 +154,9 @@ func TestCaptureCacheServesOnlyUnderTheSameProof(t *testing.T) {
 func TestCaptureCacheBounds(t *testing.T) {
 	t.Run("keys per pane", func(t *testing.T) {
 		c := newCaptureCache()
-		var keys []captureKey
+		var keys []Key
 		for i := range cachePerPane + 2 {
-			k := captureKey{pane: "%1", start: fmt.Sprint(-i)}
+			k := Key{pane: "%1", start: fmt.Sprint(-i)}
 			keys = append(keys, k)
 			store(t, c, k, fmt.Sprintf("capture %d\n", i))
 		}
@@ -169,11 +169,11 @@ func TestCaptureCacheBounds(t *testing.T) {
 	})
 	t.Run("recently read keys stay", func(t *testing.T) {
 		c := newCaptureCache()
-		first := captureKey{pane: "%1", start: "first"}
+		first := Key{pane: "%1", start: "first"}
 		store(t, c, first, "x\n")
 		for i := range cachePerPane * 3 {
 			get(c, first)
-			store(t, c, captureKey{pane: "%1", start: fmt.Sprint(i)}, "y\n")
+			store(t, c, Key{pane: "%1", start: fmt.Sprint(i)}, "y\n")
 		}
 		if _, ok := get(c, first); !ok {
 			t.Error("a key read before every put was evicted")
@@ -182,16 +182,16 @@ func TestCaptureCacheBounds(t *testing.T) {
 	t.Run("panes", func(t *testing.T) {
 		c := newCaptureCache()
 		for i := range cacheMaxPanes + 100 {
-			store(t, c, captureKey{pane: tmux.PaneID(fmt.Sprintf("%%%d", i))}, "x\n")
+			store(t, c, Key{pane: tmux.PaneID(fmt.Sprintf("%%%d", i))}, "x\n")
 		}
 		if panes, _ := c.stats(); panes != cacheMaxPanes {
 			t.Errorf("panes held = %d, want %d", panes, cacheMaxPanes)
 		}
-		if _, ok := get(c, captureKey{pane: "%0"}); ok {
+		if _, ok := get(c, Key{pane: "%0"}); ok {
 			t.Error("the least recently used pane was kept")
 		}
 		last := tmux.PaneID(fmt.Sprintf("%%%d", cacheMaxPanes+99))
-		if _, ok := get(c, captureKey{pane: last}); !ok {
+		if _, ok := get(c, Key{pane: last}); !ok {
 			t.Error("the most recent pane was evicted")
 		}
 	})
@@ -200,12 +200,12 @@ func TestCaptureCacheBounds(t *testing.T) {
 		c.maxContent = 4096
 		big := strings.Repeat("x", c.maxContent/c.perPane)
 		for i := range 10 {
-			store(t, c, captureKey{pane: tmux.PaneID(fmt.Sprintf("%%%d", i))}, big)
+			store(t, c, Key{pane: tmux.PaneID(fmt.Sprintf("%%%d", i))}, big)
 		}
 		if _, content := c.stats(); content > c.maxContent {
 			t.Errorf("content held = %d bytes, want <= %d", content, c.maxContent)
 		}
-		if c.put(captureKey{pane: "%1"}, now(c, "%1"), capOf(big+"y")) {
+		if c.put(Key{pane: "%1"}, now(c, "%1"), capOf(big+"y")) {
 			t.Error("a capture larger than a pane's share was stored")
 		}
 		c.touchAll()
@@ -218,8 +218,8 @@ func TestCaptureCacheBounds(t *testing.T) {
 func TestCaptureCacheOwnsContent(t *testing.T) {
 	c := newCaptureCache()
 	buf := []byte("hello\nworld\n")
-	k := captureKey{pane: "%1"}
-	c.put(k, now(c, "%1"), Capture{Content: buf[6:]})
+	k := Key{pane: "%1"}
+	c.put(k, now(c, "%1"), Result{Content: buf[6:]})
 	copy(buf, "XXXXXXXXXXXX")
 	if got, _ := get(c, k); string(got.Content) != "world\n" {
 		t.Errorf("cached content = %q after the caller reused its buffer, want %q", got.Content, "world\n")
@@ -233,7 +233,7 @@ func TestCaptureCacheConcurrent(t *testing.T) {
 		wg.Go(func() {
 			for i := range 500 {
 				p := tmux.PaneID(fmt.Sprintf("%%%d", (w+i)%7))
-				k := captureKey{pane: p, start: fmt.Sprint(i % 5)}
+				k := Key{pane: p, start: fmt.Sprint(i % 5)}
 				switch i % 4 {
 				case 0:
 					c.touch(p)

@@ -1,4 +1,4 @@
-package supervisor
+package capture
 
 import (
 	"bytes"
@@ -7,20 +7,27 @@ import (
 	"unicode/utf8"
 )
 
-// capturePlan is what a capture asks tmux for, and how its result is cut.
-type capturePlan struct {
+// Plan is what a capture asks tmux for, and how its result is cut.
+type Plan struct {
 	// Start and End are capture-pane's -S and -E ("" for tmux's default:
 	// the top and the bottom of the visible screen). Start is never "-":
 	// the whole history never reaches tmux uncapped.
 	Start, End string
-	// MaxLines and MaxBytes cap the result; truncateTail applies them.
+	// MaxLines and MaxBytes cap the result; TruncateTail applies them.
 	MaxLines, MaxBytes int
 	// Narrowed: the requested range was moved so that tmux is asked for no
 	// more than MaxLines lines (the tail is kept).
 	Narrowed bool
 }
 
-// planCapture turns a request into capture-pane's range and the caps to
+// Limits are the capture caps: the defaults a request gets (Lines,
+// Bytes) and the ceilings it may raise them to (MaxLines, MaxBytes).
+type Limits struct {
+	Lines, Bytes       int
+	MaxLines, MaxBytes int
+}
+
+// NewPlan turns a request into capture-pane's range and the caps to
 // apply to its result. It is pure. cfg must have its defaults filled in.
 // FullHistory overrides Start.
 //
@@ -29,27 +36,27 @@ type capturePlan struct {
 // the caller knows it (from list-panes or a probe), or 0. tmux is asked for
 // at most MaxLines lines ending where the request ends; when the bottom is
 // not known (no End and no paneHeight), the start is held to MaxLines
-// lines above the top of the screen and truncateTail removes the excess.
-func planCapture(req CaptureRequest, cfg Config, paneHeight int) (capturePlan, error) {
-	p := capturePlan{MaxLines: cfg.CaptureLines, MaxBytes: cfg.CaptureBytes}
+// lines above the top of the screen and TruncateTail removes the excess.
+func NewPlan(req Request, cfg Limits, paneHeight int) (Plan, error) {
+	p := Plan{MaxLines: cfg.Lines, MaxBytes: cfg.Bytes}
 	switch {
 	case req.MaxLines < 0:
-		return capturePlan{}, fmt.Errorf("max_lines must be positive, got %d", req.MaxLines)
-	case req.MaxLines > cfg.MaxCaptureLines:
-		return capturePlan{}, fmt.Errorf("max_lines %d is above the ceiling of %d lines", req.MaxLines, cfg.MaxCaptureLines)
+		return Plan{}, fmt.Errorf("max_lines must be positive, got %d", req.MaxLines)
+	case req.MaxLines > cfg.MaxLines:
+		return Plan{}, fmt.Errorf("max_lines %d is above the ceiling of %d lines", req.MaxLines, cfg.MaxLines)
 	case req.MaxLines > 0:
 		p.MaxLines = req.MaxLines
 	}
 	switch {
 	case req.MaxBytes < 0:
-		return capturePlan{}, fmt.Errorf("max_bytes must be positive, got %d", req.MaxBytes)
-	case req.MaxBytes > cfg.MaxCaptureBytes:
-		return capturePlan{}, fmt.Errorf("max_bytes %d is above the ceiling of %d bytes", req.MaxBytes, cfg.MaxCaptureBytes)
+		return Plan{}, fmt.Errorf("max_bytes must be positive, got %d", req.MaxBytes)
+	case req.MaxBytes > cfg.MaxBytes:
+		return Plan{}, fmt.Errorf("max_bytes %d is above the ceiling of %d bytes", req.MaxBytes, cfg.MaxBytes)
 	case req.MaxBytes > 0:
 		p.MaxBytes = req.MaxBytes
 	}
 	if !req.FullHistory && req.Start != nil && req.End != nil && *req.Start > *req.End {
-		return capturePlan{}, fmt.Errorf("start (%d) is after end (%d)", *req.Start, *req.End)
+		return Plan{}, fmt.Errorf("start (%d) is after end (%d)", *req.Start, *req.End)
 	}
 
 	// The bottom of the range, if known.
@@ -89,7 +96,7 @@ func planCapture(req CaptureRequest, cfg Config, paneHeight int) (capturePlan, e
 	return p, nil
 }
 
-// truncateTail keeps the last maxLines lines of content and at most
+// TruncateTail keeps the last maxLines lines of content and at most
 // maxBytes bytes of them (0 or less: no cap). A byte cut falls on a line
 // boundary when one is within the kept bytes, otherwise on a UTF-8
 // character boundary, so the result is never invalid UTF-8 that the input
@@ -98,7 +105,7 @@ func planCapture(req CaptureRequest, cfg Config, paneHeight int) (capturePlan, e
 // Lines end with "\n" as capture-pane prints them; a last line without one
 // still counts. droppedLines counts lines dropped whole; a line cut in the
 // middle counts as kept.
-func truncateTail(content []byte, maxLines, maxBytes int) (out []byte, droppedLines, droppedBytes int) {
+func TruncateTail(content []byte, maxLines, maxBytes int) (out []byte, droppedLines, droppedBytes int) {
 	out = content
 	if maxLines > 0 {
 		out = lastLines(out, maxLines)
@@ -157,4 +164,10 @@ func countLines(b []byte) int {
 		n++
 	}
 	return n
+}
+
+// Key is the cache key of req captured as planned.
+func (plan Plan) Key(req Request) Key {
+	return Key{pane: req.Pane, start: plan.Start, end: plan.End, join: req.Join, escape: req.Escape,
+		maxLines: plan.MaxLines, maxBytes: plan.MaxBytes}
 }

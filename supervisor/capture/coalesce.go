@@ -1,4 +1,4 @@
-package supervisor
+package capture
 
 import (
 	"context"
@@ -7,7 +7,7 @@ import (
 	"sync/atomic"
 )
 
-// coalescer shares one run of a function between the callers that ask for
+// Coalescer shares one run of a function between the callers that ask for
 // the same key at about the same time, without ever handing a caller the
 // result of a run that began before the caller did (unless the caller says
 // that is fine).
@@ -24,7 +24,7 @@ import (
 // A run does not belong to any caller: it runs on its own goroutine with
 // the context its creator's f gives it, and a caller that stops waiting
 // (its ctx ends) leaves it running for the others.
-type coalescer[K comparable, V any] struct {
+type Coalescer[K comparable, V any] struct {
 	mu   sync.Mutex
 	keys map[K]*coalesceKey[V]
 	// waiting counts callers registered with a run and waiting for it.
@@ -46,7 +46,7 @@ type coalesceRun[V any] struct {
 // this call (or, with join, of the run in flight). f is used only if this
 // call starts a run; callers that join run someone else's f, so every f
 // given for one key must do the same work.
-func (c *coalescer[K, V]) do(ctx context.Context, key K, join bool, f func() (V, error)) (V, error) {
+func (c *Coalescer[K, V]) Do(ctx context.Context, key K, join bool, f func() (V, error)) (V, error) {
 	c.mu.Lock()
 	if c.keys == nil {
 		c.keys = map[K]*coalesceKey[V]{}
@@ -86,7 +86,7 @@ func (c *coalescer[K, V]) do(ctx context.Context, key K, join bool, f func() (V,
 }
 
 // run runs r, then the next run of its key if callers are waiting for one.
-func (c *coalescer[K, V]) run(key K, r *coalesceRun[V]) {
+func (c *Coalescer[K, V]) run(key K, r *coalesceRun[V]) {
 	for r != nil {
 		func() {
 			defer func() {
@@ -114,7 +114,7 @@ func (c *coalescer[K, V]) run(key K, r *coalesceRun[V]) {
 }
 
 // inflight reports how many keys have a run in flight (for tests).
-func (c *coalescer[K, V]) inflight() int {
+func (c *Coalescer[K, V]) inflight() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return len(c.keys)

@@ -1,7 +1,9 @@
-package supervisor
+package capture
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"strconv"
 	"time"
 
@@ -21,30 +23,30 @@ var probeFormat = tmux.RecordFormat(append([]string{"?window_id,#{q:window_activ
 // state and its window's activity. Concurrent callers share round trips,
 // never one sent before they arrived. The zero proof is returned when the
 // probe fails or cannot vouch for the pane (see probeTrusted).
-func (f *freshness) probe(ctx context.Context, pane tmux.PaneID) proof {
-	p, err := f.probes.do(ctx, pane, false, func() (proof, error) {
+func (f *Freshness) probe(ctx context.Context, pane tmux.PaneID) Proof {
+	p, err := f.probes.Do(ctx, pane, false, func() (Proof, error) {
 		pctx, cancel := context.WithTimeout(context.Background(), f.cfg.CommandTimeout)
 		defer cancel()
-		sent := f.now()
+		sent := f.cfg.Now()
 		start := time.Now()
-		out, err := f.probeRun(pctx, "display-message", "-p", "-t", string(pane), probeFormat)
+		out, err := f.run(pctx, "display-message", "-p", "-t", string(pane), probeFormat)
 		f.barrierDone(f.client.Transport().Kind(), time.Since(start), err)
 		if err != nil {
-			return proof{}, err
+			return Proof{}, err
 		}
 		rec, err := tmux.ParseRecord(out, 1+len(stateFields))
 		if err != nil {
-			return proof{}, err
+			return Proof{}, err
 		}
 		sig := stateSig(rec)
 		activity, err := strconv.ParseInt(rec[0], 10, 64)
 		if err != nil || !probeTrusted(activity, sent) {
-			return proof{}, nil
+			return Proof{}, nil
 		}
-		return proof{how: "probe", sig: sig, gen: f.cache.generation(pane)}, nil
+		return Proof{how: "probe", sig: sig, gen: f.cache.generation(pane)}, nil
 	})
 	if err != nil {
-		return proof{}
+		return Proof{}
 	}
 	return p
 }
@@ -59,4 +61,22 @@ func (f *freshness) probe(ctx context.Context, pane tmux.PaneID) proof {
 // output in that second would leave it as it is.
 func probeTrusted(activity int64, sent time.Time) bool {
 	return activity < sent.Unix()
+}
+
+// run runs the probe's command on the server's command transport, holding
+// one of the server's in-flight slots (Options.Slots) like every call.
+func (f *Freshness) run(ctx context.Context, args ...string) ([]byte, error) {
+	if f.cfg.Slots != nil {
+		select {
+		case f.cfg.Slots <- struct{}{}:
+			defer func() { <-f.cfg.Slots }()
+		case <-ctx.Done():
+			err := ctx.Err()
+			if errors.Is(err, context.DeadlineExceeded) {
+				return nil, fmt.Errorf("tmux %s: waited for a free slot until the deadline: %w", args[0], tmux.ErrTimeout)
+			}
+			return nil, fmt.Errorf("tmux %s: %w", args[0], err)
+		}
+	}
+	return f.client.Run(ctx, args...)
 }

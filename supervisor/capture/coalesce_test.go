@@ -1,4 +1,4 @@
-package supervisor
+package capture
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 )
 
 func TestCoalescerNeverServesARunThatBeganBeforeTheCaller(t *testing.T) {
-	var c coalescer[string, int64]
+	var c Coalescer[string, int64]
 	var clock atomic.Int64
 	f := func() (int64, error) {
 		begun := clock.Add(1)
@@ -24,7 +24,7 @@ func TestCoalescerNeverServesARunThatBeganBeforeTheCaller(t *testing.T) {
 		wg.Go(func() {
 			for i := 0; i < 50; i++ {
 				arrived := clock.Add(1)
-				begun, err := c.do(context.Background(), "k", false, f)
+				begun, err := c.Do(context.Background(), "k", false, f)
 				if err != nil {
 					t.Error(err)
 					return
@@ -45,7 +45,7 @@ func TestCoalescerNeverServesARunThatBeganBeforeTheCaller(t *testing.T) {
 // how many runs served them all.
 func burst(t *testing.T, join bool, n int) int {
 	t.Helper()
-	var c coalescer[string, int]
+	var c Coalescer[string, int]
 	var runs atomic.Int32
 	release := make(chan struct{})
 	f := func() (int, error) {
@@ -57,13 +57,13 @@ func burst(t *testing.T, join bool, n int) int {
 	first := make(chan struct{})
 	wg.Go(func() {
 		close(first)
-		c.do(context.Background(), "k", join, f) //nolint:errcheck
+		c.Do(context.Background(), "k", join, f) //nolint:errcheck
 	})
 	<-first
 	tmuxtest.WaitFor(t, 5*time.Second, "the first run", func() bool { return runs.Load() == 1 })
 	for i := 0; i < n; i++ {
 		wg.Go(func() {
-			if _, err := c.do(context.Background(), "k", join, f); err != nil {
+			if _, err := c.Do(context.Background(), "k", join, f); err != nil {
 				t.Error(err)
 			}
 		})
@@ -93,7 +93,7 @@ func TestCoalescerBurst(t *testing.T) {
 }
 
 func TestCoalescerCallerDeadlineLeavesTheRunToOthers(t *testing.T) {
-	var c coalescer[string, string]
+	var c Coalescer[string, string]
 	release := make(chan struct{})
 	f := func() (string, error) {
 		<-release
@@ -101,13 +101,13 @@ func TestCoalescerCallerDeadlineLeavesTheRunToOthers(t *testing.T) {
 	}
 	patient := make(chan string, 1)
 	go func() {
-		v, _ := c.do(context.Background(), "k", true, f)
+		v, _ := c.Do(context.Background(), "k", true, f)
 		patient <- v
 	}()
 	tmuxtest.WaitFor(t, 5*time.Second, "a run in flight", func() bool { return c.inflight() == 1 })
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
 	defer cancel()
-	if _, err := c.do(ctx, "k", true, f); !errors.Is(err, context.DeadlineExceeded) {
+	if _, err := c.Do(ctx, "k", true, f); !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("impatient caller: got %v, want DeadlineExceeded", err)
 	}
 	close(release)
@@ -117,12 +117,12 @@ func TestCoalescerCallerDeadlineLeavesTheRunToOthers(t *testing.T) {
 }
 
 func TestCoalescerRecoversAPanic(t *testing.T) {
-	var c coalescer[string, int]
-	_, err := c.do(context.Background(), "k", false, func() (int, error) { panic("boom") })
+	var c Coalescer[string, int]
+	_, err := c.Do(context.Background(), "k", false, func() (int, error) { panic("boom") })
 	if err == nil {
 		t.Fatal("a panicking run returned no error")
 	}
-	got, err := c.do(context.Background(), "k", false, func() (int, error) { return 7, nil })
+	got, err := c.Do(context.Background(), "k", false, func() (int, error) { return 7, nil })
 	if err != nil || got != 7 {
 		t.Errorf("after a panic: got %d, %v; want 7, nil", got, err)
 	}

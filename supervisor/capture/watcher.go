@@ -1,4 +1,4 @@
-package supervisor
+package capture
 
 import (
 	"context"
@@ -17,14 +17,14 @@ import (
 // proves that every byte tmux had read from the session's panes before
 // the barrier was sent has been seen here.
 type watcher struct {
-	f       *freshness
+	f       *Freshness
 	session tmux.SessionID
 	// epoch is unique per connection: cached captures are served only
 	// through the connection that watched the pane when they were taken.
 	epoch uint64
 	ctrl  *tmux.Control // set once dialled, before the watcher is published
 
-	barriers coalescer[struct{}, paneStates]
+	barriers Coalescer[struct{}, paneStates]
 
 	mu     sync.Mutex
 	paused map[tmux.PaneID]bool
@@ -58,7 +58,7 @@ func stateSig(fields []string) string { return strings.Join(fields, ",") }
 // (one in flight, one queued; never one sent before the caller arrived).
 // It waits at most until ctx ends.
 func (w *watcher) barrier(ctx context.Context) (paneStates, error) {
-	return w.barriers.do(ctx, struct{}{}, false, func() (paneStates, error) {
+	return w.barriers.Do(ctx, struct{}{}, false, func() (paneStates, error) {
 		bctx, cancel := context.WithTimeout(context.Background(), w.f.cfg.CommandTimeout)
 		defer cancel()
 		start := time.Now()
@@ -82,9 +82,6 @@ func (w *watcher) barrier(ctx context.Context) (paneStates, error) {
 // onNotify runs on the watcher's reader goroutine, before any later
 // command reply on this connection is handed back.
 func (w *watcher) onNotify(n tmux.Notification) {
-	if h := w.f.testNotifyHook; h != nil {
-		h(n)
-	}
 	switch n.Type {
 	case tmux.NotifyOutput, tmux.NotifyExtendedOutput, tmux.NotifyPaneModeChanged:
 		w.f.cache.touch(n.Pane)
@@ -110,7 +107,7 @@ func (w *watcher) onNotify(n tmux.Notification) {
 		if n.Type == tmux.NotifyLayoutChange {
 			// A split or a resize by another client reaches only the
 			// watchers as a layout change: the journal must hear of it.
-			w.f.emit(Event{Type: EventStructure, Notification: string(n.Type)})
+			w.f.cfg.OnStructure(string(n.Type))
 		}
 	}
 }
