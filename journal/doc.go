@@ -1,5 +1,5 @@
 // Package journal keeps a record of every tmux server tmux-mcp supervises,
-// in one bbolt file per user, and rebuilds a server's sessions, windows and
+// in one bbolt file per user, and restores a server's sessions, windows and
 // panes from it after the server died.
 //
 // Where to start: [Open] and [Options]; [Journal.Watch] takes snapshots

@@ -11,7 +11,7 @@ import (
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
 )
 
-// RestorePlan is an ordered list of tmux commands that rebuilds what a
+// RestorePlan is an ordered list of tmux commands that restores what a
 // snapshot holds and the live server lacks. Steps refer to objects of the
 // snapshot by their old IDs; the executor replaces them with the IDs of the
 // live objects that stand for them: those in Matched, and those the steps
@@ -88,7 +88,7 @@ func displayArg(s string) string {
 	return strconv.Quote(s)
 }
 
-// Plan returns the steps that rebuild snap on a server whose state is live.
+// Plan returns the steps that restore snap on a server whose state is live.
 // ids maps old IDs of snap's server to IDs of the live server (from an
 // earlier restore); when snap was taken of the live server itself, IDs are
 // compared directly. It is a pure function.

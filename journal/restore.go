@@ -30,7 +30,7 @@ type RestoreResult struct {
 	Errors []string          `json:"errors,omitempty"`
 }
 
-// Restore rebuilds srv from the latest snapshot of an earlier instance of
+// Restore restores srv from the latest snapshot of an earlier instance of
 // its server. It implements supervisor.Restorer: the supervisor calls it
 // on a server it has just started. Nothing is restored when there is no
 // such snapshot or that server ended on purpose (kill_server, or its last
@@ -113,7 +113,7 @@ func (j *Journal) restore(ctx context.Context, srv tmuxServer, seq uint64, dryRu
 		return res, nil
 	}
 	if len(plan.Steps) > 0 {
-		supervisor.MarkRebuilding(ctx) // from here, results and server_health say "restoring"
+		supervisor.MarkRestoring(ctx) // from here, results and server_health say "restoring"
 	}
 	from, to := src.Server.Instance(), live.Server.Instance()
 	started := time.Now()

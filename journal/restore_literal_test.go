@@ -19,7 +19,7 @@ import (
 // pane titles, one set by the pane's own program through an escape
 // sequence, working directories, and the environment tmux-mcp gave a
 // pane), kills the server, and checks that
-// the restore ran no format job and rebuilt every field as it was.
+// the restore ran no format job and restored every field as it was.
 func TestRestoreReplaysNothing(t *testing.T) {
 	t.Setenv("SHELL", "/bin/sh") // restored panes run a shell without rc files
 	ts := tmuxtest.New(t)

@@ -11,7 +11,7 @@ import (
 )
 
 // Snapshot is the session tree of one tmux server at one moment: what a
-// restore needs to rebuild it. Sessions are ordered by ID, windows by
+// restore needs to restore it. Sessions are ordered by ID, windows by
 // index, panes by index. The hidden session of the command connection is
 // never part of it.
 type Snapshot struct {

@@ -14,7 +14,7 @@ import (
 )
 
 // tmuxServer is the part of a supervised server the journal uses to read
-// and rebuild its state. *supervisor.Server implements it.
+// and restore its state. *supervisor.Server implements it.
 type tmuxServer interface {
 	Do(ctx context.Context, args ...string) ([]byte, error)
 	Socket() tmux.Socket

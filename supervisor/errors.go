@@ -9,15 +9,15 @@ import (
 )
 
 // ErrRestarting matches the error of a call made while its server is being
-// recovered: retry after the delay it names.
+// restarted: retry after the delay it names.
 var ErrRestarting = errors.New("supervisor: tmux server restarting")
 
 // ErrServerDown matches the error of a call made to a server that is down
-// and will not be recovered automatically.
+// and will not be restarted automatically.
 var ErrServerDown = errors.New("supervisor: tmux server is down")
 
 // restartingError is the fail-fast error of a call that arrives while the
-// server is being recovered.
+// server is being restarted.
 type restartingError struct {
 	Attempt, Max int
 	RetryIn      time.Duration

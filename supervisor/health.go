@@ -58,7 +58,7 @@ type Health struct {
 	RetryInSeconds float64     `json:"retry_in_seconds,omitempty"`
 	// Restoring says that the server's sessions are being restored (after
 	// a restart, or a start that replaced a server that ended), and that
-	// the restore found something to rebuild: calls that act on the tree
+	// the restore found something to restore: calls that act on the tree
 	// wait until it ends (at most 10s each).
 	Restoring        bool    `json:"restoring,omitempty"`
 	RestoringSeconds float64 `json:"restoring_seconds,omitempty"`
@@ -113,8 +113,8 @@ func (s *Server) Health() Health {
 	if s.state == StateRestarting {
 		h.RetryInSeconds = max(s.retryAt.Sub(now).Seconds(), 0)
 	}
-	if s.restoring != nil && s.rebuilding {
-		h.Restoring, h.RestoringSeconds = true, now.Sub(s.restoringSince).Seconds()
+	if s.restore.state == RestoreRunning {
+		h.Restoring, h.RestoringSeconds = true, now.Sub(s.restore.since).Seconds()
 	}
 	h.Restarts, h.LastDeathCause, h.LastDeath, h.LastDeathAt = s.restarts, s.lastCause, s.lastDetail, s.lastDeathAt
 	h.FDs, h.FDLimit, h.PTYs, h.PTYMax = s.res.FDs, s.res.FDLimit, s.res.PTYs, s.res.PTYMax

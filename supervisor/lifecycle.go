@@ -37,7 +37,7 @@ func (s *Server) gateStart(ctx context.Context, allowStart bool) error {
 }
 
 // gateFor is gate for tmux command name: a listing (listsTree) passes a
-// restore in progress and may show the tree part rebuilt; every other
+// restore in progress and may show the tree part restored; every other
 // command waits for it.
 func (s *Server) gateFor(ctx context.Context, name string) error {
 	if listsTree[name] {
@@ -47,10 +47,10 @@ func (s *Server) gateFor(ctx context.Context, name string) error {
 }
 
 // listsTree names the commands that only list or describe the server and
-// its tree, without naming any object the restore may be rebuilding: they
+// its tree, without naming any object the restore may be restoring: they
 // are answered during a restore (a partial tree is a true answer, and
 // Health says a restore runs), so that the first calls after a death are
-// not held for the whole rebuild. Commands that change the tree or act on
+// not held for the whole restore. Commands that change the tree or act on
 // one object wait: a session about to be restored must not be created
 // twice, and an old ID must not reach a half-built tree.
 var listsTree = map[string]bool{
@@ -68,11 +68,6 @@ func (s *Server) AwaitRestore(ctx context.Context) error {
 	}
 	return nil
 }
-
-// Restoring reports whether a restore of this server's sessions runs (its
-// gate is closed), whether or not it finds anything to rebuild
-// (Rebuilding).
-func (s *Server) Restoring() bool { return s.restoreInProgress() != nil }
 
 // healthGate is gateStart without the restore gate.
 func (s *Server) healthGate(ctx context.Context, allowStart bool) error {
@@ -95,7 +90,7 @@ func (s *Server) healthGate(ctx context.Context, allowStart bool) error {
 	return s.ensure(ctx, allowStart)
 }
 
-// reprobeInterval spaces the checks of a server that recovery gave up on.
+// reprobeInterval spaces the checks of a server that the restart policy gave up on.
 const reprobeInterval = 5 * time.Second
 
 func (s *Server) reprobeDue() bool {
@@ -108,7 +103,7 @@ func (s *Server) reprobeDue() bool {
 	return true
 }
 
-// readopt adopts a server that answers on the socket after recovery gave up.
+// readopt adopts a server that answers on the socket after the restart policy gave up.
 func (s *Server) readopt(ctx context.Context) error {
 	select {
 	case s.ensureSem <- struct{}{}:
@@ -131,7 +126,7 @@ func (s *Server) readopt(ctx context.Context) error {
 }
 
 // failFast returns the error of a call made while the server is being
-// recovered, is down for good, or is no longer supervised; nil otherwise.
+// restarted, is down for good, or is no longer supervised; nil otherwise.
 func (s *Server) failFast() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -198,7 +193,7 @@ func (s *Server) ensure(ctx context.Context, allowStart bool) error {
 		err = s.client.Connect(ctx)
 	}
 	// A server this call started replaces one that is gone (a death not
-	// recovered by restart, or one before this process ran): it is
+	// restarted, or one before this process ran): it is
 	// restored like a restarted one, the Restorer deciding whether there
 	// is anything to restore. The gate closes before the server is marked
 	// up and opens when the restore ends; the restore does not run under
@@ -312,7 +307,7 @@ func (s *Server) close() error {
 }
 
 // Kill runs kill-server. The death that follows is classified as
-// death.CauseKillServer and not recovered; the next call starts a new server.
+// death.CauseKillServer and not restarted; the next call starts a new server.
 func (s *Server) Kill(ctx context.Context) error {
 	// Never start a server only to kill it.
 	if err := s.gateStart(ctx, false); err != nil {

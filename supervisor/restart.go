@@ -49,7 +49,7 @@ func (s *Server) died(ctx context.Context, id identity, cause death.Cause, detai
 	s.fresh.SetUp(false)
 	s.mu.Unlock()
 	// The death is a span of its own, from detection to the end of
-	// recovery (or giving up); restarts and restores are its children.
+	// the last restart (or giving up); restarts and restores are its children.
 	ctx, span := s.tracer.Start(ctx, "tmux server death", trace.WithAttributes(
 		attribute.String("tmux.socket", s.sock.String()), attribute.Int("tmux.server.pid", id.pid),
 		attribute.String("tmux.death.cause", string(cause)), attribute.String("tmux.recovery.action", d.Action.String())))
@@ -73,12 +73,12 @@ func (s *Server) died(ctx context.Context, id identity, cause death.Cause, detai
 		s.client.Close() //nolint:errcheck // the connection is dead
 		s.client.ForgetServer()
 	}
-	s.recover(ctx, id, cause, d)
+	s.restartLoop(ctx, id, cause, d)
 }
 
-// recover carries out decisions until the server is back or the policy
+// restartLoop carries out decisions until the server is back or the policy
 // gives up. It runs on the monitor goroutine.
-func (s *Server) recover(ctx context.Context, id identity, cause death.Cause, d death.Decision) {
+func (s *Server) restartLoop(ctx context.Context, id identity, cause death.Cause, d death.Decision) {
 	for {
 		var err error
 		switch d.Action {
@@ -114,7 +114,7 @@ func (s *Server) recover(ctx context.Context, id identity, cause death.Cause, d 
 		}
 		now := s.now()
 		s.mu.Lock()
-		s.lastDetail = fmt.Sprintf("%s; recovery failed: %v", s.lastDetail, err)
+		s.lastDetail = fmt.Sprintf("%s; restart failed: %v", s.lastDetail, err)
 		d = s.tracker.Decide(now, cause)
 		s.pending = d
 		if s.state == StateClosed {
@@ -232,7 +232,7 @@ func (s *Server) restart(ctx context.Context) error {
 	// Only the process that started the new server restores it; one that
 	// adopted it leaves that to the winner (restoring twice duplicates).
 	// The restore gate closes before the server is marked up, so that no
-	// call sees the tree half rebuilt, and opens on every path below.
+	// call sees the tree half restored, and opens on every path below.
 	endRestore := func() {}
 	if s.cfg.Restorer != nil && owned != nil {
 		endRestore = s.beginRestore()

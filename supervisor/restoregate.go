@@ -15,7 +15,7 @@ import (
 )
 
 // The restore gate. A server that tmux-mcp has just started after a death
-// is up before its sessions are back: the Restorer rebuilds them with
+// is up before its sessions are back: the Restorer restores them with
 // ordinary calls. Until it returns, every other caller waits at the gate,
 // so that nobody sees half of the restored tree or creates a duplicate of
 // a session the restore is about to create. The Restorer's own calls
@@ -66,20 +66,50 @@ func (s *Server) isRestorer(ctx context.Context) bool {
 	return v == s
 }
 
+// RestoreState says where a restore of a server's sessions stands. A
+// restore begins when tmux-mcp has started a server again after a death
+// (or for the first time) and a Restorer is configured.
+type RestoreState int
+
+const (
+	// RestoreNone: no restore runs; every call passes the restore gate.
+	RestoreNone RestoreState = iota
+	// RestoreChecking: the gate is closed while the Restorer decides
+	// whether anything is to be restored (a brand-new server, or one that
+	// ended on purpose, has nothing). Nothing announces it.
+	RestoreChecking
+	// RestoreRunning: the Restorer is restoring sessions (MarkRestoring):
+	// an answer given now may show part of the tree, and Health says
+	// restoring.
+	RestoreRunning
+)
+
+var restoreStateNames = [...]string{RestoreNone: "none", RestoreChecking: "checking", RestoreRunning: "running"}
+
+func (r RestoreState) String() string { return restoreStateNames[r] }
+
+// restoreRun is the restore in progress: done is closed when it ends; nil
+// when none runs.
+type restoreRun struct {
+	state RestoreState
+	done  chan struct{}
+	since time.Time
+}
+
 // beginRestore closes the gate. It is called before the new server is
 // marked up, so that no call slips in between; the returned function
 // opens it again, must be called on every path and may be called twice.
 func (s *Server) beginRestore() (end func()) {
 	done := make(chan struct{})
 	s.mu.Lock()
-	s.restoring, s.restoringSince = done, s.now()
+	s.restore = restoreRun{state: RestoreChecking, done: done, since: s.now()}
 	s.mu.Unlock()
 	var once sync.Once
 	return func() {
 		once.Do(func() {
 			s.mu.Lock()
-			if s.restoring == done {
-				s.restoring, s.restoringSince, s.rebuilding = nil, time.Time{}, false
+			if s.restore.done == done {
+				s.restore = restoreRun{}
 			}
 			s.mu.Unlock()
 			close(done)
@@ -87,31 +117,27 @@ func (s *Server) beginRestore() (end func()) {
 	}
 }
 
-// MarkRebuilding tells the supervisor that the restore whose Restorer
-// runs under ctx has found something to rebuild: from then until it ends,
-// Rebuilding and Health say that the server's sessions are being
-// restored. The gate closes earlier, while the Restorer decides; a restore
-// that finds nothing to rebuild (a brand-new server, one that ended on
-// purpose) is never announced. Outside a Restorer's calls it does nothing.
-func MarkRebuilding(ctx context.Context) {
+// MarkRestoring tells the supervisor that the Restorer running under ctx
+// has found something to restore: from then until the restore ends, its
+// state is RestoreRunning and Health says that the server's sessions are
+// being restored. Outside a Restorer's calls it does nothing.
+func MarkRestoring(ctx context.Context) {
 	s, _ := ctx.Value(restorerKey{}).(*Server)
 	if s == nil {
 		return
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.restoring != nil {
-		s.rebuilding = true
+	if s.restore.state == RestoreChecking {
+		s.restore.state = RestoreRunning
 	}
 }
 
-// Rebuilding reports whether a restore of this server's sessions runs and
-// has something to rebuild (MarkRebuilding): an answer given now may show
-// part of the tree.
-func (s *Server) Rebuilding() bool {
+// RestoreState returns where a restore of this server's sessions stands.
+func (s *Server) RestoreState() RestoreState {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.restoring != nil && s.rebuilding
+	return s.restore.state
 }
 
 // restoreInProgress returns the channel that closes when the running
@@ -119,7 +145,7 @@ func (s *Server) Rebuilding() bool {
 func (s *Server) restoreInProgress() <-chan struct{} {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.restoring
+	return s.restore.done
 }
 
 // awaitRestore waits while a restore runs, at most until ctx ends or

@@ -16,7 +16,7 @@ import (
 
 // pausedRestorer restores three sessions for real, and when armed stops
 // after the first until released: a restore slowed down on purpose, with
-// the tree half rebuilt while it waits.
+// the tree half restored while it waits.
 type pausedRestorer struct {
 	mu      sync.Mutex
 	half    chan struct{} // receives once the first session exists; nil: no pause
@@ -38,7 +38,7 @@ func (r *pausedRestorer) Restore(ctx context.Context, srv *Server) error {
 	half, release, panics := r.half, r.release, r.panics
 	r.calls++
 	r.mu.Unlock()
-	MarkRebuilding(ctx)
+	MarkRestoring(ctx)
 	if _, err := srv.Do(ctx, "new-session", "-d", "-s", "r1"); err != nil {
 		return err
 	}
@@ -122,7 +122,7 @@ func actAsync(t *testing.T, ctx context.Context, srv *Server) <-chan listing {
 }
 
 // TestCallDuringRestoreSeesWholeTree: after kill -9, a call that acts on
-// the tree while the restore has rebuilt one session of three waits, and
+// the tree while the restore has restored one session of three waits, and
 // then finds all three; a listing is answered at once with what exists;
 // the restore's own calls are not held up by the gate.
 func TestCallDuringRestoreSeesWholeTree(t *testing.T) {
@@ -265,8 +265,8 @@ func TestRestorerPanicOpensGate(t *testing.T) {
 	}
 }
 
-// idleRestorer finds nothing to rebuild: it holds the gate until released
-// and never calls MarkRebuilding.
+// idleRestorer finds nothing to restore: it holds the gate until released
+// and never calls MarkRestoring.
 type idleRestorer struct {
 	entered chan struct{}
 	release chan struct{}
@@ -282,9 +282,9 @@ func (r idleRestorer) Restore(ctx context.Context, srv *Server) error {
 }
 
 // TestRestoreWithNothingToRebuildIsNotAnnounced: the gate closes while a
-// Restorer decides, but until it calls MarkRebuilding nothing says that
+// Restorer decides, but until it calls MarkRestoring nothing says that
 // sessions are being restored (a brand-new server's first call must not
-// read that it was restarted); MarkRebuilding outside a Restorer's calls
+// read that it was restarted); MarkRestoring outside a Restorer's calls
 // does nothing.
 func TestRestoreWithNothingToRebuildIsNotAnnounced(t *testing.T) {
 	ts := tmuxtest.New(t)
@@ -293,11 +293,11 @@ func TestRestoreWithNothingToRebuildIsNotAnnounced(t *testing.T) {
 	go sup.Default(context.Background()) //nolint:errcheck // the test waits on the restorer instead
 	await(t, rs.entered, "the restorer")
 	srv := sup.Servers()[0]
-	MarkRebuilding(testCtx(t))
-	if !srv.Restoring() || srv.Rebuilding() || srv.Health().Restoring {
-		t.Errorf("while the restorer decides: gate closed %v, rebuilding %v, health restoring %v; want true, false, false",
-			srv.Restoring(), srv.Rebuilding(), srv.Health().Restoring)
+	MarkRestoring(testCtx(t))
+	if got, want := srv.RestoreState(), RestoreChecking; got != want || srv.Health().Restoring {
+		t.Errorf("while the restorer decides: restore state %v, health restoring %v; want %v, false",
+			got, srv.Health().Restoring, want)
 	}
 	close(rs.release)
-	tmuxtest.WaitFor(t, 10*time.Second, "the gate to open", func() bool { return !srv.Restoring() })
+	tmuxtest.WaitFor(t, 10*time.Second, "the gate to open", func() bool { return srv.RestoreState() == RestoreNone })
 }

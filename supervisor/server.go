@@ -22,8 +22,8 @@ type State string
 const (
 	StateUnknown    State = "unknown"    // not contacted yet
 	StateUp         State = "up"         // answering
-	StateDown       State = "down"       // dead; started again on the next call unless recovery gave up
-	StateRestarting State = "restarting" // dead, a recovery is scheduled or running
+	StateDown       State = "down"       // dead; started again on the next call unless the restart policy gave up
+	StateRestarting State = "restarting" // dead, a restart is scheduled or running
 	StateClosed     State = "closed"     // supervision ended
 )
 
@@ -84,12 +84,8 @@ type Server struct {
 	killRequested bool
 	lastStructure time.Time // last %sessions-changed seen on the command connection
 	lastReprobe   time.Time
-	// restoring is closed when the running restore ends; nil when none
-	// runs (restoregate.go). rebuilding says that the running restore's
-	// Restorer found something to rebuild (MarkRebuilding).
-	restoring      chan struct{}
-	restoringSince time.Time
-	rebuilding     bool
+	// restore is the restore in progress, if any (restoregate.go).
+	restore restoreRun
 	monitorStop    context.CancelFunc
 	monitorDone    chan struct{}
 	wake           chan struct{}

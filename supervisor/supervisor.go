@@ -90,7 +90,7 @@ type Config struct {
 
 	// Restart is the restart policy after a server death.
 	Restart death.RestartPolicy
-	// Restorer, when set, is called after a server was restarted to rebuild
+	// Restorer, when set, is called after a server was restarted to restore
 	// what was lost.
 	Restorer Restorer
 
@@ -110,7 +110,7 @@ func (c Config) withDefaults() Config {
 		// supervision that changes a server is off. No server is
 		// started (a socket that names none stays without one, and a
 		// crashed server is neither started again nor restored from the
-		// journal: no Restorer, no recovery in died); the exec transport
+		// journal: no Restorer, no restart in died); the exec transport
 		// carries every command, so no hidden session is created, no
 		// control client attaches and no watcher follows a session (the
 		// capture cache falls back to its state probe); a hung server is
@@ -186,7 +186,7 @@ const DefaultMaxWatchers = 32
 // ErrTooManyServers is returned for a server beyond Config.MaxServers.
 var ErrTooManyServers = errors.New("supervisor: too many servers")
 
-// Restorer rebuilds a server's sessions after a restart. The journal
+// Restorer restores a server's sessions after a restart. The journal
 // implements it; the supervisor only calls it.
 type Restorer interface {
 	Restore(ctx context.Context, srv *Server) error

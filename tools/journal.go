@@ -21,7 +21,7 @@ type Journal interface {
 	Events(sock tmux.Socket, since time.Time, limit int) ([]JournalEvent, error)
 	// Snapshots lists the stored snapshots of sock's server, newest first.
 	Snapshots(sock tmux.Socket, limit int) ([]SnapshotSummary, error)
-	// Restore rebuilds srv from snapshot seq (0: the latest of an earlier
+	// Restore restores srv from snapshot seq (0: the latest of an earlier
 	// server), or only plans it.
 	Restore(ctx context.Context, srv *supervisor.Server, seq uint64, dryRun bool) (RestoreSummary, error)
 	// RecordCreated records how a tool created pane: the exact argv
@@ -168,7 +168,7 @@ func ListSnapshots(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 	})
 }
 
-// RestoreSessions rebuilds sessions, windows and panes from a snapshot;
+// RestoreSessions restores sessions, windows and panes from a snapshot;
 // what exists is left alone.
 func RestoreSessions(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 	t := newTool("restore_sessions", "Recreate sessions, windows, panes from a snapshot; existing ones are kept. dry_run lists the steps.",

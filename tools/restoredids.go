@@ -36,7 +36,7 @@ type resolutions struct {
 	restoring bool
 	// gated is the server whose restore gate was closed when the call
 	// began, before its Restorer said whether there is anything to
-	// rebuild: annotate asks again.
+	// restore: annotate asks again.
 	gated *supervisor.Server
 }
 
@@ -46,7 +46,7 @@ type resolutions struct {
 // on, each tmux command waiting as it must (supervisor.Server.Do); their
 // result says that a restore was under way.
 func (d Deps) awaitRestore(ctx context.Context, srv *supervisor.Server, p params) error {
-	if srv == nil || !srv.Restoring() {
+	if srv == nil || srv.RestoreState() == supervisor.RestoreNone {
 		return nil
 	}
 	for _, k := range targetParams {
@@ -56,7 +56,7 @@ func (d Deps) awaitRestore(ctx context.Context, srv *supervisor.Server, p params
 	}
 	if r, _ := ctx.Value(resolutionsKey{}).(*resolutions); r != nil {
 		r.mu.Lock()
-		if srv.Rebuilding() {
+		if srv.RestoreState() == supervisor.RestoreRunning {
 			r.restoring = true
 		} else {
 			r.gated = srv
@@ -85,11 +85,11 @@ func (r *resolutions) add(old, cur string) {
 
 // annotate adds the resolved IDs, if any, to res: in _meta and as a text
 // block, so that no agent misses that it acted on a new ID. A call
-// answered while a restore was rebuilding the tree says so too; a restore
-// that finds nothing to rebuild (a brand-new server) is not mentioned.
+// answered while a restore was restoring the tree says so too; a restore
+// that finds nothing to restore (a brand-new server) is not mentioned.
 func (r *resolutions) annotate(res *mcp.CallToolResult) {
 	r.mu.Lock()
-	m, restoring := maps.Clone(r.m), r.restoring || r.gated != nil && r.gated.Rebuilding()
+	m, restoring := maps.Clone(r.m), r.restoring || r.gated != nil && r.gated.RestoreState() == supervisor.RestoreRunning
 	r.mu.Unlock()
 	if restoring && res != nil {
 		setMeta(res, "restoring", true)

@@ -10,13 +10,13 @@ import (
 // RestartPolicy says how a dead server is brought back. Zero fields take
 // the defaults documented on each field.
 type RestartPolicy struct {
-	// MaxAttempts is how many recoveries in a row may be tried before the
+	// MaxAttempts is how many restarts in a row may be tried before the
 	// server is declared down (5). A server that stays up for StableAfter
 	// starts counting from zero again.
 	MaxAttempts int
-	// Initial is the delay before the first recovery (200ms); each further
+	// Initial is the delay before the first restart (200ms); each further
 	// attempt waits Multiplier (2) times longer, at most Max (10s). The
-	// first recovery after a clean history (the server had been up for
+	// first restart after a clean history (the server had been up for
 	// StableAfter when it died) starts at once: only repeated deaths back
 	// off.
 	Initial    time.Duration
@@ -90,7 +90,7 @@ const (
 	// ActStartOnDemand: the server ended normally; start one (and restore)
 	// when the next call needs it, not before.
 	ActStartOnDemand
-	// ActGiveUp: recovery is impossible or exhausted; calls fail with
+	// ActGiveUp: restart is impossible or exhausted; calls fail with
 	// ErrServerDown until something changes.
 	ActGiveUp
 )
@@ -116,7 +116,7 @@ type Decision struct {
 	Action Action
 	// Delay is how long to wait before acting.
 	Delay time.Duration
-	// Attempt is this recovery's number (1-based) and Max the policy's
+	// Attempt is this restart's number (1-based) and Max the policy's
 	// MaxAttempts; both are zero for actions that use no attempt.
 	Attempt, Max int
 	// Reason explains the decision in words, for events and errors.
@@ -135,7 +135,7 @@ type Tracker struct {
 	policy   RestartPolicy
 	clock    *clockAt
 	backoff  *backoff.ExponentialBackOff
-	attempts int       // recoveries since the last reset
+	attempts int       // restarts since the last reset
 	upSince  time.Time // when the current server was first seen healthy; zero while down
 	history  []restartRecord
 
@@ -187,7 +187,7 @@ func (t *Tracker) ResetIfStable(now time.Time) {
 	}
 }
 
-// reset forgets the attempts made, for a recovery asked for explicitly
+// reset forgets the attempts made, for a restart asked for explicitly
 // after the tracker gave up.
 func (t *Tracker) Reset(now time.Time) {
 	t.attempts = 0
@@ -210,7 +210,7 @@ func (t *Tracker) Decide(now time.Time, c Cause) Decision {
 }
 
 // decideCause decides for cause c. clean says the server had been up for
-// StableAfter: its first recovery then waits for nothing.
+// StableAfter: its first restart then waits for nothing.
 func (t *Tracker) decideCause(now time.Time, c Cause, clean bool) Decision {
 	var act Action
 	switch c {

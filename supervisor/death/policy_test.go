@@ -99,7 +99,7 @@ func TestDecideResetsAfterStablePeriod(t *testing.T) {
 		wantDelay   time.Duration
 	}{
 		{"short run keeps counting", 59 * time.Second, true, 3, 800 * time.Millisecond},
-		// After a stable run the history is clean: the first recovery starts at once.
+		// After a stable run the history is clean: the first restart starts at once.
 		{"stable run resets via up", 60 * time.Second, true, 1, 0},
 		{"stable run resets at decide", 90 * time.Second, false, 1, 0},
 	}
@@ -125,7 +125,7 @@ func TestDecideResetsAfterStablePeriod(t *testing.T) {
 }
 
 // TestDecideFirstRestartAfterCleanHistory checks that a server that dies
-// after StableAfter of health is recovered at once, and that deaths that
+// after StableAfter of health is restarted at once, and that deaths that
 // follow soon after still back off.
 func TestDecideFirstRestartAfterCleanHistory(t *testing.T) {
 	tr := NewTracker(RestartPolicy{}, 0)
