@@ -142,7 +142,7 @@ func RenameSession(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if err != nil {
 			return nil, err
 		}
-		if _, err := srv.Do(ctx, "rename-session", "-t", string(s.ID), "--", name); err != nil {
+		if err := srv.RenameSession(ctx, s.ID, name); err != nil {
 			return nil, err
 		}
 		if s, err = sessionByID(ctx, srv, s.ID); err != nil {
@@ -173,7 +173,7 @@ func KillSession(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 				return nil, err
 			}
 		}
-		if _, err := srv.Do(ctx, "kill-session", "-t", string(s.ID)); err != nil {
+		if err := srv.KillSession(ctx, s.ID); err != nil {
 			return nil, err
 		}
 		label := p.str("session_name")
@@ -204,7 +204,7 @@ func SelectWindow(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 			if err != nil {
 				return nil, err
 			}
-			if _, err := srv.Do(ctx, "select-window", "-t", string(w.ID)); err != nil {
+			if err := srv.SelectWindow(ctx, w.ID); err != nil {
 				return nil, err
 			}
 			if w, err = windowIn(ctx, srv, w.ID, w.SessionID); err != nil {
@@ -216,8 +216,9 @@ func SelectWindow(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if err != nil {
 			return nil, err
 		}
-		cmd := map[string]string{"next": "next-window", "previous": "previous-window", "last": "last-window"}[dir]
-		if _, err := srv.Do(ctx, cmd, "-t", string(s.ID)); err != nil {
+		step := map[string]func(context.Context, tmux.SessionID) error{
+			"next": srv.NextWindow, "previous": srv.PreviousWindow, "last": srv.LastWindow}[dir]
+		if err := step(ctx, s.ID); err != nil {
 			return nil, err
 		}
 		if s, err = sessionByID(ctx, srv, s.ID); err != nil {
