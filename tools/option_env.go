@@ -50,15 +50,7 @@ func ShowEnvironment(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 			"values_hidden": tBool, "matched": tInt, "left_out": tInt, "unreadable": tInt, "note": tString}),
 		pSessionName, pSessionID, pSocket, pFilters, pLimitItems)
 	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
-		filters, err := p.object("filters")
-		if err != nil {
-			return nil, err
-		}
-		limit, err := limitArg(p, listLimit)
-		if err != nil {
-			return nil, err
-		}
-		srv, err := d.server(ctx, p)
+		srv, la, err := d.listOnServer(ctx, p, listLimit)
 		if err != nil {
 			return nil, err
 		}
@@ -82,7 +74,7 @@ func ShowEnvironment(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		for _, name := range sortedKeys(parsed) {
 			names = append(names, envName{name})
 		}
-		pg, err := paginate(names, filters, limit, false)
+		pg, err := paginate(names, la.filters, la.limit, false)
 		if err != nil {
 			return nil, err
 		}

@@ -63,7 +63,7 @@ func SearchPanes(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if err != nil {
 			return nil, err
 		}
-		limit, err := positiveArg(p, "limit", searchPanes)
+		limit, err := limitArg(p, searchPanes)
 		if err != nil {
 			return nil, err
 		}

@@ -14,15 +14,7 @@ func ListWindows(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 	t := newTool("list_windows", "List windows of a session, or of the server.", hintsRead, pageOf("result", withCaller(windowSchema)),
 		pSessionName, pSessionID, pSocket, pFilters, pLimitItems)
 	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
-		filters, err := p.object("filters")
-		if err != nil {
-			return nil, err
-		}
-		limit, err := limitArg(p, listLimit)
-		if err != nil {
-			return nil, err
-		}
-		srv, err := d.server(ctx, p)
+		srv, la, err := d.listOnServer(ctx, p, listLimit)
 		if err != nil {
 			return nil, err
 		}
@@ -50,7 +42,7 @@ func ListWindows(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 				out = append(out, info)
 			}
 		}
-		pg, err := paginate(out, filters, limit, false)
+		pg, err := paginate(out, la.filters, la.limit, false)
 		if err != nil {
 			return nil, err
 		}
