@@ -134,7 +134,7 @@ func LoadBuffer(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 			return nil, err
 		}
 		defer f.remove()
-		if _, err := srv.Do(ctx, "load-buffer", "-b", name, "--", f.name); err != nil {
+		if err := srv.LoadBuffer(ctx, name, f.name); err != nil {
 			return nil, bufferError("load-buffer", name, err)
 		}
 		return structured(map[string]string{"buffer_name": name, "logical_name": logical})
@@ -188,7 +188,7 @@ func readBuffer(ctx context.Context, srv *supervisor.Server, name string) (strin
 		return "", err
 	}
 	defer f.remove()
-	if _, err := srv.Do(ctx, "save-buffer", "-b", name, "--", f.name); err != nil {
+	if err := srv.SaveBuffer(ctx, name, f.name); err != nil {
 		return "", bufferError("show-buffer", name, err)
 	}
 	b, err := os.ReadFile(f.name)
@@ -216,12 +216,10 @@ func PasteBuffer(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if err := d.checkTypingSelf(ctx, srv, x.ID); err != nil {
 			return nil, err
 		}
-		args := []string{"paste-buffer", "-b", name, "-t", string(x.ID)}
-		if _, set := p["bracket"]; !set || p.boolean("bracket") {
-			args = append(args, "-p")
-		}
+		_, set := p["bracket"]
+		opt := supervisor.PasteOptions{Bracket: !set || p.boolean("bracket")}
 		d.markSend(ctx, srv, x)
-		if _, err := srv.Do(ctx, args...); err != nil {
+		if err := srv.PasteBuffer(ctx, x.ID, name, opt); err != nil {
 			return nil, bufferError("paste-buffer", name, err)
 		}
 		return message(fmt.Sprintf("Buffer '%s' pasted to pane %s", name, x.ID))
@@ -263,16 +261,12 @@ func (d Deps) deleteBuffers(timeout time.Duration) {
 		if srv.State() != supervisor.StateUp {
 			continue
 		}
-		out, err := srv.Do(ctx, "list-buffers", "-F", tmux.RecordFormat("buffer_name"))
+		names, err := srv.ListBuffers(ctx)
 		if err != nil {
 			continue
 		}
-		recs, err := tmux.ParseRecords(out, 1)
-		if err != nil {
-			continue
-		}
-		for _, r := range recs {
-			if name := r[0]; strings.HasPrefix(name, d.bufNS) {
+		for _, name := range names {
+			if strings.HasPrefix(name, d.bufNS) {
 				srv.DeleteBuffer(ctx, name) //nolint:errcheck // best effort at shutdown
 			}
 		}

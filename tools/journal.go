@@ -103,7 +103,7 @@ func JournalEvents(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		hintsRead, pageOf("result", journalEventSchema),
 		mcp.WithString("since"), pLimit, pFilters, pSocket)
 	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
-		filters, err := p.object("filters")
+		sock, la, err := d.listOnSocket(p, 50)
 		if err != nil {
 			return nil, err
 		}
@@ -111,23 +111,15 @@ func JournalEvents(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if err != nil {
 			return nil, err
 		}
-		sock, err := d.socket(p)
-		if err != nil {
-			return nil, err
-		}
 		j, err := d.journal()
 		if err != nil {
 			return nil, err
-		}
-		limit, ok := p.integer("limit")
-		if !ok {
-			limit = 50
 		}
 		events, err := j.Events(sock, since, 0)
 		if err != nil {
 			return nil, journalError(err)
 		}
-		pg, err := paginate(events, filters, limit, true)
+		pg, err := paginate(events, la.filters, la.limit, true)
 		if err != nil {
 			return nil, err
 		}
@@ -140,11 +132,7 @@ func ListSnapshots(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 	t := newTool("list_snapshots", "Stored snapshots of a tmux server's session tree, newest first.",
 		hintsRead, pageOf("result", snapshotInfoSchema), pLimit, pFilters, pSocket)
 	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
-		filters, err := p.object("filters")
-		if err != nil {
-			return nil, err
-		}
-		sock, err := d.socket(p)
+		sock, la, err := d.listOnSocket(p, 20)
 		if err != nil {
 			return nil, err
 		}
@@ -152,15 +140,11 @@ func ListSnapshots(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if err != nil {
 			return nil, err
 		}
-		limit, ok := p.integer("limit")
-		if !ok {
-			limit = 20
-		}
 		snaps, err := j.Snapshots(sock, 0)
 		if err != nil {
 			return nil, journalError(err)
 		}
-		pg, err := paginate(snaps, filters, limit, false)
+		pg, err := paginate(snaps, la.filters, la.limit, false)
 		if err != nil {
 			return nil, err
 		}

@@ -83,8 +83,3 @@ func pageResult(v any, leftOut, matched int, how string) (*mcp.CallToolResult, e
 	}
 	return res, nil
 }
-
-// limitArg reads a listing's limit: def when absent, at least 1.
-func limitArg(p params, def int) (int, error) {
-	return positiveArg(p, "limit", def)
-}

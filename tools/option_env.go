@@ -12,17 +12,18 @@ import (
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
 )
 
-// envScope returns -t $N for the session a call names, or -g. Without
-// either, tmux would use the "current" session: tmux-mcp's hidden one.
-func envScope(ctx context.Context, srv *supervisor.Server, p params) ([]string, error) {
+// envScope returns the session a call names, or "" for the global
+// environment (-g). Without either, tmux would use the "current"
+// session: tmux-mcp's hidden one.
+func envScope(ctx context.Context, srv *supervisor.Server, p params) (tmux.SessionID, error) {
 	if p.str("session_id") == "" && p.str("session_name") == "" {
-		return []string{"-g"}, nil
+		return "", nil
 	}
 	s, err := findSession(ctx, srv, p)
 	if err != nil {
-		return nil, err
+		return "", err
 	}
-	return []string{"-t", string(s.ID)}, nil
+	return s.ID, nil
 }
 
 // envNameProblem says what is wrong with an environment variable name, or
@@ -49,30 +50,21 @@ func ShowEnvironment(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 			"values_hidden": tBool, "matched": tInt, "left_out": tInt, "unreadable": tInt, "note": tString}),
 		pSessionName, pSessionID, pSocket, pFilters, pLimitItems)
 	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
-		filters, err := p.object("filters")
+		srv, la, err := d.listOnServer(ctx, p, listLimit)
 		if err != nil {
 			return nil, err
 		}
-		limit, err := limitArg(p, listLimit)
-		if err != nil {
-			return nil, err
-		}
-		srv, err := d.server(ctx, p)
-		if err != nil {
-			return nil, err
-		}
-		scope, err := envScope(ctx, srv, p)
-		if err != nil {
-			return nil, err
-		}
-		out, err := srv.Do(ctx, append(append([]string{}, tmux.EnvironmentArgs...), scope...)...)
+		session, err := envScope(ctx, srv, p)
 		if err != nil {
 			return nil, err
 		}
 		// A variable whose record cannot be read (a name a pane's program
 		// set, holding what tmux's output cannot carry) is left out and
 		// counted, never the whole call's failure.
-		parsed, skipped := tmux.ParseEnvironment(out)
+		parsed, skipped, err := srv.ShowEnvironment(ctx, session)
+		if err != nil {
+			return nil, err
+		}
 		// Filters see names only: a filter on values would read them at
 		// the readonly tier, one guess at a time.
 		type envName struct {
@@ -82,7 +74,7 @@ func ShowEnvironment(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		for _, name := range sortedKeys(parsed) {
 			names = append(names, envName{name})
 		}
-		pg, err := paginate(names, filters, limit, false)
+		pg, err := paginate(names, la.filters, la.limit, false)
 		if err != nil {
 			return nil, err
 		}
@@ -137,11 +129,11 @@ func SetEnvironment(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if err != nil {
 			return nil, err
 		}
-		scope, err := envScope(ctx, srv, p)
+		session, err := envScope(ctx, srv, p)
 		if err != nil {
 			return nil, err
 		}
-		if _, err := srv.Do(ctx, append(append([]string{"set-environment"}, scope...), "--", name, value)...); err != nil {
+		if err := srv.SetEnvironment(ctx, session, name, value); err != nil {
 			return nil, err
 		}
 		return structured(map[string]string{"name": name, "value": value, "status": "set"})

@@ -17,15 +17,7 @@ func ListPanes(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		hintsRead, pageOf("result", paneSchema),
 		pSessionName, pSessionID, pWindowID, pWindowIndex, pSocket, pFilters, pLimitItems)
 	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
-		filters, err := p.object("filters")
-		if err != nil {
-			return nil, err
-		}
-		limit, err := limitArg(p, listLimit)
-		if err != nil {
-			return nil, err
-		}
-		srv, err := d.server(ctx, p)
+		srv, la, err := d.listOnServer(ctx, p, listLimit)
 		if err != nil {
 			return nil, err
 		}
@@ -57,7 +49,7 @@ func ListPanes(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 				out = append(out, d.paneInfo(x, srv.Socket()))
 			}
 		}
-		pg, err := paginate(out, filters, limit, false)
+		pg, err := paginate(out, la.filters, la.limit, false)
 		if err != nil {
 			return nil, err
 		}

@@ -179,8 +179,6 @@ var snapshotFields = []string{"pane_id", "session_name", "cursor_x", "cursor_y",
 	"pane_tty", "pane_pid", "pane_dead", "alternate_on", "pane_in_mode", "pane_mode", "scroll_position",
 	"history_size", "pane_title", "pane_current_command", "pane_current_path"}
 
-var snapshotFormat = tmux.RecordFormat(snapshotFields...)
-
 // paneSnapshot is snapshot_pane's result: libtmux-mcp's PaneSnapshot
 // without the geometry and tty (get_pane_info has them; tools/list has a
 // byte budget), plus the capture's digest and freshness.
@@ -222,7 +220,7 @@ func SnapshotPane(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if err != nil {
 			return nil, err
 		}
-		f, err := displayFields(ctx, srv, id, snapshotFormat, len(snapshotFields))
+		f, err := displayFields(ctx, srv, id, snapshotFields...)
 		if err != nil {
 			return nil, err
 		}

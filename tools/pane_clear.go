@@ -26,10 +26,10 @@ func ClearPane(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		defer unlock()
 		// The reset first: with scroll-on-clear (tmux 3.3) it pushes the
 		// screen into the history, which clear-history then drops.
-		if _, err := srv.Do(ctx, "send-keys", "-R", "-t", string(pn.ID)); err != nil {
+		if err := srv.ResetTerminal(ctx, pn.ID); err != nil {
 			return nil, err
 		}
-		if _, err := srv.Do(ctx, "clear-history", "-t", string(pn.ID)); err != nil {
+		if err := srv.ClearHistory(ctx, pn.ID); err != nil {
 			return nil, err
 		}
 		return message("Pane cleared: " + string(pn.ID))

@@ -2,7 +2,6 @@ package tools
 
 import (
 	"context"
-	"strconv"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -20,11 +19,11 @@ func EnterCopyMode(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if err := d.guardPane(ctx, srv, x.ID, refuseCopyMode, "put in copy mode"); err != nil {
 			return nil, err
 		}
-		if _, err := srv.Do(ctx, "copy-mode", "-t", string(x.ID)); err != nil {
+		if err := srv.CopyMode(ctx, x.ID); err != nil {
 			return nil, err
 		}
 		if n, _ := p.integer("scroll_up"); n > 0 {
-			if _, err := srv.Do(ctx, "send-keys", "-X", "-N", strconv.Itoa(n), "-t", string(x.ID), "scroll-up"); err != nil {
+			if err := srv.ScrollUp(ctx, x.ID, n); err != nil {
 				return nil, err
 			}
 		}
@@ -46,7 +45,7 @@ func ExitCopyMode(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 			if err := d.guardPane(ctx, srv, x.ID, refuseCopyMode, "take out of copy mode"); err != nil {
 				return nil, err
 			}
-			if _, err := srv.Do(ctx, "send-keys", "-X", "-t", string(x.ID), "cancel"); err != nil {
+			if err := srv.CancelCopyMode(ctx, x.ID); err != nil {
 				return nil, err
 			}
 		}

@@ -40,11 +40,10 @@ func DisplayMessage(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if err != nil {
 			return nil, err
 		}
-		// "--": a format that starts with "-" is not a flag.
-		out, err := srv.Do(ctx, "display-message", "-p", "-t", string(x.ID), "--", format)
+		out, err := srv.DisplayMessage(ctx, x.ID, format)
 		if err != nil {
 			return nil, err
 		}
-		return message(strings.TrimSuffix(string(out), "\n"))
+		return message(out)
 	})
 }

@@ -73,8 +73,7 @@ func SetPaneTitle(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if err != nil {
 			return nil, err
 		}
-		// select-pane -T expands formats; the wire keeps the title literal.
-		if _, err := srv.Do(ctx, "select-pane", "-t", string(x.ID), "-T", p.str("title")); err != nil {
+		if err := srv.SetPaneTitle(ctx, x.ID, p.str("title")); err != nil {
 			return nil, err
 		}
 		return d.paneResult(ctx, srv, x.ID)

@@ -2,16 +2,13 @@ package tools
 
 import (
 	"context"
-	"strconv"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/tmux-mcp/tmux-mcp/supervisor"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
 )
-
-// selectPaneFlags maps select_pane's relative directions to select-pane.
-var selectPaneFlags = map[string]string{"up": "-U", "down": "-D", "left": "-L", "right": "-R", "last": "-l"}
 
 // SelectPane makes a pane the active one of its window.
 func SelectPane(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
@@ -33,7 +30,7 @@ func SelectPane(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 			if err != nil {
 				return nil, err
 			}
-			if _, err := srv.Do(ctx, "select-pane", "-t", string(x.ID)); err != nil {
+			if err := srv.SelectPane(ctx, x.ID); err != nil {
 				return nil, err
 			}
 			return d.paneResult(ctx, srv, x.ID)
@@ -43,8 +40,9 @@ func SelectPane(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 			return nil, err
 		}
 		win := panes[0].WindowID
-		if flag, ok := selectPaneFlags[dir]; ok {
-			_, err = srv.Do(ctx, "select-pane", flag, "-t", string(win))
+		if dir != "next" && dir != "previous" {
+			// up, down, left, right and last are supervisor.PaneDirections.
+			err = srv.SelectPaneToward(ctx, win, supervisor.PaneDirection(dir))
 		} else {
 			// next and previous go by absolute ID: "-t +" would resolve
 			// against a client's current window, not this one.
@@ -58,7 +56,7 @@ func SelectPane(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 			if dir == "previous" {
 				step = len(panes) - 1
 			}
-			_, err = srv.Do(ctx, "select-pane", "-t", string(panes[(cur+step)%len(panes)].ID))
+			err = srv.SelectPane(ctx, panes[(cur+step)%len(panes)].ID)
 		}
 		if err != nil {
 			return nil, err
@@ -94,8 +92,7 @@ func SwapPane(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 				return nil, err
 			}
 		}
-		// -d: swapping is not selecting.
-		if _, err := srv.Do(ctx, "swap-pane", "-d", "-s", src, "-t", dst); err != nil {
+		if err := srv.SwapPanes(ctx, tmux.PaneID(src), tmux.PaneID(dst)); err != nil {
 			return nil, err
 		}
 		return d.paneResult(ctx, srv, tmux.PaneID(src))
@@ -123,27 +120,27 @@ func ResizePane(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if err != nil {
 			return nil, err
 		}
-		toggle := []string{"resize-pane", "-Z", "-t", string(x.ID)}
-		var cmds [][]string
+		toggles := 0
 		switch {
 		case !hasZoom:
-			args := []string{"resize-pane", "-t", string(x.ID)}
-			if hasW {
-				args = append(args, "-x", strconv.Itoa(w))
+			if !hasW {
+				w = 0 // left as it is
 			}
-			if hasH {
-				args = append(args, "-y", strconv.Itoa(h))
+			if !hasH {
+				h = 0
 			}
-			cmds = append(cmds, args)
-		// resize-pane -Z toggles the window's zoom (a zoomed window's
-		// zoomed pane is its active one): toggle only as needed.
+			if err := srv.ResizePane(ctx, x.ID, w, h); err != nil {
+				return nil, err
+			}
+		// ToggleZoom toggles the window's zoom (a zoomed window's zoomed
+		// pane is its active one): toggle only as needed.
 		case p.boolean("zoom") && x.WindowZoomed && !x.Active:
-			cmds = append(cmds, toggle, toggle)
+			toggles = 2
 		case p.boolean("zoom") != x.WindowZoomed:
-			cmds = append(cmds, toggle)
+			toggles = 1
 		}
-		for _, args := range cmds {
-			if _, err := srv.Do(ctx, args...); err != nil {
+		for range toggles {
+			if err := srv.ToggleZoom(ctx, x.ID); err != nil {
 				return nil, err
 			}
 		}

@@ -69,7 +69,7 @@ func KillPane(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if err := d.guardPane(ctx, srv, x.ID, refusePane, "kill"); err != nil {
 			return nil, err
 		}
-		if _, err := srv.Do(ctx, "kill-pane", "-t", string(x.ID)); err != nil {
+		if err := srv.KillPane(ctx, x.ID); err != nil {
 			return nil, err
 		}
 		return message("Pane killed: " + string(x.ID))

@@ -56,20 +56,15 @@ func paste(ctx context.Context, srv *supervisor.Server, pane tmux.PaneID, text s
 		}
 	}()
 	for i, chunk := range chunks(text, maxKeysArg) {
-		args := []string{"set-buffer", "-b", name, "--", chunk}
+		store := srv.SetBuffer
 		if i > 0 {
-			args = []string{"set-buffer", "-a", "-b", name, "--", chunk}
+			store = srv.AppendBuffer
 		}
-		if _, err := srv.Do(ctx, args...); err != nil {
+		if err := store(ctx, name, chunk); err != nil {
 			return err
 		}
 	}
-	args := []string{"paste-buffer", "-d", "-b", name, "-t", string(pane)}
-	if bracket {
-		args = append(args, "-p")
-	}
-	_, err = srv.Do(ctx, args...)
-	return err
+	return srv.PasteBuffer(ctx, pane, name, supervisor.PasteOptions{Delete: true, Bracket: bracket})
 }
 
 // bufferName returns a buffer name no other call uses:

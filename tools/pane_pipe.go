@@ -34,7 +34,7 @@ func PipePane(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 			return nil, err
 		}
 		if !given {
-			if _, err := srv.Do(ctx, "pipe-pane", "-t", string(pn.ID)); err != nil {
+			if err := srv.StopPipe(ctx, pn.ID); err != nil {
 				return nil, err
 			}
 			return message("Piping stopped for pane " + string(pn.ID))
@@ -52,7 +52,7 @@ func PipePane(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 			redirect = ">"
 		}
 		cmd := "cat " + redirect + " " + shQuote(path)
-		if _, err := srv.Do(ctx, "pipe-pane", "-t", string(pn.ID), cmd); err != nil {
+		if err := srv.PipePane(ctx, pn.ID, cmd); err != nil {
 			return nil, err
 		}
 		return message(fmt.Sprintf("Piping pane %s to %s", pn.ID, path))
@@ -67,7 +67,7 @@ func paneDir(ctx context.Context, srv *supervisor.Server, pane tmux.PaneID) (str
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
 	for {
-		f, err := displayFields(ctx, srv, pane, tmux.RecordFormat("pane_pid"), 1)
+		f, err := displayFields(ctx, srv, pane, "pane_pid")
 		if err != nil {
 			return "", err
 		}
@@ -82,7 +82,7 @@ func paneDir(ctx context.Context, srv *supervisor.Server, pane tmux.PaneID) (str
 		case <-time.After(10 * time.Millisecond):
 		}
 	}
-	f, err := displayFields(ctx, srv, pane, tmux.RecordFormat("pane_current_path"), 1)
+	f, err := displayFields(ctx, srv, pane, "pane_current_path")
 	if err != nil {
 		return "", err
 	}

@@ -63,7 +63,7 @@ func SearchPanes(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if err != nil {
 			return nil, err
 		}
-		limit, err := positiveArg(p, "limit", searchPanes)
+		limit, err := limitArg(p, searchPanes)
 		if err != nil {
 			return nil, err
 		}
@@ -243,15 +243,15 @@ func fastFilter(ctx context.Context, srv *supervisor.Server, panes []tmux.Pane, 
 	if matchCase {
 		flag = "C:"
 	}
-	out, err := srv.Do(ctx, "list-panes", "-a", "-f", "#{"+flag+filterEscape(pattern)+"}", "-F", "#{pane_id}")
+	ids, err := srv.FilterPanes(ctx, "#{"+flag+filterEscape(pattern)+"}")
 	if err != nil {
 		return nil, err
 	}
-	hit := map[string]bool{}
-	for _, id := range strings.Fields(string(out)) {
+	hit := map[tmux.PaneID]bool{}
+	for _, id := range ids {
 		hit[id] = true
 	}
-	return slices.DeleteFunc(panes, func(x tmux.Pane) bool { return !hit[string(x.ID)] }), nil
+	return slices.DeleteFunc(panes, func(x tmux.Pane) bool { return !hit[x.ID] }), nil
 }
 
 // filterEscape escapes a literal for #{C:...}.

@@ -21,7 +21,7 @@ var paneStateFormat = tmux.RecordFormat(paneStateFields...)
 // does not exist (or belongs to tmux-mcp's hidden session) is a "Pane not
 // found" error.
 func readPane(ctx context.Context, srv *supervisor.Server, id tmux.PaneID) (tmux.Pane, error) {
-	f, err := displayFields(ctx, srv, id, paneStateFormat, len(paneStateFields))
+	f, err := displayFields(ctx, srv, id, paneStateFields...)
 	if err != nil {
 		return tmux.Pane{}, err
 	}
@@ -51,21 +51,15 @@ func paneState(id tmux.PaneID, f []string) (tmux.Pane, error) {
 	return pn, nil
 }
 
-// displayFields runs display-message -p -t pane format (a tmux.RecordFormat
-// of want variables) and decodes its one record.
-func displayFields(ctx context.Context, srv *supervisor.Server, pane tmux.PaneID, format string, want int) ([]string, error) {
-	out, err := srv.Do(ctx, "display-message", "-p", "-t", string(pane), format)
+// displayFields reads the format variables fields of pane as one record
+// (supervisor.Server.DisplayRecord); a pane that does not exist is a
+// "Pane not found" error.
+func displayFields(ctx context.Context, srv *supervisor.Server, pane tmux.PaneID, fields ...string) ([]string, error) {
+	f, err := srv.DisplayRecord(ctx, pane, fields...)
 	if errors.Is(err, tmux.ErrNotFound) {
 		return nil, paneNotFound(pane)
 	}
-	if err != nil {
-		return nil, err
-	}
-	f, err := tmux.ParseRecord(out, want)
-	if err != nil {
-		return nil, fmt.Errorf("tools: display-message for %s: %w", pane, err)
-	}
-	return f, nil
+	return f, err
 }
 
 func paneNotFound(id tmux.PaneID) error {

@@ -36,19 +36,12 @@ const (
 // pane tmux-mcp runs in, through synchronize-panes: pane is in own's
 // window and both have the option on. One list-panes of own's window.
 func syncedWithOwn(ctx context.Context, srv *supervisor.Server, own, pane tmux.PaneID) (bool, error) {
-	out, err := srv.Do(ctx, "list-panes", "-t", string(own), "-F", "#{pane_id} #{pane_synchronized}")
+	synced, err := srv.SynchronizedPanes(ctx, own)
 	if errors.Is(err, tmux.ErrNotFound) {
 		return false, nil // the own pane is gone: nothing to reach
 	}
 	if err != nil {
 		return false, err
-	}
-	synced := map[tmux.PaneID]bool{}
-	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		id, on, ok := strings.Cut(line, " ")
-		if ok {
-			synced[tmux.PaneID(id)] = on == "1"
-		}
 	}
 	return synced[own] && synced[pane], nil
 }

@@ -20,15 +20,7 @@ func ListSessions(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 	t := newTool("list_sessions", "List sessions.", hintsRead, pageOf("result", withCaller(sessionSchema)),
 		pSocket, pFilters, pLimitItems)
 	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
-		filters, err := p.object("filters")
-		if err != nil {
-			return nil, err
-		}
-		limit, err := limitArg(p, listLimit)
-		if err != nil {
-			return nil, err
-		}
-		srv, err := d.server(ctx, p)
+		srv, la, err := d.listOnServer(ctx, p, listLimit)
 		if err != nil {
 			return nil, err
 		}
@@ -46,7 +38,7 @@ func ListSessions(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 			info.IsCaller = m.isSession(s.ID)
 			out = append(out, info)
 		}
-		pg, err := paginate(out, filters, limit, false)
+		pg, err := paginate(out, la.filters, la.limit, false)
 		if err != nil {
 			return nil, err
 		}
@@ -64,7 +56,7 @@ func ListServers(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		hintsRead, pageOf("result", serverInfoSchema),
 		mcp.WithArray("extra_socket_paths", mcp.WithStringItems()), pFilters)
 	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
-		filters, err := p.object("filters")
+		la, err := parseListArgs(p, 0) // no limit parameter: no limit
 		if err != nil {
 			return nil, err
 		}
@@ -86,7 +78,7 @@ func ListServers(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 				out = append(out, info)
 			}
 		}
-		pg, err := paginate(out, filters, 0, false)
+		pg, err := paginate(out, la.filters, la.limit, false)
 		if err != nil {
 			return nil, err
 		}

@@ -14,15 +14,7 @@ func ListWindows(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 	t := newTool("list_windows", "List windows of a session, or of the server.", hintsRead, pageOf("result", withCaller(windowSchema)),
 		pSessionName, pSessionID, pSocket, pFilters, pLimitItems)
 	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
-		filters, err := p.object("filters")
-		if err != nil {
-			return nil, err
-		}
-		limit, err := limitArg(p, listLimit)
-		if err != nil {
-			return nil, err
-		}
-		srv, err := d.server(ctx, p)
+		srv, la, err := d.listOnServer(ctx, p, listLimit)
 		if err != nil {
 			return nil, err
 		}
@@ -50,7 +42,7 @@ func ListWindows(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 				out = append(out, info)
 			}
 		}
-		pg, err := paginate(out, filters, limit, false)
+		pg, err := paginate(out, la.filters, la.limit, false)
 		if err != nil {
 			return nil, err
 		}
@@ -142,7 +134,7 @@ func RenameSession(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if err != nil {
 			return nil, err
 		}
-		if _, err := srv.Do(ctx, "rename-session", "-t", string(s.ID), "--", name); err != nil {
+		if err := srv.RenameSession(ctx, s.ID, name); err != nil {
 			return nil, err
 		}
 		if s, err = sessionByID(ctx, srv, s.ID); err != nil {
@@ -173,7 +165,7 @@ func KillSession(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 				return nil, err
 			}
 		}
-		if _, err := srv.Do(ctx, "kill-session", "-t", string(s.ID)); err != nil {
+		if err := srv.KillSession(ctx, s.ID); err != nil {
 			return nil, err
 		}
 		label := p.str("session_name")
@@ -204,7 +196,7 @@ func SelectWindow(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 			if err != nil {
 				return nil, err
 			}
-			if _, err := srv.Do(ctx, "select-window", "-t", string(w.ID)); err != nil {
+			if err := srv.SelectWindow(ctx, w.ID); err != nil {
 				return nil, err
 			}
 			if w, err = windowIn(ctx, srv, w.ID, w.SessionID); err != nil {
@@ -216,8 +208,9 @@ func SelectWindow(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if err != nil {
 			return nil, err
 		}
-		cmd := map[string]string{"next": "next-window", "previous": "previous-window", "last": "last-window"}[dir]
-		if _, err := srv.Do(ctx, cmd, "-t", string(s.ID)); err != nil {
+		step := map[string]func(context.Context, tmux.SessionID) error{
+			"next": srv.NextWindow, "previous": srv.PreviousWindow, "last": srv.LastWindow}[dir]
+		if err := step(ctx, s.ID); err != nil {
 			return nil, err
 		}
 		if s, err = sessionByID(ctx, srv, s.ID); err != nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"regexp"
 	"slices"
-	"strconv"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -56,7 +55,7 @@ func RenameWindow(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if err != nil {
 			return nil, err
 		}
-		if _, err := srv.Do(ctx, "rename-window", "-t", string(w.ID), "--", name); err != nil {
+		if err := srv.RenameWindow(ctx, w.ID, name); err != nil {
 			return nil, err
 		}
 		return d.refreshed(ctx, srv, w)
@@ -89,7 +88,7 @@ func KillWindow(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 				return nil, err
 			}
 		}
-		if _, err := srv.Do(ctx, "kill-window", "-t", id); err != nil {
+		if err := srv.KillWindow(ctx, tmux.WindowID(id)); err != nil {
 			return nil, err
 		}
 		return message("Window killed: " + id)
@@ -121,7 +120,7 @@ func SelectLayout(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if err != nil {
 			return nil, err
 		}
-		if _, err := srv.Do(ctx, "select-layout", "-t", string(w.ID), layout); err != nil {
+		if err := srv.SelectLayout(ctx, w.ID, layout); err != nil {
 			if te := asToolError(err); te != nil && te.hint == "" {
 				te.hint = "Valid layouts: " + layoutsHint + "."
 				return nil, te
@@ -148,14 +147,13 @@ func ResizeWindow(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if err != nil {
 			return nil, err
 		}
-		args := []string{"resize-window", "-t", string(w.ID)}
-		if hasW {
-			args = append(args, "-x", strconv.Itoa(wd))
+		if !hasW {
+			wd = 0 // left as it is
 		}
-		if hasH {
-			args = append(args, "-y", strconv.Itoa(h))
+		if !hasH {
+			h = 0
 		}
-		if _, err := srv.Do(ctx, args...); err != nil {
+		if err := srv.ResizeWindow(ctx, w.ID, wd, h); err != nil {
 			return nil, err
 		}
 		return d.refreshed(ctx, srv, w)
@@ -189,7 +187,7 @@ func MoveWindow(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 			}
 			dst = s.ID
 		}
-		if _, err := srv.Do(ctx, "move-window", "-s", string(w.ID), "-t", string(dst)+":"+idx); err != nil {
+		if err := srv.MoveWindow(ctx, w.ID, dst, idx); err != nil {
 			return nil, err
 		}
 		w2, err := windowIn(ctx, srv, w.ID, dst)

@@ -1,0 +1,48 @@
+package supervisor
+
+import (
+	"context"
+	"strings"
+
+	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+)
+
+// list-panes queries the model queries (ListPanes, Pane) do not cover:
+// tmux filters the panes, or reads one window, and the answer is a small
+// typed result. Both return Do's error as it is.
+
+// FilterPanes returns the IDs of the panes of every session for which
+// tmux's filter format expands to true (list-panes -a -f filter -F
+// #{pane_id}). The filter is expanded, that is the point: the caller
+// escapes any text of its own in it. tmux-mcp's hidden session is not
+// left out.
+func (s *Server) FilterPanes(ctx context.Context, filter string) ([]tmux.PaneID, error) {
+	out, err := s.Do(ctx, "list-panes", "-a", "-f", filter, "-F", "#{pane_id}")
+	if err != nil {
+		return nil, err
+	}
+	var ids []tmux.PaneID
+	for _, id := range strings.Fields(string(out)) {
+		ids = append(ids, tmux.PaneID(id))
+	}
+	return ids, nil
+}
+
+// SynchronizedPanes reports, for each pane of pane's window, whether its
+// synchronize-panes option is on (list-panes -t pane -F "#{pane_id}
+// #{pane_synchronized}"). A pane that does not exist matches
+// tmux.ErrNotFound.
+func (s *Server) SynchronizedPanes(ctx context.Context, pane tmux.PaneID) (map[tmux.PaneID]bool, error) {
+	out, err := s.Do(ctx, "list-panes", "-t", string(pane), "-F", "#{pane_id} #{pane_synchronized}")
+	if err != nil {
+		return nil, err
+	}
+	synced := map[tmux.PaneID]bool{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		id, on, ok := strings.Cut(line, " ")
+		if ok {
+			synced[tmux.PaneID(id)] = on == "1"
+		}
+	}
+	return synced, nil
+}
