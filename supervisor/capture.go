@@ -28,7 +28,7 @@ type Capture = capture.Result
 var ErrInvalidArgument = errors.New("supervisor: invalid argument")
 
 // flightKey identifies captures that may share one tmux call: the same
-// capture under the same proof (see freshness.go).
+// capture under the same proof (see supervisor/capture/freshness.go).
 type flightKey struct {
 	key   capture.Key
 	proof capture.Proof
@@ -38,7 +38,7 @@ type flightKey struct {
 // Capture returns a pane's contents, capped. It is linearizable: the
 // content includes every byte of output tmux had processed before the call
 // began. It is served from cache only when the freshness check proves the
-// pane has not changed since an identical capture (see freshness.go).
+// pane has not changed since an identical capture (see supervisor/capture/freshness.go).
 // Captures that reach tmux are shared between concurrent callers only when
 // that cannot make one stale: under one proof, or, without a proof, in a
 // call that began after the caller arrived. A capture beyond the pane's

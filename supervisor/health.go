@@ -75,7 +75,7 @@ type Health struct {
 	CacheHitRatio    float64 `json:"cache_hit_ratio"`
 	RateLimited      uint64  `json:"rate_limited"`
 	// Captures counts captures that reached tmux; Barriers counts the
-	// round trips that proved cached captures fresh (see freshness.go).
+	// round trips that proved cached captures fresh (see supervisor/capture/freshness.go).
 	// Neither is in Commands' per-command events as the other's.
 	Captures uint64 `json:"captures"`
 	Barriers uint64 `json:"barriers"`

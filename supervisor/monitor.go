@@ -198,7 +198,7 @@ func (s *Server) checkLive(ctx context.Context, id identity, ev death.Evidence, 
 }
 
 // hangVerdict records one probe of the live server (l.TimedOut false: it
-// answered) and returns the hang detector's verdict (hung.go).
+// answered) and returns the hang detector's verdict (supervisor/death/hung.go).
 func (s *Server) hangVerdict(l death.Liveness) death.Verdict {
 	s.mu.Lock()
 	v := s.tracker.Probe(s.now(), l)
