@@ -130,3 +130,87 @@ func TestTelemetryHasItsPlace(t *testing.T) {
 		t.Fatal("no files found in ../telemetry")
 	}
 }
+
+// layers ranks the module's packages: a package may import only packages
+// of a lower rank (outside tests), so import arrows point down and no
+// circle can form. A package not listed takes the rank of its nearest
+// listed parent folder.
+var layers = map[string]int{
+	"supervisor/tmux": 0, "supervisor/proc": 0, "httpmcp": 0, "scripts/internal/loadtest": 0,
+	"supervisor/capture": 1, "supervisor/death": 1,
+	"supervisor": 2,
+	"journal":    3, "telemetry": 3, "diagnostics": 3, "jobs": 3,
+	"tools": 4,
+	"cmd":   5, "scripts": 5, "packaging": 5,
+}
+
+// rankOf returns the rank of the package in folder rel, and the folder
+// that gave it.
+func rankOf(rel string) (int, string, bool) {
+	for p := rel; p != "." && p != ""; p = filepath.ToSlash(filepath.Dir(p)) {
+		if r, ok := layers[p]; ok {
+			return r, p, true
+		}
+	}
+	return 0, "", false
+}
+
+// TestImportsPointDown enforces the layering of the whole module: the
+// wire and the platform seams at the bottom, the supervisor's subsystems
+// above them, then the supervisor, its users (journal, telemetry,
+// diagnostics, jobs), the tools, and the binaries at the top. A package
+// may import a package of a lower rank, or a package within its own folder
+// (supervisor/tmux/native from supervisor/tmux), never one beside or above.
+func TestImportsPointDown(t *testing.T) {
+	const module = "github.com/tmux-mcp/tmux-mcp/"
+	seen := map[string]bool{}
+	err := filepath.WalkDir("..", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if name := d.Name(); path != ".." && (strings.HasPrefix(name, ".") || name == "testdata" || name == "node_modules") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		rel := filepath.ToSlash(strings.TrimPrefix(filepath.Dir(path), ".."+string(filepath.Separator)))
+		from, fromRoot, ok := rankOf(rel)
+		if !ok {
+			t.Errorf("%s: package folder %s has no rank in layers; give it one", path, rel)
+			return nil
+		}
+		seen[fromRoot] = true
+		for _, imp := range f.Imports {
+			p, _ := strconv.Unquote(imp.Path.Value)
+			dep, isModule := strings.CutPrefix(p, module)
+			if !isModule || dep == rel || strings.HasPrefix(dep, rel+"/") {
+				continue
+			}
+			to, toRoot, ok := rankOf(dep)
+			if !ok {
+				t.Errorf("%s imports %s, which has no rank in layers", path, dep)
+				continue
+			}
+			if to >= from && !strings.HasPrefix(dep, fromRoot+"/") {
+				t.Errorf("%s (%s, rank %d) imports %s (%s, rank %d): imports point down only", path, fromRoot, from, dep, toRoot, to)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"supervisor", "supervisor/tmux", "supervisor/capture", "tools", "cmd"} {
+		if !seen[p] {
+			t.Errorf("no file of %s was checked", p)
+		}
+	}
+}
