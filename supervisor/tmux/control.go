@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux/native"
 )
 
 // ControlOptions configures a control-mode connection.
@@ -67,7 +69,7 @@ const DefaultStallTimeout = 10 * time.Second
 const closeGrace = time.Second
 
 // Control is one persistent control-mode client of tmux-mcp's own
-// (native.go): the server reads its commands from a pipe and writes the
+// (package native): the server reads its commands from a pipe and writes the
 // control stream to another. It implements Transport.
 //
 // Requests are written one command per line and matched FIFO to the flags=1
@@ -84,9 +86,9 @@ const closeGrace = time.Second
 // even when no caller is waiting.
 type Control struct {
 	opts   ControlOptions
-	nc     *nativeControl // the client's socket to the server (native.go)
-	stdin  *os.File       // write end of the client's stdin
-	stdout *os.File       // read end of the client's stdout
+	nc     *native.Control // the client's socket to the server (package native)
+	stdin  *os.File        // write end of the client's stdin
+	stdout *os.File        // read end of the client's stdout
 	sem    chan struct{}
 
 	wmu sync.Mutex // serialises enqueue+write so queue order is wire order
@@ -129,7 +131,7 @@ type ctlResult struct {
 	err   error
 }
 
-// DialControl connects a control client of its own (native.go: no tmux
+// DialControl connects a control client of its own (package native: no tmux
 // client process) to the server and attaches it as `tmux -C
 // attach-session -t <Target> [-f Flags]` would; it returns once the attach
 // block has been read.
@@ -224,7 +226,7 @@ func DialControl(ctx context.Context, opts ControlOptions) (*Control, error) {
 		if c.readyErr != nil {
 			return nil, c.readyErr
 		}
-		msg := strings.TrimSpace(c.nc.msg)
+		msg := strings.TrimSpace(c.nc.ExitMessage())
 		cerr := &CommandError{Args: attach, Stderr: msg, ExitCode: -1, Class: Classify(msg), Transport: "control", cause: c.Err()}
 		if msg == "" {
 			cerr.Class = ErrConnectionLost
@@ -635,15 +637,15 @@ func (c *Control) fail(reason string, kill bool) {
 }
 
 func (c *Control) kill() {
-	go c.nc.close()
+	go c.nc.Close()
 }
 
 // serverLost reports whether the client's socket closed (within
 // closeGrace) without the server telling the client to leave.
 func (c *Control) serverLost() bool {
 	select {
-	case <-c.nc.done:
-		return c.nc.lost()
+	case <-c.nc.Done():
+		return c.nc.Lost()
 	case <-time.After(closeGrace):
 		return false
 	}
@@ -654,8 +656,8 @@ func (c *Control) serverLost() bool {
 // to drain what is left (a stopped server never closes the stdout pipe),
 // then its pipe is closed to release it.
 func (c *Control) waitLoop() {
-	<-c.nc.done
-	c.nc.close()
+	<-c.nc.Done()
+	c.nc.Close()
 	close(c.waitDone)
 	select {
 	case <-c.readerDone:

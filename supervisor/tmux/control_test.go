@@ -138,7 +138,7 @@ func TestControlRun(t *testing.T) {
 	if got, want := c.Kind(), "control"; got != want {
 		t.Errorf("Kind() = %q, want %q", got, want)
 	}
-	// The client is tmux-mcp's own (native.go): no tmux client process.
+	// The client is tmux-mcp's own (package native): no tmux client process.
 	if got, want := runTest(t, c, "display-message", "-p", "#{client_pid} #{client_control_mode}"), fmt.Sprintf("%d 1\n", os.Getpid()); got != want {
 		t.Errorf("client pid and control mode = %q, want %q", got, want)
 	}

@@ -1,6 +1,6 @@
 // Package tmux is the wire: the one place where tmux-mcp talks to tmux.
 //
-// It speaks tmux's client protocol itself (imsg.go, native.go): no tmux
+// It speaks tmux's client protocol itself (package native): no tmux
 // client process runs per command or per connection, a control client of
 // ours identifies itself in one turn of the server's loop (which tmux
 // 3.2a-3.6b need, see Capabilities.IdentifyingClientNotified), sends no
