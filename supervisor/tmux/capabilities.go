@@ -31,8 +31,8 @@ type Capabilities struct {
 	// %begin/%end block.
 	ControlNotifyInBlock bool
 	// ShowBufferEscaped: show-buffer to a control client escapes the data
-	// (VIS_OCTAL|VIS_CSTYLE|VIS_TAB, UnescapeBuffer undoes it); without it
-	// the data comes raw.
+	// (VIS_OCTAL|VIS_CSTYLE|VIS_TAB, codec.UnescapeBuffer undoes it);
+	// without it the data comes raw.
 	ShowBufferEscaped bool
 	// OutputEscaped: command output (list-*, display-message -p) goes
 	// through utf8_stravisx(VIS_OCTAL|VIS_CSTYLE|VIS_NOSLASH): control

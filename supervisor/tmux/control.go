@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux/codec"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux/native"
 )
 
@@ -372,7 +373,7 @@ func (c *Control) prepare(ctx context.Context, args []string) ([]string, error) 
 	if len(args) == 0 {
 		return nil, errors.New("tmux: control run: no command")
 	}
-	if err := validCommandName(args[0]); err != nil {
+	if err := codec.ValidCommandName(args[0]); err != nil {
 		return nil, err
 	}
 	args, err := literalArgs(args)
@@ -401,7 +402,7 @@ func (c *Control) send(ctx context.Context, reqs ...*ctlRequest) error {
 		if i > 0 {
 			b.WriteString(" ; ")
 		}
-		b.WriteString(Quote(r.args))
+		b.WriteString(codec.Quote(r.args))
 		r.rest = len(reqs) - 1 - i
 	}
 	b.WriteByte('\n')
@@ -672,7 +673,7 @@ func (c *Control) waitLoop() {
 // requests and delivers notifications.
 func (c *Control) readLoop() {
 	defer close(c.readerDone)
-	p := newCtlParser(c.stdout)
+	p := codec.NewParser(c.stdout)
 	readySent := false
 	markReady := func() {
 		if !readySent {
@@ -682,7 +683,7 @@ func (c *Control) readLoop() {
 	}
 	var exitReason *string
 	for {
-		ev, err := p.next()
+		ev, err := p.Next()
 		if err != nil {
 			reason := "EOF"
 			if !errors.Is(err, io.EOF) {
@@ -703,12 +704,12 @@ func (c *Control) readLoop() {
 			c.stdout.Close()
 			return
 		}
-		switch ev.kind {
-		case evBlock:
-			if ev.flags != "1" {
+		switch ev.Kind {
+		case codec.EventBlock:
+			if ev.Flags != "1" {
 				// The attach block and hook output: not ours.
-				if !readySent && ev.isErr {
-					msg := strings.TrimRight(string(ev.body), "\n")
+				if !readySent && ev.IsErr {
+					msg := strings.TrimRight(string(ev.Body), "\n")
 					c.readyErr = &CommandError{
 						Args: []string{"attach-session", "-t", c.opts.Target}, Stderr: msg,
 						ExitCode: 1, Class: Classify(msg), Transport: "control",
@@ -718,23 +719,23 @@ func (c *Control) readLoop() {
 				continue
 			}
 			markReady()
-			c.complete(ctlResult{body: ev.body, isErr: ev.isErr})
-		case evNotify:
-			n := ParseNotification(ev.line)
+			c.complete(ctlResult{body: ev.Body, isErr: ev.IsErr})
+		case codec.EventNotify:
+			n := ParseNotification(ev.Line)
 			if n.Type == NotifyPause && c.opts.AutoContinue && n.Pane != "" {
 				c.queueContinue(n.Pane)
 			}
 			if c.opts.OnNotify != nil {
 				c.opts.OnNotify(n)
 			}
-		case evExit:
-			r := ev.reason
+		case codec.EventExit:
+			r := ev.Reason
 			if r == "" {
 				r = "client exited"
 			}
 			exitReason = &r
 			if c.opts.OnNotify != nil {
-				c.opts.OnNotify(ParseNotification(ev.line))
+				c.opts.OnNotify(ParseNotification(ev.Line))
 			}
 		}
 	}

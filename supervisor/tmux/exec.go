@@ -110,7 +110,7 @@ func (e *Exec) Environ() []string {
 // line: there an argument ending in ";" ends the command (the ";" is cut
 // off and what follows is the next command) unless the ";" is escaped as
 // "\;" (cmd_parse_from_arguments, the same in 3.2a to 3.7c). Control mode
-// needs no such escape: Quote puts ";" in quotes.
+// needs no such escape: codec.Quote puts ";" in quotes.
 func argvLiteral(args []string) []string {
 	var out []string
 	for i, a := range args {
