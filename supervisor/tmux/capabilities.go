@@ -31,8 +31,8 @@ type Capabilities struct {
 	// %begin/%end block.
 	ControlNotifyInBlock bool
 	// ShowBufferEscaped: show-buffer to a control client escapes the data
-	// (VIS_OCTAL|VIS_CSTYLE|VIS_TAB, UnescapeBuffer undoes it); without it
-	// the data comes raw.
+	// (VIS_OCTAL|VIS_CSTYLE|VIS_TAB, codec.UnescapeBuffer undoes it);
+	// without it the data comes raw.
 	ShowBufferEscaped bool
 	// OutputEscaped: command output (list-*, display-message -p) goes
 	// through utf8_stravisx(VIS_OCTAL|VIS_CSTYLE|VIS_NOSLASH): control
@@ -115,13 +115,13 @@ type Capabilities struct {
 	// loop attaching tmux's own control clients (tmux -C) beside a loop
 	// creating and killing sessions kills 3.2a-3.6b within a second.
 	// tmux-mcp's control clients identify in one turn of the server's loop
-	// (native.go), so none is ever in that state when anything runs
+	// (package native), so none is ever in that state when anything runs
 	// (TestControlClientsUnderChurn); another program's tmux -C still can
 	// be (diagnose warns).
 	IdentifyingClientNotified bool
 	// ImsgFDMark: the server's messages mark a passed file descriptor
 	// with the top bit of their 32-bit length; before, with IMSGF_HASFD in
-	// a 16-bit flags field after a 16-bit length (imsg.go). tmux-mcp's
+	// a 16-bit flags field after a 16-bit length (native/imsg.go). tmux-mcp's
 	// control clients pass two descriptors while they identify, so they
 	// must use the server's layout.
 	ImsgFDMark bool

@@ -4,11 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux/native"
 )
 
 // ControlOptions configures a control-mode connection.
@@ -67,7 +68,7 @@ const DefaultStallTimeout = 10 * time.Second
 const closeGrace = time.Second
 
 // Control is one persistent control-mode client of tmux-mcp's own
-// (native.go): the server reads its commands from a pipe and writes the
+// (package native): the server reads its commands from a pipe and writes the
 // control stream to another. It implements Transport.
 //
 // Requests are written one command per line and matched FIFO to the flags=1
@@ -84,9 +85,9 @@ const closeGrace = time.Second
 // even when no caller is waiting.
 type Control struct {
 	opts   ControlOptions
-	nc     *nativeControl // the client's socket to the server (native.go)
-	stdin  *os.File       // write end of the client's stdin
-	stdout *os.File       // read end of the client's stdout
+	nc     *native.Control // the client's socket to the server (package native)
+	stdin  *os.File        // write end of the client's stdin
+	stdout *os.File        // read end of the client's stdout
 	sem    chan struct{}
 
 	wmu sync.Mutex // serialises enqueue+write so queue order is wire order
@@ -129,7 +130,7 @@ type ctlResult struct {
 	err   error
 }
 
-// DialControl connects a control client of its own (native.go: no tmux
+// DialControl connects a control client of its own (package native: no tmux
 // client process) to the server and attaches it as `tmux -C
 // attach-session -t <Target> [-f Flags]` would; it returns once the attach
 // block has been read.
@@ -224,7 +225,7 @@ func DialControl(ctx context.Context, opts ControlOptions) (*Control, error) {
 		if c.readyErr != nil {
 			return nil, c.readyErr
 		}
-		msg := strings.TrimSpace(c.nc.msg)
+		msg := strings.TrimSpace(c.nc.ExitMessage())
 		cerr := &CommandError{Args: attach, Stderr: msg, ExitCode: -1, Class: Classify(msg), Transport: "control", cause: c.Err()}
 		if msg == "" {
 			cerr.Class = ErrConnectionLost
@@ -232,324 +233,6 @@ func DialControl(ctx context.Context, opts ControlOptions) (*Control, error) {
 		return nil, cerr
 	}
 	return c, nil
-}
-
-// Run sends one command and returns its output block: the block's lines,
-// each followed by "\n" (the same shape as the exec transport's stdout).
-// Without a deadline on ctx, DefaultTimeout applies. A command that misses
-// its deadline returns a *CommandError matching ErrTimeout (and wrapping
-// context.DeadlineExceeded); one whose ctx is cancelled returns a
-// *CommandError wrapping context.Canceled. Either way the connection stays
-// up: the command may still run, and its answer is dropped when it comes
-// (see StallTimeout for a server that never answers). A command tmux
-// rejects returns a *CommandError classified from the %error block's text.
-// After the connection has ended Run returns a *ConnLostError.
-func (c *Control) Run(ctx context.Context, args ...string) ([]byte, error) {
-	if _, ok := ctx.Deadline(); !ok {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, DefaultTimeout)
-		defer cancel()
-	}
-	// Nothing has been written while prepare waits for room, so running out
-	// of time there does not spoil the connection.
-	args, err := c.prepare(ctx, args)
-	if err != nil {
-		return nil, err
-	}
-	req := &ctlRequest{args: args, ch: make(chan ctlResult, 1)}
-	if err := c.send(ctx, req); err != nil {
-		return nil, err
-	}
-	return c.wait(ctx, req)
-}
-
-// wait waits for req's answer within ctx.
-func (c *Control) wait(ctx context.Context, req *ctlRequest) ([]byte, error) {
-	args := req.args
-	select {
-	case res := <-req.ch:
-		return c.result(req, res)
-	case <-ctx.Done():
-	}
-	// The answer may have arrived at the same moment.
-	select {
-	case res := <-req.ch:
-		return c.result(req, res)
-	default:
-	}
-	// Abandon the request: it stays queued, so that its answer, when it
-	// comes, is read and dropped and the FIFO stays in step; its slot is
-	// freed then. Other callers share the connection, so one caller's
-	// deadline does not end it, unless the server is really not answering.
-	c.checkStall()
-	return nil, c.ctxError(args, ctx.Err())
-}
-
-// Pipeline sends cmds back to back, without waiting for each answer, and
-// then waits for all of them: one round trip instead of len(cmds). tmux
-// runs them in the order written. outs[i] and errs[i] are the i-th
-// command's output and error; a command that could not be sent has an
-// error and so have all after it (they were not sent).
-func (c *Control) Pipeline(ctx context.Context, cmds ...[]string) (outs [][]byte, errs []error) {
-	outs, errs = make([][]byte, len(cmds)), make([]error, len(cmds))
-	if _, ok := ctx.Deadline(); !ok {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, DefaultTimeout)
-		defer cancel()
-	}
-	reqs := make([]*ctlRequest, 0, len(cmds))
-	for i, args := range cmds {
-		args, err := c.prepare(ctx, args)
-		if err == nil {
-			req := &ctlRequest{args: args, ch: make(chan ctlResult, 1)}
-			if err = c.send(ctx, req); err == nil {
-				reqs = append(reqs, req)
-				continue
-			}
-		}
-		for j := i; j < len(cmds); j++ {
-			errs[j] = err
-		}
-		break
-	}
-	for i, req := range reqs {
-		outs[i], errs[i] = c.wait(ctx, req)
-	}
-	return outs, errs
-}
-
-// RunSequence runs cmds as one command list: tmux runs them in order, with
-// no other client's command between them, and stops at the first that
-// fails. It returns their output, one after another; the error is the
-// first failure's.
-func (c *Control) RunSequence(ctx context.Context, cmds ...[]string) ([]byte, error) {
-	if len(cmds) == 0 {
-		return nil, errors.New("tmux: control run: no command")
-	}
-	if len(cmds) > cap(c.sem) {
-		return nil, fmt.Errorf("tmux: control run: %d commands in one list, more than the %d in flight allowed", len(cmds), cap(c.sem))
-	}
-	if _, ok := ctx.Deadline(); !ok {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, DefaultTimeout)
-		defer cancel()
-	}
-	// One sequence at a time takes its slots, so that two sequences each
-	// holding some cannot wait for each other's.
-	reqs := make([]*ctlRequest, 0, len(cmds))
-	c.seqMu.Lock()
-	for _, args := range cmds {
-		args, err := c.prepare(ctx, args)
-		if err != nil {
-			c.seqMu.Unlock()
-			for range reqs {
-				<-c.sem
-			}
-			return nil, err
-		}
-		reqs = append(reqs, &ctlRequest{args: args, ch: make(chan ctlResult, 1)})
-	}
-	c.seqMu.Unlock()
-	if err := c.send(ctx, reqs...); err != nil {
-		return nil, err
-	}
-	var out []byte
-	for _, req := range reqs {
-		b, err := c.wait(ctx, req)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, b...)
-	}
-	return out, nil
-}
-
-// prepare checks args, makes them literal (literalArgs) and takes a slot
-// for one request. It returns the arguments to send.
-func (c *Control) prepare(ctx context.Context, args []string) ([]string, error) {
-	if len(args) == 0 {
-		return nil, errors.New("tmux: control run: no command")
-	}
-	if err := validCommandName(args[0]); err != nil {
-		return nil, err
-	}
-	args, err := literalArgs(args)
-	if err != nil {
-		return nil, err
-	}
-	if err := c.Err(); err != nil {
-		return nil, err
-	}
-	select {
-	case c.sem <- struct{}{}:
-		return args, nil
-	case <-ctx.Done():
-		return nil, c.ctxError(args, ctx.Err())
-	case <-c.done:
-		return nil, c.Err()
-	}
-}
-
-// send queues reqs and writes them as one line, separated by ";" (one
-// command list, which tmux runs in order with no other client's command
-// between them). The queue order is the write order.
-func (c *Control) send(ctx context.Context, reqs ...*ctlRequest) error {
-	var b strings.Builder
-	for i, r := range reqs {
-		if i > 0 {
-			b.WriteString(" ; ")
-		}
-		b.WriteString(Quote(r.args))
-		r.rest = len(reqs) - 1 - i
-	}
-	b.WriteByte('\n')
-	line := b.String()
-	req := reqs[0]
-	c.wmu.Lock()
-	defer c.wmu.Unlock()
-	c.mu.Lock()
-	if c.err != nil {
-		err := c.err
-		c.mu.Unlock()
-		for range reqs {
-			<-c.sem
-		}
-		return err
-	}
-	now := time.Now()
-	for _, r := range reqs {
-		r.sent = now
-		c.pending = append(c.pending, r)
-	}
-	c.armStallLocked()
-	c.mu.Unlock()
-
-	if dl, ok := ctx.Deadline(); ok {
-		c.stdin.SetWriteDeadline(dl) //nolint:errcheck // pipes support deadlines
-	}
-	n, err := io.WriteString(c.stdin, line)
-	if err != nil {
-		timedOut := errors.Is(err, os.ErrDeadlineExceeded)
-		if timedOut && n == 0 && c.unqueue(reqs) {
-			// Nothing was written (the pipe stayed full until the
-			// deadline): the stream is intact and nothing is owed.
-			return c.ctxError(req.args, context.DeadlineExceeded)
-		}
-		// A partial line would corrupt whatever is written next.
-		reason := "write failed: " + err.Error()
-		if timedOut {
-			reason = req.args[0] + " timed out writing the command"
-		}
-		c.fail(reason, true)
-		if timedOut {
-			return c.ctxError(req.args, context.DeadlineExceeded)
-		}
-		return c.Err()
-	}
-	return nil
-}
-
-// unqueue takes back reqs, the last requests queued, whose line was not
-// written, and frees their slots. It reports false when the connection
-// has ended meanwhile (fail has already failed them and freed the slots).
-func (c *Control) unqueue(reqs []*ctlRequest) bool {
-	c.mu.Lock()
-	n, k := len(c.pending), len(reqs)
-	if c.err != nil || n < k || c.pending[n-1] != reqs[k-1] {
-		c.mu.Unlock()
-		return false
-	}
-	clear(c.pending[n-k:])
-	c.pending = c.pending[:n-k]
-	c.mu.Unlock()
-	for range reqs {
-		<-c.sem
-	}
-	return true
-}
-
-// armStallLocked sets the stall watchdog to fire when the oldest pending
-// request reaches StallTimeout, unless it is set already (then it fires no
-// later than that: requests only ever leave the front of the queue). c.mu
-// must be held and pending must not be empty.
-func (c *Control) armStallLocked() {
-	if c.stallArmed {
-		return
-	}
-	c.stallArmed = true
-	d := time.Until(c.pending[0].sent.Add(c.opts.StallTimeout))
-	if c.stall == nil {
-		c.stall = time.AfterFunc(d, c.stallFired)
-	} else {
-		c.stall.Reset(d)
-	}
-}
-
-// stallFired is the stall watchdog: it ends the connection when the oldest
-// request has gone unanswered for StallTimeout, and otherwise sets itself
-// for the new oldest request, if any.
-func (c *Control) stallFired() {
-	c.mu.Lock()
-	c.stallArmed = false
-	if c.err != nil || len(c.pending) == 0 {
-		c.mu.Unlock()
-		return
-	}
-	reason := c.stalledLocked(time.Now())
-	if reason == "" {
-		c.armStallLocked()
-	}
-	c.mu.Unlock()
-	if reason != "" {
-		c.fail(reason, true)
-	}
-}
-
-// checkStall ends the connection when the oldest request has gone
-// unanswered for StallTimeout.
-func (c *Control) checkStall() {
-	c.mu.Lock()
-	reason := ""
-	if c.err == nil && len(c.pending) > 0 {
-		reason = c.stalledLocked(time.Now())
-	}
-	c.mu.Unlock()
-	if reason != "" {
-		c.fail(reason, true)
-	}
-}
-
-// stalledLocked returns the reason to end the connection when the oldest
-// pending request has been outstanding for StallTimeout at now, else "".
-// c.mu must be held and pending must not be empty.
-func (c *Control) stalledLocked(now time.Time) string {
-	r := c.pending[0]
-	age := now.Sub(r.sent)
-	if age < c.opts.StallTimeout {
-		return ""
-	}
-	return fmt.Sprintf("%s unanswered for %v", r.args[0], age.Round(time.Millisecond))
-}
-
-func (c *Control) result(req *ctlRequest, res ctlResult) ([]byte, error) {
-	if res.err != nil {
-		return nil, res.err
-	}
-	if res.isErr {
-		msg := strings.TrimRight(string(res.body), "\n")
-		return res.body, &CommandError{
-			Args: req.args, Stderr: msg, ExitCode: 1, Class: Classify(msg), Transport: "control",
-		}
-	}
-	return res.body, nil
-}
-
-func (c *Control) ctxError(args []string, err error) error {
-	cerr := &CommandError{Args: args, ExitCode: -1, Class: ErrTimeout, Transport: "control", cause: err}
-	if errors.Is(err, context.Canceled) {
-		cerr.Class = ErrCommand
-	}
-	return cerr
 }
 
 // Kind returns "control".
@@ -635,15 +318,15 @@ func (c *Control) fail(reason string, kill bool) {
 }
 
 func (c *Control) kill() {
-	go c.nc.close()
+	go c.nc.Close()
 }
 
 // serverLost reports whether the client's socket closed (within
 // closeGrace) without the server telling the client to leave.
 func (c *Control) serverLost() bool {
 	select {
-	case <-c.nc.done:
-		return c.nc.lost()
+	case <-c.nc.Done():
+		return c.nc.Lost()
 	case <-time.After(closeGrace):
 		return false
 	}
@@ -654,8 +337,8 @@ func (c *Control) serverLost() bool {
 // to drain what is left (a stopped server never closes the stdout pipe),
 // then its pipe is closed to release it.
 func (c *Control) waitLoop() {
-	<-c.nc.done
-	c.nc.close()
+	<-c.nc.Done()
+	c.nc.Close()
 	close(c.waitDone)
 	select {
 	case <-c.readerDone:
@@ -664,147 +347,4 @@ func (c *Control) waitLoop() {
 		<-c.readerDone
 	}
 	c.stdin.Close()
-}
-
-// readLoop is the reader goroutine: it always drains stdout, completes
-// requests and delivers notifications.
-func (c *Control) readLoop() {
-	defer close(c.readerDone)
-	p := newCtlParser(c.stdout)
-	readySent := false
-	markReady := func() {
-		if !readySent {
-			readySent = true
-			close(c.ready)
-		}
-	}
-	var exitReason *string
-	for {
-		ev, err := p.next()
-		if err != nil {
-			reason := "EOF"
-			if !errors.Is(err, io.EOF) {
-				reason = "read: " + err.Error()
-				if errors.Is(err, os.ErrClosed) {
-					reason = "client exited"
-				}
-			}
-			if exitReason != nil {
-				reason = *exitReason
-			} else if c.serverLost() {
-				// What tmux's own client says when its server goes away
-				// without telling it.
-				reason = "server exited unexpectedly"
-			}
-			c.fail(reason, false)
-			markReady()
-			c.stdout.Close()
-			return
-		}
-		switch ev.kind {
-		case evBlock:
-			if ev.flags != "1" {
-				// The attach block and hook output: not ours.
-				if !readySent && ev.isErr {
-					msg := strings.TrimRight(string(ev.body), "\n")
-					c.readyErr = &CommandError{
-						Args: []string{"attach-session", "-t", c.opts.Target}, Stderr: msg,
-						ExitCode: 1, Class: Classify(msg), Transport: "control",
-					}
-				}
-				markReady()
-				continue
-			}
-			markReady()
-			c.complete(ctlResult{body: ev.body, isErr: ev.isErr})
-		case evNotify:
-			n := ParseNotification(ev.line)
-			if n.Type == NotifyPause && c.opts.AutoContinue && n.Pane != "" {
-				c.queueContinue(n.Pane)
-			}
-			if c.opts.OnNotify != nil {
-				c.opts.OnNotify(n)
-			}
-		case evExit:
-			r := ev.reason
-			if r == "" {
-				r = "client exited"
-			}
-			exitReason = &r
-			if c.opts.OnNotify != nil {
-				c.opts.OnNotify(ParseNotification(ev.line))
-			}
-		}
-	}
-}
-
-// complete hands a flags=1 block to the oldest pending request.
-func (c *Control) complete(res ctlResult) {
-	c.mu.Lock()
-	if len(c.pending) == 0 {
-		// An answer nobody asked for: tmux printed a block for a line we
-		// did not send. Nothing to match it to.
-		c.mu.Unlock()
-		return
-	}
-	r := c.pending[0]
-	c.pending[0] = nil
-	c.pending = c.pending[1:]
-	c.answered = time.Now()
-	// tmux skips the rest of a command list after a command fails: no
-	// block will come for them.
-	var skipped []*ctlRequest
-	if res.isErr && r.rest > 0 {
-		k := min(r.rest, len(c.pending))
-		skipped = append(skipped, c.pending[:k]...)
-		clear(c.pending[:k])
-		c.pending = c.pending[k:]
-	}
-	c.mu.Unlock()
-	r.ch <- res
-	<-c.sem
-	for _, s := range skipped {
-		s.ch <- ctlResult{body: []byte("not run: " + r.args[0] + " before it in the same command list failed"), isErr: true}
-		<-c.sem
-	}
-}
-
-// queueContinue asks the continue goroutine to resume pane. It never blocks.
-func (c *Control) queueContinue(pane PaneID) {
-	c.contMu.Lock()
-	for _, p := range c.contPanes {
-		if p == pane {
-			c.contMu.Unlock()
-			return
-		}
-	}
-	c.contPanes = append(c.contPanes, pane)
-	c.contMu.Unlock()
-	select {
-	case c.contWake <- struct{}{}:
-	default:
-	}
-}
-
-// continueLoop sends refresh-client -A '%N:continue' for paused panes. It
-// runs apart from the reader so that waiting for the answer never stops the
-// reader.
-func (c *Control) continueLoop() {
-	defer close(c.contDone)
-	for {
-		select {
-		case <-c.done:
-			return
-		case <-c.contWake:
-		}
-		c.contMu.Lock()
-		panes := c.contPanes
-		c.contPanes = nil
-		c.contMu.Unlock()
-		for _, p := range panes {
-			ctx, cancel := context.WithTimeout(context.Background(), DefaultTimeout)
-			c.Run(ctx, "refresh-client", "-A", string(p)+":continue") //nolint:errcheck // best effort; a dead connection reports itself
-			cancel()
-		}
-	}
 }

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux/native"
 )
 
 // DefaultTimeout bounds a tmux command whose context has no deadline.
@@ -28,7 +30,7 @@ type Transport interface {
 }
 
 // Exec is the per-command transport: one client connection per command,
-// made by tmux-mcp itself (native.go), as `tmux -N -S path command` would
+// made by tmux-mcp itself (package native), as `tmux -N -S path command` would
 // make it. Only where tmux itself is needed does it run the tmux binary:
 // to start a server (StartServer, or a command that may start one, without
 // SetNoStart) and for a server that speaks another protocol. It is safe
@@ -50,7 +52,7 @@ type Exec struct {
 	noStart atomic.Bool // never start a server (and pass tmux -N where the binary runs)
 
 	// layout is how the server marks a descriptor passed in a message
-	// (an fdLayout), once its version is known: control clients pass two.
+	// (a native.FDLayout), once its version is known: control clients pass two.
 	layout atomic.Int32
 }
 
@@ -108,7 +110,7 @@ func (e *Exec) Environ() []string {
 // line: there an argument ending in ";" ends the command (the ";" is cut
 // off and what follows is the next command) unless the ";" is escaped as
 // "\;" (cmd_parse_from_arguments, the same in 3.2a to 3.7c). Control mode
-// needs no such escape: Quote puts ";" in quotes.
+// needs no such escape: codec.Quote puts ";" in quotes.
 func argvLiteral(args []string) []string {
 	var out []string
 	for i, a := range args {
@@ -169,14 +171,14 @@ func (e *Exec) RunSequence(ctx context.Context, cmds ...[]string) ([]byte, error
 	res, err := runNative(ctx, e.socket(), line, paths, e.Env)
 	switch {
 	case err == nil:
-		if res.status == 0 {
-			return res.stdout, nil
+		if res.Status == 0 {
+			return res.Stdout, nil
 		}
-		msg := string(res.stderr)
+		msg := string(res.Stderr)
 		if msg == "" {
-			msg = res.exitMsg
+			msg = res.ExitMsg
 		}
-		return res.stdout, &CommandError{Args: args, Stderr: msg, ExitCode: res.status, Class: Classify(msg), Transport: "exec"}
+		return res.Stdout, &CommandError{Args: args, Stderr: msg, ExitCode: res.Status, Class: Classify(msg), Transport: "exec"}
 	case errors.Is(err, ErrVersionMismatch),
 		!e.noStart.Load() && (errors.Is(err, ErrNoServer) || errors.Is(err, ErrSocketMissing)):
 		// A server that speaks another protocol, or a command that may
@@ -267,27 +269,27 @@ func (e *Exec) BinaryVersion(ctx context.Context) (Version, error) {
 
 // setLayout records how the server of version v marks passed descriptors.
 func (e *Exec) setLayout(v Version) {
-	l := fdLayoutFlags
+	l := native.LayoutFlags
 	if v.Capabilities().ImsgFDMark {
-		l = fdLayoutLenMark
+		l = native.LayoutLenMark
 	}
 	e.layout.Store(int32(l))
 }
 
 // fdLayout returns how the server marks passed descriptors, asking its
 // version (one command) when it is not known yet.
-func (e *Exec) fdLayout(ctx context.Context) (fdLayout, error) {
-	if l := fdLayout(e.layout.Load()); l != fdLayoutUnknown {
+func (e *Exec) fdLayout(ctx context.Context) (native.FDLayout, error) {
+	if l := native.FDLayout(e.layout.Load()); l != native.LayoutUnknown {
 		return l, nil
 	}
 	out, err := e.Run(ctx, "display-message", "-p", "#{version}")
 	if err != nil {
-		return fdLayoutUnknown, err
+		return native.LayoutUnknown, err
 	}
 	v, err := ParseVersion(string(out))
 	if err != nil {
-		return fdLayoutUnknown, err
+		return native.LayoutUnknown, err
 	}
 	e.setLayout(v)
-	return fdLayout(e.layout.Load()), nil
+	return native.FDLayout(e.layout.Load()), nil
 }

@@ -28,7 +28,7 @@ const churnStockEnv = "TMUX_MCP_CHURN_STOCK"
 // processes, which tmux-mcp cannot hold back). Before 3.7 tmux writes
 // such notifications to a control client that is still identifying
 // itself and dies of it (IdentifyingClientNotified); tmux-mcp's clients
-// identify in one turn of the server's loop (native.go), so none of them
+// identify in one turn of the server's loop (package native), so none of them
 // is ever in that state where anything can reach it.
 func TestControlClientsUnderChurn(t *testing.T) {
 	c, s := newClient(t, "control")

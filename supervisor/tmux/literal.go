@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux/codec"
 )
 
 // The door: tmux expands formats ("#{...}", "#S", and "#(...)" shell jobs)
@@ -230,7 +232,7 @@ func literalArgs(args []string) ([]string, error) {
 		return nil, errors.New("tmux: no command")
 	}
 	for i, a := range args {
-		if ValidArg(a) != nil {
+		if codec.ValidArg(a) != nil {
 			return nil, argRefused(args[0], "argument "+strconv.Itoa(i), "contains a NUL byte: tmux arguments are C strings")
 		}
 	}

@@ -164,13 +164,6 @@ func parse[T any](fields []field[T], out []byte) ([]T, error) {
 	return res, nil
 }
 
-func truncate(b []byte, n int) []byte {
-	if len(b) > n {
-		return b[:n]
-	}
-	return b
-}
-
 var sessionFields = []field[Session]{
 	str("session_id", func(s *Session) *string { return (*string)(&s.ID) }),
 	str("session_name", func(s *Session) *string { return &s.Name }),

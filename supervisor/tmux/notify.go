@@ -3,6 +3,8 @@ package tmux
 import (
 	"bytes"
 	"strings"
+
+	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux/codec"
 )
 
 // NotificationType names a control-mode notification.
@@ -63,7 +65,7 @@ func ParseNotification(line []byte) Notification {
 	case NotifyOutput:
 		pane, data, _ := bytes.Cut(rest, []byte(" "))
 		n.Pane = PaneID(pane)
-		n.Data = UnescapeOutput(data)
+		n.Data = codec.UnescapeOutput(data)
 		return n
 	case NotifyExtendedOutput:
 		// %extended-output %<pane> <age> ... : <data>
@@ -71,7 +73,7 @@ func ParseNotification(line []byte) Notification {
 		n.Pane = PaneID(pane)
 		if i := bytes.Index(after, []byte(" : ")); i >= 0 {
 			n.Args = strings.Fields(string(after[:i]))
-			n.Data = UnescapeOutput(after[i+3:])
+			n.Data = codec.UnescapeOutput(after[i+3:])
 		} else if head, ok := bytes.CutSuffix(after, []byte(" :")); ok {
 			n.Args = strings.Fields(string(head))
 			n.Data = []byte{}
@@ -162,36 +164,4 @@ func fieldsOrNil(s string) []string {
 		return nil
 	}
 	return f
-}
-
-// UnescapeOutput decodes the data of an %output or %extended-output line:
-// tmux writes bytes below 0x20 and the backslash as "\ooo" octal and every
-// other byte (including UTF-8 at or above 0x80) raw. A backslash that is not
-// followed by three octal digits is kept as it is.
-func UnescapeOutput(b []byte) []byte {
-	if bytes.IndexByte(b, '\\') < 0 {
-		return bytes.Clone(b)
-	}
-	out := make([]byte, 0, len(b))
-	for i := 0; i < len(b); i++ {
-		c := b[i]
-		if c == '\\' && i+3 < len(b) && isOctal3(b[i+1:i+4]) {
-			out = append(out, octalByte(b[i+1:i+4]))
-			i += 3
-			continue
-		}
-		out = append(out, c)
-	}
-	return out
-}
-
-// isOctal3 reports whether b holds three octal digits with a value of at
-// most 0377.
-func isOctal3(b []byte) bool {
-	return len(b) >= 3 && b[0] >= '0' && b[0] <= '3' &&
-		b[1] >= '0' && b[1] <= '7' && b[2] >= '0' && b[2] <= '7'
-}
-
-func octalByte(b []byte) byte {
-	return (b[0]-'0')<<6 | (b[1]-'0')<<3 | (b[2] - '0')
 }

@@ -1,8 +1,13 @@
 package tmux
 
 import (
+	"bytes"
+	"os"
+	"path/filepath"
 	"reflect"
 	"testing"
+
+	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux/codec"
 )
 
 func TestParseNotification(t *testing.T) {
@@ -58,23 +63,53 @@ func TestParseNotification(t *testing.T) {
 	}
 }
 
-func TestUnescapeOutput(t *testing.T) {
-	tests := []struct {
-		in, want string
-	}{
-		{``, ""},
-		{`plain`, "plain"},
-		{`\134`, `\`},
-		{`\000\001\037`, "\x00\x01\x1f"},
-		{`\377`, "\xff"},
-		{`\400`, `\400`},
-		{`\12`, `\12`},
-		{`a\`, `a\`},
-		{"caf\xc3", "caf\xc3"},
+// TestOutputSplitUTF8Reassembles reads a recorded control stream (package
+// codec's testdata) whose %output lines split UTF-8 characters: the data
+// of the pane's notifications joins up again.
+func TestOutputSplitUTF8Reassembles(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("codec", "testdata", "control-split-utf8-near-miss-end.txt"))
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, tt := range tests {
-		if got := UnescapeOutput([]byte(tt.in)); string(got) != tt.want {
-			t.Errorf("UnescapeOutput(%q) = %q, want %q", tt.in, got, tt.want)
+	p := codec.NewParser(bytes.NewReader(b))
+	var data []byte
+	for {
+		ev, err := p.Next()
+		if err != nil {
+			break
+		}
+		if ev.Kind != codec.EventNotify {
+			continue
+		}
+		n := ParseNotification(ev.Line)
+		if n.Type == NotifyOutput || n.Type == NotifyExtendedOutput {
+			if n.Pane != "%3" {
+				t.Errorf("pane = %q, want %%3", n.Pane)
+			}
+			data = append(data, n.Data...)
 		}
 	}
+	if want := "café \\ \r\n€!"; string(data) != want {
+		t.Errorf("output = %q, want %q", data, want)
+	}
+}
+
+// FuzzParseNotification feeds arbitrary lines to ParseNotification: it
+// never panics, keeps the line, names a type, and never makes more data
+// than the line holds.
+func FuzzParseNotification(f *testing.F) {
+	f.Add([]byte("%output %1 \\\\0\\1\\12\\777\\"))
+	f.Add([]byte("%extended-output %0 12 : a : b\\012"))
+	f.Add([]byte("%layout-change @0 abbd,150x40,0,0,0 *"))
+	f.Add([]byte("%subscription-changed cmd $0 @0 0 %0 : bash 0"))
+	f.Add([]byte("%exit"))
+	f.Fuzz(func(t *testing.T, line []byte) {
+		n := ParseNotification(line)
+		if n.Raw != string(line) || n.Type == "" {
+			t.Fatalf("ParseNotification(%q) = %+v", line, n)
+		}
+		if len(n.Data) > len(line) {
+			t.Fatalf("data longer than the line")
+		}
+	})
 }

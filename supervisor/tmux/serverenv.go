@@ -88,3 +88,14 @@ func ServerEnviron(env, pass []string) []string {
 	}
 	return out
 }
+
+// cutEnv splits a KEY=VALUE entry; ok is false for one without '=' or a
+// name.
+func cutEnv(kv string) (name, value string, ok bool) {
+	for i := 0; i < len(kv); i++ {
+		if kv[i] == '=' {
+			return kv[:i], kv[i+1:], i > 0
+		}
+	}
+	return "", "", false
+}

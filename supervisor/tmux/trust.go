@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
+
+	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux/native"
 )
 
 // A tmux client trusts its server completely: it sends the server its
@@ -16,11 +18,11 @@ import (
 // (MSG_LOCK). tmux refuses foreign users only on the server's side, so a
 // socket that another local user made, or a directory another user can
 // write to, lets that user answer in tmux's place. tmux-mcp's own clients
-// (native.go) send no secrets and obey no such message, but a tmux it runs
+// (package native) send no secrets and obey no such message, but a tmux it runs
 // would, and neither should talk to another user's server at all: before
 // any client of ours connects, CheckSocket checks the path, and after
 // connecting the listener's credentials are checked where the platform
-// gives them (peercred_linux.go, peercred_darwin.go).
+// gives them (native.PeerUID).
 
 // ErrUntrustedSocket matches the errors of a socket that tmux-mcp will not
 // connect to, because another user could have put it there or answers on
@@ -125,9 +127,9 @@ func ownerOf(fi fs.FileInfo) (int, bool) {
 }
 
 // checkPeer returns nil when the process listening on conn's other end
-// runs as this user (where the platform tells; see peerUID).
+// runs as this user (where the platform tells; see native.PeerUID).
 func checkPeer(path string, conn *net.UnixConn) error {
-	uid, ok, err := peerUID(conn)
+	uid, ok, err := native.PeerUID(conn)
 	if err != nil {
 		return &untrustedError{path: path, why: "its listener's credentials cannot be read: " + err.Error()}
 	}

@@ -1,4 +1,4 @@
-package tmux
+package native
 
 import (
 	"net"
@@ -6,9 +6,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// peerUID returns the effective uid of the process that listens on conn's
+// PeerUID returns the effective uid of the process that listens on conn's
 // other end (LOCAL_PEERCRED).
-func peerUID(conn *net.UnixConn) (int, bool, error) {
+func PeerUID(conn *net.UnixConn) (int, bool, error) {
 	raw, err := conn.SyscallConn()
 	if err != nil {
 		return 0, false, err

@@ -1,4 +1,4 @@
-package tmux
+package native
 
 import (
 	"encoding/binary"
@@ -24,7 +24,7 @@ import (
 // descriptor with the top bit of len instead of flags' IMSGF_HASFD. Frames
 // without a descriptor are the same bytes in both layouts (flags is 0), so
 // only a client that passes descriptors needs to know which one the server
-// speaks (Capabilities.ImsgFDMark). peerid carries the protocol version,
+// speaks (FDLayout). peerid carries the protocol version,
 // 8 in every release from 3.2a to next-3.8.
 
 // protocolVersion is tmux's PROTOCOL_VERSION.
@@ -94,13 +94,15 @@ const (
 	clientFlagUTF8    = 0x10000 // CLIENT_UTF8, tmux -u
 )
 
-// fdLayout says how a server's frames mark a passed descriptor.
-type fdLayout int
+// FDLayout says how a server's frames mark a passed descriptor: which
+// header layout it speaks (tmux.Capabilities.ImsgFDMark tells by version).
+type FDLayout int
 
+// The layouts.
 const (
-	fdLayoutUnknown fdLayout = iota
-	fdLayoutFlags            // IMSGF_HASFD in flags (before 3.6)
-	fdLayoutLenMark          // IMSG_FD_MARK in len (3.6 and later)
+	LayoutUnknown FDLayout = iota
+	LayoutFlags            // IMSGF_HASFD in flags (before 3.6)
+	LayoutLenMark          // IMSG_FD_MARK in len (3.6 and later)
 )
 
 // imsg is one frame: its type and data (the header's other fields are
@@ -112,18 +114,18 @@ type imsg struct {
 
 // appendFrame appends one frame without a descriptor to b.
 func appendFrame(b []byte, typ uint32, data []byte) []byte {
-	return appendFrameFD(b, typ, data, false, fdLayoutFlags)
+	return appendFrameFD(b, typ, data, false, LayoutFlags)
 }
 
 // appendFrameFD appends one frame to b; hasFD marks it as carrying the
 // descriptor that the same sendmsg passes, in the server's layout.
-func appendFrameFD(b []byte, typ uint32, data []byte, hasFD bool, layout fdLayout) []byte {
+func appendFrameFD(b []byte, typ uint32, data []byte, hasFD bool, layout FDLayout) []byte {
 	n := uint32(imsgHeaderSize + len(data))
 	var h [imsgHeaderSize]byte
 	ne := binary.NativeEndian
 	ne.PutUint32(h[0:], typ)
 	switch {
-	case hasFD && layout == fdLayoutLenMark:
+	case hasFD && layout == LayoutLenMark:
 		ne.PutUint32(h[4:], n|imsgFDMark)
 	case hasFD:
 		ne.PutUint16(h[4:], uint16(n))

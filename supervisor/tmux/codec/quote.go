@@ -1,4 +1,4 @@
-package tmux
+package codec
 
 import (
 	"errors"
@@ -7,8 +7,9 @@ import (
 	"unicode/utf8"
 )
 
-// Quoting rules, from cmd-parse.y and checked against tmux 3.3a (quote_test.go
-// and FuzzQuote round-trip every rule through a real server):
+// Quoting rules, from cmd-parse.y and checked against tmux 3.3a (package
+// tmux's quote_roundtrip_test.go and FuzzQuote round-trip every rule
+// through a real server):
 //
 //   - Outside quotes the parser ends a word at space, tab, ";" or "}",
 //     treats "#" at the start of a word as a comment, "%" at the start of a
@@ -27,7 +28,7 @@ import (
 //     ends the argument early). ValidArg rejects it.
 //   - A first word of the form NAME=VALUE is an environment assignment, not a
 //     command, whether or not it is quoted, and runs no command and prints no
-//     block. The first argument must be a command name (validCommandName).
+//     block. The first argument must be a command name (ValidCommandName).
 //
 // So: a word made only of [A-Za-z0-9_./:,+@-] goes bare; a word of printable
 // UTF-8 without "'" goes in single quotes; anything else goes in double
@@ -39,7 +40,7 @@ import (
 // exactly one command.
 //
 // args[0] must be a command name and no argument may contain a NUL byte
-// (see ValidArg); Control.Run checks both. An empty argument becomes a pair of single quotes.
+// (see ValidArg); tmux.Control.Run checks both. An empty argument becomes a pair of single quotes.
 // A leading "-" is not quoting's concern: put "--" before an argument that
 // could be taken for a flag.
 func Quote(args []string) string {
@@ -134,11 +135,11 @@ func ValidArg(s string) error {
 	return nil
 }
 
-// validCommandName reports whether name can be the first word of a control
+// ValidCommandName reports whether name can be the first word of a control
 // line: a tmux command name or alias (lower-case letters and "-"). Anything
 // else could parse as an assignment (NAME=VALUE runs nothing and prints no
 // block, which would desynchronise the FIFO), a directive or a comment.
-func validCommandName(name string) error {
+func ValidCommandName(name string) error {
 	if name == "" {
 		return errors.New("tmux: empty command name")
 	}

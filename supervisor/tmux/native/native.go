@@ -1,4 +1,4 @@
-package tmux
+package native
 
 import (
 	"context"
@@ -22,7 +22,7 @@ import (
 //     when they write a session notification to a control client that is
 //     still identifying (CLIENT_CONTROL set by MSG_IDENTIFY_FLAGS, its
 //     control state made only at MSG_IDENTIFY_DONE; see
-//     Capabilities.IdentifyingClientNotified). tmux's own client sends
+//     tmux.Capabilities.IdentifyingClientNotified). tmux's own client sends
 //     FLAGS first and DONE last with its descriptors and environment in
 //     between, and the server reads that over several turns of its event
 //     loop (a frame that carries a descriptor ends a read), in which
@@ -37,62 +37,11 @@ import (
 //     (clientEnviron) and never runs what a server names: MSG_SHELL,
 //     MSG_EXEC and MSG_LOCK end the connection, so a server that is not
 //     tmux cannot make tmux-mcp run anything.
-//   - It connects only to a socket that CheckSocket trusts, and checks
-//     the listener's uid.
+//   - It talks only over a connection package tmux made: to a socket that
+//     tmux.CheckSocket trusts, whose listener's uid it checked (PeerUID).
 //
-// The tmux binary still starts servers (StartServer) and reports its own
-// version (ClientVersion).
-
-// nativeDial connects to socket's server after checking the socket, and
-// then checks who listens on it. Errors are *CommandErrors with the
-// messages a tmux client prints, classified the same way.
-func nativeDial(ctx context.Context, socket Socket, args []string) (*net.UnixConn, error) {
-	path := socket.ResolvedPath()
-	fail := func(msg string, cause error) error {
-		return &CommandError{Args: args, Stderr: msg, ExitCode: 1, Class: Classify(msg), Transport: "exec", cause: cause}
-	}
-	if err := CheckSocket(path); err != nil {
-		return nil, &CommandError{Args: args, Stderr: err.Error(), ExitCode: 1, Class: ErrPermission, Transport: "exec", cause: err}
-	}
-	var d net.Dialer
-	c, err := d.DialContext(ctx, "unix", path)
-	if err != nil {
-		var errno syscall.Errno
-		switch {
-		case ctx.Err() != nil:
-			return nil, &CommandError{Args: args, ExitCode: -1, Class: ctxClass(ctx.Err()), Transport: "exec", cause: ctx.Err()}
-		case errors.As(err, &errno) && errno == syscall.ECONNREFUSED:
-			return nil, fail("no server running on "+path, err)
-		case errors.As(err, &errno):
-			return nil, fail(fmt.Sprintf("error connecting to %s (%s)", path, errnoText(errno)), err)
-		default:
-			return nil, fail(fmt.Sprintf("error connecting to %s (%v)", path, err), err)
-		}
-	}
-	conn := c.(*net.UnixConn)
-	if err := checkPeer(path, conn); err != nil {
-		conn.Close()
-		return nil, &CommandError{Args: args, Stderr: err.Error(), ExitCode: 1, Class: ErrPermission, Transport: "exec", cause: err}
-	}
-	return conn, nil
-}
-
-// errnoText is strerror's text for the errors a connect gives, as tmux
-// prints them ("No such file or directory").
-func errnoText(e syscall.Errno) string {
-	s := e.Error()
-	if s == "" {
-		return s
-	}
-	return string(s[0]-'a'+'A') + s[1:]
-}
-
-func ctxClass(err error) error {
-	if errors.Is(err, context.Canceled) {
-		return ErrCommand
-	}
-	return ErrTimeout
-}
+// The tmux binary still starts servers (tmux.Exec.StartServer) and reports
+// its own version (tmux.Exec.BinaryVersion).
 
 // identity is what a client of ours tells the server about itself.
 type identity struct {
@@ -152,16 +101,30 @@ func (id identity) finale(argv []string) ([]byte, error) {
 	return append(b, cmd...), nil
 }
 
-// errCommandTooLong: a command does not fit in one message (tmux's own
+// ErrCommandTooLong: a command does not fit in one message (tmux's own
 // client says "command too long").
-var errCommandTooLong = errors.New("command too long")
+var ErrCommandTooLong = errors.New("command too long")
+
+// ErrProtocolVersion: the server speaks another version of the protocol
+// (the text is what tmux's own client says).
+var ErrProtocolVersion = fmt.Errorf("protocol version mismatch (client %d, server other)", protocolVersion)
+
+// RefusedError: the server sent a message that tmux-mcp never obeys
+// (MSG_SHELL, MSG_EXEC, MSG_LOCK or MSG_SUSPEND: run a program, or stop).
+type RefusedError struct {
+	Type uint32 // the message's type
+}
+
+func (e *RefusedError) Error() string {
+	return fmt.Sprintf("server sent message %d, which tmux-mcp never obeys", e.Type)
+}
 
 // commandFrame is MSG_COMMAND for argv (one command line, ";" separating
 // commands as on tmux's command line).
 func commandFrame(argv []string) ([]byte, error) {
 	data := append(int32Bytes(int32(len(argv))), packArgv(argv)...)
 	if imsgHeaderSize+len(data) > maxImsgSize {
-		return nil, errCommandTooLong
+		return nil, ErrCommandTooLong
 	}
 	return appendFrame(nil, msgCommand, data), nil
 }
@@ -177,7 +140,7 @@ func writeAll(conn *net.UnixConn, b []byte) error {
 }
 
 // sendFD writes one frame of type typ with no data that passes fd.
-func sendFD(conn *net.UnixConn, typ uint32, fd int, layout fdLayout) error {
+func sendFD(conn *net.UnixConn, typ uint32, fd int, layout FDLayout) error {
 	b := appendFrameFD(nil, typ, nil, true, layout)
 	n, oobn, err := conn.WriteMsgUnix(b, syscall.UnixRights(fd), nil)
 	if err == nil && (n != len(b) || oobn == 0) {
@@ -186,25 +149,24 @@ func sendFD(conn *net.UnixConn, typ uint32, fd int, layout fdLayout) error {
 	return err
 }
 
-// nativeResult is what one command client got: the command's stdout and
-// stderr and its exit status.
-type nativeResult struct {
-	stdout, stderr []byte
-	status         int
-	exitMsg        string
+// Result is what one command client got: the command's stdout and
+// stderr, its exit status and the message of its exit, if any.
+type Result struct {
+	Stdout, Stderr []byte
+	Status         int
+	ExitMsg        string
 }
 
-// runNative runs argv (one command line) as a command client of socket's
-// server, as `tmux -u -N -S path argv...` would, within ctx. A command
-// that reads or writes a file through its client (load-buffer path,
-// save-buffer path) may open only a file that paths names (relative to
-// this process's directory): a server cannot make tmux-mcp read or write
-// anything else.
-func runNative(ctx context.Context, socket Socket, argv, paths, extraEnv []string) (nativeResult, error) {
-	conn, err := nativeDial(ctx, socket, argv)
-	if err != nil {
-		return nativeResult{}, err
-	}
+// Run runs argv (one command line) as a command client over conn, a
+// connection to a tmux server, as `tmux -u -N -S path argv...` would,
+// within ctx, and closes conn. A command that reads or writes a file
+// through its client (load-buffer path, save-buffer path) may open only a
+// file that paths names (relative to this process's directory): a server
+// cannot make tmux-mcp read or write anything else. Errors are
+// ErrCommandTooLong, ErrProtocolVersion, a *RefusedError, or the
+// connection's (a read or write error, io.EOF, io.ErrUnexpectedEOF, a
+// malformed frame); ctx's end shows as the connection's I/O failing.
+func Run(ctx context.Context, conn *net.UnixConn, argv, paths, extraEnv []string) (Result, error) {
 	defer conn.Close()
 	// The context ends the connection's I/O (not a deadline of its own,
 	// which could fire a moment before ctx reports its end).
@@ -213,20 +175,20 @@ func runNative(ctx context.Context, socket Socket, argv, paths, extraEnv []strin
 	id := newIdentity(false, extraEnv)
 	fin, err := id.finale(argv)
 	if err != nil {
-		return nativeResult{}, &CommandError{Args: argv, Stderr: err.Error(), ExitCode: 1, Class: ErrInvalidArg, Transport: "exec"}
+		return Result{}, err
 	}
 	// No descriptor and no control flag: everything in one write.
 	if err := writeAll(conn, append(id.preamble(), fin...)); err != nil {
-		return nativeResult{}, connError(ctx, argv, err)
+		return Result{}, err
 	}
-	var res nativeResult
+	var res Result
 	files := newClientFiles(id.cwd, paths)
 	defer files.closeAll()
 	r := newFrameReader(conn)
 	for {
 		m, err := r.next()
 		if err != nil {
-			return res, connError(ctx, argv, err)
+			return res, err
 		}
 		var reply []byte
 		switch m.typ {
@@ -235,13 +197,13 @@ func runNative(ctx context.Context, socket Socket, argv, paths, extraEnv []strin
 		case msgWrite:
 			stream, ok := frameInts(m.data, 0)
 			if !ok {
-				return res, connError(ctx, argv, errFrame)
+				return res, errFrame
 			}
 			switch files.stdOf(stream) {
 			case 1:
-				res.stdout = append(res.stdout, m.data[4:]...)
+				res.Stdout = append(res.Stdout, m.data[4:]...)
 			case 2:
-				res.stderr = append(res.stderr, m.data[4:]...)
+				res.Stderr = append(res.Stderr, m.data[4:]...)
 			default:
 				files.write(stream, m.data[4:])
 			}
@@ -252,21 +214,19 @@ func runNative(ctx context.Context, socket Socket, argv, paths, extraEnv []strin
 		case msgReadOpen:
 			reply = files.readOpen(m.data)
 		case msgExit, msgShutdown:
-			res.status, res.exitMsg = exitMessage(m.data)
+			res.Status, res.ExitMsg = exitMessage(m.data)
 			writeAll(conn, appendFrame(nil, msgExiting, nil)) //nolint:errcheck // the command is done
 			return res, nil
 		case msgDetach, msgDetachKill:
 			reply = appendFrame(nil, msgExiting, nil)
 		case msgVersion, msgOldStderr, msgOldStdin, msgOldStdout:
-			msg := fmt.Sprintf("protocol version mismatch (client %d, server other)", protocolVersion)
-			return res, &CommandError{Args: argv, Stderr: msg, ExitCode: 1, Class: ErrVersionMismatch, Transport: "exec"}
+			return res, ErrProtocolVersion
 		case msgShell, msgExec, msgLock, msgSuspend:
-			return res, &CommandError{Args: argv, Stderr: fmt.Sprintf("server sent message %d, which tmux-mcp never obeys", m.typ),
-				ExitCode: 1, Class: ErrPermission, Transport: "exec"}
+			return res, &RefusedError{Type: m.typ}
 		}
 		if reply != nil {
 			if err := writeAll(conn, reply); err != nil {
-				return res, connError(ctx, argv, err)
+				return res, err
 			}
 		}
 	}
@@ -278,20 +238,6 @@ func frameInts(data []byte, i int) (int32, bool) {
 		return 0, false
 	}
 	return int32(binary.NativeEndian.Uint32(data[4*i:])), true
-}
-
-// connError is the error of a connection that failed after connecting:
-// the deadline, or the server gone ("server exited unexpectedly", as
-// tmux's client says).
-func connError(ctx context.Context, args []string, err error) error {
-	if ctx.Err() != nil {
-		return &CommandError{Args: args, ExitCode: -1, Class: ctxClass(ctx.Err()), Transport: "exec", cause: ctx.Err()}
-	}
-	var ne net.Error
-	if errors.As(err, &ne) && ne.Timeout() {
-		return &CommandError{Args: args, ExitCode: -1, Class: ErrTimeout, Transport: "exec", cause: err}
-	}
-	return &CommandError{Args: args, Stderr: "server exited unexpectedly", ExitCode: 1, Class: ErrServerExited, Transport: "exec", cause: err}
 }
 
 // clientEnviron is the environment a client of ours sends. tmux uses a
@@ -327,10 +273,11 @@ func cutEnv(kv string) (name, value string, ok bool) {
 	return "", "", false
 }
 
-// nativeControl is the socket side of a native control client: it stays
-// open while the connection lives (closing it makes the server drop the
-// client) and is read for the server's exit messages.
-type nativeControl struct {
+// Control is the socket side of a control client of ours: it stays open
+// while the connection lives (closing it makes the server drop the
+// client) and is read for the server's exit messages. The control stream
+// itself flows through the pipes passed to AttachControl.
+type Control struct {
 	conn *net.UnixConn
 	done chan struct{} // closed when the socket reader ends
 	once sync.Once
@@ -341,62 +288,73 @@ type nativeControl struct {
 	told bool
 }
 
-// lost reports, once the socket has closed, whether it closed without
-// the server saying why: the server died.
-func (nc *nativeControl) lost() bool {
-	<-nc.done
-	return !nc.told
-}
+// ErrUnknownLayout: AttachControl needs to know how the server marks a
+// passed descriptor.
+var ErrUnknownLayout = errors.New("native: the server's message layout is not known")
 
-// dialNativeControl connects a control client to socket's server and
-// attaches it with attach (the attach-session argv), passing in as the
-// client's stdin (commands) and out as its stdout (the control stream).
-// layout is how the server marks a passed descriptor.
-func dialNativeControl(ctx context.Context, socket Socket, attach []string, in, out *os.File, layout fdLayout, extraEnv []string) (*nativeControl, error) {
-	if layout == fdLayoutUnknown {
-		return nil, errors.New("tmux: dial control: the server's message layout is not known")
-	}
-	conn, err := nativeDial(ctx, socket, attach)
-	if err != nil {
-		return nil, err
-	}
+// AttachControl makes conn, a connection to a tmux server, a control
+// client and attaches it with attach (the attach-session argv), passing in
+// as the client's stdin (commands) and out as its stdout (the control
+// stream). layout is how the server marks a passed descriptor. The client
+// identifies itself atomically (see the top of this file). conn is the
+// Control's from now on: AttachControl closes it when it fails, Close
+// later. Errors are ErrCommandTooLong, ErrUnknownLayout, ctx's error, or
+// the connection's.
+func AttachControl(ctx context.Context, conn *net.UnixConn, attach []string, in, out *os.File, layout FDLayout, extraEnv []string) (*Control, error) {
 	ok := false
 	defer func() {
 		if !ok {
 			conn.Close()
 		}
 	}()
+	if layout == LayoutUnknown {
+		return nil, ErrUnknownLayout
+	}
 	stop := context.AfterFunc(ctx, func() { conn.SetWriteDeadline(time.Unix(1, 0)) }) //nolint:errcheck // unblocks writes
 	id := newIdentity(true, extraEnv)
 	fin, err := id.finale(attach)
 	if err != nil {
-		return nil, &CommandError{Args: attach, Stderr: err.Error(), ExitCode: 1, Class: ErrInvalidArg, Transport: "control"}
+		return nil, err
 	}
 	if err := writeAll(conn, id.preamble()); err != nil {
-		return nil, connError(ctx, attach, err)
+		return nil, err
 	}
 	if err := sendFD(conn, msgIdentifyStdin, int(in.Fd()), layout); err != nil {
-		return nil, connError(ctx, attach, err)
+		return nil, err
 	}
 	if err := sendFD(conn, msgIdentifyStdout, int(out.Fd()), layout); err != nil {
-		return nil, connError(ctx, attach, err)
+		return nil, err
 	}
 	// The flags, the end of identification and attach-session: one write,
 	// read and handled by the server in one turn of its loop.
 	if err := writeAll(conn, fin); err != nil {
-		return nil, connError(ctx, attach, err)
+		return nil, err
 	}
 	if !stop() {
-		return nil, connError(ctx, attach, ctx.Err())
+		return nil, ctx.Err()
 	}
 	ok = true
-	nc := &nativeControl{conn: conn, done: make(chan struct{})}
+	nc := &Control{conn: conn, done: make(chan struct{})}
 	go nc.read()
 	return nc, nil
 }
 
+// Done is closed when the socket has closed.
+func (nc *Control) Done() <-chan struct{} { return nc.done }
+
+// Lost reports, once the socket has closed, whether it closed without
+// the server saying why: the server died.
+func (nc *Control) Lost() bool {
+	<-nc.done
+	return !nc.told
+}
+
+// ExitMessage is the message of the server's exit message (MSG_EXIT or
+// MSG_SHUTDOWN), "" when none came; read it after Done.
+func (nc *Control) ExitMessage() string { return nc.msg }
+
 // read handles the server's messages on the socket until it closes.
-func (nc *nativeControl) read() {
+func (nc *Control) read() {
 	defer close(nc.done)
 	r := newFrameReader(nc.conn)
 	for {
@@ -433,9 +391,9 @@ func (nc *nativeControl) read() {
 	}
 }
 
-// close drops the client: the server sees the socket close and lets the
-// client go.
-func (nc *nativeControl) close() {
+// Close drops the client: the server sees the socket close and lets the
+// client go. It returns once the socket's reader has ended.
+func (nc *Control) Close() {
 	nc.once.Do(func() { nc.conn.Close() })
 	<-nc.done
 }

@@ -1,4 +1,4 @@
-package tmux
+package codec
 
 import (
 	"bufio"
@@ -10,37 +10,38 @@ import (
 // This file is the control-mode block parser: pure, no I/O beyond the reader
 // it is given. See reference/tmux-failure-modes.md §3.2 and §3.8.
 
-// eventKind says what a parsed control-mode event is.
-type eventKind int
+// EventKind says what a parsed control-mode event is.
+type EventKind int
 
+// The kinds of event.
 const (
-	// evBlock is a complete %begin ... %end/%error block.
-	evBlock eventKind = iota + 1
-	// evNotify is a notification line (outside a block, or %pause/%continue
-	// inside one).
-	evNotify
-	// evExit is an %exit line outside a block: the client is leaving.
-	evExit
+	// EventBlock is a complete %begin ... %end/%error block.
+	EventBlock EventKind = iota + 1
+	// EventNotify is a notification line (outside a block, or
+	// %pause/%continue inside one).
+	EventNotify
+	// EventExit is an %exit line outside a block: the client is leaving.
+	EventExit
 )
 
-// ctlEvent is one thing the parser read.
-type ctlEvent struct {
-	kind eventKind
-	// Block fields (evBlock).
-	hdr   string // "<time> <number> <flags>" exactly as received
-	flags string // the third header field: "1" for our own commands
-	isErr bool   // the block ended with %error
-	body  []byte // the block's lines, each followed by "\n"
-	// line is the notification line without its newline (evNotify), or the
-	// %exit line (evExit).
-	line []byte
-	// reason is the %exit reason (evExit), "" when there is none.
-	reason string
+// Event is one thing the parser read.
+type Event struct {
+	Kind EventKind
+	// Block fields (EventBlock).
+	Header string // "<time> <number> <flags>" exactly as received
+	Flags  string // the third header field: "1" for our own commands
+	IsErr  bool   // the block ended with %error
+	Body   []byte // the block's lines, each followed by "\n"
+	// Line is the notification line without its newline (EventNotify), or
+	// the %exit line (EventExit).
+	Line []byte
+	// Reason is the %exit reason (EventExit), "" when there is none.
+	Reason string
 }
 
-// ctlParser splits a control client's stdout into blocks and notifications.
-// It holds no lock; one goroutine calls next.
-type ctlParser struct {
+// Parser splits a control client's stdout into blocks and notifications.
+// It holds no lock; one goroutine calls Next.
+type Parser struct {
 	r       *bufio.Reader
 	line    []byte // scratch for lines longer than the reader's buffer
 	inBlock bool
@@ -52,22 +53,23 @@ type ctlParser struct {
 	last    []byte // the block's last body line (for %exit mid-block)
 }
 
-func newCtlParser(r io.Reader) *ctlParser {
+// NewParser returns a parser of the control stream r.
+func NewParser(r io.Reader) *Parser {
 	br, ok := r.(*bufio.Reader)
 	if !ok {
 		br = bufio.NewReaderSize(r, 64<<10)
 	}
-	return &ctlParser{r: br}
+	return &Parser{r: br}
 }
 
-// errTruncated is returned by next when the stream ends inside a block.
-var errTruncated = errors.New("tmux: control stream ended inside a block")
+// ErrTruncated is returned by Next when the stream ends inside a block.
+var ErrTruncated = errors.New("tmux: control stream ended inside a block")
 
 // readLine returns the next line without its "\n" (or "\r\n" is NOT trimmed:
 // tmux ends lines with "\n" only, and a "\r" may be pane data). The slice is
 // valid until the next call. At EOF it returns the unterminated tail, if any,
 // with io.EOF.
-func (p *ctlParser) readLine() ([]byte, error) {
+func (p *Parser) readLine() ([]byte, error) {
 	s, err := p.r.ReadSlice('\n')
 	if err == nil {
 		return s[:len(s)-1], nil
@@ -90,11 +92,11 @@ func (p *ctlParser) readLine() ([]byte, error) {
 	}
 }
 
-// next returns the next event. At the end of the stream it returns io.EOF
+// Next returns the next event. At the end of the stream it returns io.EOF
 // (or the read error); if the stream ended inside a block it returns
-// errTruncated wrapped around the read error, and an %exit line that was the
-// block's last line is reported as evExit first.
-func (p *ctlParser) next() (ctlEvent, error) {
+// ErrTruncated wrapped around the read error, and an %exit line that was the
+// block's last line is reported as EventExit first.
+func (p *Parser) Next() (Event, error) {
 	for {
 		line, err := p.readLine()
 		if err != nil {
@@ -112,9 +114,9 @@ func (p *ctlParser) next() (ctlEvent, error) {
 					p.last = p.last[:0]
 					return ev, nil
 				}
-				return ctlEvent{}, errors.Join(errTruncated, err)
+				return Event{}, errors.Join(ErrTruncated, err)
 			}
-			return ctlEvent{}, err
+			return Event{}, err
 		}
 		if !p.inBlock {
 			if ev, ok := p.outside(line); ok {
@@ -123,15 +125,15 @@ func (p *ctlParser) next() (ctlEvent, error) {
 			continue
 		}
 		if bytes.Equal(line, p.endLine) || bytes.Equal(line, p.errLine) {
-			ev := ctlEvent{
-				kind:  evBlock,
-				hdr:   string(p.hdr),
-				flags: p.flags,
-				isErr: line[1] == 'e' && line[2] == 'r',
-				body:  bytes.Clone(p.body.Bytes()),
+			ev := Event{
+				Kind:   EventBlock,
+				Header: string(p.hdr),
+				Flags:  p.flags,
+				IsErr:  line[1] == 'e' && line[2] == 'r',
+				Body:   bytes.Clone(p.body.Bytes()),
 			}
-			if ev.body == nil {
-				ev.body = []byte{}
+			if ev.Body == nil {
+				ev.Body = []byte{}
 			}
 			p.inBlock = false
 			p.body.Reset()
@@ -139,7 +141,7 @@ func (p *ctlParser) next() (ctlEvent, error) {
 			return ev, nil
 		}
 		if isFlowNotification(line) {
-			return ctlEvent{kind: evNotify, line: bytes.Clone(line)}, nil
+			return Event{Kind: EventNotify, Line: bytes.Clone(line)}, nil
 		}
 		p.body.Write(line)
 		p.body.WriteByte('\n')
@@ -149,7 +151,7 @@ func (p *ctlParser) next() (ctlEvent, error) {
 
 // outside handles a line read outside a block. It reports false for lines
 // that produce no event (blank or non-% noise).
-func (p *ctlParser) outside(line []byte) (ctlEvent, bool) {
+func (p *Parser) outside(line []byte) (Event, bool) {
 	if hdr, ok := bytes.CutPrefix(line, []byte("%begin ")); ok {
 		if flags, ok := blockFlags(hdr); ok {
 			p.inBlock = true
@@ -159,17 +161,17 @@ func (p *ctlParser) outside(line []byte) (ctlEvent, bool) {
 			p.flags = flags
 			p.body.Reset()
 			p.last = p.last[:0]
-			return ctlEvent{}, false
+			return Event{}, false
 		}
 	}
 	if validExit(line) {
 		return exitEvent(line), true
 	}
 	if len(line) > 0 && line[0] == '%' {
-		return ctlEvent{kind: evNotify, line: bytes.Clone(line)}, true
+		return Event{Kind: EventNotify, Line: bytes.Clone(line)}, true
 	}
 	// Not protocol: tmux never writes such a line outside a block. Ignore.
-	return ctlEvent{}, false
+	return Event{}, false
 }
 
 // validExit reports whether line is "%exit" or "%exit <reason>".
@@ -177,10 +179,10 @@ func validExit(line []byte) bool {
 	return bytes.Equal(line, []byte("%exit")) || bytes.HasPrefix(line, []byte("%exit "))
 }
 
-func exitEvent(line []byte) ctlEvent {
+func exitEvent(line []byte) Event {
 	reason, _ := bytes.CutPrefix(line, []byte("%exit"))
 	reason = bytes.TrimPrefix(reason, []byte(" "))
-	return ctlEvent{kind: evExit, line: bytes.Clone(line), reason: string(reason)}
+	return Event{Kind: EventExit, Line: bytes.Clone(line), Reason: string(reason)}
 }
 
 // blockFlags checks a %begin header "<time> <number> <flags>" (three fields

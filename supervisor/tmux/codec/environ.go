@@ -1,4 +1,4 @@
-package tmux
+package codec
 
 import (
 	"strings"
@@ -14,7 +14,7 @@ var EnvironmentArgs = []string{"show-environment", "-s"}
 // ParseEnvironment decodes show-environment -s output: each name maps to
 // its value, or to nil for a variable removed from this environment. It
 // undoes tmux's shell escaping and what 3.4/3.5a's output path adds (see
-// OutputEscaped: octal and C escapes for control characters, a backslash
+// tmux.Capabilities.OutputEscaped: octal and C escapes for control characters, a backslash
 // before '$' and a letter; since -s escapes every '$', a backslash, a
 // backslash and a '$' can only mean '$').
 //

@@ -1,4 +1,4 @@
-package tmux
+package native
 
 import (
 	"errors"

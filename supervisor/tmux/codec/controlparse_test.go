@@ -1,4 +1,4 @@
-package tmux
+package codec
 
 import (
 	"bufio"
@@ -14,36 +14,36 @@ import (
 )
 
 // describe renders a parser event compactly for comparisons.
-func describe(ev ctlEvent) string {
-	switch ev.kind {
-	case evBlock:
+func describe(ev Event) string {
+	switch ev.Kind {
+	case EventBlock:
 		status := "end"
-		if ev.isErr {
+		if ev.IsErr {
 			status = "error"
 		}
-		return fmt.Sprintf("block flags=%s %s %q", ev.flags, status, ev.body)
-	case evNotify:
-		return fmt.Sprintf("notify %q", ev.line)
-	case evExit:
-		return fmt.Sprintf("exit %q", ev.reason)
+		return fmt.Sprintf("block flags=%s %s %q", ev.Flags, status, ev.Body)
+	case EventNotify:
+		return fmt.Sprintf("notify %q", ev.Line)
+	case EventExit:
+		return fmt.Sprintf("exit %q", ev.Reason)
 	}
-	return fmt.Sprintf("unknown kind %d", ev.kind)
+	return fmt.Sprintf("unknown kind %d", ev.Kind)
 }
 
 // parseAll runs the parser to the end and describes every event, then how
 // the stream ended ("EOF" or "truncated").
 func parseAll(t testing.TB, r io.Reader) []string {
 	t.Helper()
-	p := newCtlParser(r)
+	p := NewParser(r)
 	var got []string
 	for i := 0; ; i++ {
 		if i > 1_000_000 {
 			t.Fatalf("parser did not stop")
 		}
-		ev, err := p.next()
+		ev, err := p.Next()
 		if err != nil {
 			switch {
-			case errors.Is(err, errTruncated):
+			case errors.Is(err, ErrTruncated):
 				got = append(got, "truncated")
 			case errors.Is(err, io.EOF):
 				got = append(got, "EOF")
@@ -141,30 +141,6 @@ func TestParseRecordedTranscripts(t *testing.T) {
 	}
 }
 
-func TestParseSplitUTF8Reassembles(t *testing.T) {
-	p := newCtlParser(bytes.NewReader(readTestdata(t, "control-split-utf8-near-miss-end.txt")))
-	var data []byte
-	for {
-		ev, err := p.next()
-		if err != nil {
-			break
-		}
-		if ev.kind != evNotify {
-			continue
-		}
-		n := ParseNotification(ev.line)
-		if n.Type == NotifyOutput || n.Type == NotifyExtendedOutput {
-			if n.Pane != "%3" {
-				t.Errorf("pane = %q, want %%3", n.Pane)
-			}
-			data = append(data, n.Data...)
-		}
-	}
-	if want := "café \\ \r\n€!"; string(data) != want {
-		t.Errorf("output = %q, want %q", data, want)
-	}
-}
-
 func TestParseCases(t *testing.T) {
 	tests := []struct {
 		name string
@@ -211,23 +187,22 @@ func TestParseLongLine(t *testing.T) {
 	var in bytes.Buffer
 	fmt.Fprintf(&in, "%%begin 1 2 1\n%s\n%%end 1 2 1\n", big)
 	fmt.Fprintf(&in, "%%output %%1 %s\n", big)
-	p := newCtlParser(bufio.NewReaderSize(&in, 16))
-	ev, err := p.next()
+	p := NewParser(bufio.NewReaderSize(&in, 16))
+	ev, err := p.Next()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ev.kind != evBlock || !bytes.Equal(ev.body, append(bytes.Clone(big), '\n')) {
-		t.Errorf("block: kind %d, body %d bytes; want block of %d bytes", ev.kind, len(ev.body), len(big)+1)
+	if ev.Kind != EventBlock || !bytes.Equal(ev.Body, append(bytes.Clone(big), '\n')) {
+		t.Errorf("block: kind %d, body %d bytes; want block of %d bytes", ev.Kind, len(ev.Body), len(big)+1)
 	}
-	ev, err = p.next()
+	ev, err = p.Next()
 	if err != nil {
 		t.Fatal(err)
 	}
-	n := ParseNotification(ev.line)
-	if n.Type != NotifyOutput || !bytes.Equal(n.Data, big) {
-		t.Errorf("notification: type %q, data %d bytes; want output of %d bytes", n.Type, len(n.Data), len(big))
+	if want := append([]byte("%output %1 "), big...); ev.Kind != EventNotify || !bytes.Equal(ev.Line, want) {
+		t.Errorf("notification: kind %d, line %d bytes; want a notification of %d bytes", ev.Kind, len(ev.Line), len(want))
 	}
-	if _, err := p.next(); !errors.Is(err, io.EOF) {
+	if _, err := p.Next(); !errors.Is(err, io.EOF) {
 		t.Errorf("end: err = %v, want EOF", err)
 	}
 }
@@ -252,51 +227,44 @@ func FuzzControlParse(f *testing.F) {
 	f.Add([]byte("%begin 1 2 1\n%exit\n"))
 	f.Add([]byte("%output %1 \\\\0\\1\\12\\777\\"))
 	f.Fuzz(func(t *testing.T, in []byte) {
-		p := newCtlParser(bufio.NewReaderSize(bytes.NewReader(in), 16))
+		p := NewParser(bufio.NewReaderSize(bytes.NewReader(in), 16))
 		var total int
 		for i := 0; ; i++ {
 			if i > len(in)+2 {
 				t.Fatalf("parser produced more events (%d) than the input has bytes (%d)", i, len(in))
 			}
-			ev, err := p.next()
+			ev, err := p.Next()
 			if err != nil {
 				if !errors.Is(err, io.EOF) {
 					t.Fatalf("unexpected error %v", err)
 				}
 				break
 			}
-			switch ev.kind {
-			case evBlock:
-				if len(ev.body) > 0 && ev.body[len(ev.body)-1] != '\n' {
-					t.Fatalf("block body %q does not end in a newline", ev.body)
+			switch ev.Kind {
+			case EventBlock:
+				if len(ev.Body) > 0 && ev.Body[len(ev.Body)-1] != '\n' {
+					t.Fatalf("block body %q does not end in a newline", ev.Body)
 				}
-				end := "%end " + ev.hdr + "\n"
-				if ev.isErr {
-					end = "%error " + ev.hdr + "\n"
+				end := "%end " + ev.Header + "\n"
+				if ev.IsErr {
+					end = "%error " + ev.Header + "\n"
 				}
 				if !bytes.Contains(in, []byte(end)) && !bytes.HasSuffix(in, []byte(strings.TrimSuffix(end, "\n"))) {
 					t.Fatalf("block ended without %q in the input", end)
 				}
-				if !strings.HasSuffix(ev.hdr, " "+ev.flags) {
-					t.Fatalf("flags %q not the last header field of %q", ev.flags, ev.hdr)
+				if !strings.HasSuffix(ev.Header, " "+ev.Flags) {
+					t.Fatalf("flags %q not the last header field of %q", ev.Flags, ev.Header)
 				}
-				total += len(ev.body)
-			case evNotify:
-				if len(ev.line) == 0 || ev.line[0] != '%' {
-					t.Fatalf("notification %q does not start with %%", ev.line)
+				total += len(ev.Body)
+			case EventNotify:
+				if len(ev.Line) == 0 || ev.Line[0] != '%' {
+					t.Fatalf("notification %q does not start with %%", ev.Line)
 				}
-				n := ParseNotification(ev.line)
-				if n.Raw != string(ev.line) || n.Type == "" {
-					t.Fatalf("ParseNotification(%q) = %+v", ev.line, n)
-				}
-				if len(n.Data) > len(ev.line) {
-					t.Fatalf("data longer than the line")
-				}
-				total += len(ev.line)
-			case evExit:
-				total += len(ev.line)
+				total += len(ev.Line)
+			case EventExit:
+				total += len(ev.Line)
 			default:
-				t.Fatalf("unknown event kind %d", ev.kind)
+				t.Fatalf("unknown event kind %d", ev.Kind)
 			}
 			if total > len(in) {
 				t.Fatalf("events account for %d bytes of a %d-byte input", total, len(in))

@@ -10,83 +10,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux/codec"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux/tmuxtest"
 )
 
-func TestQuoteForms(t *testing.T) {
-	tests := []struct {
-		args []string
-		want string
-	}{
-		{[]string{"display-message", "-p", "hello"}, "display-message -p hello"},
-		{[]string{"set-buffer", "-b", "x", "--", ""}, "set-buffer -b x -- ''"},
-		{[]string{"send-keys", "-t", "%1", "-l", "a b"}, "send-keys -t '%1' -l 'a b'"},
-		{[]string{"x", "#{pane_id}"}, "x '#{pane_id}'"},
-		{[]string{"x", "a;b"}, "x 'a;b'"},
-		{[]string{"x", "{"}, "x '{'"},
-		{[]string{"x", "=main"}, "x '=main'"},
-		{[]string{"x", "~"}, "x '~'"},
-		{[]string{"x", "~\n"}, `x "\~\012"`},
-		{[]string{"x", "$HOME"}, `x '$HOME'`},
-		{[]string{"x", "it's $HOME"}, `x "it's \$HOME"`},
-		{[]string{"x", `a\b"c`}, `x 'a\b"c'`},
-		{[]string{"x", "a'b\\c\"d"}, `x "a'b\\c\"d"`},
-		{[]string{"x", "a\nb"}, `x "a\012b"`},
-		{[]string{"x", "\r\t\x1b\x7f"}, `x "\015\011\033\177"`},
-		{[]string{"x", "\xff\xfe"}, `x "\377\376"`},
-		{[]string{"x", "é€"}, "x 'é€'"},
-		{[]string{"x", "é\n"}, "x \"é\\012\""},
-		{[]string{"x", "\u0085"}, `x "\302\205"`},
-		{[]string{"x", "-t"}, "x -t"},
-		{[]string{"x", "a/b.c:d,e+f@g_h-1"}, "x a/b.c:d,e+f@g_h-1"},
-	}
-	for _, tt := range tests {
-		if got := Quote(tt.args); got != tt.want {
-			t.Errorf("Quote(%q) = %s, want %s", tt.args, got, tt.want)
-		}
-	}
-}
-
-func TestQuoteNeverWritesRawControlBytes(t *testing.T) {
-	var all []byte
-	for b := range 256 {
-		all = append(all, byte(b))
-	}
-	q := Quote([]string{"set-buffer", string(all)})
-	for i := 0; i < len(q); i++ {
-		if c := q[i]; c < 0x20 || c == 0x7f || c == 0xff {
-			t.Fatalf("Quote wrote raw byte %#x at %d: %q", c, i, q)
-		}
-	}
-}
-
-func TestValidArg(t *testing.T) {
-	tests := []struct {
-		arg string
-		ok  bool
-	}{
-		{"", true},
-		{"abc", true},
-		{"\xff", true},
-		{"a\x00", false},
-		{"\x00", false},
-	}
-	for _, tt := range tests {
-		if err := ValidArg(tt.arg); (err == nil) != tt.ok {
-			t.Errorf("ValidArg(%q) = %v, want ok=%v", tt.arg, err, tt.ok)
-		}
-	}
-	for _, name := range []string{"display-message", "send-keys", "ls"} {
-		if err := validCommandName(name); err != nil {
-			t.Errorf("validCommandName(%q) = %v, want nil", name, err)
-		}
-	}
-	for _, name := range []string{"", "FOO=bar", "#x", "%if", "a b", "'x'", "X"} {
-		if err := validCommandName(name); err == nil {
-			t.Errorf("validCommandName(%q) = nil, want an error", name)
-		}
-	}
-}
+// The quoting of package codec, round-tripped through a real server: tmux
+// must receive exactly the bytes, and each line must run exactly one
+// command.
 
 // quoteRig is a control connection to a private server for round trips.
 type quoteRig struct {
@@ -130,7 +60,7 @@ func (r *quoteRig) run(t testing.TB, args ...string) ([]byte, error) {
 // must get the very next block.
 func (r *quoteRig) roundTrip(t testing.TB, arg string) {
 	t.Helper()
-	if ValidArg(arg) != nil {
+	if codec.ValidArg(arg) != nil {
 		if _, err := r.run(t, "set-buffer", "-b", "fz", "--", arg); err == nil || errors.Is(err, ErrConnectionLost) {
 			t.Fatalf("Run with a NUL byte: err = %v, want a validation error", err)
 		}
@@ -145,13 +75,13 @@ func (r *quoteRig) roundTrip(t testing.TB, arg string) {
 	} else {
 		out, err := r.run(t, "set-buffer", "-b", "fz", "--", arg)
 		if err != nil || len(out) != 0 {
-			t.Fatalf("set-buffer %q (line %s): got %q, %v; want no output", arg, Quote([]string{"x", arg}), out, err)
+			t.Fatalf("set-buffer %q (line %s): got %q, %v; want no output", arg, codec.Quote([]string{"x", arg}), out, err)
 		}
 	}
 	out, err := r.run(t, "display-message", "-p", "sentinel")
 	if err != nil || string(out) != "sentinel\n" {
 		t.Fatalf("after %q (line %s): sentinel got %q, %v: the line ran more or fewer than one command",
-			arg, Quote([]string{"x", arg}), out, err)
+			arg, codec.Quote([]string{"x", arg}), out, err)
 	}
 	if arg == "" {
 		return
@@ -166,10 +96,10 @@ func (r *quoteRig) roundTrip(t testing.TB, arg string) {
 	}
 	got := esc
 	if r.caps.ShowBufferEscaped {
-		got = UnescapeBuffer(esc)
+		got = codec.UnescapeBuffer(esc)
 	}
 	if string(got) != arg {
-		t.Fatalf("round trip through tmux (line %s):\n got %q\nwant %q", Quote([]string{"x", arg}), got, arg)
+		t.Fatalf("round trip through tmux (line %s):\n got %q\nwant %q", codec.Quote([]string{"x", arg}), got, arg)
 	}
 }
 
@@ -224,11 +154,11 @@ func TestQuoteRoundTripSeeds(t *testing.T) {
 	if _, err := r.run(t, all...); err != nil {
 		t.Fatalf("new-window: %v", err)
 	}
-	out, err := r.run(t, "list-windows", "-t", "=q", "-F", RecordFormat("window_name"))
+	out, err := r.run(t, "list-windows", "-t", "=q", "-F", codec.RecordFormat("window_name"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	recs, err := ParseRecords(out, 1)
+	recs, err := codec.ParseRecords(out, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package tmux
+package codec
 
 import (
 	"bytes"
@@ -16,7 +16,7 @@ import (
 //   - a client that tmux does not believe speaks UTF-8 gets every control
 //     character and every non-ASCII character replaced by '_'
 //     (utf8_sanitize); tmux-mcp passes -u to every tmux it runs, so this
-//     never happens to it (see Exec.base);
+//     never happens to it (see tmux.Exec);
 //   - tmux 3.4 and 3.5a print command output through
 //     utf8_stravisx(VIS_OCTAL|VIS_CSTYLE|VIS_NOSLASH): control characters
 //     and invalid UTF-8 come out as "\ooo" or C escapes ("\r"), while a
@@ -173,4 +173,12 @@ func unescapeAt(b []byte, i int) (byte, int) {
 var cEscapes = map[byte]byte{
 	'a': '\a', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t', 'v': '\v',
 	's': ' ', 'e': 0x1b, 'E': 0x1b,
+}
+
+// truncate is at most the first n bytes of b, for an error message.
+func truncate(b []byte, n int) []byte {
+	if len(b) > n {
+		return b[:n]
+	}
+	return b
 }

@@ -1,4 +1,4 @@
-package tmux
+package native
 
 import (
 	"net"
@@ -6,9 +6,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// peerUID returns the uid of the process that listens on conn's other end
+// PeerUID returns the uid of the process that listens on conn's other end
 // (SO_PEERCRED: the credentials it had when it called listen).
-func peerUID(conn *net.UnixConn) (int, bool, error) {
+func PeerUID(conn *net.UnixConn) (int, bool, error) {
 	raw, err := conn.SyscallConn()
 	if err != nil {
 		return 0, false, err
