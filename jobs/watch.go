@@ -1,10 +1,9 @@
-package tools
+package jobs
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
@@ -12,21 +11,21 @@ import (
 
 // awaited is what one wait for a job's channel gave.
 type awaited struct {
-	res runResult
+	res Result
 	err error
 }
 
-// watch waits for j to end (see the comment at the top of job_table.go) until
-// it does or ctx ends.
-func (j *job) watch(ctx context.Context) {
+// watch waits for j to end (see the package comment) until it does or ctx
+// ends.
+func (j *Job) watch(ctx context.Context) {
 	ends := make(chan awaited, 1)
 	waitCtx, stopWait := context.WithCancel(ctx)
 	defer stopWait()
 	j.goAwait(waitCtx, ends)
 
-	feed := watchPane(ctx, j.run.srv, j.run.pane, jobLiveEvery)
-	defer func() { feed.close() }()
-	live := time.NewTicker(jobLiveEvery)
+	feed := j.run.Watch(ctx, liveEvery)
+	defer feed.Close()
+	live := time.NewTicker(liveEvery)
 	defer live.Stop()
 	// Until a process of the job is seen, look for one often: a job that
 	// is interrupted before it was seen to start would never be seen to
@@ -58,12 +57,12 @@ func (j *job) watch(ctx context.Context) {
 			rearmDelay = min(2*rearmDelay, 10*time.Second)
 			j.goAwait(waitCtx, ends)
 			continue
-		case _, ok := <-feed.C:
+		case _, ok := <-feed.Changes():
 			if !ok {
-				feed.reopen(ctx)
+				feed.Reopen(ctx)
 			}
 			if later == nil {
-				if wait := jobProbeSpacing - time.Since(last); wait > 0 {
+				if wait := probeSpacing - time.Since(last); wait > 0 {
 					later = time.After(wait)
 				} else {
 					probeNow = true
@@ -78,7 +77,7 @@ func (j *job) watch(ctx context.Context) {
 		case <-startup.C:
 			probeNow = true
 			if !j.hasBeenSeen() {
-				startup.Reset(min(2*time.Since(j.snapshot().Started), time.Second))
+				startup.Reset(min(2*time.Since(j.Record().Started), time.Second))
 			}
 		case <-settle:
 			settle = nil
@@ -95,7 +94,7 @@ func (j *job) watch(ctx context.Context) {
 			return
 		case probeNoProcess:
 			if settle == nil {
-				settle = time.After(jobSettle)
+				settle = time.After(settleWait)
 			}
 		case probeRunning:
 			settle = nil
@@ -104,7 +103,7 @@ func (j *job) watch(ctx context.Context) {
 }
 
 // goAwait starts awaitChannel; the table's close waits for it.
-func (j *job) goAwait(ctx context.Context, out chan<- awaited) {
+func (j *Job) goAwait(ctx context.Context, out chan<- awaited) {
 	j.t.wg.Add(1)
 	go func() {
 		defer j.t.wg.Done()
@@ -112,11 +111,11 @@ func (j *job) goAwait(ctx context.Context, out chan<- awaited) {
 	}()
 }
 
-// awaitChannel waits for the job's channel (run.await, renewed every
-// jobWaitSlice) and sends what it gave.
-func (j *job) awaitChannel(ctx context.Context, out chan<- awaited) {
+// awaitChannel waits for the job's channel (Run.Await, renewed every
+// waitSlice) and sends what it gave.
+func (j *Job) awaitChannel(ctx context.Context, out chan<- awaited) {
 	for {
-		res, err := j.run.await(ctx, j.base, jobWaitSlice)
+		res, err := j.run.Await(ctx, waitSlice)
 		if err == nil && res.TimedOut {
 			j.learn(res, j.keep())
 			continue
@@ -129,65 +128,49 @@ func (j *job) awaitChannel(ctx context.Context, out chan<- awaited) {
 	}
 }
 
-// keep is how many output lines a job keeps in memory: the capture
-// default.
-func (j *job) keep() int { return j.t.d.Sup.Config().CaptureLines }
-
 // ended handles the end of a wait for the channel: the job exited (its end
 // was read), or is lost (its pane or server is gone); false means
 // it runs on.
-func (j *job) ended(ctx context.Context, a awaited) bool {
+func (j *Job) ended(ctx context.Context, a awaited) bool {
 	if ctx.Err() != nil {
 		return true
 	}
 	if a.err == nil && a.res.ExitStatus != nil {
 		j.learn(a.res, j.keep())
 		status := *a.res.ExitStatus
-		j.run.clearEnd(ctx)
-		return j.end(jobExited, &status, j.stopReason(), time.Now()) || !j.running()
+		j.run.ClearEnd(ctx)
+		return j.end(Exited, &status, j.stopReason(), time.Now()) || !j.Running()
 	}
 	return j.checkPane(ctx)
 }
 
-// stopReason says that stop_job ended the job, if it sent a signal.
-func (j *job) stopReason() string {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	if j.signal == "" {
-		return ""
-	}
-	return "stopped by stop_job (" + j.signal + ")"
-}
-
 // checkPane makes j lost when its server or pane is gone or was replaced,
 // and reports whether j has ended.
-func (j *job) checkPane(ctx context.Context) bool {
-	rec := j.snapshot()
-	srv := j.run.srv
-	pid, err := srv.Alive(ctx)
+func (j *Job) checkPane(ctx context.Context) bool {
+	rec := j.Record()
+	pid, err := j.srv.Alive(ctx)
 	switch {
 	case ctx.Err() != nil:
 		return true
 	case err != nil && tmux.IsServerDown(err):
-		return j.end(jobLost, nil, "the tmux server is gone", time.Now()) || !j.running()
+		return j.end(Lost, nil, "the tmux server is gone", time.Now()) || !j.Running()
 	case err == nil && rec.ServerPID != 0 && pid != rec.ServerPID:
-		return j.end(jobLost, nil, fmt.Sprintf("the tmux server was replaced (pid %d, now %d)", rec.ServerPID, pid), time.Now()) || !j.running()
+		return j.end(Lost, nil, fmt.Sprintf("the tmux server was replaced (pid %d, now %d)", rec.ServerPID, pid), time.Now()) || !j.Running()
 	}
-	pn, err := readPane(ctx, srv, rec.Pane)
-	var te *toolError
+	pn, err := j.run.Pane(ctx)
 	switch {
 	case ctx.Err() != nil:
 		return true
-	case errors.As(err, &te) && te.class == "pane_not_found":
-		return j.end(jobLost, nil, "its pane was closed", time.Now()) || !j.running()
+	case errors.Is(err, tmux.ErrPaneNotFound):
+		return j.end(Lost, nil, "its pane was closed", time.Now()) || !j.Running()
 	case err != nil:
-		return !j.running()
+		return !j.Running()
 	case pn.Dead:
-		return j.end(jobLost, nil, "its pane's process exited", time.Now()) || !j.running()
+		return j.end(Lost, nil, "its pane's process exited", time.Now()) || !j.Running()
 	case rec.PanePID != 0 && pn.PID != rec.PanePID:
-		return j.end(jobLost, nil, fmt.Sprintf("its pane was respawned (pid %d, now %d)", rec.PanePID, pn.PID), time.Now()) || !j.running()
+		return j.end(Lost, nil, fmt.Sprintf("its pane was respawned (pid %d, now %d)", rec.PanePID, pn.PID), time.Now()) || !j.Running()
 	}
-	return !j.running()
+	return !j.Running()
 }
 
 // Outcomes of a probe.
@@ -200,9 +183,9 @@ const (
 
 // probe looks at the job's processes, and at its pane when the pane's
 // process is gone. Where the pane's process cannot be seen at all, only a
-// full probe (every jobLiveEvery) looks at the pane.
-func (j *job) probe(ctx context.Context, full bool) int {
-	rec := j.snapshot()
+// full probe (every liveEvery) looks at the pane.
+func (j *Job) probe(ctx context.Context, full bool) int {
+	rec := j.Record()
 	procs, shell, err := jobProcesses(ctx, rec.PanePID, rec.Before)
 	j.mu.Lock()
 	blind := j.blind
@@ -229,74 +212,61 @@ func (j *job) probe(ctx context.Context, full bool) int {
 	return probeNoProcess
 }
 
-// started reports whether the shell is known to have started the job, or
-// cannot be known to (its processes cannot be seen).
-func (j *job) started() bool {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	return j.seen || j.blind
-}
-
-func (j *job) hasBeenSeen() bool {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	return j.seen
-}
-
-// settled runs when the job's processes have been gone for jobSettle: if
+// settled runs when the job's processes have been gone for settleWait: if
 // they still are, the end its ending recorded decides; without one the
 // shell dropped the rest of the file (an interrupt), and the job has
 // exited with its status unknown. It reports whether the job has ended.
-func (j *job) settled(ctx context.Context) bool {
+func (j *Job) settled(ctx context.Context) bool {
 	if j.probe(ctx, false) != probeNoProcess {
-		return !j.running()
+		return !j.Running()
 	}
-	res, end, err := j.run.result(ctx, j.base)
+	res, err := j.run.Result(ctx)
 	if ctx.Err() != nil {
 		return true
 	}
 	if err != nil {
 		return j.checkPane(ctx)
 	}
-	if end != nil {
+	if res.ExitStatus != nil {
 		j.learn(res, j.keep())
-		status := end.status
-		j.run.clearEnd(ctx)
-		return j.end(jobExited, &status, j.stopReason(), time.Now()) || !j.running()
+		status := *res.ExitStatus
+		j.run.ClearEnd(ctx)
+		return j.end(Exited, &status, j.stopReason(), time.Now()) || !j.Running()
 	}
 	why := "interrupted"
 	if r := j.stopReason(); r != "" {
 		why = r
 	}
-	return j.end(jobExited, nil, why+": the shell dropped the rest of the command line, so the exit status is unknown", time.Now()) ||
-		!j.running()
+	return j.end(Exited, nil, why+": the shell dropped the rest of the command line, so the exit status is unknown", time.Now()) ||
+		!j.Running()
 }
 
-// read returns the job's output: read from the pane while it runs (the
-// job may be found ended by it), else what was last read.
-func (j *job) read(ctx context.Context, keep int) (JobRecord, []string, error) {
+// Read returns the job's record and its output: while it runs, read from
+// the pane (keep lines at least, the job's own bound if more; the read may
+// find it ended), else what was last read.
+func (j *Job) Read(ctx context.Context, keep int) (Record, []string, error) {
 	r := j.runner()
-	if r != nil && j.running() && !j.started() {
+	if r != nil && j.Running() && !j.started() {
 		j.probe(ctx, false)
 	}
 	// Until the shell has started the job it has printed nothing: what
 	// shows below the prompt then is the command line being echoed.
-	if r != nil && j.running() && j.started() {
-		res, end, err := r.result(ctx, j.base)
+	if r != nil && j.Running() && j.started() {
+		res, err := r.Result(ctx)
 		switch {
-		case err != nil && j.running():
+		case err != nil && j.Running():
 			if !j.checkPane(ctx) {
-				return JobRecord{}, nil, err
+				return Record{}, nil, err
 			}
 		case err == nil:
 			j.learn(res, max(keep, j.keep()))
 			// Once the prompt shows after the end: a command typed into
-			// the pane before it would show twice (run.await waits for it
+			// the pane before it would show twice (Run.Await waits for it
 			// too).
-			if end != nil && res.prompted {
-				status := end.status
-				if j.end(jobExited, &status, j.stopReason(), time.Now()) {
-					r.clearEnd(ctx)
+			if res.ExitStatus != nil && res.Prompted {
+				status := *res.ExitStatus
+				if j.end(Exited, &status, j.stopReason(), time.Now()) {
+					r.ClearEnd(ctx)
 				}
 			}
 		}
@@ -308,102 +278,4 @@ func (j *job) read(ctx context.Context, keep int) (JobRecord, []string, error) {
 		out = j.rec.Tail
 	}
 	return j.rec, out, nil
-}
-
-// load takes over the stored jobs of tmux-mcp processes that are gone:
-// ended ones are listed; running ones are checked against the live server
-// and watched again.
-func (t *jobTable) load() {
-	if t.store == nil {
-		return
-	}
-	recs, err := t.store.Jobs()
-	if err != nil {
-		t.d.log().Warn("jobs: cannot read the stored jobs", "err", err.Error())
-		return
-	}
-	me := os.Getpid()
-	var rearm []*job
-	t.mu.Lock()
-	for _, rec := range recs {
-		if t.jobs[rec.ID] != nil || rec.Proc != me && rec.Proc > 0 && processAlive(rec.Proc) {
-			continue // another tmux-mcp watches it
-		}
-		j := &job{t: t, id: rec.ID, sock: rec.Socket, rec: rec, done: make(chan struct{}), verified: make(chan struct{}),
-			kick: make(chan struct{}, 1), seenC: make(chan struct{})}
-		if rec.State == jobRunning {
-			rearm = append(rearm, j)
-		} else {
-			close(j.done)
-			close(j.verified)
-		}
-		t.jobs[rec.ID] = j
-	}
-	t.trimEnded()
-	t.mu.Unlock()
-	for _, j := range rearm {
-		t.wg.Add(1)
-		go func() {
-			defer t.wg.Done()
-			t.rearm(j)
-		}()
-	}
-}
-
-// rearm checks a running job taken over from the store against the live
-// server, then watches it.
-func (t *jobTable) rearm(j *job) {
-	ctx, cancel := context.WithCancel(t.ctx)
-	defer cancel()
-	j.mu.Lock()
-	j.cancel = cancel
-	rec := j.rec
-	j.rec.Proc = os.Getpid()
-	j.mu.Unlock()
-	// A job that ran before this process started was started by its
-	// shell (unless tmux-mcp restarted within a second of typing it and
-	// the shell took longer than that to start it).
-	j.markSeen()
-	verified := false
-	defer func() {
-		if !verified {
-			close(j.verified)
-		}
-	}()
-	srv, err := t.d.Sup.Existing(ctx, rec.Socket)
-	if ctx.Err() != nil {
-		return
-	}
-	if err != nil {
-		j.end(jobLost, nil, "the tmux server is gone", time.Now())
-		return
-	}
-	if pid := srv.Health().PID; rec.ServerPID != 0 && pid != rec.ServerPID {
-		j.end(jobLost, nil, fmt.Sprintf("the tmux server was replaced (pid %d, now %d)", rec.ServerPID, pid), time.Now())
-		return
-	}
-	j.run = t.d.newRun(srv, rec.Pane)
-	j.run.nonce, j.run.file, j.run.lines = rec.Nonce, rec.File, max(rec.Lines, 1)
-	j.base = tmux.Pane{ID: rec.Pane, PID: rec.PanePID, HistorySize: rec.HistorySize, HistoryLimit: rec.HistoryLimit,
-		Width: rec.Width, Height: rec.Height, CursorY: rec.CursorY}
-	j.run.anchor = paneAnchor(j.base)
-	if j.checkPane(ctx) {
-		return
-	}
-	// It may have ended while no tmux-mcp watched: the end its ending
-	// recorded says so. Its channel may not: tmux keeps the wait of a
-	// client that was killed (the last tmux-mcp's) and gives it the
-	// signal.
-	res, end, err := j.run.result(ctx, j.base)
-	if err == nil && end != nil {
-		j.learn(res, j.keep())
-		status := end.status
-		j.run.clearEnd(ctx)
-		j.end(jobExited, &status, "", time.Now())
-		return
-	}
-	t.put(j.snapshot())
-	verified = true
-	close(j.verified)
-	j.watch(ctx)
 }

@@ -84,7 +84,7 @@ func RunCommand(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		}
 		defer tp.unlock()
 		srv, pn, notReady := tp.srv, tp.pane, tp.notReady
-		if err := d.jobs.checkFree(srv.Socket(), pn.ID); err != nil {
+		if err := jobError(d.jobs.CheckFree(srv.Socket(), pn.ID)); err != nil {
 			return nil, err
 		}
 		r := d.newRun(srv, pn.ID)
