@@ -12,9 +12,9 @@ import (
 )
 
 // TestOnlySupervisorUsesTheWire enforces the layering: outside tests, the
-// tools and the binary may use the wire's model types, IDs, error classes
-// and notification names, but never its transports or clients. Every tmux
-// call goes through the supervisor.
+// tools, the jobs engine and the binary may use the wire's model types,
+// IDs, error classes and notification names, but never its transports or
+// clients. Every tmux call goes through the supervisor.
 func TestOnlySupervisorUsesTheWire(t *testing.T) {
 	const wire = "github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
 	allowed := func(name string) bool {
@@ -42,10 +42,12 @@ func TestOnlySupervisorUsesTheWire(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	more, _ := filepath.Glob("../cmd/*/*.go")
-	files = append(files, more...)
+	for _, glob := range []string{"../jobs/*.go", "../cmd/*/*.go"} {
+		more, _ := filepath.Glob(glob)
+		files = append(files, more...)
+	}
 	if len(files) == 0 {
-		t.Fatal("no files found in ../tools and ../cmd")
+		t.Fatal("no files found in ../tools, ../jobs and ../cmd")
 	}
 	fset := token.NewFileSet()
 	for _, path := range files {

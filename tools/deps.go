@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tmux-mcp/tmux-mcp/jobs"
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
 )
@@ -32,7 +33,7 @@ type Deps struct {
 	Journal Journal
 	// Jobs keeps background jobs across restarts (the journal's jobs);
 	// nil keeps them in this process only.
-	Jobs JobStore
+	Jobs jobs.Store
 
 	// Diagnoser writes the diagnose tool's report; nil makes the tool
 	// answer that it is not available.
@@ -75,8 +76,11 @@ type Deps struct {
 	panes *paneIO
 	// runs holds run_command's files (set by New, or Catalog).
 	runs *runFiles
-	// jobs are the background jobs (set by New, or by Catalog).
-	jobs *jobTable
+	// jobs are the background jobs (set by New, or by Catalog), and
+	// jobFiles the files their lines source: unlike run_command's, they
+	// stay when tmux-mcp stops, for the jobs that run on.
+	jobs     *jobs.Table
+	jobFiles *runFiles
 }
 
 // Defaults of the Deps durations. DefaultMaxWait is libtmux-mcp's.

@@ -17,9 +17,11 @@
 // group, <group>.go, or, for a large group, <group>_<part>.go: the pane
 // group's reading tools in pane_capture.go, pane_since.go, pane_search.go
 // and pane_wait.go, its typing tools in pane_keys.go, pane_paste.go and
-// pane_run.go; the jobs behind run_command's background mode in job_*.go.
-// A test (TestToolsLiveInTheirGroupFile) keeps it so. Every other file is
-// named for the one thing it holds: protocol parts (resources,
+// pane_run.go; the job group's in job.go. A test
+// (TestToolsLiveInTheirGroupFile) keeps it so. The background jobs
+// themselves are package jobs, the engine; job_engine.go hands it
+// run_command's machinery and turns its refusals into tool errors. Every
+// other file is named for the one thing it holds: protocol parts (resources,
 // subscriptions, prompts, completions, logging, progress), the shared
 // machinery of the handlers (params, target, errors, schema, middleware,
 // tier), and the pieces some tools share, such as the stale-screen guard

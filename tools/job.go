@@ -2,14 +2,13 @@ package tools
 
 import (
 	"context"
-	"os"
 	"slices"
-	"syscall"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/tmux-mcp/tmux-mcp/jobs"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
 )
 
@@ -34,30 +33,25 @@ func (d Deps) startJob(ctx context.Context, p params, cmd string, noHistory bool
 	}
 	defer tp.unlock()
 	srv, pn := tp.srv, tp.pane
-	j, err := d.jobs.reserve(srv.Socket(), pn.ID)
+	j, err := d.jobs.Reserve(srv.Socket(), pn.ID)
 	if err != nil {
-		return nil, err
+		return nil, jobError(err)
 	}
-	before, _ := paneProcesses(ctx, pn.PID) // unknown: every process below counts as the job's
+	before, _ := jobs.PaneProcesses(ctx, pn.PID) // unknown: every process below counts as the job's
 	r := d.newRun(srv, pn.ID)
 	started := time.Now()
-	base, err := r.send(ctx, d.jobs.files, d.tmuxPath(), cmd, noHistory)
+	base, err := r.send(ctx, d.jobFiles, d.tmuxPath(), cmd, noHistory)
 	if err != nil {
-		d.jobs.drop(j)
+		d.jobs.Drop(j)
 		return nil, err
 	}
-	j.run, j.base = r, base
-	j.mu.Lock()
-	j.rec = JobRecord{ID: j.id, Socket: srv.Socket(), Pane: pn.ID, SessionID: string(base.SessionID), SessionName: base.SessionName,
-		Nonce: r.nonce, State: jobRunning, Started: started, ServerPID: srv.Health().PID, PanePID: base.PID,
+	d.jobs.Launch(j, srv, jobRun{r, base}, jobs.Record{Socket: srv.Socket(), Pane: pn.ID, SessionID: string(base.SessionID),
+		SessionName: base.SessionName, Nonce: r.nonce, Started: started, ServerPID: srv.Health().PID, PanePID: base.PID,
 		HistorySize: base.HistorySize, HistoryLimit: base.HistoryLimit, Width: base.Width, Height: base.Height, CursorY: base.CursorY,
 		Lines:  r.lines,
-		Before: before, File: r.file, Proc: os.Getpid()}
-	j.mu.Unlock()
-	close(j.verified)
-	d.jobs.launch(j)
+		Before: before, File: r.file})
 	return structured(jobStarted{runResult: runResult{PaneID: string(pn.ID), Output: []string{}, ReadyTimedOut: tp.notReady,
-		Elapsed: seconds(time.Since(start))}, JobID: j.id, State: jobRunning})
+		Elapsed: seconds(time.Since(start))}, JobID: j.ID(), State: jobs.Running})
 }
 
 // jobItem is a job without its output: a row of list_jobs, and what
@@ -94,16 +88,16 @@ var jobSchema = record(tField, []string{"job_id", "state", "output", "outcome"},
 // jobDefaultLines is the default of get_job's max_lines.
 const jobDefaultLines = 50
 
-// view reads j (its output from the pane while it runs) and returns it
+// viewJob reads j (its output from the pane while it runs) and returns it
 // with the last keep lines of its output.
-func (j *job) view(ctx context.Context, keep int) (jobResult, error) {
-	v, _, err := j.viewAll(ctx, keep)
+func viewJob(ctx context.Context, j *jobs.Job, keep int) (jobResult, error) {
+	v, _, err := viewJobAll(ctx, j, keep)
 	return v, err
 }
 
-// viewAll is view that also returns all the output known.
-func (j *job) viewAll(ctx context.Context, keep int) (jobResult, []string, error) {
-	rec, out, err := j.read(ctx, keep)
+// viewJobAll is viewJob that also returns all the output known.
+func viewJobAll(ctx context.Context, j *jobs.Job, keep int) (jobResult, []string, error) {
+	rec, out, err := j.Read(ctx, keep)
 	if err != nil {
 		return jobResult{}, nil, err
 	}
@@ -116,9 +110,9 @@ func (j *job) viewAll(ctx context.Context, keep int) (jobResult, []string, error
 }
 
 // listItem is a job without its output.
-func listItem(rec JobRecord) jobItem {
+func listItem(rec jobs.Record) jobItem {
 	end := time.Now()
-	if rec.State != jobRunning && !rec.Ended.IsZero() {
+	if rec.State != jobs.Running && !rec.Ended.IsZero() {
 		end = rec.Ended
 	}
 	return jobItem{JobID: rec.ID, State: rec.State, ExitStatus: rec.ExitStatus, Reason: rec.Reason, PaneID: string(rec.Pane),
@@ -133,7 +127,7 @@ func GetJob(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		mcp.WithString("job_id", mcp.Required()), pTimeout, mcp.WithArray("patterns", mcp.WithStringItems()), pRegex, pMatchCase,
 		mcp.WithInteger("max_lines"))
 	return t, withRequest(handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
-		j, err := d.jobs.lookup(ctx, p.str("job_id"))
+		j, err := d.lookupJob(ctx, p.str("job_id"))
 		if err != nil {
 			return nil, err
 		}
@@ -150,7 +144,7 @@ func GetJob(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 			if patterns != nil {
 				return nil, argError("patterns", "need a timeout to wait for")
 			}
-			v, err := j.view(ctx, keep)
+			v, err := viewJob(ctx, j, keep)
 			if err != nil {
 				return nil, err
 			}
@@ -160,7 +154,7 @@ func GetJob(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if err != nil {
 			return nil, err
 		}
-		v, err := j.await(ctx, timeout, patterns, keep)
+		v, err := awaitJob(ctx, j, timeout, patterns, keep)
 		if err != nil {
 			return nil, err
 		}
@@ -168,21 +162,21 @@ func GetJob(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 	}))
 }
 
-// await waits up to timeout for j to end or, with patterns, for a line of
-// its output to match one (wait_for_text's rules; the whole output since
-// the job started counts).
-func (j *job) await(ctx context.Context, timeout time.Duration, patterns []linePattern, keep int) (jobResult, error) {
-	prog := startProgress(ctx, requestOf(ctx), timeout, "waiting for job "+j.id)
+// awaitJob waits up to timeout for j to end or, with patterns, for a line
+// of its output to match one (wait_for_text's rules; the whole output
+// since the job started counts).
+func awaitJob(ctx context.Context, j *jobs.Job, timeout time.Duration, patterns []linePattern, keep int) (jobResult, error) {
+	prog := startProgress(ctx, requestOf(ctx), timeout, "waiting for job "+j.ID())
 	defer prog.stop()
 	deadline := time.NewTimer(timeout)
 	defer deadline.Stop()
 	var feed *changeFeed
-	if r := j.runner(); patterns != nil && j.running() && r != nil {
-		feed = watchPane(ctx, r.srv, r.pane, minPoll)
+	if srv := j.Server(); patterns != nil && j.Running() && srv != nil {
+		feed = watchPane(ctx, srv, j.Record().Pane, minPoll)
 		defer feed.close()
 	}
 	check := func(timedOut bool) (jobResult, bool, error) {
-		v, all, err := j.viewAll(ctx, keep)
+		v, all, err := viewJobAll(ctx, j, keep)
 		if err != nil {
 			return v, false, err
 		}
@@ -191,7 +185,7 @@ func (j *job) await(ctx context.Context, timeout time.Duration, patterns []lineP
 		}
 		v.MatchedLines, _, _ = capTail(v.MatchedLines, waitTailLines, waitTailBytes)
 		switch {
-		case v.State != jobRunning:
+		case v.State != jobs.Running:
 			v.Outcome = "ended"
 		case len(v.MatchedLines) > 0:
 			v.Outcome = "matched"
@@ -217,7 +211,7 @@ func (j *job) await(ctx context.Context, timeout time.Duration, patterns []lineP
 		case <-deadline.C:
 			v, _, err := check(true)
 			return v, err
-		case <-j.done:
+		case <-j.Done():
 		case _, ok := <-changes:
 			if !ok {
 				feed.reopen(ctx)
@@ -250,7 +244,7 @@ func ListJobs(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 	t := newTool("list_jobs", "Background jobs, newest first, without output (get_job).",
 		hintsRead, record(tInt, []string{"matched", "left_out"}, map[string]any{
 			"jobs": map[string]any{"type": "array", "items": jobItemSchema}}),
-		mcp.WithString("state", mcp.Enum(jobRunning, jobExited, jobLost)), pSessionName, pSocket,
+		mcp.WithString("state", mcp.Enum(jobs.Running, jobs.Exited, jobs.Lost)), pSessionName, pSocket,
 		pFilters, mcp.WithInteger("limit"))
 	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
 		filters, err := p.object("filters")
@@ -269,12 +263,12 @@ func ListJobs(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 			}
 			sock = &s
 		}
-		all := d.jobs.all()
+		all := d.jobs.All()
 		slices.Reverse(all)
 		var items []jobItem
 		for _, j := range all {
-			d.jobs.awaitVerified(ctx, j)
-			rec := j.snapshot()
+			j.AwaitVerified(ctx)
+			rec := j.Record()
 			switch {
 			case p.str("state") != "" && rec.State != p.str("state"),
 				p.str("session_name") != "" && rec.SessionName != p.str("session_name"),
@@ -315,7 +309,7 @@ func StopJob(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		hintsCreate, stopSchema,
 		mcp.WithString("job_id", mcp.Required()), mcp.WithNumber("grace"))
 	return t, withRequest(handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
-		j, err := d.jobs.lookup(ctx, p.str("job_id"))
+		j, err := d.lookupJob(ctx, p.str("job_id"))
 		if err != nil {
 			return nil, err
 		}
@@ -326,115 +320,35 @@ func StopJob(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if grace <= 0 || grace > 30 {
 			return nil, argError("grace", "want more than 0 and at most 30 seconds")
 		}
-		steps, err := d.stop(ctx, j, time.Duration(grace*float64(time.Second)))
+		steps, err := d.stopJob(ctx, j, time.Duration(grace*float64(time.Second)))
 		if err != nil {
 			return nil, err
 		}
-		return structured(stopResult{jobItem: listItem(j.snapshot()), Steps: steps})
+		return structured(stopResult{jobItem: listItem(j.Record()), Steps: steps})
 	}))
 }
 
-// stop runs stop_job's steps until j ends.
-func (d Deps) stop(ctx context.Context, j *job, grace time.Duration) ([]stopStep, error) {
+// stopJob runs stop_job's steps (jobs.Job.Stop) until j ends, with
+// progress while they last; its C-c goes into the pane as send_keys types.
+func (d Deps) stopJob(ctx context.Context, j *jobs.Job, grace time.Duration) ([]stopStep, error) {
 	steps := []stopStep{}
-	r := j.runner()
-	if !j.running() || r == nil {
+	srv := j.Server()
+	if !j.Running() || srv == nil {
 		return steps, nil
 	}
-	prog := startProgress(ctx, requestOf(ctx), 3*grace, "stopping job "+j.id)
+	prog := startProgress(ctx, requestOf(ctx), 3*grace, "stopping job "+j.ID())
 	defer prog.stop()
-	rec := j.snapshot()
-	for _, sig := range []struct {
-		sig  syscall.Signal
-		name string
-	}{{syscall.SIGINT, "SIGINT"}, {syscall.SIGTERM, "SIGTERM"}, {syscall.SIGKILL, "SIGKILL"}} {
-		step := stopStep{Signal: sig.name}
-		j.mu.Lock()
-		j.signal = sig.name
-		j.mu.Unlock()
-		if sig.sig == syscall.SIGINT {
-			// A C-c that comes before the shell has started the job
-			// may throw its line away unrun: let it start first.
-			j.waitSeen(ctx, grace)
-			unlock, err := d.panes.lock(ctx, j.sock, rec.Pane)
-			if err != nil {
-				return steps, err
-			}
-			err = keystroke{keys: "C-c"}.send(ctx, r.srv, rec.Pane)
-			unlock()
-			if err != nil {
-				return steps, err
-			}
-			step.Target = "C-c into pane " + string(rec.Pane)
-		} else {
-			procs, alive, err := jobProcesses(ctx, rec.PanePID, rec.Before)
-			switch {
-			case err != nil || !alive:
-				step.Target = "none: the job's processes cannot be seen from tmux-mcp"
-			case len(procs) == 0:
-				step.Target = "none: no process of the job is left"
-			default:
-				step.Target, err = signalJob(procs, rec.PanePID, rec.Before, sig.sig)
-				if err != nil {
-					step.Target += " (failed: " + err.Error() + ")"
-				}
-			}
+	rec := j.Record()
+	done, err := j.Stop(ctx, grace, func(ctx context.Context) error {
+		unlock, err := d.panes.lock(ctx, rec.Socket, rec.Pane)
+		if err != nil {
+			return err
 		}
-		begin := time.Now()
-		step.Ended = j.waitEnd(ctx, grace)
-		step.Waited = seconds(time.Since(begin))
-		steps = append(steps, step)
-		if ctx.Err() != nil {
-			return steps, ctx.Err()
-		}
-		if step.Ended {
-			break
-		}
+		defer unlock()
+		return keystroke{keys: "C-c"}.send(ctx, srv, rec.Pane)
+	})
+	for _, s := range done {
+		steps = append(steps, stopStep{Signal: s.Signal, Target: s.Target, Ended: s.Ended, Waited: seconds(s.Waited)})
 	}
-	if _, alive, err := jobProcesses(ctx, rec.PanePID, rec.Before); err == nil && alive && j.running() && !j.hasBeenSeen() {
-		// No process of the job in all that time, where its pane's are
-		// seen: the shell never ran it.
-		j.end(jobExited, nil, "it never ran: the shell did not start its line", time.Now())
-	}
-	return steps, nil
-}
-
-// waitSeen waits up to grace until a process of j was seen (or j ended).
-func (j *job) waitSeen(ctx context.Context, grace time.Duration) {
-	deadline := time.NewTimer(grace)
-	defer deadline.Stop()
-	select {
-	case j.kick <- struct{}{}:
-	default:
-	}
-	select {
-	case <-j.seenC:
-	case <-j.done:
-	case <-ctx.Done():
-	case <-deadline.C:
-	}
-}
-
-// waitEnd waits up to grace for j to end, waking its watcher to look at
-// its processes every jobProbeSpacing.
-func (j *job) waitEnd(ctx context.Context, grace time.Duration) bool {
-	deadline := time.NewTimer(grace)
-	defer deadline.Stop()
-	tick := time.NewTicker(jobProbeSpacing)
-	defer tick.Stop()
-	for {
-		select {
-		case j.kick <- struct{}{}:
-		default:
-		}
-		select {
-		case <-j.done:
-			return true
-		case <-ctx.Done():
-			return false
-		case <-deadline.C:
-			return !j.running()
-		case <-tick.C:
-		}
-	}
+	return steps, err
 }

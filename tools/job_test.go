@@ -6,13 +6,13 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/tmux-mcp/tmux-mcp/jobs"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux/tmuxtest"
 )
 
@@ -40,7 +40,7 @@ func (e *env) startJob(pane, command string) string {
 	e.t.Helper()
 	var r jobStarted
 	e.ok("run_command", map[string]any{"pane_id": pane, "command": command, "background": true}, &r)
-	if r.JobID == "" || r.State != jobRunning || r.ExitStatus != nil || r.PaneID != pane {
+	if r.JobID == "" || r.State != jobs.Running || r.ExitStatus != nil || r.PaneID != pane {
 		e.t.Fatalf("run_command background = %+v, want a running job in %s", r, pane)
 	}
 	return r.JobID
@@ -62,7 +62,7 @@ func (e *env) getJob(id string, args map[string]any) jobResult {
 func (e *env) awaitJob(id string) jobResult {
 	e.t.Helper()
 	for range 10 {
-		if r := e.getJob(id, map[string]any{"timeout": 5}); r.State != jobRunning {
+		if r := e.getJob(id, map[string]any{"timeout": 5}); r.State != jobs.Running {
 			return r
 		}
 	}
@@ -98,7 +98,7 @@ func TestJobRunsInBackground(t *testing.T) {
 	if !strings.Contains(cap.Result, "OTHER_PANE") {
 		t.Errorf("capture of another pane while the job runs = %q, want OTHER_PANE", cap.Result)
 	}
-	if r := e.getJob(id, nil); r.State != jobRunning || r.ExitStatus != nil || r.PaneID != p || r.Outcome != "" {
+	if r := e.getJob(id, nil); r.State != jobs.Running || r.ExitStatus != nil || r.PaneID != p || r.Outcome != "" {
 		t.Errorf("get_job while it runs = %+v, want running, no exit status", r)
 	}
 	var l listResult
@@ -124,7 +124,7 @@ func TestJobRunsInBackground(t *testing.T) {
 		t.Errorf("log message %s, want the job ID and its exit status", logged.raw)
 	}
 	r := e.getJob(id, nil)
-	if r.State != jobExited || deref(r.ExitStatus) != 0 || !slices.Equal(r.Output, []string{"SECRET_OUTPUT_1"}) || r.Truncated {
+	if r.State != jobs.Exited || deref(r.ExitStatus) != 0 || !slices.Equal(r.Output, []string{"SECRET_OUTPUT_1"}) || r.Truncated {
 		t.Errorf("get_job after the end = %+v (exit %v), want exited 0 with [SECRET_OUTPUT_1]", r, deref(r.ExitStatus))
 	}
 	if text := readContent(t, c, jobURI(id)); !strings.Contains(text, `"state": "exited"`) {
@@ -148,16 +148,16 @@ func TestJobWaitsForPattern(t *testing.T) {
 	// echoes: a match is the output's.
 	id := e.startJob(p, `echo boot""ing; echo LISTENING on $((8000+80)); read x < `+f+"; exit 3")
 	r := e.getJob(id, map[string]any{"timeout": 10, "patterns": []any{"on 8080"}})
-	if r.Outcome != "matched" || r.State != jobRunning || !slices.Equal(r.MatchedLines, []string{"LISTENING on 8080"}) {
+	if r.Outcome != "matched" || r.State != jobs.Running || !slices.Equal(r.MatchedLines, []string{"LISTENING on 8080"}) {
 		t.Errorf("get_job(patterns) = %+v, want matched while running", r)
 	}
 	r = e.getJob(id, map[string]any{"timeout": 0.3})
-	if r.Outcome != "timeout" || r.State != jobRunning {
+	if r.Outcome != "timeout" || r.State != jobs.Running {
 		t.Errorf("get_job(timeout 0.3) = %+v, want a timeout while it runs", r)
 	}
 	release(t, f, "")
 	r = e.awaitJob(id)
-	if r.Outcome != "ended" || r.State != jobExited || deref(r.ExitStatus) != 3 ||
+	if r.Outcome != "ended" || r.State != jobs.Exited || deref(r.ExitStatus) != 3 ||
 		!slices.Equal(r.Output, []string{"booting", "LISTENING on 8080"}) {
 		t.Errorf("get_job(timeout) = %+v (exit %v), want ended with status 3", r, deref(r.ExitStatus))
 	}
@@ -177,12 +177,12 @@ func TestJobForgedMarkers(t *testing.T) {
 	f := fifo(t)
 	id := e.startJob(p, `echo TMCPE_fake:0; printf 'TMCPE_%s:%s\n' 0123456789ab 0; echo "TMCPS_x"; echo FORGED; read x < `+f+`; exit 7`)
 	r := e.getJob(id, map[string]any{"timeout": 10, "patterns": []any{"^FORGED$"}, "regex": true})
-	if r.Outcome != "matched" || r.State != jobRunning || r.ExitStatus != nil {
+	if r.Outcome != "matched" || r.State != jobs.Running || r.ExitStatus != nil {
 		t.Fatalf("get_job after the forged markers = %+v, want it running", r)
 	}
 	release(t, f, "")
 	r = e.awaitJob(id)
-	if r.State != jobExited || deref(r.ExitStatus) != 7 ||
+	if r.State != jobs.Exited || deref(r.ExitStatus) != 7 ||
 		!slices.Equal(r.Output, []string{"TMCPE_fake:0", "TMCPE_0123456789ab:0", "TMCPS_x", "FORGED"}) {
 		t.Errorf("job = %+v (exit %v), want exit 7 and the forged lines as output", r, deref(r.ExitStatus))
 	}
@@ -222,7 +222,7 @@ func TestStopJob(t *testing.T) {
 					t.Errorf("step %+v: want a target and the time waited", s)
 				}
 			}
-			if !slices.Equal(got, tt.signals) || !r.Steps[len(r.Steps)-1].Ended || r.State != jobExited ||
+			if !slices.Equal(got, tt.signals) || !r.Steps[len(r.Steps)-1].Ended || r.State != jobs.Exited ||
 				deref(r.ExitStatus) != tt.status || !strings.HasPrefix(r.Reason, tt.reason) {
 				t.Errorf("stop_job = %+v (exit %v), want steps %v, the last ending it, exit %v, reason %q", r, deref(r.ExitStatus),
 					tt.signals, tt.status, tt.reason)
@@ -238,7 +238,7 @@ func TestStopJob(t *testing.T) {
 			}
 			var again stopResult
 			e.ok("stop_job", map[string]any{"job_id": id}, &again)
-			if len(again.Steps) != 0 || again.State != jobExited {
+			if len(again.Steps) != 0 || again.State != jobs.Exited {
 				t.Errorf("stop_job of an ended job = %+v, want no step", again)
 			}
 		})
@@ -278,7 +278,7 @@ func TestJobInterruptedInPane(t *testing.T) {
 	e.tmux("send-keys", "-t", p, "C-c")
 	n.wait(t, i, 10*time.Second, "update of "+jobURI(id), updated(jobURI(id)))
 	r := e.getJob(id, nil)
-	if r.State != jobExited || r.ExitStatus != nil || !strings.HasPrefix(r.Reason, "interrupted") || !slices.Equal(r.Output, []string{"started"}) {
+	if r.State != jobs.Exited || r.ExitStatus != nil || !strings.HasPrefix(r.Reason, "interrupted") || !slices.Equal(r.Output, []string{"started"}) {
 		t.Errorf("job after C-c = %+v, want exited, status unknown, interrupted, output [started]", r)
 	}
 }
@@ -293,7 +293,7 @@ func TestJobLost(t *testing.T) {
 		e.getJob(id, map[string]any{"timeout": 10, "patterns": []any{"before"}})
 		e.tmux("kill-pane", "-t", p)
 		r := e.awaitJob(id)
-		if r.State != jobLost || r.ExitStatus != nil || r.Reason != "its pane was closed" || !slices.Equal(r.Output, []string{"before"}) {
+		if r.State != jobs.Lost || r.ExitStatus != nil || r.Reason != "its pane was closed" || !slices.Equal(r.Output, []string{"before"}) {
 			t.Errorf("job after kill-pane = %+v, want lost, its last output kept", r)
 		}
 	})
@@ -306,7 +306,7 @@ func TestJobLost(t *testing.T) {
 			t.Fatal(err)
 		}
 		r := e.awaitJob(id)
-		if r.State != jobLost || r.ExitStatus != nil || !strings.Contains(r.Reason, "server") || !slices.Equal(r.Output, []string{"before"}) ||
+		if r.State != jobs.Lost || r.ExitStatus != nil || !strings.Contains(r.Reason, "server") || !slices.Equal(r.Output, []string{"before"}) ||
 			r.Elapsed <= 0 {
 			t.Errorf("job after kill -9 of the server = %+v, want lost with its last output and elapsed time", r)
 		}
@@ -334,13 +334,13 @@ func TestJobShells(t *testing.T) {
 			f := fifo(t)
 			id := e.startJob(p, "read x < "+f+"; echo got-$x")
 			release(t, f, "it")
-			if r := e.awaitJob(id); r.State != jobExited || deref(r.ExitStatus) != 0 || !slices.Equal(r.Output, []string{"got-it"}) {
+			if r := e.awaitJob(id); r.State != jobs.Exited || deref(r.ExitStatus) != 0 || !slices.Equal(r.Output, []string{"got-it"}) {
 				t.Errorf("job in %s = %+v, want exited 0 with [got-it]", sh.name, r)
 			}
 			id = e.startJob(p, "sleep 1000")
 			var r stopResult
 			e.ok("stop_job", map[string]any{"job_id": id}, &r)
-			if r.State != jobExited || len(r.Steps) == 0 || !r.Steps[len(r.Steps)-1].Ended {
+			if r.State != jobs.Exited || len(r.Steps) == 0 || !r.Steps[len(r.Steps)-1].Ended {
 				t.Errorf("stop_job in %s = %+v, want it ended", sh.name, r)
 			}
 		})
@@ -408,13 +408,13 @@ func TestListJobs(t *testing.T) {
 	e.awaitJob(c1)
 }
 
-// TestJobsPerServerBound: a server runs at most maxJobsPerServer jobs at
+// TestJobsPerServerBound: a server runs at most jobs.MaxPerServer jobs at
 // once; the next is refused before anything is typed.
 func TestJobsPerServerBound(t *testing.T) {
 	e := newEnv(t, Mutating)
 	f := fifo(t)
 	var ids []string
-	for range maxJobsPerServer {
+	for range jobs.MaxPerServer {
 		ids = append(ids, e.startJob(e.window("env PS1='$ ' sh"), "read x < "+f))
 	}
 	p := e.window("env PS1='$ ' sh")
@@ -426,109 +426,5 @@ func TestJobsPerServerBound(t *testing.T) {
 	for _, id := range ids {
 		var r stopResult
 		e.ok("stop_job", map[string]any{"job_id": id}, &r)
-	}
-}
-
-// memStore is a JobStore in memory, standing in for the journal (whose
-// own tests, and the binary's, use the bbolt file).
-type memStore struct {
-	mu   sync.Mutex
-	jobs map[string]JobRecord
-}
-
-func (m *memStore) PutJob(r JobRecord) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if old, ok := m.jobs[r.ID]; ok && old.State != jobRunning && r.State == jobRunning {
-		return
-	}
-	m.jobs[r.ID] = r
-}
-
-func (m *memStore) Jobs() ([]JobRecord, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	var out []JobRecord
-	for _, r := range m.jobs {
-		out = append(out, r)
-	}
-	return out, nil
-}
-
-// TestJobsAfterRestart: a new tmux-mcp over the same store lists the jobs
-// and finds the end of one still running, whether it ends after the
-// restart or ended while no tmux-mcp watched it; closing leaves no
-// watcher behind.
-func TestJobsAfterRestart(t *testing.T) {
-	store := &memStore{jobs: map[string]JobRecord{}}
-	e := newEnv(t, Mutating, func(d *Deps) { d.Jobs = store })
-	a, b := e.shell(), e.shell()
-	fa, fb := fifo(t), fifo(t)+"b"
-	if err := syscall.Mkfifo(fb, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	ja := e.startJob(a, `echo A-wa""its; read x < `+fa+"; echo A-$x; exit 4")
-	jb := e.startJob(b, `echo B-wa""its; read x < `+fb+"; echo B-$x")
-	for _, id := range []string{ja, jb} {
-		e.getJob(id, map[string]any{"timeout": 10, "patterns": []any{"-waits"}})
-	}
-	if err := e.srv.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if n := goroutinesIn("(*job).watch") + goroutinesIn("(*job).awaitChannel"); n != 0 {
-		t.Errorf("%d job goroutines after Close, want 0", n)
-	}
-	tmuxtest.WaitFor(t, 5*time.Second, "no wait-for client left", func() bool { return e.waitClients("") == 0 })
-	release(t, fb, "down") // ends while nobody watches
-	e.srv, e.c = nil, nil
-
-	srv, err := New(e.d, Options{Version: "test", ValidateOutput: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close() })
-	e.srv, e.c = srv, startClient(t, srv)
-	var l listResult
-	e.ok("list_jobs", nil, &l)
-	if l.Matched != 2 {
-		t.Fatalf("list_jobs after the restart = %+v, want both jobs", l)
-	}
-	if r := e.awaitJob(jb); r.State != jobExited || deref(r.ExitStatus) != 0 || !slices.Equal(r.Output, []string{"B-waits", "B-down"}) {
-		t.Errorf("job that ended while nobody watched = %+v, want exited 0 with [B-waits B-down]", r)
-	}
-	if r := e.getJob(ja, nil); r.State != jobRunning {
-		t.Errorf("job still running after the restart = %+v, want running", r)
-	}
-	release(t, fa, "up")
-	if r := e.awaitJob(ja); r.State != jobExited || deref(r.ExitStatus) != 4 || !slices.Equal(r.Output, []string{"A-waits", "A-up"}) {
-		t.Errorf("job ending after the restart = %+v, want exited 4 with [A-waits A-up]", r)
-	}
-}
-
-// TestJobProcessesBothWays: a process's subtree read from procfs's
-// children files is the one the whole process table (gopsutil, the
-// fallback and the macOS way) gives.
-func TestJobProcessesBothWays(t *testing.T) {
-	cmd := exec.Command("sh", "-c", "sleep 100 & (sleep 100 & wait) & wait")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // a group of its own, killed whole below
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) //nolint:errcheck // gone already is fine
-		cmd.Wait()                                      //nolint:errcheck // killed
-	})
-	ctx := t.Context()
-	var got, want []int
-	tmuxtest.WaitFor(t, 5*time.Second, "its three processes", func() bool {
-		got, _, _ = descendants(ctx, cmd.Process.Pid)
-		tree, _, _ := processTree(ctx, cmd.Process.Pid)
-		want = below(tree, cmd.Process.Pid)
-		slices.Sort(got)
-		slices.Sort(want)
-		return len(want) == 3 && slices.Equal(got, want)
-	})
-	if _, alive, err := descendants(ctx, 1<<30); alive || err != nil {
-		t.Errorf("descendants of a PID that does not exist: alive %v, err %v; want not alive, no error", alive, err)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/tmux-mcp/tmux-mcp/jobs"
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/death"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
@@ -232,12 +233,12 @@ func (l *eventLog) close() {
 
 // jobEnded logs that a background job ended or was lost, at info level:
 // its ID, pane, state, exit status and why, never its command or output.
-func (l *eventLog) jobEnded(rec JobRecord) {
+func (l *eventLog) jobEnded(rec jobs.Record) {
 	data := map[string]any{"event": "job_" + rec.State, "job_id": rec.ID, "state": rec.State, "pane_id": string(rec.Pane),
 		"socket": rec.Socket.String(), "elapsed_seconds": seconds(rec.Ended.Sub(rec.Started)), "exit_status": rec.ExitStatus}
 	var msg string
 	switch {
-	case rec.State == jobLost:
+	case rec.State == jobs.Lost:
 		msg = fmt.Sprintf("job %s in pane %s lost: %s", rec.ID, rec.Pane, rec.Reason)
 	case rec.ExitStatus != nil:
 		msg = fmt.Sprintf("job %s in pane %s exited with status %d", rec.ID, rec.Pane, *rec.ExitStatus)

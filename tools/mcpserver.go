@@ -9,6 +9,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/tmux-mcp/tmux-mcp/jobs"
 )
 
 // Options configures New.
@@ -46,7 +48,7 @@ type Server struct {
 	notifier *structureNotifier
 	subs     *subscriptions
 	log      *eventLog
-	jobs     *jobTable
+	jobs     *jobs.Table
 	deps     Deps
 }
 
@@ -83,9 +85,8 @@ func New(d Deps, opts Options) (*Server, error) {
 	if d.panes == nil {
 		d.panes = newPaneIO()
 	}
-	jobs := newJobTable(d)
-	d.jobs = jobs
-	jobs.d = d
+	d.jobFiles = &runFiles{base: d.TempDir}
+	d.jobs = newJobTable(d)
 	registered := Select(Catalog(d), Destructive, opts.Toolsets)
 	d.index.byName = make(map[string]Entry, len(registered))
 	for _, e := range registered {
@@ -141,12 +142,12 @@ func New(d Deps, opts Options) (*Server, error) {
 	}
 	srv.subs = newSubscriptions(s, hooks, d, opts.NotifyEvery)
 	srv.log = newEventLog(s, hooks, d.events())
-	srv.jobs = jobs
-	jobs.onChange(func(rec JobRecord) {
+	srv.jobs = d.jobs
+	srv.jobs.OnChange(func(rec jobs.Record) {
 		srv.subs.jobChanged(rec.ID)
 		srv.log.jobEnded(rec)
 	})
-	jobs.open()
+	srv.jobs.Open()
 	return srv, nil
 }
 
@@ -182,7 +183,8 @@ func served(entries []Entry, name string) bool {
 // server loaded (load_buffer) on the servers that are up, and removes
 // run_command's directory.
 func (s *Server) Close() error {
-	s.jobs.close()
+	s.jobs.Close()
+	s.deps.jobFiles.closeIfEmpty()
 	if s.notifier != nil {
 		s.notifier.close()
 	}

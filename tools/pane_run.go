@@ -84,7 +84,7 @@ func RunCommand(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		}
 		defer tp.unlock()
 		srv, pn, notReady := tp.srv, tp.pane, tp.notReady
-		if err := d.jobs.checkFree(srv.Socket(), pn.ID); err != nil {
+		if err := jobError(d.jobs.CheckFree(srv.Socket(), pn.ID)); err != nil {
 			return nil, err
 		}
 		r := d.newRun(srv, pn.ID)
@@ -372,130 +372,6 @@ func (r *run) await(ctx context.Context, base tmux.Pane, timeout time.Duration) 
 			}
 		}
 	}
-}
-
-// collect reads the output from scrollback: from the lines after the
-// command's own (after the prompt's row, which the anchor finds, even
-// after tmux freed history lines) to the end recorded, or with end nil (the
-// command still runs) to the cursor. The capture goes back no further than
-// a capture may hold; output that begins before that, or whose start tmux
-// freed, is truncated.
-func (r *run) collect(ctx context.Context, base tmux.Pane, end *runEnd) (runResult, error) {
-	var res runResult
-	wide := false // the anchor was not where it can be after two drops: look through the history
-	for try := 1; ; try++ {
-		now, err := readPane(ctx, r.srv, r.pane)
-		if err != nil {
-			return runResult{}, err
-		}
-		// The prompt's row, if no line was freed since the anchor (in a
-		// pane without history, lines that scroll off the screen are
-		// gone uncounted: the mark finds it).
-		prompt, settled := r.anchor.settled(now)
-		prompt += base.CursorY
-		settled = settled && now.HistoryLimit > 0
-		limit := -min(now.HistorySize, r.maxLines-now.Height)
-		top := max(prompt, limit)
-		if !settled && !wide {
-			top = max(r.anchor.reach(now), limit)
-		} else if !settled {
-			top = limit
-		}
-		c, err := capture(ctx, r.srv, supervisor.CaptureRequest{Pane: r.pane, Start: &top, Join: true,
-			MaxLines: max(min(now.Height-top, r.maxLines), 1), MaxBytes: r.maxBytes})
-		if err != nil {
-			return runResult{}, err
-		}
-		after, err := readPane(ctx, r.srv, r.pane)
-		if err != nil {
-			return runResult{}, err
-		}
-		if !still(now, after) && try < stableTries {
-			continue // it scrolled under the capture: the rows moved
-		}
-		s := splitLines(strings.Split(strings.TrimSuffix(string(c.Content), "\n"), "\n"), now.Width)
-		first := len(s.rows) - now.Height // the index of row 0
-		found := settled
-		if !settled {
-			var i int
-			if i, found = r.mark.locate(s.rows, first, now, prompt); found {
-				prompt = i - first
-			} else if !wide && top > limit && r.mark.head != "" {
-				wide = true
-				continue
-			}
-		}
-		endRow, endX, ok := now.CursorY, now.CursorX, end == nil
-		if end != nil {
-			endRow, ok = end.row(now)
-			endX = end.cx
-		}
-		if !ok {
-			// Resized since the end: the rows were rewrapped; the output
-			// ends before the cursor's row, where the prompt is.
-			endRow, endX = now.CursorY, 0
-		}
-		res = r.cut(s, first, prompt, found && prompt+first >= 0, endRow, endX, now)
-		res.HistoryOverflowed = res.Truncated && !found && r.anchor.mayHaveDropped(now)
-		if end != nil {
-			status := end.status
-			res.ExitStatus = &status
-		} else {
-			// Still running: what it printed so far, without the blank
-			// rows below.
-			for len(res.Output) > 0 && res.Output[len(res.Output)-1] == "" {
-				res.Output = res.Output[:len(res.Output)-1]
-			}
-		}
-		return res, nil
-	}
-}
-
-// cut takes the output from s, a capture of pn whose row 0 is at index
-// first: the lines after the command's own (the lines from the prompt's
-// row on, when known) up to column endX of row endRow. Without the
-// prompt's row the output begins at the first line captured and is
-// truncated. It also tells whether the shell's prompt shows after the
-// end: text after the end on the cursor's row, left of the cursor, which
-// rests before the right margin (zsh ends a line without a newline with a
-// mark and blanks up to the margin, then prints its prompt below).
-func (r *run) cut(s splitRows, first, prompt int, known bool, endRow, endX int, pn tmux.Pane) runResult {
-	var res runResult
-	start := 0
-	if known {
-		start = s.lineOf(prompt+first) + r.lines
-	} else {
-		res.Truncated = true
-	}
-	ei := min(max(endRow+first, 0), len(s.rows)-1)
-	if ei < 0 {
-		res.Output = []string{}
-		return res
-	}
-	at := s.at[ei]
-	stop := at.off + cellOffset(s.lines[at.line][at.off:], endX)
-	var out []string
-	for i := start; i < at.line && i < len(s.lines); i++ {
-		out = append(out, strings.TrimRight(s.lines[i], " "))
-	}
-	if start <= at.line && stop > 0 {
-		out = append(out, strings.TrimRight(s.lines[at.line][:stop], " "))
-	}
-	if out == nil {
-		out = []string{}
-	}
-	res.Output = out
-	if ci := pn.CursorY + first; pn.CursorX < pn.Width && ci >= ei && ci < len(s.rows) {
-		row := s.lines[s.at[ci].line][s.at[ci].off:]
-		from := 0
-		if ci == ei {
-			from = stop - at.off
-		}
-		if to := cellOffset(row, pn.CursorX); to > from {
-			res.prompted = strings.TrimSpace(row[from:to]) != ""
-		}
-	}
-	return res
 }
 
 // cellOffset returns the byte offset in line of its cell x (the line's

@@ -271,3 +271,20 @@ func TestRunCommandLatePrompt(t *testing.T) {
 		}
 	}
 }
+
+// TestRunCommandThenWait: after a run_command of two lines, a wait from
+// that send sees the output, never the command's lines the pane shows.
+func TestRunCommandThenWait(t *testing.T) {
+	e := newEnv(t, Mutating)
+	p := e.shell()
+	e.ok("run_command", map[string]any{"pane_id": p, "command": "echo first-out\necho second-out", "suppress_history": false}, nil)
+	var w waitResult
+	e.ok("wait_for_text", map[string]any{"pane_id": p, "patterns": []any{"echo second"}, "timeout": 0.3}, &w)
+	if w.Found || w.Outcome != "timeout" {
+		t.Errorf("wait_for_text(echo second) = %+v; want a timeout: only the command's own line holds it", w)
+	}
+	e.ok("wait_for_text", map[string]any{"pane_id": p, "patterns": []any{"second-out"}, "timeout": 5}, &w)
+	if !w.Found || !slices.Equal(w.MatchedLines, []string{"second-out"}) {
+		t.Errorf("wait_for_text(second-out) = %+v; want the output's line", w)
+	}
+}

@@ -200,6 +200,7 @@ func Catalog(d Deps) []Entry {
 		d.runs = &runFiles{base: d.TempDir}
 	}
 	if d.jobs == nil {
+		d.jobFiles = &runFiles{base: d.TempDir}
 		d.jobs = newJobTable(d)
 	}
 	var out []Entry

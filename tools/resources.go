@@ -122,11 +122,11 @@ func addResources(s *server.MCPServer, d Deps) {
 		mcp.WithTemplateMIMEType("application/json")),
 		func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
 			id := vars(req.Params.Arguments).get("job_id")
-			j, err := d.jobs.lookup(ctx, id)
+			j, err := d.lookupJob(ctx, id)
 			if err != nil {
 				return nil, resourceNotFound("Job not found: %s", id)
 			}
-			v, err := j.view(ctx, jobDefaultLines)
+			v, err := viewJob(ctx, j, jobDefaultLines)
 			if err != nil {
 				return nil, err
 			}

@@ -292,6 +292,16 @@ func (f *runFiles) close() error {
 	return err
 }
 
+// closeIfEmpty removes the directory if no file is left in it (the files
+// of jobs that run on stay).
+func (f *runFiles) closeIfEmpty() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.dir != "" && os.Remove(f.dir) == nil {
+		f.dir = ""
+	}
+}
+
 // shWord is s as one shell word: as it is when it needs no quotes.
 func shWord(s string) string {
 	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./-+,:@%") == "" {

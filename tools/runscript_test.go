@@ -6,11 +6,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/tmux-mcp/tmux-mcp/jobs"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux/tmuxtest"
 )
 
@@ -430,7 +430,7 @@ func TestRunCommandTypeahead(t *testing.T) {
 			e.ok("get_job", map[string]any{"job_id": started.JobID, "timeout": 10}, &j)
 			// The terminal echoes the keys while the job runs, as it
 			// would without run_command: the output shows them.
-			if j.State != jobExited || deref(j.ExitStatus) != 0 || !slices.Equal(j.Output, []string{"echo typed-ahead", "slept"}) {
+			if j.State != jobs.Exited || deref(j.ExitStatus) != 0 || !slices.Equal(j.Output, []string{"echo typed-ahead", "slept"}) {
 				t.Errorf("get_job = %s, exit %v, output %q; want exited 0 with the echo of the keys and slept", j.State, deref(j.ExitStatus), j.Output)
 			}
 			// dash has no line editor: the echo of the keys comes before
@@ -441,43 +441,5 @@ func TestRunCommandTypeahead(t *testing.T) {
 				})
 			})
 		})
-	}
-}
-
-// TestRunCommandThenWait: after a run_command of two lines, a wait from
-// that send sees the output, never the command's lines the pane shows.
-func TestRunCommandThenWait(t *testing.T) {
-	e := newEnv(t, Mutating)
-	p := e.shell()
-	e.ok("run_command", map[string]any{"pane_id": p, "command": "echo first-out\necho second-out", "suppress_history": false}, nil)
-	var w waitResult
-	e.ok("wait_for_text", map[string]any{"pane_id": p, "patterns": []any{"echo second"}, "timeout": 0.3}, &w)
-	if w.Found || w.Outcome != "timeout" {
-		t.Errorf("wait_for_text(echo second) = %+v; want a timeout: only the command's own line holds it", w)
-	}
-	e.ok("wait_for_text", map[string]any{"pane_id": p, "patterns": []any{"second-out"}, "timeout": 5}, &w)
-	if !w.Found || !slices.Equal(w.MatchedLines, []string{"second-out"}) {
-		t.Errorf("wait_for_text(second-out) = %+v; want the output's line", w)
-	}
-}
-
-// TestRunCommandNoHistory: in a pane that keeps no history (history-limit
-// 0), where lines that scroll off the screen are gone uncounted, the
-// output is still the command's, found after its prompt.
-func TestRunCommandNoHistory(t *testing.T) {
-	e := newEnv(t, Mutating)
-	e.tmux("set-option", "-g", "history-limit", "0")
-	p := e.shell()
-	e.tmux("resize-window", "-t", p, "-x", "60", "-y", "8")
-	for i := range 3 {
-		var r runResult
-		e.ok("run_command", map[string]any{"pane_id": p, "command": fmt.Sprintf("seq %d 4", i+1)}, &r)
-		var want []string
-		for n := i + 1; n <= 4; n++ {
-			want = append(want, strconv.Itoa(n))
-		}
-		if !slices.Equal(r.Output, want) || deref(r.ExitStatus) != 0 || r.Truncated {
-			t.Errorf("run %d: output %q, exit %v, truncated %v; want %q, exit 0", i, r.Output, deref(r.ExitStatus), r.Truncated, want)
-		}
 	}
 }

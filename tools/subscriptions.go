@@ -295,12 +295,12 @@ func (m *subscriptions) prepare(ctx context.Context, uri string) (*subscription,
 	sub := &subscription{m: m, uri: uri, kind: tg.kind, sock: tg.sock, pane: tg.pane, job: tg.job,
 		kick: make(chan struct{}, 1), ctx: sctx, cancel: cancel, quit: make(chan struct{}), done: make(chan struct{})}
 	if tg.kind == kindJob {
-		j, err := m.d.jobs.lookup(ctx, tg.job)
+		j, err := m.d.lookupJob(ctx, tg.job)
 		if err != nil {
 			cancel()
 			return nil, resourceNotFound("Job not found: %s", tg.job)
 		}
-		if !j.running() {
+		if !j.Running() {
 			sub.kick <- struct{}{} // it ended: one update, sent once started
 		}
 	}

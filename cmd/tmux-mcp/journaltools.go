@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/tmux-mcp/tmux-mcp/jobs"
 	"github.com/tmux-mcp/tmux-mcp/journal"
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
@@ -67,19 +68,19 @@ func (a journalTools) Resolve(sock tmux.Socket, oldID string) (string, bool) {
 	return a.j.Resolve(sock, oldID)
 }
 
-// journalJobs keeps the tools' background jobs in the journal.
+// journalJobs keeps the background jobs (package jobs) in the journal.
 type journalJobs struct{ j *journal.Journal }
 
 // toolsJobs returns what tools.Deps.Jobs gets: nil (not a typed nil) when
 // the journal is off.
-func toolsJobs(j *journal.Journal) tools.JobStore {
+func toolsJobs(j *journal.Journal) jobs.Store {
 	if j == nil {
 		return nil
 	}
 	return journalJobs{j}
 }
 
-func (a journalJobs) PutJob(r tools.JobRecord) {
+func (a journalJobs) PutJob(r jobs.Record) {
 	a.j.PutJob(journal.Job{ID: r.ID, Socket: r.Socket, Pane: r.Pane, SessionID: r.SessionID, SessionName: r.SessionName,
 		Nonce: r.Nonce, State: r.State, ExitStatus: r.ExitStatus, Reason: r.Reason, Started: r.Started, Ended: r.Ended,
 		ServerPID: r.ServerPID, PanePID: r.PanePID, Before: r.Before, File: r.File,
@@ -88,11 +89,11 @@ func (a journalJobs) PutJob(r tools.JobRecord) {
 		Tail: r.Tail, TruncatedLines: r.TruncatedLines, HistoryOverflowed: r.HistoryOverflowed, Proc: r.Proc})
 }
 
-func (a journalJobs) Jobs() ([]tools.JobRecord, error) {
-	jobs, err := a.j.Jobs()
-	out := make([]tools.JobRecord, 0, len(jobs))
-	for _, x := range jobs {
-		out = append(out, tools.JobRecord{ID: x.ID, Socket: x.Socket, Pane: x.Pane, SessionID: x.SessionID,
+func (a journalJobs) Jobs() ([]jobs.Record, error) {
+	stored, err := a.j.Jobs()
+	out := make([]jobs.Record, 0, len(stored))
+	for _, x := range stored {
+		out = append(out, jobs.Record{ID: x.ID, Socket: x.Socket, Pane: x.Pane, SessionID: x.SessionID,
 			SessionName: x.SessionName, Nonce: x.Nonce, State: x.State, ExitStatus: x.ExitStatus, Reason: x.Reason,
 			Started: x.Started, Ended: x.Ended, ServerPID: x.ServerPID, PanePID: x.PanePID, Before: x.Before, File: x.File,
 			HistorySize: x.Anchor.HistorySize, HistoryLimit: x.Anchor.HistoryLimit, Width: x.Anchor.Width,

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package tools
+package jobs
 
 // childrenOf reports that there is no cheap way to read pid's children
 // here: the caller reads the whole process table (gopsutil: sysctl on

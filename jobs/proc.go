@@ -1,7 +1,8 @@
-package tools
+package jobs
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"os"
@@ -51,7 +52,7 @@ func descendants(ctx context.Context, pid int) (procs []int, alive bool, err err
 func processTree(ctx context.Context, pid int) (children map[int][]int, found bool, err error) {
 	pids, err := process.PidsWithContext(ctx)
 	if err != nil {
-		return nil, false, fmt.Errorf("tools: list processes: %w", err)
+		return nil, false, fmt.Errorf("jobs: list processes: %w", err)
 	}
 	children = map[int][]int{}
 	for _, p := range pids {
@@ -77,9 +78,10 @@ func below(tree map[int][]int, pid int) []int {
 	return out
 }
 
-// paneProcesses returns the PIDs of the processes below pane (a pane's
-// process), sorted.
-func paneProcesses(ctx context.Context, pane int) ([]int, error) {
+// PaneProcesses returns the PIDs of the processes below pane (a pane's
+// process), sorted: what [Record.Before] holds, read just before a job is
+// typed.
+func PaneProcesses(ctx context.Context, pane int) ([]int, error) {
 	procs, _, err := descendants(ctx, pane)
 	slices.Sort(procs)
 	return procs, err
@@ -90,7 +92,7 @@ func paneProcesses(ctx context.Context, pane int) ([]int, error) {
 // process exists.
 func jobProcesses(ctx context.Context, pane int, before []int) (procs []int, alive bool, err error) {
 	if pane <= 0 {
-		return nil, false, fmt.Errorf("tools: no pane process")
+		return nil, false, errors.New("jobs: no pane process")
 	}
 	all, alive, err := descendants(ctx, pane)
 	if err != nil || !alive {
