@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
+	"github.com/tmux-mcp/tmux-mcp/supervisor/death"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
 )
 
@@ -199,7 +200,7 @@ func TestServerDiedLosesJobs(t *testing.T) {
 	if rec, ok := store.last(a.ID()); !ok || rec.State != Running || rec.ID != a.ID() || rec.Proc != os.Getpid() {
 		t.Errorf("stored at launch: %+v, want it running, watched by this process", rec)
 	}
-	ev.send(supervisor.Event{Type: supervisor.EventServerDied, Socket: sockA, PID: 42, Cause: supervisor.CauseKilled})
+	ev.send(supervisor.Event{Type: supervisor.EventServerDied, Socket: sockA, PID: 42, Cause: death.CauseKilled})
 	select {
 	case r := <-heard:
 		if r.ID != a.ID() || r.State != Lost || !strings.Contains(r.Reason, "the tmux server died (killed)") {
