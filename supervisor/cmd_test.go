@@ -304,6 +304,33 @@ func TestCmdMethods(t *testing.T) {
 				"TMCP_"+f.name+"=v #{x} $HOME "+string(f.s))
 			wantEq(t, "global environment", f.ts.MustTmux("show-environment", "-g", "TMCP_"+f.name), "TMCP_"+f.name+"=v #{x} $HOME ")
 		}},
+		{"PaneOptions", func(ctx context.Context, t *testing.T, f *cmdFixture) error {
+			f.ts.MustTmux("set-option", "-p", "-t", string(f.p), "@tmcp_"+f.name, "v #{pane_id} #(true)")
+			names, err := f.srv.PaneOptionNames(ctx, f.p)
+			if err != nil {
+				return err
+			}
+			if !slices.Contains(names, "@tmcp_"+f.name) {
+				t.Errorf("PaneOptionNames = %q, want it to hold @tmcp_%s", names, f.name)
+			}
+			v, err := f.srv.PaneOption(ctx, f.p, "@tmcp_"+f.name)
+			if err != nil {
+				return err
+			}
+			wantEq(t, "PaneOption", strings.TrimSpace(v), "v #{pane_id} #(true)")
+			return f.srv.UnsetPaneOption(ctx, f.p, "@tmcp_"+f.name)
+		}, func(t *testing.T, f *cmdFixture) {
+			wantEq(t, "the option after UnsetPaneOption", f.ts.MustTmux("show-options", "-p", "-q", "-v", "-t", string(f.p), "@tmcp_"+f.name), "")
+		}},
+		{"Channels", func(ctx context.Context, t *testing.T, f *cmdFixture) error {
+			// tmux keeps a signal no client waited for and wakes the next
+			// wait with it: signal, then wait.
+			ch := "tmcp-" + f.name
+			if err := f.srv.SignalChannel(ctx, ch); err != nil {
+				return err
+			}
+			return f.srv.WaitForChannel(ctx, ch)
+		}, nil},
 		{"Errors", func(ctx context.Context, t *testing.T, f *cmdFixture) error {
 			if err := f.srv.SelectPaneToward(ctx, f.w, "sideways"); !errors.Is(err, ErrInvalidArgument) {
 				t.Errorf("SelectPaneToward(sideways) = %v, want ErrInvalidArgument", err)

@@ -76,7 +76,7 @@ func WaitForChannel(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		defer prog.stop()
 		// Never over the control connection: a blocking command there
 		// would hold up every command behind it.
-		_, err = srv.DoBlocking(wctx, "wait-for", c)
+		err = srv.WaitForChannel(wctx, c)
 		switch {
 		case ctx.Err() != nil:
 			return nil, ctx.Err()
@@ -132,7 +132,7 @@ func SignalChannel(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if err != nil {
 			return nil, err
 		}
-		if _, err := srv.Do(ctx, "wait-for", "-S", c); err != nil {
+		if err := srv.SignalChannel(ctx, c); err != nil {
 			return nil, err
 		}
 		return message(fmt.Sprintf("Channel '%s' signalled", c))

@@ -247,14 +247,11 @@ func ListJobs(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		mcp.WithString("state", mcp.Enum(jobs.Running, jobs.Exited, jobs.Lost)), pSessionName, pSocket,
 		pFilters, mcp.WithInteger("limit"))
 	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
-		filters, err := p.object("filters")
+		a, err := parseListArgs(p, 50)
 		if err != nil {
 			return nil, err
 		}
-		limit, err := positiveArg(p, "limit", 50)
-		if err != nil {
-			return nil, err
-		}
+		filters, limit := a.filters, a.limit
 		var sock *tmux.Socket
 		if p.str("socket_name") != "" {
 			s, err := d.socket(p)

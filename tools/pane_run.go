@@ -108,19 +108,6 @@ func RunCommand(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 	}))
 }
 
-// positiveArg returns an integer argument that must be at least 1, or
-// def when it is absent.
-func positiveArg(p params, name string, def int) (int, error) {
-	n, ok := p.integer(name)
-	switch {
-	case !ok:
-		return def, nil
-	case n < 1:
-		return 0, argError(name, "must be at least 1")
-	}
-	return n, nil
-}
-
 // timeoutArg returns the timeout argument (def seconds when absent),
 // clamped to the ceiling.
 func (d Deps) timeoutArg(p params, def float64) (time.Duration, error) {
@@ -296,13 +283,13 @@ func rowHead(prompt string, x int, text string, width int) string {
 // read (a run that timed out and ended later); a pane has no running job
 // when a run starts in it.
 func (r *run) clearStale(ctx context.Context) {
-	out, err := r.srv.Do(ctx, "show-options", "-p", "-t", string(r.pane))
+	names, err := r.srv.PaneOptionNames(ctx, r.pane)
 	if err != nil {
 		return
 	}
-	for _, l := range strings.Split(string(out), "\n") {
-		if name, _, _ := strings.Cut(l, " "); strings.HasPrefix(name, "@tmux_mcp_") {
-			r.srv.Do(ctx, "set-option", "-p", "-u", "-t", string(r.pane), name) //nolint:errcheck // best effort
+	for _, name := range names {
+		if strings.HasPrefix(name, "@tmux_mcp_") {
+			r.srv.UnsetPaneOption(ctx, r.pane, name) //nolint:errcheck // best effort
 		}
 	}
 }
@@ -326,7 +313,7 @@ func (r *run) sentError(err error) error {
 func (r *run) await(ctx context.Context, base tmux.Pane, timeout time.Duration) (runResult, error) {
 	prog := startProgress(ctx, requestOf(ctx), timeout, "running a command in pane "+string(r.pane))
 	wctx, cancel := context.WithTimeout(ctx, timeout)
-	_, err := r.srv.DoBlocking(wctx, "wait-for", r.channel())
+	err := r.srv.WaitForChannel(wctx, r.channel())
 	cancel()
 	prog.stop()
 	switch {

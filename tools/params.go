@@ -402,3 +402,16 @@ var (
 	paneIDRe    = regexp.MustCompile(`^%[0-9]+$`)
 	indexRe     = regexp.MustCompile(`^[0-9]+$`)
 )
+
+// positiveArg returns an integer argument that must be at least 1, or
+// def when it is absent.
+func positiveArg(p params, name string, def int) (int, error) {
+	n, ok := p.integer(name)
+	switch {
+	case !ok:
+		return def, nil
+	case n < 1:
+		return 0, argError(name, "must be at least 1")
+	}
+	return n, nil
+}

@@ -42,14 +42,14 @@ func parseRunEnd(s string) (runEnd, error) {
 
 // readEnd returns the run's end if its ending recorded one, or nil.
 func (r *run) readEnd(ctx context.Context) (*runEnd, error) {
-	out, err := r.srv.Do(ctx, "show-options", "-p", "-q", "-v", "-t", string(r.pane), r.option())
+	out, err := r.srv.PaneOption(ctx, r.pane, r.option())
 	switch {
 	case errors.Is(err, tmux.ErrNotFound):
 		return nil, paneNotFound(r.pane)
 	case err != nil:
 		return nil, err
 	}
-	v := strings.TrimSpace(string(out))
+	v := strings.TrimSpace(out)
 	if v == "" {
 		return nil, nil
 	}
@@ -197,7 +197,7 @@ func (r *run) cut(s splitRows, first, prompt int, known bool, endRow, endX int, 
 
 // clearEnd removes the run's pane option, once its end was read.
 func (r *run) clearEnd(ctx context.Context) {
-	r.srv.Do(ctx, "set-option", "-p", "-u", "-t", string(r.pane), r.option()) //nolint:errcheck // a pane gone took it along
+	r.srv.UnsetPaneOption(ctx, r.pane, r.option()) //nolint:errcheck // a pane gone took it along
 }
 
 // row returns the row the end is at in pn, a later state of the pane: the
