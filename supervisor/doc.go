@@ -1,5 +1,6 @@
 // Package supervisor is the policy around every tmux call: the only door to
-// package supervisor/tmux for anything that talks to a tmux server.
+// package supervisor/tmux for anything that talks to a tmux server (the
+// one probe of diagnose aside, see supervisor/tmux).
 //
 // A [Supervisor] keeps one supervised [Server] per tmux socket, created
 // lazily. Every call a Server makes goes, in order, through a health gate

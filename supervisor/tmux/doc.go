@@ -58,7 +58,7 @@
 // [Client], [DialControl], [Exec.StartServer]), with the one exception of
 // diagnostics below. Outside tests:
 //
-//   - tools and cmd/... may use only the model types and IDs ([Socket]
+//   - tools, jobs and cmd/... may use only the model types and IDs ([Socket]
 //     and [HiddenSession] included), the error classes and types
 //     ([CommandError], [ConnLostError], [ClassName], [IsServerDown]), the
 //     notification names, [Version] and [Capabilities], [NameRewritten],
