@@ -85,10 +85,10 @@ type Server struct {
 	lastStructure time.Time // last %sessions-changed seen on the command connection
 	lastReprobe   time.Time
 	// restore is the restore in progress, if any (restoregate.go).
-	restore restoreRun
-	monitorStop    context.CancelFunc
-	monitorDone    chan struct{}
-	wake           chan struct{}
+	restore     restoreRun
+	monitorStop context.CancelFunc
+	monitorDone chan struct{}
+	wake        chan struct{}
 }
 
 // identity is what is known of the running server process.
