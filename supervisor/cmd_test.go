@@ -300,9 +300,19 @@ func TestCmdMethods(t *testing.T) {
 			}
 			return nil
 		}, func(t *testing.T, f *cmdFixture) {
-			wantEq(t, "session environment", f.ts.MustTmux("show-environment", "-t", string(f.s), "TMCP_"+f.name),
-				"TMCP_"+f.name+"=v #{x} $HOME "+string(f.s))
-			wantEq(t, "global environment", f.ts.MustTmux("show-environment", "-g", "TMCP_"+f.name), "TMCP_"+f.name+"=v #{x} $HOME ")
+			// show-environment escapes "$" before a name (`\$HOME`) up to tmux
+			// 3.4: read it in -s form with the decoder, as the tools do.
+			for _, c := range []struct{ what, scope, want string }{
+				{"session environment", "-t" + string(f.s), "v #{x} $HOME " + string(f.s)},
+				{"global environment", "-g", "v #{x} $HOME "},
+			} {
+				vars, _ := tmux.ParseEnvironment([]byte(f.ts.MustTmux("show-environment", "-s", c.scope, "TMCP_"+f.name)))
+				got := "<unset>"
+				if v := vars["TMCP_"+f.name]; v != nil {
+					got = *v
+				}
+				wantEq(t, c.what, got, c.want)
+			}
 		}},
 		{"PaneOptions", func(ctx context.Context, t *testing.T, f *cmdFixture) error {
 			f.ts.MustTmux("set-option", "-p", "-t", string(f.p), "@tmcp_"+f.name, "v #{pane_id} #(true)")
