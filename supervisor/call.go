@@ -197,3 +197,14 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 		return ctx.Err()
 	}
 }
+
+// callCapture is call for capture-pane: the capture, and the pane state
+// read just after it in the same round trip (tmux.Client.CaptureThen).
+func (s *Server) callCapture(ctx context.Context, opts tmux.CaptureOptions, then string) (out, state []byte, err error) {
+	out, err = s.call(ctx, "capture-pane", func(ctx context.Context, _ tmux.Transport) ([]byte, error) {
+		out, st, err := s.client.CaptureThen(ctx, opts, then)
+		state = st
+		return out, err
+	})
+	return out, state, err
+}

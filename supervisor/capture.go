@@ -2,12 +2,9 @@ package supervisor
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 
 	"go.opentelemetry.io/otel/attribute"
 
@@ -73,10 +70,12 @@ func (s *Server) Capture(ctx context.Context, req CaptureRequest) (Capture, erro
 
 	var p capture.Proof // the zero proof: capture from tmux, cache nothing
 	if !req.Changed {
-		p = s.fresh.Prove(ctx, req.Pane, s.sessionOf(ctx, req.Pane))
+		var c Capture
+		var ok bool
+		p, c, ok = s.fresh.Check(ctx, req.Pane, s.sessionOf(ctx, req.Pane), key)
 		spanEvent(ctx, "tmux.capture_proof", attribute.String("tmux.pane", string(req.Pane)),
 			attribute.String("tmux.freshness", p.Name()), attribute.Bool("tmux.proven", p.Proven()))
-		if c, ok := s.fresh.Lookup(p, key); ok {
+		if ok {
 			return s.hit(ctx, req.Pane, c, p), nil
 		}
 	}
@@ -90,17 +89,8 @@ func (s *Server) Capture(ctx context.Context, req CaptureRequest) (Capture, erro
 func (s *Server) sharedCapture(ctx context.Context, req CaptureRequest, plan capture.Plan, key capture.Key, p capture.Proof) (Capture, error) {
 	// The shared capture must not die with whichever caller started it,
 	// and each caller stops waiting at its own deadline.
-	c, err := s.flight.Do(ctx, flightKey{key: key, proof: p, then: req.StateAfter}, p.Proven(), func() (Capture, error) {
-		// Runs under one key follow each other: one that ended after the
-		// caller's lookup has stored what this one would fetch again.
-		if c, ok := s.fresh.Lookup(p, key); ok {
-			c.Cached = true
-			return c, nil
-		}
-		fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.CommandTimeout)
-		defer cancel()
-		return s.captureFromTmux(fctx, req, plan, key, p)
-	})
+	f := &fetch{s: s, ctx: ctx, req: req, plan: plan, key: key, proof: p}
+	c, err := s.flight.Do(ctx, flightKey{key: key, proof: p, then: req.StateAfter}, p.Proven(), f.run)
 	if err != nil && ctx.Err() != nil && errors.Is(err, ctx.Err()) {
 		return Capture{}, queueError("capture-pane", err)
 	}
@@ -110,43 +100,8 @@ func (s *Server) sharedCapture(ctx context.Context, req CaptureRequest, plan cap
 	return c, err
 }
 
-// captureFromTmux runs one capture-pane under the pane's token bucket and
-// caches the result under p.
-func (s *Server) captureFromTmux(ctx context.Context, req CaptureRequest, plan capture.Plan, key capture.Key, p capture.Proof) (Capture, error) {
-	// Over the pane's bucket: wait for a token if one comes within
-	// RateWait (the cache could not answer, or we would not be here),
-	// otherwise refuse with the time to wait.
-	if ok, wait := s.paneRate.reserve(string(req.Pane), s.cfg.RateWait); !ok {
-		s.rateLimited.Add(1)
-		s.bus.emit(Event{Type: EventRateLimited, Socket: s.sock, Pane: req.Pane})
-		spanEvent(ctx, "tmux.rate_limited", attribute.String("tmux.command", "capture-pane"),
-			attribute.String("tmux.rate_limit.scope", "pane"), attribute.Int64("tmux.retry_after_ms", wait.Milliseconds()))
-		return Capture{}, &RateLimitedError{RetryAfter: wait, Scope: "pane " + string(req.Pane)}
-	} else if wait > 0 {
-		spanEvent(ctx, "tmux.rate_wait", attribute.String("tmux.command", "capture-pane"), attribute.Int64("tmux.wait_ms", wait.Milliseconds()))
-		if err := sleepCtx(ctx, wait); err != nil {
-			return Capture{}, err
-		}
-	}
-	var state []byte
-	out, err := s.call(ctx, "capture-pane", func(ctx context.Context, _ tmux.Transport) ([]byte, error) {
-		out, st, err := s.client.CaptureThen(ctx, tmux.CaptureOptions{Target: string(req.Pane), Start: plan.Start, End: plan.End,
-			Join: req.Join, Escape: req.Escape}, req.StateAfter)
-		state = st
-		return out, err
-	})
-	if err != nil {
-		return Capture{}, err
-	}
-	s.tmuxReads.Add(1)
-	kept, lines, bytes := capture.TruncateTail(out, plan.MaxLines, plan.MaxBytes)
-	c := Capture{Content: kept, Lines: strings.Count(string(kept), "\n"), Truncated: lines > 0 || bytes > 0,
-		TruncatedLines: lines, TruncatedBytes: bytes, Freshness: p.Name(), SHA256: digest(kept)}
-	s.fresh.Store(p, key, c)
-	c.State = state
-	return c, nil
-}
-
+// hit answers a capture from cache: counted, traced as a cache hit (a
+// span of its own, no tmux call) and announced.
 func (s *Server) hit(ctx context.Context, pane tmux.PaneID, c Capture, p capture.Proof) Capture {
 	s.cacheHits.Add(1)
 	_, span := s.tracer.Start(ctx, "tmux capture-pane")
@@ -179,11 +134,6 @@ func (s *Server) PaneChanges(ctx context.Context, pane tmux.PaneID) (changes <-c
 		return nil, nil, err
 	}
 	return s.fresh.PaneChanges(ctx, pane, s.sessionOf(ctx, pane))
-}
-
-func digest(b []byte) string {
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:])
 }
 
 func validPaneID(p tmux.PaneID) bool {

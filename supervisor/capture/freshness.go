@@ -190,6 +190,15 @@ func (f *Freshness) Prove(ctx context.Context, pane tmux.PaneID, sess tmux.Sessi
 	return f.probe(ctx, pane)
 }
 
+// Check proves pane fresh (Prove) and looks the capture under key up
+// under that proof (Lookup): the proof, and the cached capture when the
+// proof vouches for one.
+func (f *Freshness) Check(ctx context.Context, pane tmux.PaneID, sess tmux.SessionID, key Key) (Proof, Result, bool) {
+	p := f.Prove(ctx, pane, sess)
+	c, ok := f.Lookup(p, key)
+	return p, c, ok
+}
+
 // Lookup returns the capture cached under key if p vouches for it.
 func (f *Freshness) Lookup(p Proof, key Key) (Result, bool) {
 	if !p.Proven() {
