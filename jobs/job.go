@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
+	"github.com/tmux-mcp/tmux-mcp/supervisor/capture"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
 )
 
@@ -169,8 +170,8 @@ func (j *Job) end(state string, status *int, reason string, at time.Time) bool {
 // learn keeps res, output just read, as what is known of j's output; the
 // store hears of a new tail.
 func (j *Job) learn(res Result, keep int) {
-	out, dropped := tailLines(res.Output, keep, res.TruncatedLines)
-	tail, cut := capTail(out, tailMaxLines, tailMaxBytes)
+	out, dropped := capture.TailLines(res.Output, keep, res.TruncatedLines)
+	tail, cut, _ := capture.CapTail(out, tailMaxLines, tailMaxBytes)
 	j.mu.Lock()
 	// A read that began before the end (get_job's, while the watcher
 	// found the end) must not replace the output up to the end.

@@ -220,24 +220,3 @@ func TestServerDiedLosesJobs(t *testing.T) {
 		t.Error("Close ended a job; jobs run on")
 	}
 }
-
-func TestCapTail(t *testing.T) {
-	tests := []struct {
-		lines    []string
-		maxLines int
-		maxBytes int
-		want     []string
-		dropped  int
-	}{
-		{[]string{"a", "b", "c"}, 2, 100, []string{"b", "c"}, 1},
-		{[]string{"aaaa", "bb", "cc"}, 10, 5, []string{"bb", "cc"}, 1},
-		{[]string{"abcdef"}, 10, 3, []string{"def"}, 0},
-		{[]string{"é", "xé"}, 10, 2, []string{"é"}, 1},
-	}
-	for _, tt := range tests {
-		got, dropped := capTail(tt.lines, tt.maxLines, tt.maxBytes)
-		if !slices.Equal(got, tt.want) || dropped != tt.dropped {
-			t.Errorf("capTail(%q, %d, %d) = %q, %d; want %q, %d", tt.lines, tt.maxLines, tt.maxBytes, got, dropped, tt.want, tt.dropped)
-		}
-	}
-}

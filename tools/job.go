@@ -9,6 +9,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/tmux-mcp/tmux-mcp/jobs"
+	"github.com/tmux-mcp/tmux-mcp/supervisor/capture"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
 )
 
@@ -101,7 +102,7 @@ func viewJobAll(ctx context.Context, j *jobs.Job, keep int) (jobResult, []string
 	if err != nil {
 		return jobResult{}, nil, err
 	}
-	lines, dropped := tailLines(slices.Clone(out), keep, rec.TruncatedLines)
+	lines, dropped := capture.TailLines(slices.Clone(out), keep, rec.TruncatedLines)
 	v := jobResult{jobItem: listItem(rec)}
 	v.Output, v.TruncatedLines, v.HistoryOverflowed = lines, dropped, rec.HistoryOverflowed
 	v.Truncated = dropped > 0 || rec.HistoryOverflowed
@@ -183,7 +184,7 @@ func awaitJob(ctx context.Context, j *jobs.Job, timeout time.Duration, patterns 
 		for _, lp := range patterns {
 			v.MatchedLines = append(v.MatchedLines, matching(lp, all)...)
 		}
-		v.MatchedLines, _, _ = capTail(v.MatchedLines, waitTailLines, waitTailBytes)
+		v.MatchedLines, _, _ = capture.CapTail(v.MatchedLines, waitTailLines, waitTailBytes)
 		switch {
 		case v.State != jobs.Running:
 			v.Outcome = "ended"

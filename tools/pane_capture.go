@@ -62,7 +62,7 @@ func CapturePane(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if n, ok := p.integer("end"); ok {
 			req.End = &n
 		}
-		c, err := capture(ctx, srv, req)
+		c, err := readCapture(ctx, srv, req)
 		if err != nil {
 			return nil, err
 		}
@@ -116,8 +116,8 @@ func (d Deps) paneID(ctx context.Context, p params) (*supervisor.Server, tmux.Pa
 	return srv, pn.ID, err
 }
 
-// capture is srv.Capture with a missing pane reported as libtmux-mcp does.
-func capture(ctx context.Context, srv *supervisor.Server, req supervisor.CaptureRequest) (supervisor.Capture, error) {
+// readCapture is srv.Capture with a missing pane reported as libtmux-mcp does.
+func readCapture(ctx context.Context, srv *supervisor.Server, req supervisor.CaptureRequest) (supervisor.Capture, error) {
 	c, err := srv.Capture(ctx, req)
 	switch {
 	case err == nil:
@@ -231,7 +231,7 @@ func SnapshotPane(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if err != nil {
 			return nil, err
 		}
-		c, err := capture(ctx, srv, d.screenFetch(id, maxLines))
+		c, err := readCapture(ctx, srv, d.screenFetch(id, maxLines))
 		if err != nil {
 			return nil, err
 		}

@@ -188,28 +188,6 @@ func equalLines(got []string, want ...string) bool {
 	return strings.Join(got, "\n") == strings.Join(want, "\n")
 }
 
-func TestCapTail(t *testing.T) {
-	tests := []struct {
-		lines              []string
-		maxLines, maxBytes int
-		want               []string
-		dropL, dropB       int
-	}{
-		{[]string{"a", "b", "c"}, 5, 100, []string{"a", "b", "c"}, 0, 0},
-		{[]string{"a", "b", "c"}, 2, 100, []string{"b", "c"}, 1, 2},
-		{[]string{"aaaa", "bb", "cc"}, 5, 5, []string{"bb", "cc"}, 1, 5},
-		{[]string{"aaaa", "bbbbbbbb"}, 5, 3, []string{"bbb"}, 1, 10},
-		{[]string{"x", "日本語"}, 5, 4, []string{"語"}, 1, 8},
-		{nil, 5, 5, nil, 0, 0},
-	}
-	for _, tt := range tests {
-		got, dl, db := capTail(tt.lines, tt.maxLines, tt.maxBytes)
-		if strings.Join(got, "|") != strings.Join(tt.want, "|") || dl != tt.dropL || db != tt.dropB {
-			t.Errorf("capTail(%q, %d, %d) = %q, %d, %d; want %q, %d, %d", tt.lines, tt.maxLines, tt.maxBytes, got, dl, db, tt.want, tt.dropL, tt.dropB)
-		}
-	}
-}
-
 func derefS(p *string) any {
 	if p == nil {
 		return nil

@@ -17,6 +17,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
+	"github.com/tmux-mcp/tmux-mcp/supervisor/capture"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
 )
 
@@ -98,7 +99,7 @@ func RunCommand(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 				d.panes.expectPrompt(srv.Socket(), now)
 			}
 		}
-		res.Output, res.TruncatedLines = tailLines(res.Output, maxLines, res.TruncatedLines)
+		res.Output, res.TruncatedLines = capture.TailLines(res.Output, maxLines, res.TruncatedLines)
 		res.Truncated = res.TruncatedLines > 0 || res.Truncated
 		res.PaneID = string(pn.ID)
 		res.EffectiveTimeout = timeout.Seconds()
@@ -372,18 +373,6 @@ func cellOffset(line string, x int) int {
 		cells += cellWidth(r)
 	}
 	return len(line)
-}
-
-// tailLines keeps the last n lines; dropped adds to the count already
-// known lost.
-func tailLines(lines []string, n, dropped int) ([]string, int) {
-	if lines == nil {
-		lines = []string{}
-	}
-	if len(lines) <= n {
-		return lines, dropped
-	}
-	return lines[len(lines)-n:], dropped + len(lines) - n
 }
 
 // shQuote quotes s for a POSIX shell.

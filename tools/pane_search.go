@@ -95,7 +95,7 @@ func SearchPanes(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		var all []paneMatch
 		linesCut := false
 		for _, pn := range candidates {
-			c, err := capture(ctx, srv, supervisor.CaptureRequest{Pane: pn.ID, Start: start, End: end, Join: true})
+			c, err := readCapture(ctx, srv, supervisor.CaptureRequest{Pane: pn.ID, Start: start, End: end, Join: true})
 			if err != nil {
 				if te := asToolError(err); te != nil && te.class == "pane_not_found" {
 					continue // gone since the listing

@@ -8,12 +8,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
+	"github.com/tmux-mcp/tmux-mcp/supervisor/capture"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
 )
 
@@ -176,7 +176,7 @@ func CaptureSince(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if err != nil {
 			return nil, err
 		}
-		res.Lines, res.TruncatedLines, res.TruncatedBytes = capTail(res.Lines, maxLines, maxBytes)
+		res.Lines, res.TruncatedLines, res.TruncatedBytes = capture.CapTail(res.Lines, maxLines, maxBytes)
 		res.Truncated = res.TruncatedLines > 0 || res.TruncatedBytes > 0
 		return structured(res)
 	})
@@ -291,7 +291,7 @@ func sinceOnce(ctx context.Context, srv *supervisor.Server, pn tmux.Pane, cur *s
 // captureRows captures from row top (negative: history) to the bottom of
 // the screen, one string per row.
 func captureRows(ctx context.Context, srv *supervisor.Server, pn tmux.Pane, top int, ceiling captureCeiling) ([]string, supervisor.Capture, error) {
-	c, err := capture(ctx, srv, supervisor.CaptureRequest{Pane: pn.ID, Start: &top,
+	c, err := readCapture(ctx, srv, supervisor.CaptureRequest{Pane: pn.ID, Start: &top,
 		MaxLines: min(pn.Height-top, ceiling.lines), MaxBytes: ceiling.bytes})
 	if err != nil {
 		return nil, c, err
@@ -318,47 +318,4 @@ func trimRows(rows []string) []string {
 		n--
 	}
 	return append([]string{}, rows[:n]...)
-}
-
-// capTail keeps the last maxLines lines, and of those the last maxBytes
-// bytes (lines joined by newlines; a line longer than that keeps its
-// tail).
-func capTail(lines []string, maxLines, maxBytes int) (kept []string, droppedLines, droppedBytes int) {
-	total := 0
-	for _, l := range lines {
-		total += len(l) + 1
-	}
-	kept = lines
-	if len(kept) > maxLines {
-		kept = kept[len(kept)-maxLines:]
-	}
-	size := 0
-	i := len(kept)
-	for i > 0 && size+len(kept[i-1])+boolInt(size > 0) <= maxBytes {
-		size += len(kept[i-1]) + boolInt(size > 0)
-		i--
-	}
-	if i > 0 && i == len(kept) {
-		// Not even the last line fits: keep its tail.
-		last := kept[len(kept)-1]
-		cut := len(last) - maxBytes
-		for cut < len(last) && !utf8.RuneStart(last[cut]) {
-			cut++
-		}
-		kept = []string{last[cut:]}
-	} else {
-		kept = kept[i:]
-	}
-	keptSize := 0
-	for _, l := range kept {
-		keptSize += len(l) + 1
-	}
-	return kept, len(lines) - len(kept), total - keptSize
-}
-
-func boolInt(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }

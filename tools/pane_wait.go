@@ -13,6 +13,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
+	"github.com/tmux-mcp/tmux-mcp/supervisor/capture"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
 )
 
@@ -595,8 +596,8 @@ func (w *waiter) finish(feed *changeFeed, outcome string) waitResult {
 	r.Outcome = outcome
 	r.Found = outcome == "matched" || outcome == "any_output"
 	r.MatchedAtEntry = r.MatchedAtEntry && !r.Found
-	r.MatchedLines, _, _ = capTail(append([]string{}, r.MatchedLines...), waitTailLines, waitTailBytes)
-	r.Tail, _, _ = capTail(trimRows(append(append([]string{}, w.past...), w.rows...)), waitTailLines, waitTailBytes)
+	r.MatchedLines, _, _ = capture.CapTail(append([]string{}, r.MatchedLines...), waitTailLines, waitTailBytes)
+	r.Tail, _, _ = capture.CapTail(trimRows(append(append([]string{}, w.past...), w.rows...)), waitTailLines, waitTailBytes)
 	r.Detection = feed.mode()
 	if w.seq != 0 && (r.Found || outcome == "stopped") {
 		if m, ok := w.consumed(); ok {

@@ -98,7 +98,7 @@ func (r *run) collect(ctx context.Context, base tmux.Pane, end *runEnd) (runResu
 		} else if !settled {
 			top = limit
 		}
-		c, err := capture(ctx, r.srv, supervisor.CaptureRequest{Pane: r.pane, Start: &top, Join: true,
+		c, err := readCapture(ctx, r.srv, supervisor.CaptureRequest{Pane: r.pane, Start: &top, Join: true,
 			MaxLines: max(min(now.Height-top, r.maxLines), 1), MaxBytes: r.maxBytes})
 		if err != nil {
 			return runResult{}, err

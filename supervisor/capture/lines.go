@@ -1,10 +1,14 @@
-package jobs
+package capture
 
 import "unicode/utf8"
 
-// tailLines keeps the last n lines; dropped adds to the count already
-// known lost. (run_command's rule, as tools applies it.)
-func tailLines(lines []string, n, dropped int) ([]string, int) {
+// The tails of text that results keep: the last lines of a command's
+// output or of a pane's rows, capped by lines and bytes. Plan and
+// TruncateTail cap a capture's bytes; these cap lines already split.
+
+// TailLines keeps the last n lines; dropped adds to the count already
+// known lost.
+func TailLines(lines []string, n, dropped int) ([]string, int) {
 	if lines == nil {
 		lines = []string{}
 	}
@@ -14,11 +18,14 @@ func tailLines(lines []string, n, dropped int) ([]string, int) {
 	return lines[len(lines)-n:], dropped + len(lines) - n
 }
 
-// capTail keeps the last maxLines lines, and of those the last maxBytes
+// CapTail keeps the last maxLines lines, and of those the last maxBytes
 // bytes (lines joined by newlines; a line longer than that keeps its
-// tail). It reports the lines dropped, whole or in part. (The rule of
-// the tools' capped tails, for the tail a Record keeps.)
-func capTail(lines []string, maxLines, maxBytes int) (kept []string, droppedLines int) {
+// tail).
+func CapTail(lines []string, maxLines, maxBytes int) (kept []string, droppedLines, droppedBytes int) {
+	total := 0
+	for _, l := range lines {
+		total += len(l) + 1
+	}
 	kept = lines
 	if len(kept) > maxLines {
 		kept = kept[len(kept)-maxLines:]
@@ -40,7 +47,11 @@ func capTail(lines []string, maxLines, maxBytes int) (kept []string, droppedLine
 	} else {
 		kept = kept[i:]
 	}
-	return kept, len(lines) - len(kept)
+	keptSize := 0
+	for _, l := range kept {
+		keptSize += len(l) + 1
+	}
+	return kept, len(lines) - len(kept), total - keptSize
 }
 
 func boolInt(b bool) int {
