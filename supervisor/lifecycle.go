@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"syscall"
 	"time"
 
 	"github.com/tmux-mcp/tmux-mcp/supervisor/proc"
@@ -206,10 +205,11 @@ func (s *Server) ensure(ctx context.Context, allowStart bool) error {
 		err = s.adopt(ctx, owned)
 	}
 	if err != nil && owned != nil {
+		err = startedButLost(owned, err)
 		// A server we started but could not take over would be adopted
 		// later as not ours: no restore, no exit status. End it instead,
 		// before the start lock is released.
-		syscall.Kill(owned.PID, syscall.SIGKILL) //nolint:errcheck // our own child
+		owned.Kill() // our own child, by its handle
 	}
 	if endRestore != nil {
 		// Counted under mu: close marks the server closed under mu
@@ -334,4 +334,17 @@ func (s *Server) Kill(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// startedButLost adds to err, the failure to take over a server this call
+// started, what became of that server: whether it had already exited, and
+// how (a crash says so by its signal), or still ran. A server that died
+// at once is tmux's fault, one that runs is the connection's.
+func startedButLost(owned *tmux.StartedServer, err error) error {
+	select {
+	case <-owned.Done():
+		return fmt.Errorf("%w (the tmux server tmux-mcp had just started, PID %d, ended: %v)", err, owned.PID, owned.Err())
+	case <-time.After(100 * time.Millisecond):
+		return fmt.Errorf("%w (the tmux server tmux-mcp had just started, PID %d, still runs)", err, owned.PID)
+	}
 }

@@ -244,7 +244,7 @@ func (s *Server) restart(ctx context.Context) error {
 	}
 	if err != nil {
 		if owned != nil {
-			syscall.Kill(owned.PID, syscall.SIGKILL) //nolint:errcheck // ours, and not taken over
+			owned.Kill() // ours, and not taken over
 		}
 		return err
 	}

@@ -30,8 +30,18 @@ type StartedServer struct {
 	// FDLimit is the RLIMIT_NOFILE soft limit the server was started with.
 	FDLimit uint64
 	done    chan struct{}
-	err     error // wait status, valid after done is closed
+	err     error       // wait status, valid after done is closed
+	proc    *os.Process // for Kill: signals only while not yet reaped
 	release func()
+}
+
+// Kill ends the server with SIGKILL if it still runs. It goes through the
+// process handle that reaps it, so it never signals a later process that
+// reused the PID of one already reaped.
+func (s *StartedServer) Kill() {
+	if s != nil && s.proc != nil {
+		s.proc.Kill() //nolint:errcheck // it may have exited already
+	}
 }
 
 // Release lets go of the start lock, which StartServer keeps on success:
@@ -108,7 +118,7 @@ func (e *Exec) StartServer(ctx context.Context, opts StartOptions) (*StartedServ
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("tmux: start server: %w", err)
 	}
-	s := &StartedServer{PID: cmd.Process.Pid, FDLimit: limit, done: make(chan struct{})}
+	s := &StartedServer{PID: cmd.Process.Pid, FDLimit: limit, done: make(chan struct{}), proc: cmd.Process}
 	go s.wait(cmd)
 	set, err := setFDLimit(s.PID, opts.FDLimit)
 	if err != nil {

@@ -9,3 +9,14 @@ func Alive(pid int) bool {
 	k, err := unix.SysctlKinfoProc("kern.proc.pid", pid)
 	return err == nil && int(k.Proc.P_pid) == pid && k.Proc.P_stat != 5
 }
+
+// startTime returns when pid started (microseconds since the epoch, from
+// its kinfo_proc), or 0 when it cannot be read: with the PID it names one
+// process across PID reuse.
+func startTime(pid int) uint64 {
+	k, err := unix.SysctlKinfoProc("kern.proc.pid", pid)
+	if err != nil || int(k.Proc.P_pid) != pid {
+		return 0
+	}
+	return uint64(k.Proc.P_starttime.Sec)*1e6 + uint64(k.Proc.P_starttime.Usec)
+}

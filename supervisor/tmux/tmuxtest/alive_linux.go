@@ -23,3 +23,27 @@ func Alive(pid int) bool {
 	st := b[i+2]
 	return st != 'Z' && st != 'X'
 }
+
+// startTime returns when pid started (clock ticks since boot, field 22 of
+// /proc/PID/stat), or 0 when it cannot be read: with the PID it names one
+// process across PID reuse.
+func startTime(pid int) uint64 {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0
+	}
+	i := strings.LastIndexByte(string(b), ')')
+	if i < 0 {
+		return 0
+	}
+	// After the name: state (field 3) ... starttime (field 22).
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 20 {
+		return 0
+	}
+	n, err := strconv.ParseUint(f[19], 10, 64)
+	if err != nil {
+		return 0
+	}
+	return n
+}

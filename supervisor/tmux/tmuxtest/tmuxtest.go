@@ -121,8 +121,9 @@ type Server struct {
 	Dir    string // private directory holding the socket
 	Socket string // socket path, for tmux -S
 
-	mu  sync.Mutex
-	pid int // last server PID seen
+	mu    sync.Mutex
+	pid   int    // last server PID seen
+	start uint64 // its start time (startTime): a PID reused later is not ours
 }
 
 // New returns a Server with a fresh socket path. The server itself starts
@@ -234,11 +235,14 @@ func (s *Server) PID() int {
 }
 
 // Track records pid as this server's, so that Kill ends it even if it no
-// longer answers (tests whose server was started by the supervisor).
+// longer answers (tests whose server was started by the supervisor). The
+// process's start time is recorded with it: Kill signals the PID only
+// while it still names that process, never another that reused it.
 func (s *Server) Track(pid int) {
 	if pid > 0 {
+		start := startTime(pid)
 		s.mu.Lock()
-		s.pid = pid
+		s.pid, s.start = pid, start
 		s.mu.Unlock()
 	}
 }
@@ -249,29 +253,41 @@ func (s *Server) lastPID() int {
 	return s.pid
 }
 
+// ours reports whether pid still names the server process Track recorded:
+// alive, and started when it did.
+func (s *Server) ours(pid int) bool {
+	s.mu.Lock()
+	want, start := s.pid, s.start
+	s.mu.Unlock()
+	return pid == want && start != 0 && Alive(pid) && startTime(pid) == start
+}
+
 // Kill ends the server: kill-server, then SIGKILL to the PID it had if that
-// process is still alive. Safe to call more than once.
+// process is still alive. A PID is signalled only while it names the
+// server process recorded (ours): a server that died long before may have
+// left its PID to another process, which is none of this test's. Safe to
+// call more than once.
 func (s *Server) Kill() {
-	pid := s.lastPID()
-	if pid > 0 {
+	if pid := s.lastPID(); pid > 0 && s.ours(pid) {
 		// A test may have stopped the server; let it run so it can exit.
 		syscall.Kill(pid, syscall.SIGCONT) //nolint:errcheck
 	}
-	if p := s.PID(); p > 0 {
-		pid = p
-	}
+	s.PID() // tracks the server that answers now, if one does
+	pid := s.lastPID()
 	s.Tmux("kill-server") //nolint:errcheck // the server may be gone already
 	if pid <= 0 {
 		return
 	}
 	deadline := time.Now().Add(2 * time.Second)
 	for time.Now().Before(deadline) {
-		if !Alive(pid) {
+		if !s.ours(pid) {
 			return
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	syscall.Kill(pid, syscall.SIGKILL) //nolint:errcheck
+	if s.ours(pid) {
+		syscall.Kill(pid, syscall.SIGKILL) //nolint:errcheck
+	}
 }
 
 // WaitFor polls cond every 10 ms until it returns true or timeout passes,
