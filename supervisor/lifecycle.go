@@ -72,7 +72,7 @@ func (s *Server) AwaitRestore(ctx context.Context) error {
 func (s *Server) healthGate(ctx context.Context, allowStart bool) error {
 	err := s.failFast()
 	if errors.Is(err, ErrServerDown) && s.reprobeDue() {
-		// Recovery gave up, but a server may answer again (fixed by hand,
+		// The restart policy gave up, but a server may answer again (fixed by hand,
 		// or started by someone else): adopt it, never start one.
 		if aerr := s.readopt(ctx); aerr == nil {
 			return nil
@@ -159,7 +159,7 @@ func (s *Server) ensure(ctx context.Context, allowStart bool) error {
 		return queueError("adopt", ctx.Err())
 	}
 	// The state may have changed while we waited: only a server never
-	// contacted, or down and startable, is (re)started here. Recovery after
+	// contacted, or down and startable, is (re)started here. Restarting after
 	// a death belongs to the monitor.
 	if s.State() == StateUp {
 		return nil

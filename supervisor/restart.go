@@ -32,7 +32,7 @@ func (s *Server) died(ctx context.Context, id identity, cause death.Cause, detai
 	if s.cfg.Observe {
 		// Observe only (Config.Observe): nothing is restarted, terminated
 		// or signalled; the next call adopts a server that answers again.
-		d = death.Decision{Action: death.ActNone, Reason: "observing only (readonly tier): tmux-mcp does not recover servers"}
+		d = death.Decision{Action: death.ActNone, Reason: "observing only (readonly tier): tmux-mcp does not restart servers"}
 	}
 	s.pending = d
 	if s.id.stopPidfd != nil {

@@ -346,7 +346,7 @@ func TestFreshSupervisorFindsServerWithDeletedSocket(t *testing.T) {
 	}
 }
 
-// TestGaveUpIsNotForever: once recovery gave up, a server that answers on
+// TestGaveUpIsNotForever: once the restart policy gave up, a server that answers on
 // the socket again is adopted at the next call (after the re-probe
 // interval), and never started by tmux-mcp.
 func TestGaveUpIsNotForever(t *testing.T) {

@@ -89,7 +89,7 @@ func observeSupervisor(mp metric.MeterProvider, src SupervisorSource) (stop func
 		metric.WithDescription("tmux server deaths, by cause"))
 	add(e)
 	sm.restarts, e = m.Int64Counter("tmux.server.restarts", metric.WithUnit("{restart}"),
-		metric.WithDescription("recoveries after a death: a new server (restart) or a deleted socket brought back (socket_recreated)"))
+		metric.WithDescription("restarts after a death: a new server (restart) or a deleted socket brought back (socket_recreated)"))
 	add(e)
 	sm.restoreDuration, e = m.Float64Histogram("tmux.server.restore.duration", metric.WithUnit("s"),
 		metric.WithDescription("time to rebuild sessions after a restart, by error.type (absent on success)"),

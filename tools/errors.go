@@ -93,7 +93,7 @@ func asToolError(err error) *toolError {
 }
 
 // supervisorError maps the supervisor's fail-fast errors: the server is
-// restarting, a rate limit or a resource limit refused the call, recovery
+// restarting, a rate limit or a resource limit refused the call, restarts
 // gave up, or tmux-mcp is shutting down. It returns nil for other errors.
 func supervisorError(err error) *toolError {
 	switch {
@@ -134,13 +134,13 @@ func retryHint(d time.Duration) string {
 	return fmt.Sprintf("Retry in %d.%ds.", tenths/10, tenths%10)
 }
 
-// serverDown maps ErrServerDown: recovery gave up. The supervisor's message
+// serverDown maps ErrServerDown: the restart policy gave up. The supervisor's message
 // is "tmux server is down (cause): what happened and what to do"; the
 // first part is the error, the rest the next step.
 func serverDown(err error) *toolError {
 	msg := err.Error()
 	te := &toolError{msg: msg, class: "server_down",
-		hint: "Automatic recovery has stopped; call server_health for the last death cause."}
+		hint: "Automatic restarts have stopped; call server_health for the last death cause."}
 	const head = "tmux server is down"
 	i := strings.Index(msg, head)
 	if i < 0 {

@@ -199,7 +199,7 @@ func renderRecover(args map[string]string, journal bool) (string, error) {
 1. server_health(%[2]s): read state, restoring, last_death_cause, last_death, restarts and retry_in_seconds.
    - state "restarting": the supervisor is bringing the server back. Wait retry_in_seconds, then call server_health again.
    - restoring true: the journal is rebuilding the sessions; other calls wait for it (at most 10 s each).
-   - state "down": recovery gave up; last_death says why and what to do. Tell the user before you start anything.
+   - state "down": automatic restarts gave up; last_death says why and what to do. Tell the user before you start anything.
    - state "up" with restarts above 0: this is a new server process.
 %[3]s
 %[4]s

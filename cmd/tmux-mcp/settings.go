@@ -272,13 +272,13 @@ func settings() []setting {
 		{Flag: "fd-limit", Env: "TMUX_MCP_FD_LIMIT", Default: "0",
 			Usage: "fd limit (RLIMIT_NOFILE) of servers tmux-mcp starts; 0: the highest allowed", set: fdLimit},
 		{Flag: "restart-attempts", Env: "TMUX_MCP_RESTART_ATTEMPTS", Default: strconv.Itoa(def.Restart.MaxAttempts),
-			Usage: "recovery attempts after a server death before giving up", set: positive(func(c *config) *int { return &c.RestartAttempts })},
+			Usage: "restart attempts after a server death before giving up", set: positive(func(c *config) *int { return &c.RestartAttempts })},
 		{Flag: "hung-after", Env: "TMUX_MCP_HUNG_AFTER", Default: def.Restart.HungAfter.String(),
 			Usage: "how long a live server may answer nothing before it is terminated and restarted (6 times as long while it keeps using CPU: busy, not stopped)", set: duration(func(c *config) *time.Duration { return &c.HungAfter })},
 		{Flag: "journal", Env: "TMUX_MCP_JOURNAL", Default: defaultJournal,
 			Usage: "session journal file (~/.local/state/tmux-mcp/journal.db without XDG_STATE_HOME), or off", set: str(func(c *config) *string { return &c.Journal })},
 		{Flag: "restore", Env: "TMUX_MCP_RESTORE", Default: "auto",
-			Usage: "after a server death: auto (rebuild its sessions from the journal), manual (only restore_sessions or tmux-mcp journal restore), off", set: func(c *config, v string) error {
+			Usage: "after a server death: auto (restore its sessions from the journal), manual (only restore_sessions or tmux-mcp journal restore), off", set: func(c *config, v string) error {
 				switch v {
 				case "auto", "manual", "off":
 					c.Restore = v

@@ -99,7 +99,7 @@ func Classify(e Evidence) (Cause, string) {
 
 	case e.Wait == nil && e.PIDAlive && timedOut:
 		if e.FDRatio >= FDLivelockRatio {
-			return CauseFDLivelock, fmt.Sprintf("%s is alive but not answering with %.0f%% of its file descriptors in use: fd-exhausted servers spin in a livelock and never recover", who, 100*e.FDRatio)
+			return CauseFDLivelock, fmt.Sprintf("%s is alive but not answering with %.0f%% of its file descriptors in use: fd-exhausted servers spin in a livelock and never answer again", who, 100*e.FDRatio)
 		}
 		return CauseHung, who + " is alive but not answering (stopped with SIGSTOP, blocked writing to a stuck terminal, or a full accept backlog)"
 	case e.Wait == nil && e.PIDAlive && exitedUnexpectedly:

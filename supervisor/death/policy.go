@@ -232,7 +232,7 @@ func (t *Tracker) decideCause(now time.Time, c Cause, clean bool) Decision {
 	p := t.policy
 	if t.attempts >= p.MaxAttempts {
 		return Decision{Action: ActGiveUp, Attempt: t.attempts, Max: p.MaxAttempts,
-			Reason: fmt.Sprintf("gave up after %d recovery attempts", t.attempts)}
+			Reason: fmt.Sprintf("gave up after %d restart attempts", t.attempts)}
 	}
 	t.attempts++
 	t.clock.now = now

@@ -84,7 +84,7 @@ var ErrServerRunning = errors.New("tmux: a server already answers on the socket"
 // it answers. It refuses (ErrServerRunning) while a live server holds the
 // socket, and before starting it makes sure the socket's directory exists
 // with mode 0700. tmux -D takes no start lock of its own, so several
-// tmux-mcp processes recovering the same server at once would each start
+// tmux-mcp processes restarting the same server at once would each start
 // one and orphan all but the last: an flock on "<socket>.tmux-mcp.lock"
 // serialises the check and the start. It needs tmux 3.2 or later.
 func (e *Exec) StartServer(ctx context.Context, opts StartOptions) (*StartedServer, error) {
