@@ -1,6 +1,8 @@
 package main
 
 import (
+	"go/parser"
+	"go/token"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -64,6 +66,59 @@ func TestReadmeLayoutNamesEveryPackage(t *testing.T) {
 	for p := range named {
 		if _, err := os.Stat(filepath.Join("../..", p)); err != nil {
 			t.Errorf("README.md Layout names %s/, which does not exist", p)
+		}
+	}
+}
+
+// TestEveryPackageHasADoc checks that every package of the module has a
+// package comment (its doc map, what `go doc` shows first): in a non-test
+// file, or, for a package of tests only, in one of its tests.
+func TestEveryPackageHasADoc(t *testing.T) {
+	type pkg struct{ code, doc, testDoc bool }
+	pkgs := map[string]*pkg{}
+	err := filepath.WalkDir("../..", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if name := d.Name(); path != "../.." && (strings.HasPrefix(name, ".") || name == "testdata" || name == "node_modules") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") {
+			return nil
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.PackageClauseOnly|parser.ParseComments)
+		if err != nil {
+			return err
+		}
+		dir := filepath.Dir(path)
+		p := pkgs[dir]
+		if p == nil {
+			p = &pkg{}
+			pkgs[dir] = p
+		}
+		test := strings.HasSuffix(path, "_test.go")
+		documented := f.Doc != nil && strings.TrimSpace(f.Doc.Text()) != ""
+		switch {
+		case !test:
+			p.code = true
+			p.doc = p.doc || documented
+		default:
+			p.testDoc = p.testDoc || documented
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pkgs) == 0 {
+		t.Fatal("no Go packages found")
+	}
+	for dir, p := range pkgs {
+		if (p.code && !p.doc) || (!p.code && !p.testDoc) {
+			t.Errorf("package in %s has no package comment", dir)
 		}
 	}
 }
