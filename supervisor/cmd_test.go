@@ -39,8 +39,12 @@ func newCmdFixture(t *testing.T, ts *tmuxtest.Server, srv *Server, name string) 
 	f.p2 = tmux.PaneID(mustDo(t, srv, "split-window", "-d", "-P", "-F", "#{pane_id}", "-t", string(f.p), "exec cat"))
 	f.w2 = tmux.WindowID(mustDo(t, srv, "new-window", "-d", "-P", "-F", "#{window_id}", "-t", string(f.s)+":", "exec cat"))
 	f.other = tmux.SessionID(mustDo(t, srv, "new-session", "-d", "-P", "-F", "#{session_id}", "-s", name+"-other", "exec cat"))
-	tmuxtest.WaitFor(t, 10*time.Second, "seq's output in the history", func() bool {
-		return f.q(t, string(f.p), "#{history_size}") != "0"
+	// All of seq's output read by tmux (its last line on the screen), so
+	// that nothing the pane prints later moves what a case checks (the
+	// cursor after ResetTerminal); exec cat prints nothing.
+	tmuxtest.WaitFor(t, 10*time.Second, "seq's last line on the screen", func() bool {
+		return slices.Contains(strings.Split(f.ts.MustTmux("capture-pane", "-p", "-t", string(f.p)), "\n"), "100") &&
+			f.q(t, string(f.p), "#{history_size}") != "0"
 	})
 	return f
 }

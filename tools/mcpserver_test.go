@@ -5,8 +5,10 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux/tmuxtest"
 )
 
 // TestValidateOutput checks that Options.ValidateOutput, which the tool
@@ -46,7 +48,13 @@ func TestValidateOutput(t *testing.T) {
 // listing of every field.
 func TestPaneInfoFields(t *testing.T) {
 	e := newEnv(t, Readonly)
-	e.tm.MustTmux("split-window", "-h", "-t", "main")
+	pane := e.tm.MustTmux("split-window", "-h", "-P", "-F", "#{pane_id}", "-t", "main")
+	// Both listings must see the same pane: tmux reads a new pane's
+	// working directory from its process, and reports none until the
+	// process has started (3.7c, on a busy machine, between the two).
+	tmuxtest.WaitFor(t, 10*time.Second, "the new pane's working directory", func() bool {
+		return e.tm.MustTmux("display-message", "-p", "-t", pane, "#{pane_current_path}") != ""
+	})
 	srv, err := e.sup.Default(context.Background())
 	if err != nil {
 		t.Fatal(err)
