@@ -159,8 +159,10 @@ func (f *Freshness) SetUp(up bool) { f.up.Store(up) }
 
 // Prove establishes, after the caller's capture began, what can vouch
 // for a cached capture of pane: a barrier on the watcher of sess, the
-// pane's session (SessionOf; "" when unknown), else the probe. It never
-// fails: a zero proof sends the capture to tmux.
+// pane's session, else the probe. The caller passes sess only where a
+// watcher may cover the pane (Watchable) and the session is known
+// (SessionOf, its own listing otherwise), "" else. It never fails: a zero
+// proof sends the capture to tmux.
 func (f *Freshness) Prove(ctx context.Context, pane tmux.PaneID, sess tmux.SessionID) Proof {
 	if w := f.watcherFor(ctx, sess); w != nil {
 		// A capture waits for the barrier at most half its time budget (its
@@ -220,9 +222,9 @@ func (f *Freshness) Store(p Proof, key Key, c Result) {
 func (f *Freshness) Changed() { f.cache.touchAll() }
 
 // watcherFor returns the live watcher of sess, dialling it if needed, or
-// nil when there is none to be had.
+// nil when there is none to be had. Prove's caller checked Watchable.
 func (f *Freshness) watcherFor(ctx context.Context, sess tmux.SessionID) *watcher {
-	if sess == "" || !f.Watchable(ctx) {
+	if sess == "" {
 		return nil
 	}
 	return f.watch(ctx, sess)

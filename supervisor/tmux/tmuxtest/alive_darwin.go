@@ -12,7 +12,8 @@ func Alive(pid int) bool {
 
 // startTime returns when pid started (microseconds since the epoch, from
 // its kinfo_proc), or 0 when it cannot be read: with the PID it names one
-// process across PID reuse.
+// process across PID reuse. (supervisor/proc reads the same, but its
+// tests use this package: importing it would make a cycle.)
 func startTime(pid int) uint64 {
 	k, err := unix.SysctlKinfoProc("kern.proc.pid", pid)
 	if err != nil || int(k.Proc.P_pid) != pid {

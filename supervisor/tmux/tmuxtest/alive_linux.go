@@ -26,7 +26,8 @@ func Alive(pid int) bool {
 
 // startTime returns when pid started (clock ticks since boot, field 22 of
 // /proc/PID/stat), or 0 when it cannot be read: with the PID it names one
-// process across PID reuse.
+// process across PID reuse. (supervisor/proc reads the same, but its
+// tests use this package: importing it would make a cycle.)
 func startTime(pid int) uint64 {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
