@@ -1,0 +1,94 @@
+package supervisor
+
+import (
+	"slices"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/tmux-mcp/tmux-mcp/supervisor/death"
+	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux/tmuxtest"
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+)
+
+// TestRestartSpans: a death is a span from detection to recovery, with
+// the restart and the restore as its children; supervisor decisions are
+// events of the caller's span.
+func TestRestartSpans(t *testing.T) {
+	exp := tracetest.NewInMemoryExporter()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp))
+	prev := otel.GetTracerProvider()
+	otel.SetTracerProvider(tp)
+	t.Cleanup(func() { otel.SetTracerProvider(prev) })
+
+	ts := tmuxtest.New(t)
+	sup := newSup(t, ts, Config{Restorer: &restorer{}})
+	rec := record(sup)
+	srv := mustServer(t, sup)
+	pane := tmux.PaneID(mustDo(t, srv, "new-session", "-d", "-P", "-F", "#{pane_id}", "-s", "s", "exec cat"))
+
+	ctx, parent := tp.Tracer("test").Start(testCtx(t), "caller")
+	if _, err := srv.Capture(ctx, CaptureRequest{Pane: pane}); err != nil {
+		t.Fatal(err)
+	}
+	parent.End()
+
+	syscall.Kill(srv.Health().PID, syscall.SIGKILL) //nolint:errcheck
+	rec.wait(t, 10*time.Second, "restored", isType(EventRestored))
+	find := func(name string) (tracetest.SpanStub, bool) {
+		for _, s := range exp.GetSpans() {
+			if s.Name == name {
+				return s, true
+			}
+		}
+		return tracetest.SpanStub{}, false
+	}
+	tmuxtest.WaitFor(t, 10*time.Second, "the death span to end", func() bool {
+		_, ok := find("tmux server death")
+		return ok
+	})
+	deathSpan, _ := find("tmux server death")
+	restart, ok := find("tmux server restart")
+	if !ok {
+		t.Fatal("no restart span")
+	}
+	// The first start restores too (with nothing to restore): take the
+	// restore under the restart. EventRestored is announced before the
+	// restore's span ends (the gate opens first): wait for the span.
+	var restore tracetest.SpanStub
+	tmuxtest.WaitFor(t, 10*time.Second, "the restore span to end", func() bool {
+		for _, s := range exp.GetSpans() {
+			if s.Name == "tmux server restore" && s.Parent.SpanID() == restart.SpanContext.SpanID() {
+				restore = s
+				return true
+			}
+		}
+		return false
+	})
+	attrs := map[attribute.Key]string{}
+	for _, kv := range deathSpan.Attributes {
+		attrs[kv.Key] = kv.Value.String()
+	}
+	if attrs["tmux.death.cause"] != string(death.CauseKilled) || attrs["tmux.recovered"] != "true" || attrs["tmux.recovery.action"] != "restart" {
+		t.Errorf("death span attributes = %v, want cause killed, action restart, recovered", attrs)
+	}
+	if got, want := restart.Parent.SpanID(), deathSpan.SpanContext.SpanID(); got != want {
+		t.Errorf("restart span's parent = %s, want the death span %s", got, want)
+	}
+	if got, want := restore.Parent.SpanID(), restart.SpanContext.SpanID(); got != want {
+		t.Errorf("restore span's parent = %s, want the restart span %s", got, want)
+	}
+
+	caller, _ := find("caller")
+	var events []string
+	for _, e := range caller.Events {
+		events = append(events, e.Name)
+	}
+	if !slices.Contains(events, "tmux.capture_proof") {
+		t.Errorf("caller span events = %v, want tmux.capture_proof", events)
+	}
+}
