@@ -129,9 +129,10 @@ type Drainer interface {
 // handler of mcpServer, outermost first: browser checks (Host, Origin:
 // 403), the bearer token (400 without one, 403 with another: see
 // auth.go), the body limit (413), the session cap (503), and a session
-// for the notification stream (GET). Every other path is 404, without a
-// token too: OAuth discovery finds nothing.
-func (s *Server) Serve(ctx context.Context, mcpServer *server.MCPServer, d Drainer) error {
+// for the notification stream (GET), then each of layers (the first
+// outermost; tmux-mcp's MCP tasks), then mcp-go. Every other path is 404,
+// without a token too: OAuth discovery finds nothing.
+func (s *Server) Serve(ctx context.Context, mcpServer *server.MCPServer, d Drainer, layers ...func(http.Handler) http.Handler) error {
 	o, logger := s.o, s.o.Logger
 	sessions := newSessionCap(o.MaxSessions)
 	h := server.NewStreamableHTTPServer(mcpServer, server.WithEndpointPath("/mcp"),
@@ -141,7 +142,11 @@ func (s *Server) Serve(ctx context.Context, mcpServer *server.MCPServer, d Drain
 	if o.Socket != "" {
 		url = "http://localhost/mcp"
 	}
-	var mcpHandler http.Handler = limitBody(int64(o.MaxBody), capSessions(sessions, requireSessionForGET(sessions, h)))
+	var inner http.Handler = h
+	for i := len(layers) - 1; i >= 0; i-- {
+		inner = layers[i](inner)
+	}
+	var mcpHandler http.Handler = limitBody(int64(o.MaxBody), capSessions(sessions, requireSessionForGET(sessions, inner)))
 	if s.token != "" {
 		mcpHandler = requireBearer(s.token, newTokenHelp(s, url), logger, mcpHandler)
 	}

@@ -47,6 +47,8 @@ type Job struct {
 	// either.
 	blind  bool
 	cancel context.CancelFunc
+	// ctl acts on a call's task (call.go).
+	ctl CallControl
 }
 
 func newJob(t *Table, id string, sock tmux.Socket) *Job {
@@ -54,7 +56,7 @@ func newJob(t *Table, id string, sock tmux.Socket) *Job {
 		kick: make(chan struct{}, 1), seenC: make(chan struct{})}
 }
 
-var idRe = regexp.MustCompile(`^j[0-9a-f]{10}$`)
+var idRe = regexp.MustCompile(`^j([0-9a-f]{10}|[0-9a-f]{32})$`)
 
 // newID returns "j" and 10 random hex digits. It is not the nonce:
 // knowing a job's ID does not let output forge its end.

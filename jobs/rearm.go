@@ -27,12 +27,17 @@ func (t *Table) load() {
 	}
 	me := os.Getpid()
 	var rearm []*Job
+	var lost []Record
 	t.mu.Lock()
 	for _, rec := range recs {
 		if t.jobs[rec.ID] != nil || rec.Proc != me && rec.Proc > 0 && processAlive(rec.Proc) {
 			continue // another tmux-mcp watches it
 		}
 		j := newJob(t, rec.ID, rec.Socket)
+		if rec.Kind == KindCall && rec.State == Running {
+			rec = loseCall(rec)
+			lost = append(lost, rec)
+		}
 		j.rec = rec
 		if rec.State == Running {
 			rearm = append(rearm, j)
@@ -44,6 +49,9 @@ func (t *Table) load() {
 	}
 	t.trimEnded()
 	t.mu.Unlock()
+	for _, rec := range lost {
+		t.put(rec)
+	}
 	for _, j := range rearm {
 		t.wg.Add(1)
 		go func() {

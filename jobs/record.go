@@ -55,4 +55,8 @@ type Record struct {
 	TruncatedLines    int
 	HistoryOverflowed bool
 	Proc              int // the tmux-mcp process that watches it
+	// Kind is "" for a command, KindCall for a call (call.go), whose
+	// task Call describes.
+	Kind string
+	Call *Call
 }

@@ -19,6 +19,12 @@ type Step struct {
 // It returns the steps taken, none when j does not run or is not watched.
 func (j *Job) Stop(ctx context.Context, grace time.Duration, interrupt func(context.Context) error) ([]Step, error) {
 	steps := []Step{}
+	if j.kind() == KindCall {
+		if !j.Running() {
+			return steps, nil
+		}
+		return j.stopCall(ctx, grace)
+	}
 	if !j.Running() || j.runner() == nil {
 		return steps, nil
 	}

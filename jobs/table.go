@@ -172,7 +172,7 @@ func (t *Table) All() []*Job {
 // busyIn returns the running job in pane, if any; called with t.mu held.
 func (t *Table) busyIn(sock tmux.Socket, pane tmux.PaneID) *Job {
 	for _, j := range t.jobs {
-		if j.sock == sock && j.Running() && j.paneID() == pane {
+		if j.sock == sock && j.Running() && j.kind() == "" && j.paneID() == pane {
 			return j
 		}
 	}
@@ -205,7 +205,7 @@ func (t *Table) Reserve(sock tmux.Socket, pane tmux.PaneID) (*Job, error) {
 	}
 	n := 0
 	for _, j := range t.jobs {
-		if j.sock == sock && j.Running() {
+		if j.sock == sock && j.Running() && j.kind() == "" {
 			n++
 		}
 	}
@@ -259,7 +259,7 @@ func (t *Table) watch(j *Job) {
 
 func (t *Table) put(rec Record) {
 	if t.store != nil {
-		t.store.PutJob(rec)
+		t.store.PutJob(putCall(rec))
 	}
 }
 
@@ -293,7 +293,11 @@ func (t *Table) serverDied(e supervisor.Event) {
 		if j.sock != e.Socket || rec.State != Running || e.PID != 0 && rec.ServerPID != 0 && rec.ServerPID != e.PID {
 			continue
 		}
-		j.end(Lost, nil, fmt.Sprintf("the tmux server died (%s)", e.Cause), at)
+		why := fmt.Sprintf("the tmux server died (%s)", e.Cause)
+		j.end(Lost, nil, why, at)
+		if rec.Kind == KindCall && j.ctl.Fail != nil {
+			j.ctl.Fail(why)
+		}
 	}
 }
 

@@ -54,6 +54,21 @@ type Job struct {
 	HistoryOverflowed bool     `json:"history_overflowed,omitempty"`
 	// Proc is the PID of the tmux-mcp process that watches the job.
 	Proc int `json:"proc"`
+	// Kind is "call" for an MCP task's call (Call), "" for a command.
+	Kind string   `json:"kind,omitempty"`
+	Call *JobCall `json:"call,omitempty"`
+}
+
+// JobCall is the task of a job that is a tool call: its state, and its
+// result or error once it ended, as the task reports them (JSON).
+type JobCall struct {
+	Tool         string          `json:"tool"`
+	Status       string          `json:"status"`
+	Message      string          `json:"message,omitempty"`
+	Result       json.RawMessage `json:"result,omitempty"`
+	Error        json.RawMessage `json:"error,omitempty"`
+	TTL          time.Duration   `json:"ttl,omitempty"`
+	PollInterval time.Duration   `json:"poll_interval,omitempty"`
 }
 
 // JobAnchor is where a pane's history stood when a job was typed into it.

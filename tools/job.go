@@ -66,6 +66,10 @@ type jobItem struct {
 	SessionName string  `json:"session_name"`
 	StartedAt   string  `json:"started_at"`
 	Elapsed     float64 `json:"elapsed_seconds"`
+	// Tool is the tool of a job that is an MCP task's call (a task
+	// status in TaskStatus), "" for a background command.
+	Tool       string `json:"tool,omitempty"`
+	TaskStatus string `json:"task_status,omitempty"`
 }
 
 // jobResult is a job as get_job and tmux://jobs/{job_id} show it.
@@ -116,8 +120,12 @@ func listItem(rec jobs.Record) jobItem {
 	if rec.State != jobs.Running && !rec.Ended.IsZero() {
 		end = rec.Ended
 	}
-	return jobItem{JobID: rec.ID, State: rec.State, ExitStatus: rec.ExitStatus, Reason: rec.Reason, PaneID: string(rec.Pane),
+	it := jobItem{JobID: rec.ID, State: rec.State, ExitStatus: rec.ExitStatus, Reason: rec.Reason, PaneID: string(rec.Pane),
 		SessionName: rec.SessionName, StartedAt: rec.Started.UTC().Format(time.RFC3339), Elapsed: seconds(end.Sub(rec.Started))}
+	if rec.Call != nil {
+		it.Tool, it.TaskStatus = rec.Call.Tool, rec.Call.Status
+	}
+	return it
 }
 
 // GetJob returns a job's state and output, optionally after waiting for
@@ -330,6 +338,14 @@ func StopJob(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 // progress while they last; its C-c goes into the pane as send_keys types.
 func (d Deps) stopJob(ctx context.Context, j *jobs.Job, grace time.Duration) ([]stopStep, error) {
 	steps := []stopStep{}
+	if j.Record().Kind == jobs.KindCall {
+		// An MCP task's call: cancelling it is all there is to do.
+		done, err := j.Stop(ctx, grace, nil)
+		for _, s := range done {
+			steps = append(steps, stopStep{Signal: s.Signal, Target: s.Target, Ended: s.Ended, Waited: seconds(s.Waited)})
+		}
+		return steps, err
+	}
 	srv := j.Server()
 	if !j.Running() || srv == nil {
 		return steps, nil

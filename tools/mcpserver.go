@@ -11,6 +11,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/tmux-mcp/tmux-mcp/jobs"
+	"github.com/tmux-mcp/tmux-mcp/taskext"
 )
 
 // Options configures New.
@@ -38,11 +39,17 @@ type Options struct {
 	// call: the results are Go structs whose shape the tool tests check
 	// against the schemas.
 	ValidateOutput bool
+	// TaskBudget is how long a call of a client with MCP tasks may run
+	// before it becomes a task (taskext.DefaultBudget).
+	TaskBudget time.Duration
 }
 
 // Server is an MCP server over a supervisor.
 type Server struct {
-	MCP      *server.MCPServer
+	MCP *server.MCPServer
+	// Tasks serves MCP tasks (protocol 2026-07-28's extension); the
+	// transports wrap their streams with it (Tasks.Stdio, Tasks.HTTP).
+	Tasks    *taskext.Manager
 	Tools    []Entry // the tools listed at the tier, sorted by group and name
 	drain    *drain
 	notifier *structureNotifier
@@ -89,8 +96,9 @@ func New(d Deps, opts Options) (*Server, error) {
 	d.jobs = newJobTable(d)
 	registered := Select(Catalog(d), Destructive, opts.Toolsets)
 	d.index.byName = make(map[string]Entry, len(registered))
-	for _, e := range registered {
-		d.index.byName[e.Tool.Name] = e
+	for i, e := range registered {
+		registered[i] = withTaskSupport(e)
+		d.index.byName[e.Tool.Name] = registered[i]
 	}
 	hidden := map[string]bool{}
 	for _, e := range registered {
@@ -124,6 +132,9 @@ func New(d Deps, opts Options) (*Server, error) {
 	if opts.ValidateOutput {
 		mcpOpts = append(mcpOpts, server.WithOutputSchemaValidation())
 	}
+	tasks := taskext.New(taskext.Options{Budget: opts.TaskBudget, Store: taskStore{d}, Log: log})
+	mcpOpts = append(mcpOpts, tasks.ServerOptions()...)
+	tasks.ListHook(hooks)
 	s := server.NewMCPServer(opts.Name, opts.Version, append(mcpOpts, opts.ServerOptions...)...)
 	var selected []Entry
 	for _, e := range registered {
@@ -134,9 +145,10 @@ func New(d Deps, opts Options) (*Server, error) {
 		s.AddTool(e.Tool, e.Handler)
 		selected = append(selected, e)
 	}
+	tasks.Adapt(s)
 	addResources(s, d)
 	addPrompts(s, served(selected, "journal_events") && served(selected, "restore_sessions"))
-	srv := &Server{MCP: s, Tools: selected, drain: g, deps: d}
+	srv := &Server{MCP: s, Tasks: tasks, Tools: selected, drain: g, deps: d}
 	if src := d.events(); src != nil {
 		srv.notifier = startNotifier(s, src, opts.NotifyEvery)
 	}

@@ -86,7 +86,24 @@ func (a journalJobs) PutJob(r jobs.Record) {
 		ServerPID: r.ServerPID, PanePID: r.PanePID, Before: r.Before, File: r.File,
 		Anchor: journal.JobAnchor{HistorySize: r.HistorySize, HistoryLimit: r.HistoryLimit, Width: r.Width, Height: r.Height,
 			CursorY: r.CursorY, Lines: r.Lines},
-		Tail: r.Tail, TruncatedLines: r.TruncatedLines, HistoryOverflowed: r.HistoryOverflowed, Proc: r.Proc})
+		Tail: r.Tail, TruncatedLines: r.TruncatedLines, HistoryOverflowed: r.HistoryOverflowed, Proc: r.Proc,
+		Kind: r.Kind, Call: journalCall(r.Call)})
+}
+
+func journalCall(c *jobs.Call) *journal.JobCall {
+	if c == nil {
+		return nil
+	}
+	return &journal.JobCall{Tool: c.Tool, Status: c.Status, Message: c.Message, Result: c.Result, Error: c.Error,
+		TTL: c.TTL, PollInterval: c.PollInterval}
+}
+
+func jobsCall(c *journal.JobCall) *jobs.Call {
+	if c == nil {
+		return nil
+	}
+	return &jobs.Call{Tool: c.Tool, Status: c.Status, Message: c.Message, Result: c.Result, Error: c.Error,
+		TTL: c.TTL, PollInterval: c.PollInterval}
 }
 
 func (a journalJobs) Jobs() ([]jobs.Record, error) {
@@ -98,7 +115,8 @@ func (a journalJobs) Jobs() ([]jobs.Record, error) {
 			Started: x.Started, Ended: x.Ended, ServerPID: x.ServerPID, PanePID: x.PanePID, Before: x.Before, File: x.File,
 			HistorySize: x.Anchor.HistorySize, HistoryLimit: x.Anchor.HistoryLimit, Width: x.Anchor.Width,
 			Height: x.Anchor.Height, CursorY: x.Anchor.CursorY, Lines: x.Anchor.Lines,
-			Tail: x.Tail, TruncatedLines: x.TruncatedLines, HistoryOverflowed: x.HistoryOverflowed, Proc: x.Proc})
+			Tail: x.Tail, TruncatedLines: x.TruncatedLines, HistoryOverflowed: x.HistoryOverflowed, Proc: x.Proc,
+			Kind: x.Kind, Call: jobsCall(x.Call)})
 	}
 	return out, err
 }

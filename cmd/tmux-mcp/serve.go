@@ -203,7 +203,7 @@ func serve(ctx context.Context, o serveOptions, e env, logger *slog.Logger, tel 
 	sigCtx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	if o.http != nil {
-		return o.http.Serve(sigCtx, ts.MCP, ts)
+		return o.http.Serve(sigCtx, ts.MCP, ts, ts.Tasks.HTTP)
 	}
 	return serveStdio(sigCtx, ts, e, logger)
 }
@@ -253,7 +253,10 @@ func serveStdio(ctx context.Context, ts *tools.Server, e env, logger *slog.Logge
 	in := &eofReader{r: e.stdin, onEOF: ts.BeginShutdown}
 	s := server.NewStdioServer(ts.MCP)
 	s.SetErrorLogger(log.New(&slogWriter{logger}, "", 0))
-	err := s.Listen(listenCtx, in, newUnescapeWriter(e.stdout))
+	// The tasks layer reads each message first and writes every answer:
+	// its own and mcp-go's, one message at a time.
+	tin, tout := ts.Tasks.Stdio(listenCtx, in, newUnescapeWriter(e.stdout))
+	err := s.Listen(listenCtx, tin, tout)
 	ts.BeginShutdown()
 	dctx, dcancel := context.WithTimeout(context.Background(), drainTimeout)
 	defer dcancel()

@@ -1,0 +1,248 @@
+package taskext
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// Call is a tool call that may become a task. A handler finds it with
+// [From]; it is nil when the call cannot become one (the client did not
+// declare the extension, or the tool does not support tasks).
+type Call struct {
+	m      *Manager
+	req    mcp.CallToolRequest
+	detach chan struct{} // closed when the handler asks to be a task now
+	once   sync.Once
+
+	mu    sync.Mutex
+	task  *task         // set once the call became a task
+	ready chan struct{} // closed when task is set (or the call ended)
+}
+
+type callKey struct{}
+
+// From returns the call ctx runs in, or nil.
+func From(ctx context.Context) *Call {
+	c, _ := ctx.Value(callKey{}).(*Call)
+	return c
+}
+
+// Detach makes the call a task now, without waiting for the budget: for
+// a handler that knows its work is long.
+func (c *Call) Detach() {
+	if c != nil {
+		c.once.Do(func() { close(c.detach) })
+	}
+}
+
+// Task returns the ID of the task the call became, "" while it is not
+// one.
+func (c *Call) Task() string {
+	if c == nil {
+		return ""
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.task == nil {
+		return ""
+	}
+	return c.task.snap.ID
+}
+
+// Input asks the client for the answers to requests (keyed as the handler
+// likes) through the task: the call becomes a task if it was not one, the
+// task is input_required until tasks/update has answered every request,
+// and Input returns the answers by the same keys.
+func (c *Call) Input(ctx context.Context, requests mcp.InputRequests) (mcp.InputResponses, error) {
+	raw := make(map[string]json.RawMessage, len(requests))
+	for k, r := range requests {
+		b, err := json.Marshal(r)
+		if err != nil {
+			return nil, err
+		}
+		raw[k] = b
+	}
+	c.Detach()
+	select {
+	case <-c.ready:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	c.mu.Lock()
+	t := c.task
+	c.mu.Unlock()
+	if t == nil {
+		return nil, errors.New("taskext: the call could not become a task")
+	}
+	answers, err := c.m.ask(ctx, t, raw)
+	if err != nil {
+		return nil, err
+	}
+	out := make(mcp.InputResponses, len(answers))
+	for k, b := range answers {
+		var r mcp.InputResponse
+		if err := json.Unmarshal(b, &r); err != nil {
+			return nil, err
+		}
+		out[k] = r
+	}
+	if err := out.DecodeFor(requests); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// supports reports whether the tool of req may become a task.
+func supports(ctx context.Context, name string) bool {
+	s := server.ServerFromContext(ctx)
+	if s == nil {
+		return false
+	}
+	t := s.GetTool(name)
+	if t == nil || t.Tool.Execution == nil {
+		return false
+	}
+	ts := t.Tool.Execution.TaskSupport
+	return ts == mcp.TaskSupportOptional || ts == mcp.TaskSupportRequired
+}
+
+// Middleware runs the calls of 2026-07-28 clients that declared the
+// extension to task-supporting tools so that they can become tasks: the
+// handler runs apart from the request; if it ends within the budget its
+// result is the call's, else (or when it detaches or asks for input) the
+// call answers with a placeholder that the transport layer turns into
+// the CreateTaskResult, and the handler runs on as the task.
+func (m *Manager) Middleware(next server.ToolHandlerFunc) server.ToolHandlerFunc {
+	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		if !modern(req.Params.Meta) || !declared(req.Params.Meta) || !supports(ctx, req.Params.Name) {
+			return next(ctx, req)
+		}
+		return m.run(ctx, req, next)
+	}
+}
+
+type outcome struct {
+	res *mcp.CallToolResult
+	err error
+}
+
+func (m *Manager) run(ctx context.Context, req mcp.CallToolRequest, next server.ToolHandlerFunc) (*mcp.CallToolResult, error) {
+	// A task has no progress stream: progress and log notifications of
+	// the request would outlive it.
+	if req.Params.Meta != nil {
+		meta := *req.Params.Meta
+		meta.ProgressToken = nil
+		req.Params.Meta = &meta
+	}
+	c := &Call{m: m, req: req, detach: make(chan struct{}), ready: make(chan struct{})}
+	tctx, cancel := context.WithCancel(context.WithValue(context.WithoutCancel(ctx), callKey{}, c))
+	done := make(chan outcome, 1)
+	go func() {
+		res, err := m.loop(tctx, c, req, next)
+		done <- outcome{res, err}
+	}()
+	budget := time.NewTimer(m.opts.Budget)
+	defer budget.Stop()
+	select {
+	case o := <-done:
+		cancel()
+		return o.res, o.err
+	case <-ctx.Done():
+		cancel()
+		o := <-done
+		return o.res, o.err
+	case <-budget.C:
+	case <-c.detach:
+	}
+	t, err := m.create(ctx, req, cancel)
+	if err != nil {
+		// No task: the call answers when its handler does.
+		close(c.ready)
+		select {
+		case o := <-done:
+			cancel()
+			return o.res, o.err
+		case <-ctx.Done():
+			cancel()
+			o := <-done
+			return o.res, o.err
+		}
+	}
+	c.mu.Lock()
+	c.task = t
+	c.mu.Unlock()
+	close(c.ready)
+	go func() {
+		o := <-done
+		cancel()
+		m.finish(t, o.res, o.err)
+	}()
+	return m.placeholderResult(t.snap.ID), nil
+}
+
+// loop runs the handler; a result that asks for input (a multi round-trip
+// result) once the call is a task parks the task as input_required and
+// runs the handler again with the answers, as the client would have
+// retried the call.
+func (m *Manager) loop(ctx context.Context, c *Call, req mcp.CallToolRequest, next server.ToolHandlerFunc) (res *mcp.CallToolResult, err error) {
+	for {
+		res, err = safe(ctx, req, next)
+		if err != nil || res == nil || !res.NeedsInput() {
+			return res, err
+		}
+		c.mu.Lock()
+		t := c.task
+		c.mu.Unlock()
+		if t == nil {
+			// Not a task yet: the client answers by retrying the call.
+			return res, nil
+		}
+		raw := make(map[string]json.RawMessage, len(res.InputRequests))
+		for k, r := range res.InputRequests {
+			b, merr := json.Marshal(r)
+			if merr != nil {
+				return nil, merr
+			}
+			raw[k] = b
+		}
+		answers, aerr := m.ask(ctx, t, raw)
+		if aerr != nil {
+			return nil, aerr
+		}
+		resp := make(mcp.InputResponses, len(answers))
+		for k, b := range answers {
+			var r mcp.InputResponse
+			if uerr := json.Unmarshal(b, &r); uerr != nil {
+				return nil, uerr
+			}
+			resp[k] = r
+		}
+		if derr := resp.DecodeFor(res.InputRequests); derr != nil {
+			return nil, derr
+		}
+		req.Params.InputResponses = resp
+		req.Params.RequestState = res.RequestState
+	}
+}
+
+// safe runs next, turning a panic into an error.
+func safe(ctx context.Context, req mcp.CallToolRequest, next server.ToolHandlerFunc) (res *mcp.CallToolResult, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			res, err = nil, panicError{v}
+		}
+	}()
+	return next(ctx, req)
+}
+
+// placeholderResult stands for the CreateTaskResult of task id until the
+// transport layer replaces it.
+func (m *Manager) placeholderResult(id string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{Result: mcp.Result{Meta: mcp.NewMetaFromMap(map[string]any{m.placeholder: id})}}
+}

@@ -1,0 +1,37 @@
+// Package taskext serves the MCP tasks extension of protocol 2026-07-28
+// (io.modelcontextprotocol/tasks, SEP-2663) on top of mcp-go, which does
+// not implement it yet (mark3labs/mcp-go#980). It is kept apart so that it
+// can be deleted when mcp-go lands the extension.
+//
+// A client that declares the extension in a request's
+// _meta["io.modelcontextprotocol/clientCapabilities"] may get a task
+// handle (resultType "task") instead of a tool result: the server decides
+// per call. A call to a task-supporting tool (mcp.Tool.Execution.TaskSupport
+// optional or required) that has not finished within the budget
+// ([Options.Budget], half a second by default), or whose handler asks the
+// client for input or detaches itself ([Call]), becomes a task; one that
+// finishes sooner answers as it always did. The client then polls
+// tasks/get, answers input requests with tasks/update, cancels with
+// tasks/cancel, and may hear notifications/tasks on a subscriptions/listen
+// stream.
+//
+// What mcp-go offers is used where it reaches: the tool handler middleware
+// ([Manager.Middleware]) runs each call and detaches it. What it does not
+// offer (methods of its own, a result of another shape, capabilities per
+// protocol revision) is done one layer out, on the JSON-RPC messages
+// themselves: [Manager.Stdio] wraps the stdio streams and
+// [Manager.HTTP] the streamable HTTP handler. They answer tasks/get,
+// tasks/update, tasks/cancel and task subscriptions of 2026-07-28 requests,
+// refuse tasks/list and tasks/result there (-32601), turn a detached
+// call's placeholder result into the CreateTaskResult, and leave every
+// other message, and every message of an older protocol (whose tasks
+// mcp-go serves), as it is.
+//
+// A task is recorded through a [Store] (tmux-mcp's job table: one ID
+// space, one journal record), which also finds the tasks of an earlier
+// tmux-mcp process after a restart.
+//
+// Where to start: [Manager] in manager.go; the middleware in call.go; the
+// methods in methods.go; the transports in stdio.go and http.go; the
+// shapes on the wire in wire.go.
+package taskext

@@ -1,0 +1,154 @@
+package taskext
+
+import (
+	"bufio"
+	"bytes"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// HTTP wraps the streamable HTTP handler next (mcp-go's) with the layer:
+// a POST that is one of the extension's requests is answered here (a
+// task subscription as an event stream), and mcp-go's answer to the
+// others is rewritten on its way out. It reads the body of each POST, so
+// it belongs inside whatever bounds the body.
+func (m *Manager) HTTP(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost || r.Body == nil {
+			next.ServeHTTP(w, r)
+			return
+		}
+		body, err := io.ReadAll(r.Body)
+		r.Body.Close() //nolint:errcheck // read whole
+		if err != nil {
+			// The bound was hit or the client went away; mcp-go tells.
+			r.Body = io.NopCloser(io.MultiReader(bytes.NewReader(body), errReader{err}))
+			next.ServeHTTP(w, r)
+			return
+		}
+		in := m.inbound(bytes.TrimSpace(body), r.Header)
+		switch {
+		case in.reply != nil:
+			writeJSON(w, in.reply)
+			return
+		case in.listen != nil:
+			m.httpListen(w, r, in.listen)
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(in.pass))
+		r.ContentLength = int64(len(in.pass))
+		next.ServeHTTP(&rewriter{ResponseWriter: w, m: m, discover: in.discover}, r)
+	})
+}
+
+type errReader struct{ err error }
+
+func (e errReader) Read([]byte) (int, error) { return 0, e.err }
+
+// writeJSON writes a JSON-RPC response, with the HTTP status 2026-07-28
+// gives its error.
+func writeJSON(w http.ResponseWriter, msg []byte) {
+	w.Header().Set("Content-Type", "application/json")
+	status := http.StatusOK
+	if bytes.Contains(msg, []byte(`"error"`)) {
+		var r struct {
+			Error *RPCError `json:"error"`
+		}
+		if jsonUnmarshal(msg, &r) == nil && r.Error != nil {
+			switch r.Error.Code {
+			case codeMethodNotFound:
+				status = http.StatusNotFound
+			case codeHeaderMismatch, codeMissingClientCap, codeInvalidParams, mcp.INVALID_REQUEST, mcp.PARSE_ERROR:
+				status = http.StatusBadRequest
+			}
+		}
+	}
+	w.WriteHeader(status)
+	w.Write(append(msg, '\n')) //nolint:errcheck // the client went away
+}
+
+// httpListen serves a task subscription as an event stream until the
+// client closes it.
+func (m *Manager) httpListen(w http.ResponseWriter, r *http.Request, l *listenRequest) {
+	flusher, _ := w.(http.Flusher)
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	write := func(msg []byte) error {
+		if _, err := w.Write(sseEvent(msg)); err != nil {
+			return err
+		}
+		if flusher != nil {
+			flusher.Flush()
+		}
+		return nil
+	}
+	m.serveListen(l, write, r.Context().Done())
+}
+
+func sseEvent(msg []byte) []byte {
+	var b bytes.Buffer
+	b.WriteString("event: message\ndata: ")
+	b.Write(msg)
+	b.WriteString("\n\n")
+	return b.Bytes()
+}
+
+// rewriter rewrites mcp-go's answer: a JSON body or events, each written
+// with one Write.
+type rewriter struct {
+	http.ResponseWriter
+	m        *Manager
+	discover bool
+}
+
+func (w *rewriter) Write(p []byte) (int, error) {
+	if !w.discover && !bytes.Contains(p, []byte(w.m.placeholder)) {
+		return w.ResponseWriter.Write(p)
+	}
+	var out []byte
+	if rest, ok := bytes.CutPrefix(p, []byte("event: ")); ok && bytes.Contains(rest, []byte("\ndata: ")) {
+		var b bytes.Buffer
+		for _, line := range strings.SplitAfter(string(p), "\n") {
+			if data, ok := strings.CutPrefix(line, "data: "); ok {
+				nl := strings.HasSuffix(data, "\n")
+				b.Write(w.m.outbound([]byte(strings.TrimSuffix(data, "\n")), w.discover))
+				if nl {
+					b.WriteByte('\n')
+				}
+				continue
+			}
+			b.WriteString(line)
+		}
+		out = b.Bytes()
+	} else {
+		trimmed := bytes.TrimRight(p, "\n")
+		out = append(w.m.outbound(trimmed, w.discover), p[len(trimmed):]...)
+	}
+	if _, err := w.ResponseWriter.Write(out); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// Flush passes on.
+func (w *rewriter) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// Hijack passes on.
+func (w *rewriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	if h, ok := w.ResponseWriter.(http.Hijacker); ok {
+		return h.Hijack()
+	}
+	return nil, nil, http.ErrNotSupported
+}
+
+// Unwrap gives http.ResponseController the writer below.
+func (w *rewriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

@@ -1,0 +1,434 @@
+package taskext
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// Defaults of [Options].
+const (
+	// DefaultBudget is how long a call may run before it becomes a task.
+	// Half a second: most reads, waits already met and short commands
+	// answer at once, without the round trips of a task; anything longer
+	// is work an agent should not sit and wait for.
+	DefaultBudget = 500 * time.Millisecond
+	// DefaultTTL is how long a task is kept after it was created.
+	DefaultTTL = time.Hour
+	// DefaultPollInterval is the polling interval clients are asked to
+	// keep (notifications/tasks tells them sooner).
+	DefaultPollInterval = time.Second
+)
+
+// Options configure a [Manager].
+type Options struct {
+	Budget       time.Duration
+	TTL          time.Duration
+	PollInterval time.Duration
+	// Store records tasks; nil keeps them in this process only.
+	Store Store
+	// Log hears of tasks that could not be recorded; nil discards.
+	Log *slog.Logger
+}
+
+// Store records tasks. tmux-mcp's is the job table: a task is a job.
+type Store interface {
+	// Create records a new task of the call req and returns its ID,
+	// which must be unguessable (it is a bearer of the task's result).
+	// ctl is how the store's own users act on it: stop_job cancels it, a
+	// death of what it works on fails it. The task is found by lookups
+	// once Create returns.
+	Create(ctx context.Context, req mcp.CallToolRequest, ctl Control) (string, error)
+	// Save records a change of a task's state.
+	Save(s Snapshot)
+	// Load returns a task this process does not hold: one an earlier
+	// tmux-mcp process recorded.
+	Load(id string) (Snapshot, bool)
+}
+
+// Control acts on a task from outside the protocol.
+type Control struct {
+	// Stop cancels the task.
+	Stop func()
+	// Fail ends the task failed (an internal error saying why) and
+	// cancels its call.
+	Fail func(why string)
+}
+
+// Manager holds the tasks of this process and serves the extension.
+type Manager struct {
+	opts Options
+	log  *slog.Logger
+	// placeholder is the _meta key of the result that stands for a
+	// detached call until the transport layer replaces it: random, so no
+	// tool output can forge it.
+	placeholder string
+
+	mu       sync.Mutex
+	tasks    map[string]*task
+	required map[string]bool
+	subs     map[*subscriber]struct{}
+}
+
+// New returns a Manager.
+func New(opts Options) *Manager {
+	if opts.Budget <= 0 {
+		opts.Budget = DefaultBudget
+	}
+	if opts.TTL <= 0 {
+		opts.TTL = DefaultTTL
+	}
+	if opts.PollInterval <= 0 {
+		opts.PollInterval = DefaultPollInterval
+	}
+	log := opts.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	var b [12]byte
+	rand.Read(b[:]) //nolint:errcheck // crypto/rand.Read never fails
+	return &Manager{opts: opts, log: log, placeholder: "io.github.tmux-mcp/task-" + hex.EncodeToString(b[:]),
+		tasks: map[string]*task{}, required: map[string]bool{}, subs: map[*subscriber]struct{}{}}
+}
+
+// ServerOptions are the mcp-go options the extension needs: it is
+// advertised under capabilities.extensions (server/discover of
+// 2026-07-28, and initialize), and mcp-go's own tasks of 2025-11-25 are
+// on for older clients.
+func (m *Manager) ServerOptions() []server.ServerOption {
+	return []server.ServerOption{
+		server.WithExtensions(map[string]any{Extension: map[string]any{}}),
+		server.WithTaskCapabilities(true, true, true),
+		server.WithToolHandlerMiddleware(m.Middleware),
+	}
+}
+
+// Adapt adapts the tools registered on s: a tool whose task support is
+// required is registered as optional, because mcp-go refuses a call to a
+// required tool that carries no 2025-11-25 task parameter, which a
+// 2026-07-28 call never does; tools/list still says required (ListHook).
+// Call it again after adding tools.
+func (m *Manager) Adapt(s *server.MCPServer) {
+	for name, t := range s.ListTools() {
+		if t.Tool.Execution == nil || t.Tool.Execution.TaskSupport != mcp.TaskSupportRequired {
+			continue
+		}
+		m.mu.Lock()
+		m.required[name] = true
+		m.mu.Unlock()
+		tool := t.Tool
+		exec := *tool.Execution
+		exec.TaskSupport = mcp.TaskSupportOptional
+		tool.Execution = &exec
+		s.AddTool(tool, t.Handler)
+	}
+}
+
+// ListHook makes tools/list show the task support Adapt changed.
+func (m *Manager) ListHook(hooks *server.Hooks) {
+	hooks.AddAfterListTools(func(_ context.Context, _ any, _ *mcp.ListToolsRequest, res *mcp.ListToolsResult) {
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		res.Tools = slices.Clone(res.Tools)
+		for i, t := range res.Tools {
+			if m.required[t.Name] {
+				exec := mcp.ToolExecution{TaskSupport: mcp.TaskSupportRequired}
+				if t.Execution != nil {
+					exec = *t.Execution
+					exec.TaskSupport = mcp.TaskSupportRequired
+				}
+				res.Tools[i].Execution = &exec
+			}
+		}
+	})
+}
+
+func (m *Manager) isRequired(name string) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.required[name]
+}
+
+// task is a task this process runs.
+type task struct {
+	snap   Snapshot
+	cancel context.CancelFunc
+	// cancelled: tasks/cancel or stop_job asked; the task ends cancelled
+	// whatever its call returns.
+	cancelled bool
+	// issued are the input keys ever issued (a key is never reused);
+	// pending maps an outstanding key to the handler's key; answers holds
+	// the responses given so far, by the handler's key.
+	issued  map[string]bool
+	pending map[string]string
+	answers map[string]json.RawMessage
+	wake    chan struct{} // signalled when an answer arrives
+	done    chan struct{}
+}
+
+// create records a new task for req, working.
+func (m *Manager) create(ctx context.Context, req mcp.CallToolRequest, cancel context.CancelFunc) (*task, error) {
+	t := &task{cancel: cancel, issued: map[string]bool{}, pending: map[string]string{},
+		answers: map[string]json.RawMessage{}, wake: make(chan struct{}, 1), done: make(chan struct{})}
+	ctl := Control{Stop: func() { m.cancel(t) }, Fail: func(why string) { m.fail(t, why) }}
+	var id string
+	if m.opts.Store != nil {
+		var err error
+		if id, err = m.opts.Store.Create(ctx, req, ctl); err != nil {
+			return nil, err
+		}
+	} else {
+		var b [16]byte
+		rand.Read(b[:]) //nolint:errcheck // crypto/rand.Read never fails
+		id = "t" + hex.EncodeToString(b[:])
+	}
+	now := time.Now()
+	t.snap = Snapshot{ID: id, Tool: req.Params.Name, Status: Working, Created: now, Updated: now,
+		TTL: m.opts.TTL, PollInterval: m.opts.PollInterval}
+	m.mu.Lock()
+	m.tasks[id] = t
+	m.mu.Unlock()
+	m.changed(t)
+	return t, nil
+}
+
+// changed records and announces t's state; called without m.mu.
+func (m *Manager) changed(t *task) {
+	m.mu.Lock()
+	s := t.snapshot()
+	m.mu.Unlock()
+	if m.opts.Store != nil {
+		m.opts.Store.Save(s)
+	}
+	m.notify(s)
+}
+
+// snapshot copies t's state; called with m.mu held.
+func (t *task) snapshot() Snapshot {
+	s := t.snap
+	if len(t.pending) > 0 {
+		s.Inputs = make(map[string]json.RawMessage, len(t.pending))
+		for k := range t.pending {
+			s.Inputs[k] = t.snap.Inputs[k]
+		}
+	}
+	return s
+}
+
+// lookup returns the state of task id: one of this process, or one an
+// earlier process recorded. A task past its TTL is gone.
+func (m *Manager) lookup(id string) (Snapshot, bool) {
+	m.mu.Lock()
+	t := m.tasks[id]
+	var s Snapshot
+	if t != nil {
+		s = t.snapshot()
+	}
+	m.mu.Unlock()
+	if t == nil {
+		if m.opts.Store == nil {
+			return Snapshot{}, false
+		}
+		var ok bool
+		if s, ok = m.opts.Store.Load(id); !ok {
+			return Snapshot{}, false
+		}
+	}
+	if s.TTL > 0 && s.Status.Terminal() && time.Since(s.Created) > s.TTL {
+		return Snapshot{}, false
+	}
+	return s, true
+}
+
+// cancel asks t to stop: its call's context is cancelled and the task
+// ends cancelled. It reports false when t had ended already.
+func (m *Manager) cancel(t *task) bool {
+	m.mu.Lock()
+	if t.snap.Status.Terminal() {
+		m.mu.Unlock()
+		return false
+	}
+	t.cancelled = true
+	cancel := t.cancel
+	m.mu.Unlock()
+	cancel()
+	return true
+}
+
+// finish ends t with what its call returned.
+func (m *Manager) finish(t *task, res *mcp.CallToolResult, err error) {
+	m.mu.Lock()
+	if t.snap.Status.Terminal() {
+		m.mu.Unlock()
+		return
+	}
+	t.snap.Updated = time.Now()
+	t.pending = map[string]string{}
+	switch {
+	case t.cancelled:
+		t.snap.Status, t.snap.Message = Cancelled, "cancelled at the client's request"
+	case err != nil:
+		t.snap.Status = Failed
+		t.snap.Error = asRPCError(err)
+		t.snap.Message = t.snap.Error.Message
+	default:
+		if res == nil {
+			res = &mcp.CallToolResult{}
+		}
+		res.ResultType = mcp.ResultTypeComplete
+		b, merr := json.Marshal(res)
+		if merr != nil {
+			t.snap.Status, t.snap.Error = Failed, &RPCError{Code: codeInternal, Message: "the result could not be encoded: " + merr.Error()}
+			t.snap.Message = t.snap.Error.Message
+			break
+		}
+		t.snap.Status, t.snap.Result = Completed, b
+		if res.IsError {
+			t.snap.Message = "the tool reported an error"
+		}
+	}
+	close(t.done)
+	ttl := t.snap.TTL
+	m.mu.Unlock()
+	m.changed(t)
+	if ttl > 0 {
+		time.AfterFunc(ttl, func() {
+			m.mu.Lock()
+			if m.tasks[t.snap.ID] == t {
+				delete(m.tasks, t.snap.ID)
+			}
+			m.mu.Unlock()
+		})
+	}
+}
+
+// fail ends t failed for why and cancels its call.
+func (m *Manager) fail(t *task, why string) {
+	m.finish(t, nil, failure(why))
+	t.cancel()
+}
+
+// failure is an internal error of a task.
+type failure string
+
+func (f failure) Error() string    { return string(f) }
+func (f failure) JSONRPCCode() int { return codeInternal }
+
+// codedError is an error that says its JSON-RPC code.
+type codedError interface {
+	error
+	JSONRPCCode() int
+}
+
+// asRPCError is the JSON-RPC error a failed call reports.
+func asRPCError(err error) *RPCError {
+	var c codedError
+	if errors.As(err, &c) {
+		return &RPCError{Code: c.JSONRPCCode(), Message: err.Error()}
+	}
+	return &RPCError{Code: codeInternal, Message: err.Error()}
+}
+
+// panicError is a handler's panic, reported as an internal error.
+type panicError struct{ v any }
+
+func (e panicError) Error() string { return fmt.Sprintf("the tool's handler failed: %v", e.v) }
+
+// ask parks t as input_required with requests (the handler's keys) and
+// waits until every one is answered or ctx ends; it returns the answers
+// by the handler's keys.
+func (m *Manager) ask(ctx context.Context, t *task, requests map[string]json.RawMessage) (map[string]json.RawMessage, error) {
+	m.mu.Lock()
+	if t.snap.Inputs == nil {
+		t.snap.Inputs = map[string]json.RawMessage{}
+	}
+	clear(t.answers)
+	for k, req := range requests {
+		key := k
+		for n := 2; t.issued[key]; n++ {
+			key = fmt.Sprintf("%s-%d", k, n)
+		}
+		t.issued[key] = true
+		t.pending[key] = k
+		t.snap.Inputs[key] = req
+	}
+	t.snap.Status, t.snap.Message, t.snap.Updated = InputRequired, "waiting for the client's answer", time.Now()
+	m.mu.Unlock()
+	m.changed(t)
+	for {
+		m.mu.Lock()
+		if len(t.pending) == 0 {
+			out := maps(t.answers)
+			t.snap.Status, t.snap.Message, t.snap.Updated = Working, "", time.Now()
+			m.mu.Unlock()
+			m.changed(t)
+			return out, nil
+		}
+		m.mu.Unlock()
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-t.wake:
+		}
+	}
+}
+
+func maps(in map[string]json.RawMessage) map[string]json.RawMessage {
+	out := make(map[string]json.RawMessage, len(in))
+	for k, v := range in {
+		out[k] = v
+	}
+	return out
+}
+
+// answer takes responses to t's outstanding input requests; responses to
+// keys not outstanding are ignored.
+func (m *Manager) answer(t *task, responses map[string]json.RawMessage) {
+	m.mu.Lock()
+	took := false
+	for key, resp := range responses {
+		orig, ok := t.pending[key]
+		if !ok {
+			continue
+		}
+		delete(t.pending, key)
+		delete(t.snap.Inputs, key)
+		t.answers[orig] = resp
+		took = true
+	}
+	if took {
+		t.snap.Updated = time.Now()
+	}
+	m.mu.Unlock()
+	if took {
+		select {
+		case t.wake <- struct{}{}:
+		default:
+		}
+		m.changed(t)
+	}
+}
+
+// Running returns the IDs of the tasks of this process that run, sorted.
+func (m *Manager) Running() []string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []string
+	for id, t := range m.tasks {
+		if !t.snap.Status.Terminal() {
+			out = append(out, id)
+		}
+	}
+	slices.Sort(out)
+	return out
+}

@@ -1,0 +1,97 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/tmux-mcp/tmux-mcp/jobs"
+	"github.com/tmux-mcp/tmux-mcp/taskext"
+)
+
+// taskTools are the tools that may become MCP tasks: those whose call can
+// outlast a client's patience (a command, a wait, a restore, a batch of
+// them). A call of one that ends within the budget answers as before.
+var taskTools = map[string]bool{"run_command": true, "wait_for_text": true, "wait_for_channel": true,
+	"get_job": true, "restore_sessions": true, "call_readonly_tools_batch": true, "call_mutating_tools_batch": true,
+	"call_destructive_tools_batch": true}
+
+// withTaskSupport marks e's tool as one that may become a task.
+func withTaskSupport(e Entry) Entry {
+	if taskTools[e.Tool.Name] {
+		e.Tool.Execution = &mcp.ToolExecution{TaskSupport: mcp.TaskSupportOptional}
+	}
+	return e
+}
+
+// taskStore keeps the MCP tasks (package taskext) in the job table: a
+// task is a job of kind call, with the same IDs, the same journal record,
+// listed by list_jobs and stopped by stop_job, lost when its server dies.
+type taskStore struct{ d Deps }
+
+// Create records a call job for req on the server its socket_name names.
+func (s taskStore) Create(_ context.Context, req mcp.CallToolRequest, ctl taskext.Control) (string, error) {
+	sock, err := s.d.socket(params(req.GetArguments()))
+	if err != nil {
+		sock = s.d.Sup.Config().DefaultSocket
+	}
+	j, err := s.d.jobs.StartCall(sock, req.Params.Name, jobs.CallControl{Stop: ctl.Stop, Fail: ctl.Fail},
+		jobs.Call{Status: string(taskext.Working)})
+	if err != nil {
+		return "", err
+	}
+	return j.ID(), nil
+}
+
+// Save records a change of the task's state in its job.
+func (s taskStore) Save(snap taskext.Snapshot) {
+	j, err := s.d.jobs.Lookup(context.Background(), snap.ID)
+	if err != nil {
+		return
+	}
+	c := jobs.Call{Status: string(snap.Status), Message: snap.Message, Result: snap.Result, TTL: snap.TTL,
+		PollInterval: snap.PollInterval}
+	if snap.Error != nil {
+		c.Error, _ = json.Marshal(snap.Error)
+	}
+	j.UpdateCall(c)
+}
+
+// Load returns a task an earlier tmux-mcp recorded.
+func (s taskStore) Load(id string) (taskext.Snapshot, bool) {
+	j, err := s.d.jobs.Lookup(context.Background(), id)
+	if err != nil {
+		return taskext.Snapshot{}, false
+	}
+	rec := j.Record()
+	if rec.Kind != jobs.KindCall || rec.Call == nil {
+		return taskext.Snapshot{}, false
+	}
+	c := rec.Call
+	snap := taskext.Snapshot{ID: rec.ID, Tool: c.Tool, Status: taskext.Status(c.Status), Message: c.Message,
+		Created: rec.Started, Updated: rec.Started, TTL: c.TTL, PollInterval: c.PollInterval, Result: c.Result}
+	if !rec.Ended.IsZero() {
+		snap.Updated = rec.Ended
+	}
+	if len(c.Error) > 0 {
+		var e taskext.RPCError
+		if json.Unmarshal(c.Error, &e) == nil {
+			snap.Error = &e
+		}
+	}
+	switch {
+	case snap.Status == taskext.Completed && len(snap.Result) == 0:
+		// Its result was too large to keep across a restart.
+		snap.Status = taskext.Failed
+		snap.Error = &taskext.RPCError{Code: mcp.INTERNAL_ERROR, Message: c.Message}
+	case !snap.Status.Terminal():
+		// Only this process runs tasks: one still running in the record
+		// belongs to a process that is gone.
+		snap.Status = taskext.Failed
+		snap.Error = &taskext.RPCError{Code: mcp.INTERNAL_ERROR, Message: "the call was lost: " + rec.Reason}
+	case snap.Status == taskext.Failed && snap.Error == nil:
+		snap.Error = &taskext.RPCError{Code: mcp.INTERNAL_ERROR, Message: c.Message}
+	}
+	return snap, true
+}
