@@ -142,8 +142,8 @@ var layers = map[string]int{
 	"supervisor/capture": 1, "supervisor/death": 1,
 	"supervisor": 2,
 	"journal":    3, "telemetry": 3, "diagnostics": 3, "jobs": 3,
-	"tools": 4,
-	"cmd":   5, "scripts": 5, "packaging": 5,
+	"tools": 4, "conformance": 4,
+	"cmd": 5, "scripts": 5, "packaging": 5,
 }
 
 // rankOf returns the rank of the package in folder rel, and the folder
