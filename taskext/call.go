@@ -23,6 +23,10 @@ type Call struct {
 	mu    sync.Mutex
 	task  *task         // set once the call became a task
 	ready chan struct{} // closed when task is set (or the call ended)
+	// detaching: the middleware is making the call a task; answered:
+	// the handler's result answers the call (it asked for input before
+	// the call was a task), so it will not become one.
+	detaching, answered bool
 }
 
 type callKey struct{}
@@ -160,6 +164,15 @@ func (m *Manager) run(ctx context.Context, req mcp.CallToolRequest, next server.
 	case <-budget.C:
 	case <-c.detach:
 	}
+	c.mu.Lock()
+	if c.answered {
+		c.mu.Unlock()
+		o := <-done
+		cancel()
+		return o.res, o.err
+	}
+	c.detaching = true
+	c.mu.Unlock()
 	t, err := m.create(ctx, req, cancel)
 	if err != nil {
 		// No task: the call answers when its handler does.
@@ -197,11 +210,23 @@ func (m *Manager) loop(ctx context.Context, c *Call, req mcp.CallToolRequest, ne
 			return res, err
 		}
 		c.mu.Lock()
+		if !c.detaching && !closed(c.detach) {
+			// Not a task: the client answers by retrying the call.
+			c.answered = true
+			c.mu.Unlock()
+			return res, nil
+		}
+		c.mu.Unlock()
+		select {
+		case <-c.ready:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		c.mu.Lock()
 		t := c.task
 		c.mu.Unlock()
 		if t == nil {
-			// Not a task yet: the client answers by retrying the call.
-			return res, nil
+			return res, nil // the task could not be created: the call answers
 		}
 		raw := make(map[string]json.RawMessage, len(res.InputRequests))
 		for k, r := range res.InputRequests {
@@ -228,6 +253,15 @@ func (m *Manager) loop(ctx context.Context, c *Call, req mcp.CallToolRequest, ne
 		}
 		req.Params.InputResponses = resp
 		req.Params.RequestState = res.RequestState
+	}
+}
+
+func closed(c <-chan struct{}) bool {
+	select {
+	case <-c:
+		return true
+	default:
+		return false
 	}
 }
 
