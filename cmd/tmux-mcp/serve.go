@@ -197,6 +197,7 @@ func serve(ctx context.Context, o serveOptions, e env, logger *slog.Logger, tel 
 		return err
 	}
 	defer ts.Close()
+	addFixtures(ts)
 	logger.Info("tmux-mcp serving", "version", version(), "tier", o.tier.String(), "tools", len(ts.Tools),
 		"socket", sup.Config().DefaultSocket.String(), "transport", transportName(o.http != nil), "journal", j.Path())
 
