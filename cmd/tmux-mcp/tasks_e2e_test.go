@@ -492,14 +492,14 @@ func describeTask(task map[string]any) string {
 // TestTasksExtension drives run_command as a task of the tasks extension
 // of protocol 2026-07-28 with the official TypeScript SDK (ext-tasks'
 // execution, a subscriptions/listen stream open throughout): to its end,
-// and cancelled.
+// cancelled, and with its tmux server killed under it.
 func TestTasksExtension(t *testing.T) {
 	tc := needTaskClient(t)
 	bin := buildBinary(t)
 	tests := []struct {
 		name    string
 		command string
-		action  string // "cancel": tasks/cancel once the task is working
+		action  string // "cancel": tasks/cancel once the task is working; "kill": SIGKILL tmux then
 		want    taskGot
 	}{
 		{"completes", "sleep 3; echo done; exit 3", "", taskGot{
@@ -518,6 +518,16 @@ func TestTasksExtension(t *testing.T) {
 			Outcome:  "cancelled",
 			Job:      "run_command exited cancelled",
 		}},
+		// A task is a job, lost when its server dies; the task fails
+		// with the JSON-RPC error that says so (taskext: Control.Fail).
+		{"tmux killed", "sleep 60", "kill", taskGot{
+			Created:  "task working",
+			Listen:   "acknowledged the task, then working",
+			Notified: "failed, error -32603",
+			Final:    "complete failed, error -32603",
+			Outcome:  "failed (-32603)",
+			Job:      "run_command lost failed",
+		}},
 	}
 	for _, transport := range []string{"stdio", "http"} {
 		for _, tt := range tests {
@@ -527,7 +537,11 @@ func TestTasksExtension(t *testing.T) {
 				cfg := connectTo(t, transport, bin, ts.tm)
 				cfg["scenario"], cfg["pane"], cfg["shell"], cfg["timeout"], cfg["action"] = "task", ts.pane, tt.command, 120, tt.action
 				var r taskReport
-				tc.run(t, cfg, time.Minute, nil, &r)
+				tc.run(t, cfg, time.Minute, func(ev clientEvent) {
+					if ev.Ev == "listening" && tt.action == "kill" {
+						crash(t, ts.tm, ts.pid)
+					}
+				}, &r)
 				if r.Era != "modern" || r.Version != "2026-07-28" || r.Kind != "task" {
 					t.Fatalf("connected %s at %s, call answered as %q; want modern 2026-07-28 and a task", r.Era, r.Version, r.Kind)
 				}
