@@ -553,6 +553,69 @@ func TestTasksExtension(t *testing.T) {
 	}
 }
 
+// legacyReport is what the client saw of one task of protocol 2025-11-25.
+type legacyReport struct {
+	Version         string         `json:"version"`
+	TasksCapability map[string]any `json:"tasksCapability"`
+	TaskSupport     string         `json:"taskSupport"`
+	TaskID          string         `json:"taskId"`
+	Messages        []struct {
+		Type          string `json:"type"`
+		Status        string `json:"status"`
+		StatusMessage string `json:"statusMessage"`
+	} `json:"messages"`
+	Outcome struct {
+		Status            string         `json:"status"`
+		IsError           bool           `json:"isError"`
+		StructuredContent map[string]any `json:"structuredContent"`
+		Error             map[string]any `json:"error"`
+	} `json:"outcome"`
+}
+
+// TestTasksLegacy drives run_command as a task of protocol 2025-11-25
+// (mcp-go's tasks) with the TypeScript SDK 1.x's experimental tasks
+// client: callToolStream creates the task and polls it to its result.
+func TestTasksLegacy(t *testing.T) {
+	tc := needTaskClient(t)
+	bin := buildBinary(t)
+	for _, transport := range []string{"stdio", "http"} {
+		t.Run(transport, func(t *testing.T) {
+			t.Parallel()
+			ts := newTaskServer(t)
+			cfg := connectTo(t, transport, bin, ts.tm)
+			cfg["scenario"], cfg["pane"], cfg["shell"] = "legacy", ts.pane, "sleep 3; echo done; exit 3"
+			var r legacyReport
+			tc.run(t, cfg, time.Minute, nil, &r)
+			if r.Version != "2025-11-25" || r.TasksCapability == nil || r.TaskSupport != "optional" {
+				t.Fatalf("SDK at %s, server tasks capability %v, run_command taskSupport %q; want 2025-11-25, one, optional",
+					r.Version, r.TasksCapability, r.TaskSupport)
+			}
+			var got []string
+			for _, m := range r.Messages {
+				s := m.Type
+				if m.Status != "" {
+					s += " " + m.Status
+				}
+				if m.Status == "cancelled" || m.Status == "failed" {
+					s += ": " + m.StatusMessage
+				}
+				if len(got) == 0 || got[len(got)-1] != s {
+					got = append(got, s) // polls of the same status are one
+				}
+			}
+			want := []string{"taskCreated working", "taskStatus working", "taskStatus completed", "result"}
+			if !slices.Equal(got, want) {
+				t.Errorf("callToolStream messages (repeats folded):\n got %q\nwant %q", got, want)
+			}
+			out, _ := r.Outcome.StructuredContent["output"].([]any)
+			if r.Outcome.Status != "completed" || r.Outcome.IsError || r.Outcome.StructuredContent["exit_status"] != 3.0 ||
+				!slices.Contains(out, any("done")) {
+				t.Errorf("result: %+v, want completed with exit_status 3 and output [done]", r.Outcome)
+			}
+		})
+	}
+}
+
 // TestTasksNotificationLatency measures, over stdio and HTTP, how long
 // after a command's end its task's notifications/tasks (completed)
 // reaches a subscribed client: the command writes `date +%s.%N` to a file
