@@ -57,6 +57,13 @@ func toolWithProgress(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallTo
 				"progress": p, "total": 100, "message": fmt.Sprintf("Completed step %d of 100", p)})
 		}
 	}
+	// The last step too, before the result: mcp-go v1.2.1 loses a
+	// notification its stream writer has taken when the result is
+	// written first (mark3labs/mcp-go#969); a handler cannot wait for the
+	// write itself.
+	if err := pause(ctx, stepGap); err != nil {
+		return nil, err
+	}
 	return mcp.NewToolResultText(fmt.Sprint(token)), nil
 }
 

@@ -125,10 +125,29 @@ func supports(ctx context.Context, name string) bool {
 func (m *Manager) Middleware(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		if !modern(req.Params.Meta) || !declared(req.Params.Meta) || !supports(ctx, req.Params.Name) {
-			return next(ctx, req)
+			res, err := next(ctx, req)
+			return m.coded(res, err)
 		}
-		return m.run(ctx, req, next)
+		res, err := m.run(ctx, req, next)
+		return m.coded(res, err)
 	}
+}
+
+// coded passes on what a handler returned, but an error that says its
+// JSON-RPC code (a missing client capability, say): mcp-go would answer
+// any error as an internal one, so the error travels as a placeholder
+// that the transport layer turns into the JSON-RPC error.
+func (m *Manager) coded(res *mcp.CallToolResult, err error) (*mcp.CallToolResult, error) {
+	var c codedError
+	if err == nil || !errors.As(err, &c) || c.JSONRPCCode() == codeInternal {
+		return res, err
+	}
+	e := asRPCError(err)
+	b, merr := json.Marshal(e)
+	if merr != nil {
+		return res, err
+	}
+	return &mcp.CallToolResult{Result: mcp.Result{Meta: mcp.NewMetaFromMap(map[string]any{m.placeholder: json.RawMessage(b)})}}, nil
 }
 
 type outcome struct {

@@ -3,6 +3,7 @@ package taskext
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"io"
 	"net"
 	"net/http"
@@ -53,22 +54,29 @@ func (e errReader) Read([]byte) (int, error) { return 0, e.err }
 // gives its error.
 func writeJSON(w http.ResponseWriter, msg []byte) {
 	w.Header().Set("Content-Type", "application/json")
-	status := http.StatusOK
-	if bytes.Contains(msg, []byte(`"error"`)) {
-		var r struct {
-			Error *RPCError `json:"error"`
-		}
-		if jsonUnmarshal(msg, &r) == nil && r.Error != nil {
-			switch r.Error.Code {
-			case codeMethodNotFound:
-				status = http.StatusNotFound
-			case codeHeaderMismatch, codeMissingClientCap, codeInvalidParams, mcp.INVALID_REQUEST, mcp.PARSE_ERROR:
-				status = http.StatusBadRequest
-			}
-		}
-	}
-	w.WriteHeader(status)
+	w.WriteHeader(httpStatus(msg))
 	w.Write(append(msg, '\n')) //nolint:errcheck // the client went away
+}
+
+// httpStatus is the HTTP status 2026-07-28 gives a JSON-RPC response.
+func httpStatus(msg []byte) int {
+	if !bytes.Contains(msg, []byte(`"error"`)) {
+		return http.StatusOK
+	}
+	var r struct {
+		Result json.RawMessage `json:"result"`
+		Error  *RPCError       `json:"error"`
+	}
+	if json.Unmarshal(bytes.TrimSpace(msg), &r) != nil || r.Error == nil || r.Result != nil {
+		return http.StatusOK
+	}
+	switch r.Error.Code {
+	case codeMethodNotFound:
+		return http.StatusNotFound
+	case codeHeaderMismatch, codeMissingClientCap, codeInvalidParams, mcp.INVALID_REQUEST, mcp.PARSE_ERROR:
+		return http.StatusBadRequest
+	}
+	return http.StatusOK
 }
 
 // httpListen serves a task subscription as an event stream until the
@@ -99,15 +107,27 @@ func sseEvent(msg []byte) []byte {
 }
 
 // rewriter rewrites mcp-go's answer: a JSON body or events, each written
-// with one Write.
+// with one Write. The status of a JSON body waits for the body: a tool's
+// error that the layer turns into a JSON-RPC error has the HTTP status
+// of that error.
 type rewriter struct {
 	http.ResponseWriter
 	m        *Manager
 	discover bool
+	status   int // held until the first Write
+}
+
+func (w *rewriter) WriteHeader(code int) {
+	if code == http.StatusOK && w.Header().Get("Content-Type") == "application/json" && w.status == 0 {
+		w.status = code
+		return
+	}
+	w.ResponseWriter.WriteHeader(code)
 }
 
 func (w *rewriter) Write(p []byte) (int, error) {
 	if !w.discover && !bytes.Contains(p, []byte(w.m.placeholder)) {
+		w.flushStatus(http.StatusOK)
 		return w.ResponseWriter.Write(p)
 	}
 	var out []byte
@@ -129,14 +149,26 @@ func (w *rewriter) Write(p []byte) (int, error) {
 		trimmed := bytes.TrimRight(p, "\n")
 		out = append(w.m.outbound(trimmed, w.discover), p[len(trimmed):]...)
 	}
+	w.flushStatus(httpStatus(out))
 	if _, err := w.ResponseWriter.Write(out); err != nil {
 		return 0, err
 	}
 	return len(p), nil
 }
 
+// flushStatus writes the status held back, as code when the body is an
+// error that has a status of its own.
+func (w *rewriter) flushStatus(code int) {
+	if w.status == 0 {
+		return
+	}
+	w.status = 0
+	w.ResponseWriter.WriteHeader(code)
+}
+
 // Flush passes on.
 func (w *rewriter) Flush() {
+	w.flushStatus(http.StatusOK)
 	if f, ok := w.ResponseWriter.(http.Flusher); ok {
 		f.Flush()
 	}

@@ -330,11 +330,22 @@ type codedError interface {
 	JSONRPCCode() int
 }
 
+// dataError is an error that carries the data of its JSON-RPC error.
+type dataError interface {
+	error
+	JSONRPCData() any
+}
+
 // asRPCError is the JSON-RPC error a failed call reports.
 func asRPCError(err error) *RPCError {
 	var c codedError
 	if errors.As(err, &c) {
-		return &RPCError{Code: c.JSONRPCCode(), Message: err.Error()}
+		e := &RPCError{Code: c.JSONRPCCode(), Message: err.Error()}
+		var d dataError
+		if errors.As(err, &d) {
+			e.Data = d.JSONRPCData()
+		}
+		return e
 	}
 	return &RPCError{Code: codeInternal, Message: err.Error()}
 }

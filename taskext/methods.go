@@ -302,6 +302,10 @@ func (m *Manager) outbound(msg []byte, discover bool) []byte {
 			} `json:"result"`
 		}
 		if json.Unmarshal(msg, &r) == nil && r.Result.Meta[m.placeholder] != nil {
+			var e RPCError
+			if json.Unmarshal(r.Result.Meta[m.placeholder], &e) == nil && e.Code != 0 {
+				return replyError(r.ID, &e)
+			}
 			var id string
 			if json.Unmarshal(r.Result.Meta[m.placeholder], &id) == nil {
 				if s, ok := m.lookup(id); ok {

@@ -185,4 +185,3 @@ func declared(meta *mcp.Meta) bool {
 	return ok
 }
 
-func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }

@@ -115,9 +115,14 @@ func New(d Deps, opts Options) (*Server, error) {
 	})
 	mcpOpts := []server.ServerOption{
 		server.WithHooks(hooks),
-		server.WithToolCapabilities(false),
+		// listChanged for tools and prompts: the lists never change, so
+		// nothing is ever sent, but a subscriptions/listen stream that asks
+		// for them stays open; one that is granted nothing ends at once,
+		// and mcp-go v1.2.1 then often loses its acknowledgement (the
+		// notification race of mark3labs/mcp-go#969).
+		server.WithToolCapabilities(true),
 		server.WithResourceCapabilities(true, true),
-		server.WithPromptCapabilities(false),
+		server.WithPromptCapabilities(true),
 		server.WithLogging(),
 		server.WithCompletions(),
 		server.WithPromptCompletionProvider(completer{d}),
