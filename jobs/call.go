@@ -36,6 +36,8 @@ type Call struct {
 	TTL    time.Duration
 	// PollInterval is the polling interval the task asked for.
 	PollInterval time.Duration
+	// Lost: the task failed because its server died; the job is lost.
+	Lost bool
 }
 
 // CallControl is how the table acts on a call's task.
@@ -100,7 +102,11 @@ func (j *Job) UpdateCall(c Call) {
 			if c.Message != "" {
 				why += ": " + c.Message
 			}
-			j.end(Exited, nil, why, time.Now())
+			state := Exited
+			if c.Lost {
+				state, why = Lost, c.Message
+			}
+			j.end(state, nil, why, time.Now())
 			return
 		}
 	}

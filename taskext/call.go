@@ -27,6 +27,8 @@ type Call struct {
 	// the handler's result answers the call (it asked for input before
 	// the call was a task), so it will not become one.
 	detaching, answered bool
+	// v1: a task of protocol 2025-11-25, which asks for input apart.
+	v1 bool
 }
 
 type callKey struct{}
@@ -64,6 +66,9 @@ func (c *Call) Task() string {
 // task is input_required until tasks/update has answered every request,
 // and Input returns the answers by the same keys.
 func (c *Call) Input(ctx context.Context, requests mcp.InputRequests) (mcp.InputResponses, error) {
+	if c.v1 {
+		return nil, errors.New("taskext: a task of protocol 2025-11-25 cannot ask the client for input; protocol 2026-07-28 can")
+	}
 	raw := make(map[string]json.RawMessage, len(requests))
 	for k, r := range requests {
 		b, err := json.Marshal(r)
@@ -105,15 +110,26 @@ func (c *Call) Input(ctx context.Context, requests mcp.InputRequests) (mcp.Input
 // supports reports whether the tool of req may become a task.
 func supports(ctx context.Context, name string) bool {
 	s := server.ServerFromContext(ctx)
-	if s == nil {
-		return false
+	return s != nil && taskSupport(s.GetTool(name))
+}
+
+// v1Request returns the TTL a 2025-11-25 client asked for (0: the
+// default) and whether req is such a call (the layer marked it).
+func (m *Manager) v1Request(req mcp.CallToolRequest) (time.Duration, bool) {
+	if req.Params.Meta == nil || req.Params.Meta.AdditionalFields == nil {
+		return 0, false
 	}
-	t := s.GetTool(name)
-	if t == nil || t.Tool.Execution == nil {
-		return false
+	v, ok := req.Params.Meta.AdditionalFields[m.v1Mark()]
+	if !ok {
+		return 0, false
 	}
-	ts := t.Tool.Execution.TaskSupport
-	return ts == mcp.TaskSupportOptional || ts == mcp.TaskSupportRequired
+	var mark struct {
+		TTL int64 `json:"ttl"`
+	}
+	if b, err := json.Marshal(v); err == nil {
+		_ = json.Unmarshal(b, &mark)
+	}
+	return time.Duration(mark.TTL) * time.Millisecond, true
 }
 
 // Middleware runs the calls of 2026-07-28 clients that declared the
@@ -124,11 +140,15 @@ func supports(ctx context.Context, name string) bool {
 // the CreateTaskResult, and the handler runs on as the task.
 func (m *Manager) Middleware(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		if ttl, v1 := m.v1Request(req); v1 {
+			res, err := m.run(ctx, req, next, true, ttl)
+			return m.coded(res, err)
+		}
 		if !modern(req.Params.Meta) || !declared(req.Params.Meta) || !supports(ctx, req.Params.Name) {
 			res, err := next(ctx, req)
 			return m.coded(res, err)
 		}
-		res, err := m.run(ctx, req, next)
+		res, err := m.run(ctx, req, next, false, 0)
 		return m.coded(res, err)
 	}
 }
@@ -155,7 +175,9 @@ type outcome struct {
 	err error
 }
 
-func (m *Manager) run(ctx context.Context, req mcp.CallToolRequest, next server.ToolHandlerFunc) (*mcp.CallToolResult, error) {
+// run runs req's handler apart; v1: a 2025-11-25 client asked for a task
+// (of ttl), which it gets at once.
+func (m *Manager) run(ctx context.Context, req mcp.CallToolRequest, next server.ToolHandlerFunc, v1 bool, ttl time.Duration) (*mcp.CallToolResult, error) {
 	// A task has no progress stream: progress and log notifications of
 	// the request would outlive it.
 	if req.Params.Meta != nil {
@@ -163,7 +185,10 @@ func (m *Manager) run(ctx context.Context, req mcp.CallToolRequest, next server.
 		meta.ProgressToken = nil
 		req.Params.Meta = &meta
 	}
-	c := &Call{m: m, req: req, detach: make(chan struct{}), ready: make(chan struct{})}
+	c := &Call{m: m, req: req, detach: make(chan struct{}), ready: make(chan struct{}), v1: v1}
+	if v1 {
+		c.Detach()
+	}
 	tctx, cancel := context.WithCancel(context.WithValue(context.WithoutCancel(ctx), callKey{}, c))
 	done := make(chan outcome, 1)
 	go func() {
@@ -192,7 +217,7 @@ func (m *Manager) run(ctx context.Context, req mcp.CallToolRequest, next server.
 	}
 	c.detaching = true
 	c.mu.Unlock()
-	t, err := m.create(ctx, req, cancel)
+	t, err := m.create(ctx, req, ttl, cancel)
 	if err != nil {
 		// No task: the call answers when its handler does.
 		close(c.ready)
@@ -215,6 +240,9 @@ func (m *Manager) run(ctx context.Context, req mcp.CallToolRequest, next server.
 		cancel()
 		m.finish(t, o.res, o.err)
 	}()
+	if v1 {
+		return m.placeholderResult(map[string]string{"v1": t.snap.ID}), nil
+	}
 	return m.placeholderResult(t.snap.ID), nil
 }
 
@@ -296,6 +324,6 @@ func safe(ctx context.Context, req mcp.CallToolRequest, next server.ToolHandlerF
 
 // placeholderResult stands for the CreateTaskResult of task id until the
 // transport layer replaces it.
-func (m *Manager) placeholderResult(id string) *mcp.CallToolResult {
+func (m *Manager) placeholderResult(id any) *mcp.CallToolResult {
 	return &mcp.CallToolResult{Result: mcp.Result{Meta: mcp.NewMetaFromMap(map[string]any{m.placeholder: id})}}
 }

@@ -27,11 +27,24 @@
 // other message, and every message of an older protocol (whose tasks
 // mcp-go serves), as it is.
 //
+// Clients on protocol 2025-11-25 ask for a task themselves (params.task on
+// tools/call) and use tasks/get, tasks/result, tasks/list and tasks/cancel
+// of that revision. mcp-go v1.2.1 implements those but runs the task on
+// the context of the tools/call request, which it cancels once that
+// request is answered, so every such task was cancelled at once; the
+// layer serves them on the same tasks instead (v1.go), and mcp-go only
+// advertises them.
+//
+// A task whose tmux server died under it fails (an internal error), as
+// the protocol has a crash of what serves a request fail it, whichever
+// comes first: the tool's own error ([Options.Lost] recognises it) or the
+// death event ([Control.Fail]).
+//
 // A task is recorded through a [Store] (tmux-mcp's job table: one ID
 // space, one journal record), which also finds the tasks of an earlier
 // tmux-mcp process after a restart.
 //
 // Where to start: [Manager] in manager.go; the middleware in call.go; the
-// methods in methods.go; the transports in stdio.go and http.go; the
-// shapes on the wire in wire.go.
+// methods in methods.go and, for 2025-11-25, v1.go; the transports in
+// stdio.go and http.go; the shapes on the wire in wire.go.
 package taskext

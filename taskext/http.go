@@ -39,6 +39,9 @@ func (m *Manager) HTTP(next http.Handler) http.Handler {
 		case in.listen != nil:
 			m.httpListen(w, r, in.listen)
 			return
+		case in.later != nil:
+			writeJSON(w, in.later(r.Context().Done()))
+			return
 		}
 		r.Body = io.NopCloser(bytes.NewReader(in.pass))
 		r.ContentLength = int64(len(in.pass))

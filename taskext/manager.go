@@ -39,6 +39,11 @@ type Options struct {
 	Store Store
 	// Log hears of tasks that could not be recorded; nil discards.
 	Log *slog.Logger
+	// Lost tells a tool result that says the call's world went away (its
+	// tmux server died) from any other: such a task fails, with why, as
+	// after a crash, instead of completing with the tool's error. nil:
+	// none is.
+	Lost func(*mcp.CallToolResult) (why string, lost bool)
 }
 
 // Store records tasks. tmux-mcp's is the job table: a task is a job.
@@ -75,6 +80,7 @@ type Manager struct {
 	placeholder string
 
 	mu       sync.Mutex
+	srv      *server.MCPServer // set by Adapt
 	tasks    map[string]*task
 	required map[string]bool
 	subs     map[*subscriber]struct{}
@@ -119,6 +125,9 @@ func (m *Manager) ServerOptions() []server.ServerOption {
 // 2026-07-28 call never does; tools/list still says required (ListHook).
 // Call it again after adding tools.
 func (m *Manager) Adapt(s *server.MCPServer) {
+	m.mu.Lock()
+	m.srv = s
+	m.mu.Unlock()
 	for name, t := range s.ListTools() {
 		if t.Tool.Execution == nil || t.Tool.Execution.TaskSupport != mcp.TaskSupportRequired {
 			continue
@@ -153,6 +162,30 @@ func (m *Manager) ListHook(hooks *server.Hooks) {
 	})
 }
 
+// toolSupports reports whether the tool name may become a task.
+func (m *Manager) toolSupports(name string) bool {
+	m.mu.Lock()
+	s := m.srv
+	m.mu.Unlock()
+	if s == nil {
+		return false
+	}
+	return taskSupport(s.GetTool(name))
+}
+
+func taskSupport(t *server.ServerTool) bool {
+	if t == nil || t.Tool.Execution == nil {
+		return false
+	}
+	ts := t.Tool.Execution.TaskSupport
+	return ts == mcp.TaskSupportOptional || ts == mcp.TaskSupportRequired
+}
+
+// sortByCreated sorts s oldest first.
+func sortByCreated(s []Snapshot) {
+	slices.SortFunc(s, func(a, b Snapshot) int { return a.Created.Compare(b.Created) })
+}
+
 func (m *Manager) isRequired(name string) bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -177,7 +210,7 @@ type task struct {
 }
 
 // create records a new task for req, working.
-func (m *Manager) create(ctx context.Context, req mcp.CallToolRequest, cancel context.CancelFunc) (*task, error) {
+func (m *Manager) create(ctx context.Context, req mcp.CallToolRequest, ttl time.Duration, cancel context.CancelFunc) (*task, error) {
 	t := &task{cancel: cancel, issued: map[string]bool{}, pending: map[string]string{},
 		answers: map[string]json.RawMessage{}, wake: make(chan struct{}, 1), done: make(chan struct{})}
 	ctl := Control{Stop: func() { m.cancel(t) }, Fail: func(why string) { m.fail(t, why) }}
@@ -193,8 +226,11 @@ func (m *Manager) create(ctx context.Context, req mcp.CallToolRequest, cancel co
 		id = "t" + hex.EncodeToString(b[:])
 	}
 	now := time.Now()
+	if ttl <= 0 {
+		ttl = m.opts.TTL
+	}
 	t.snap = Snapshot{ID: id, Tool: req.Params.Name, Status: Working, Created: now, Updated: now,
-		TTL: m.opts.TTL, PollInterval: m.opts.PollInterval}
+		TTL: ttl, PollInterval: m.opts.PollInterval}
 	m.mu.Lock()
 	m.tasks[id] = t
 	m.mu.Unlock()
@@ -281,6 +317,12 @@ func (m *Manager) finish(t *task, res *mcp.CallToolResult, err error) {
 		t.snap.Status = Failed
 		t.snap.Error = asRPCError(err)
 		t.snap.Message = t.snap.Error.Message
+		var lost lostError
+		t.snap.Lost = errors.As(err, &lost)
+	case res != nil && m.lostResult(res) != "":
+		why := m.lostResult(res)
+		t.snap.Status, t.snap.Lost, t.snap.Message = Failed, true, why
+		t.snap.Error = &RPCError{Code: codeInternal, Message: why}
 	default:
 		if res == nil {
 			res = &mcp.CallToolResult{}
@@ -312,17 +354,31 @@ func (m *Manager) finish(t *task, res *mcp.CallToolResult, err error) {
 	}
 }
 
-// fail ends t failed for why and cancels its call.
+// fail ends t failed for why (what it worked on went away) and cancels
+// its call.
 func (m *Manager) fail(t *task, why string) {
-	m.finish(t, nil, failure(why))
+	m.finish(t, nil, lostError(why))
 	t.cancel()
 }
 
-// failure is an internal error of a task.
-type failure string
+// lostError is the failure of a task whose work went away.
+type lostError string
 
-func (f failure) Error() string    { return string(f) }
-func (f failure) JSONRPCCode() int { return codeInternal }
+func (f lostError) Error() string    { return string(f) }
+func (f lostError) JSONRPCCode() int { return codeInternal }
+
+// lostResult says why res means the call's world went away, "" when it
+// does not.
+func (m *Manager) lostResult(res *mcp.CallToolResult) string {
+	if m.opts.Lost == nil || !res.IsError {
+		return ""
+	}
+	why, lost := m.opts.Lost(res)
+	if !lost {
+		return ""
+	}
+	return why
+}
 
 // codedError is an error that says its JSON-RPC code.
 type codedError interface {

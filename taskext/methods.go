@@ -23,6 +23,9 @@ type inbound struct {
 	id json.RawMessage
 	// cancels is the request a notifications/cancelled names.
 	cancels json.RawMessage
+	// later answers the message once it can (2025-11-25's tasks/result,
+	// which waits for the task's end), or at once when stop is closed.
+	later func(stop <-chan struct{}) []byte
 }
 
 // listenRequest is a subscriptions/listen request for task states only.
@@ -63,7 +66,13 @@ func (m *Manager) inbound(raw []byte, h http.Header) inbound {
 		return pass
 	}
 	if !modern(rm.Meta) {
-		return pass // 2025-11-25 and older: mcp-go's tasks
+		switch msg.Method {
+		case string(mcp.MethodToolsCall):
+			return m.v1ToolsCall(msg, raw)
+		case methodGet, methodResult, methodList, methodCancel:
+			return m.v1Method(msg)
+		}
+		return pass
 	}
 	switch msg.Method {
 	case methodList, methodResult:
@@ -305,6 +314,14 @@ func (m *Manager) outbound(msg []byte, discover bool) []byte {
 			var e RPCError
 			if json.Unmarshal(r.Result.Meta[m.placeholder], &e) == nil && e.Code != 0 {
 				return replyError(r.ID, &e)
+			}
+			var v1 struct {
+				ID string `json:"v1"`
+			}
+			if json.Unmarshal(r.Result.Meta[m.placeholder], &v1) == nil && v1.ID != "" {
+				if s, ok := m.lookup(v1.ID); ok {
+					return reply(r.ID, mcp.CreateTaskResult{Task: v1Task(s)})
+				}
 			}
 			var id string
 			if json.Unmarshal(r.Result.Meta[m.placeholder], &id) == nil {

@@ -21,7 +21,7 @@ const maxLine = 64 << 20
 // goroutine ends when in ends or ctx is cancelled.
 func (m *Manager) Stdio(ctx context.Context, in io.Reader, out io.Writer) (io.Reader, io.Writer) {
 	pr, pw := io.Pipe()
-	s := &stdio{m: m, out: out, discover: map[string]bool{}, listens: map[string]chan struct{}{}}
+	s := &stdio{m: m, out: out, discover: map[string]bool{}, listens: map[string]chan struct{}{}, done: make(chan struct{})}
 	go s.read(ctx, in, pw)
 	return pr, &stdioWriter{s: s}
 }
@@ -34,6 +34,7 @@ type stdio struct {
 	mu       sync.Mutex
 	discover map[string]bool          // IDs of server/discover requests not answered yet
 	listens  map[string]chan struct{} // open task subscriptions, by request ID
+	done     chan struct{}            // closed when the input ends
 }
 
 // write sends one message.
@@ -48,6 +49,7 @@ func (s *stdio) write(msg []byte) error {
 
 func (s *stdio) read(ctx context.Context, in io.Reader, pw *io.PipeWriter) {
 	r := bufio.NewReaderSize(in, 64<<10)
+	defer close(s.done)
 	defer func() {
 		s.mu.Lock()
 		for id, stop := range s.listens {
@@ -99,6 +101,9 @@ func (s *stdio) handle(ctx context.Context, line []byte, pw *io.PipeWriter) erro
 	switch {
 	case in.reply != nil:
 		return s.write(in.reply)
+	case in.later != nil:
+		go func() { _ = s.write(in.later(s.done)) }()
+		return nil
 	case in.listen != nil:
 		stop := make(chan struct{})
 		key := string(in.listen.id)

@@ -64,6 +64,9 @@ type Snapshot struct {
 	// Inputs are the outstanding input requests of an input_required
 	// task, by key.
 	Inputs map[string]json.RawMessage
+	// Lost: the task failed because what it worked on went away (its
+	// tmux server died).
+	Lost bool
 }
 
 // wireTask is a task on the wire: the CreateTaskResult of a tools/call

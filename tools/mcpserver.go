@@ -137,7 +137,7 @@ func New(d Deps, opts Options) (*Server, error) {
 	if opts.ValidateOutput {
 		mcpOpts = append(mcpOpts, server.WithOutputSchemaValidation())
 	}
-	tasks := taskext.New(taskext.Options{Budget: opts.TaskBudget, Store: taskStore{d}, Log: log})
+	tasks := taskext.New(taskext.Options{Budget: opts.TaskBudget, Store: taskStore{d}, Log: log, Lost: lostCall})
 	mcpOpts = append(mcpOpts, tasks.ServerOptions()...)
 	tasks.ListHook(hooks)
 	s := server.NewMCPServer(opts.Name, opts.Version, append(mcpOpts, opts.ServerOptions...)...)

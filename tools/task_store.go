@@ -51,11 +51,37 @@ func (s taskStore) Save(snap taskext.Snapshot) {
 		return
 	}
 	c := jobs.Call{Status: string(snap.Status), Message: snap.Message, Result: snap.Result, TTL: snap.TTL,
-		PollInterval: snap.PollInterval}
+		PollInterval: snap.PollInterval, Lost: snap.Lost}
 	if snap.Error != nil {
 		c.Error, _ = json.Marshal(snap.Error)
 	}
 	j.UpdateCall(c)
+}
+
+// deathClasses are the error classes of a tool result that mean the tmux
+// server died under the call (or is being restarted after it did).
+var deathClasses = map[string]bool{"no_server": true, "server_exited": true, "connection_lost": true, "restarting": true}
+
+// lostCall tells a task's tool result that says its tmux server died: the
+// task fails, as the protocol has a crash of what serves a request fail
+// it, instead of completing with the tool's error. Which of the tool's
+// error and the death event comes first is chance; both end the same.
+func lostCall(res *mcp.CallToolResult) (string, bool) {
+	if res.Meta == nil {
+		return "", false
+	}
+	class, _ := res.Meta.AdditionalFields["error_type"].(string)
+	if !deathClasses[class] {
+		return "", false
+	}
+	why := "the tmux server died during the call (" + class + ")"
+	for _, c := range res.Content {
+		if t, ok := c.(mcp.TextContent); ok {
+			why += ": " + t.Text
+			break
+		}
+	}
+	return why, true
 }
 
 // Load returns a task an earlier tmux-mcp recorded.
