@@ -187,4 +187,3 @@ func declared(meta *mcp.Meta) bool {
 	_, ok := caps.Extensions[Extension]
 	return ok
 }
-
