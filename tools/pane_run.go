@@ -18,6 +18,7 @@ import (
 
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/capture"
+	"github.com/tmux-mcp/tmux-mcp/taskext"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
 )
 
@@ -91,6 +92,13 @@ func RunCommand(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		r := d.newRun(srv, pn.ID)
 		res, err := r.do(ctx, d.runs, d.tmuxPath(), cmd, noHistory, timeout)
 		if err != nil {
+			if ctx.Err() != nil && taskext.From(ctx).Task() != "" {
+				// A task cancelled (tasks/cancel, stop_job): its command
+				// stops too, as stop_job's first step would stop a job's.
+				ictx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+				_ = keystroke{keys: "C-c"}.send(ictx, srv, pn.ID)
+				cancel()
+			}
 			return nil, err
 		}
 		if res.ExitStatus != nil && !res.prompted {

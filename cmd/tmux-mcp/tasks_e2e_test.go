@@ -22,6 +22,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tmux-mcp/tmux-mcp/jobs"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux/tmuxtest"
 )
 
@@ -547,6 +548,28 @@ func TestTasksExtension(t *testing.T) {
 				}
 				if got := r.got(); got != tt.want {
 					t.Errorf("the task:\n got %+v\nwant %+v", got, tt.want)
+				}
+				if tt.action == "cancel" {
+					// The command stops with its task: no process is left
+					// below the pane's shell.
+					pid, err := strconv.Atoi(strings.TrimSpace(ts.tm.MustTmux("display-message", "-p", "-t", ts.pane, "#{pane_pid}")))
+					if err != nil {
+						t.Fatal(err)
+					}
+					deadline := time.Now().Add(10 * time.Second)
+					for {
+						procs, err := jobs.PaneProcesses(context.Background(), pid)
+						if err != nil {
+							t.Fatal(err)
+						}
+						if len(procs) == 0 {
+							break
+						}
+						if time.Now().After(deadline) {
+							t.Fatalf("pane %s still runs processes %v after its task was cancelled", ts.pane, procs)
+						}
+						time.Sleep(50 * time.Millisecond)
+					}
 				}
 			})
 		}
