@@ -130,7 +130,8 @@ func loseCall(rec Record) Record {
 	rec.State, rec.Reason, rec.Ended = Lost, why, time.Now()
 	if rec.Call != nil {
 		c := *rec.Call
-		e, _ := json.Marshal(map[string]any{"code": -32603, "message": "the call was lost: " + why + "; its result is unknown"})
+		e, _ := json.Marshal(map[string]any{"code": -32603, "message": "the call was lost: " + why +
+			"; its result is unknown, and what it started (a command in a pane) may still run: read the pane before doing it again"})
 		c.Status, c.Message, c.Error, c.Result = "failed", why, e, nil
 		rec.Call = &c
 	}
