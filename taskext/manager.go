@@ -186,6 +186,12 @@ func sortByCreated(s []Snapshot) {
 	slices.SortFunc(s, func(a, b Snapshot) int { return a.Created.Compare(b.Created) })
 }
 
+func (m *Manager) anyRequired() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.required) > 0
+}
+
 func (m *Manager) isRequired(name string) bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()

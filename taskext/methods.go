@@ -68,6 +68,9 @@ func (m *Manager) inbound(raw []byte, h http.Header) inbound {
 	if !modern(rm.Meta) {
 		switch msg.Method {
 		case string(mcp.MethodToolsCall):
+			if !bytes.Contains(raw, []byte(`"task"`)) {
+				return pass
+			}
 			return m.v1ToolsCall(msg, raw)
 		case methodGet, methodResult, methodList, methodCancel:
 			return m.v1Method(msg)
@@ -169,6 +172,9 @@ func (m *Manager) running(id string) *task {
 // server decides, and mcp-go would answer it with a task of the old
 // shape).
 func (m *Manager) toolsCall(msg rpcMessage, meta *mcp.Meta, raw []byte) inbound {
+	if (declared(meta) || !m.anyRequired()) && !bytes.Contains(raw, []byte(`"task"`)) {
+		return inbound{pass: raw, id: msg.ID}
+	}
 	var p map[string]json.RawMessage
 	if err := json.Unmarshal(msg.Params, &p); err != nil {
 		return inbound{pass: raw, id: msg.ID}
