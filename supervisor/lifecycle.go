@@ -168,41 +168,32 @@ func (s *Server) ensure(ctx context.Context, allowStart bool) error {
 		return err
 	}
 	var owned *tmux.StartedServer
-	err := s.client.Connect(ctx)
-	if err != nil && (errors.Is(err, tmux.ErrNoServer) || errors.Is(err, tmux.ErrSocketMissing)) && allowStart && !s.cfg.NoStart {
-		// Never start a server while the one we knew may be alive with its
-		// socket deleted: that orphans it.
-		if old := s.identity(); old.pid > 0 && proc.PIDAlive(old.pid, old.startTime) {
-			return fmt.Errorf("supervisor: server PID %d is alive but its socket %s does not answer: %w",
-				old.pid, s.sock.ResolvedPath(), err)
-		}
-		// A server we never knew may still listen on the deleted path:
-		// give it its socket back instead of starting another.
-		if pid := proc.ListenerPID(s.sock.ResolvedPath()); pid > 0 && errors.Is(err, tmux.ErrSocketMissing) {
-			if rerr := s.recreateSocket(ctx, identity{pid: pid}); rerr != nil {
-				return fmt.Errorf("supervisor: server PID %d still listens on the deleted socket %s: %w", pid, s.sock.ResolvedPath(), rerr)
-			}
-			return s.adopt(ctx, nil)
-		}
-		owned, err = s.client.Exec().StartServer(ctx, tmux.StartOptions{FDLimit: s.cfg.FDLimit})
-		if err != nil && !errors.Is(err, tmux.ErrServerRunning) { // lost a start race: adopt the winner
-			return fmt.Errorf("supervisor: start server: %w", err)
-		}
-		s.client.ForgetServer()
-		err = s.client.Connect(ctx)
-	}
-	// A server this call started replaces one that is gone (a death not
-	// restarted, or one before this process ran): it is
-	// restored like a restarted one, the Restorer deciding whether there
-	// is anything to restore. The gate closes before the server is marked
-	// up and opens when the restore ends; the restore does not run under
-	// this caller's deadline.
 	var endRestore func()
-	if err == nil && owned != nil && s.cfg.Restorer != nil {
-		endRestore = s.beginRestore()
-	}
-	if err == nil {
-		err = s.adopt(ctx, owned)
+	var err error
+	for attempt := 0; ; attempt++ {
+		owned, err = s.connectOrStart(ctx, allowStart)
+		// A server this call started replaces one that is gone (a death
+		// not restarted, or one before this process ran): it is restored
+		// like a restarted one, the Restorer deciding whether there is
+		// anything to restore. The gate closes before the server is marked
+		// up and opens when the restore ends; the restore does not run
+		// under this caller's deadline.
+		if err == nil && owned != nil && s.cfg.Restorer != nil {
+			endRestore = s.beginRestore()
+		}
+		if err == nil {
+			err = s.adopt(ctx, owned)
+		}
+		// The socket took the connection but no server answered: a server
+		// that died just now, whose listening socket a child it was
+		// forking (a pane's process before it closes the server's files)
+		// still held. Once more from the start, which finds the socket
+		// refusing and starts a server.
+		if err != nil && owned == nil && attempt == 0 && tmux.IsServerDown(err) && ctx.Err() == nil {
+			s.client.ForgetServer()
+			continue
+		}
+		break
 	}
 	if err != nil && owned != nil {
 		err = startedButLost(owned, err)
@@ -235,6 +226,35 @@ func (s *Server) ensure(ctx context.Context, allowStart bool) error {
 		owned.Release()
 	}
 	return err
+}
+
+// connectOrStart connects to the server of the socket or, when there is
+// none and starting is allowed, starts one (owned) and connects to it.
+func (s *Server) connectOrStart(ctx context.Context, allowStart bool) (owned *tmux.StartedServer, err error) {
+	err = s.client.Connect(ctx)
+	if err != nil && (errors.Is(err, tmux.ErrNoServer) || errors.Is(err, tmux.ErrSocketMissing)) && allowStart && !s.cfg.NoStart {
+		// Never start a server while the one we knew may be alive with its
+		// socket deleted: that orphans it.
+		if old := s.identity(); old.pid > 0 && proc.PIDAlive(old.pid, old.startTime) {
+			return nil, fmt.Errorf("supervisor: server PID %d is alive but its socket %s does not answer: %w",
+				old.pid, s.sock.ResolvedPath(), err)
+		}
+		// A server we never knew may still listen on the deleted path:
+		// give it its socket back instead of starting another.
+		if pid := proc.ListenerPID(s.sock.ResolvedPath()); pid > 0 && errors.Is(err, tmux.ErrSocketMissing) {
+			if rerr := s.recreateSocket(ctx, identity{pid: pid}); rerr != nil {
+				return nil, fmt.Errorf("supervisor: server PID %d still listens on the deleted socket %s: %w", pid, s.sock.ResolvedPath(), rerr)
+			}
+			return nil, nil
+		}
+		owned, err = s.client.Exec().StartServer(ctx, tmux.StartOptions{FDLimit: s.cfg.FDLimit})
+		if err != nil && !errors.Is(err, tmux.ErrServerRunning) { // lost a start race: adopt the winner
+			return nil, fmt.Errorf("supervisor: start server: %w", err)
+		}
+		s.client.ForgetServer()
+		err = s.client.Connect(ctx)
+	}
+	return owned, err
 }
 
 // adopt records the identity of the server that now answers, marks it up

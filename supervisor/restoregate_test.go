@@ -3,6 +3,7 @@ package supervisor
 import (
 	"context"
 	"errors"
+	"net"
 	"slices"
 	"strings"
 	"sync"
@@ -300,4 +301,36 @@ func TestRestoreWithNothingToRebuildIsNotAnnounced(t *testing.T) {
 	}
 	close(rs.release)
 	tmuxtest.WaitFor(t, 10*time.Second, "the gate to open", func() bool { return srv.RestoreState() == RestoreNone })
+}
+
+// TestStartPastADeadServersSocket: the socket takes the connection but no
+// server answers it (a server killed while a child it was forking still
+// held its listening socket; here a listener that hangs up on the first
+// connection): the call starts a server instead of failing.
+func TestStartPastADeadServersSocket(t *testing.T) {
+	ts := tmuxtest.New(t)
+	ln, err := net.Listen("unix", ts.Socket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hungUp := make(chan struct{})
+	go func() {
+		defer close(hungUp)
+		if c, err := ln.Accept(); err == nil {
+			c.Close()
+		}
+		ln.Close()
+	}()
+	sup := newSup(t, ts, Config{})
+	srv, err := sup.Default(testCtx(t))
+	if err != nil {
+		t.Fatalf("Default: %v, want a server started", err)
+	}
+	await(t, hungUp, "the first connection to be hung up on")
+	if _, err := srv.Do(testCtx(t), "has-session", "-t", "="+tmux.HiddenSession); err != nil && !errors.Is(err, tmux.ErrSessionNotFound) {
+		t.Fatalf("the started server does not answer: %v", err)
+	}
+	if h := srv.Health(); h.PID == 0 || !h.Owned {
+		t.Errorf("health %+v, want a server this supervisor started", h)
+	}
 }
