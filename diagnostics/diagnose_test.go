@@ -176,8 +176,11 @@ func TestCrashedServer(t *testing.T) {
 	if err != nil {
 		t.Skipf("kernel log not readable here: %v", err)
 	}
-	if _, ok := kernelRecordOf(recs, pid, time.Time{}); !ok {
-		t.Skip("the kernel did not log the segfault (debug.exception-trace off?)")
+	// This server's record: with pid_max 32768 the log may also hold an
+	// older crash under the same PID, and the kernel rate-limits its
+	// segfault messages, so this one may be missing when that one is not.
+	if _, ok := kernelRecordOf(recs, pid, j.snaps[ts.Socket].Started); !ok {
+		t.Skip("the kernel did not log this segfault (debug.exception-trace off, or rate-limited)")
 	}
 	r = diagnose(t, tmux.Socket{Path: ts.Socket}, withJournal)
 	top = wantTop(t, r, string(death.CauseCrashed), ExitFailures)
