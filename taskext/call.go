@@ -69,14 +69,6 @@ func (c *Call) Input(ctx context.Context, requests mcp.InputRequests) (mcp.Input
 	if c.v1 {
 		return nil, errors.New("taskext: a task of protocol 2025-11-25 cannot ask the client for input; protocol 2026-07-28 can")
 	}
-	raw := make(map[string]json.RawMessage, len(requests))
-	for k, r := range requests {
-		b, err := json.Marshal(r)
-		if err != nil {
-			return nil, err
-		}
-		raw[k] = b
-	}
 	c.Detach()
 	select {
 	case <-c.ready:
@@ -89,7 +81,21 @@ func (c *Call) Input(ctx context.Context, requests mcp.InputRequests) (mcp.Input
 	if t == nil {
 		return nil, errors.New("taskext: the call could not become a task")
 	}
-	answers, err := c.m.ask(ctx, t, raw)
+	return c.m.askFor(ctx, t, requests)
+}
+
+// askFor parks t as input_required with requests until all are answered
+// and returns the answers, decoded for them.
+func (m *Manager) askFor(ctx context.Context, t *task, requests mcp.InputRequests) (mcp.InputResponses, error) {
+	raw := make(map[string]json.RawMessage, len(requests))
+	for k, r := range requests {
+		b, err := json.Marshal(r)
+		if err != nil {
+			return nil, err
+		}
+		raw[k] = b
+	}
+	answers, err := m.ask(ctx, t, raw)
 	if err != nil {
 		return nil, err
 	}
@@ -275,28 +281,9 @@ func (m *Manager) loop(ctx context.Context, c *Call, req mcp.CallToolRequest, ne
 		if t == nil {
 			return res, nil // the task could not be created: the call answers
 		}
-		raw := make(map[string]json.RawMessage, len(res.InputRequests))
-		for k, r := range res.InputRequests {
-			b, merr := json.Marshal(r)
-			if merr != nil {
-				return nil, merr
-			}
-			raw[k] = b
-		}
-		answers, aerr := m.ask(ctx, t, raw)
-		if aerr != nil {
-			return nil, aerr
-		}
-		resp := make(mcp.InputResponses, len(answers))
-		for k, b := range answers {
-			var r mcp.InputResponse
-			if uerr := json.Unmarshal(b, &r); uerr != nil {
-				return nil, uerr
-			}
-			resp[k] = r
-		}
-		if derr := resp.DecodeFor(res.InputRequests); derr != nil {
-			return nil, derr
+		resp, err := m.askFor(ctx, t, res.InputRequests)
+		if err != nil {
+			return nil, err
 		}
 		req.Params.InputResponses = resp
 		req.Params.RequestState = res.RequestState
