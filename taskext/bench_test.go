@@ -45,10 +45,11 @@ func BenchmarkCallWithinBudget(b *testing.B) {
 			sr, sw := io.Pipe() // server -> client
 			var in io.Reader = cr
 			var out io.Writer = sw
+			lctx := ctx
 			if bc.layer {
-				in, out = m.Stdio(ctx, cr, sw)
+				lctx, in, out = m.Stdio(ctx, cr, sw)
 			}
-			go func() { _ = server.NewStdioServer(s).Listen(ctx, in, out) }()
+			go func() { _ = server.NewStdioServer(s).Listen(lctx, in, out) }()
 			defer cw.Close()
 			sc := bufio.NewScanner(sr)
 			sc.Buffer(make([]byte, 1<<20), 1<<22)

@@ -45,7 +45,9 @@ func (m *Manager) HTTP(next http.Handler) http.Handler {
 		}
 		r.Body = io.NopCloser(bytes.NewReader(in.pass))
 		r.ContentLength = int64(len(in.pass))
-		next.ServeHTTP(&rewriter{ResponseWriter: w, m: m, discover: in.discover}, r)
+		sc := newScope()
+		r = r.WithContext(withScope(r.Context(), sc))
+		next.ServeHTTP(&rewriter{ResponseWriter: w, m: m, discover: in.discover, scope: sc}, r)
 	})
 }
 
@@ -117,6 +119,7 @@ type rewriter struct {
 	http.ResponseWriter
 	m        *Manager
 	discover bool
+	scope    *scope
 	status   int // held until the first Write
 }
 
@@ -129,7 +132,8 @@ func (w *rewriter) WriteHeader(code int) {
 }
 
 func (w *rewriter) Write(p []byte) (int, error) {
-	if !w.discover && !bytes.Contains(p, []byte(w.m.placeholder)) {
+	if !w.discover && !bytes.Contains(p, []byte(w.m.placeholder)) &&
+		!bytes.Contains(p, []byte(mcp.MethodNotificationSubscriptionsAcknowledged)) {
 		w.flushStatus(http.StatusOK)
 		return w.ResponseWriter.Write(p)
 	}
@@ -139,7 +143,8 @@ func (w *rewriter) Write(p []byte) (int, error) {
 		for _, line := range strings.SplitAfter(string(p), "\n") {
 			if data, ok := strings.CutPrefix(line, "data: "); ok {
 				nl := strings.HasSuffix(data, "\n")
-				b.Write(w.m.outbound([]byte(strings.TrimSuffix(data, "\n")), w.discover))
+				b.WriteString("data: ")
+				b.Write(w.m.outbound([]byte(strings.TrimSuffix(data, "\n")), w.discover, w.scope))
 				if nl {
 					b.WriteByte('\n')
 				}
@@ -150,7 +155,7 @@ func (w *rewriter) Write(p []byte) (int, error) {
 		out = b.Bytes()
 	} else {
 		trimmed := bytes.TrimRight(p, "\n")
-		out = append(w.m.outbound(trimmed, w.discover), p[len(trimmed):]...)
+		out = append(w.m.outbound(trimmed, w.discover, w.scope), p[len(trimmed):]...)
 	}
 	w.flushStatus(httpStatus(out))
 	if _, err := w.ResponseWriter.Write(out); err != nil {

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -52,7 +53,10 @@ func post(t *testing.T, url, method, name string, params map[string]any) (int, [
 
 func TestHTTPLayer(t *testing.T) {
 	m := New(Options{Budget: 50 * time.Millisecond})
-	s := server.NewMCPServer("t", "1", append([]server.ServerOption{server.WithToolCapabilities(false)}, m.ServerOptions()...)...)
+	hooks := &server.Hooks{}
+	m.ListenHook(hooks)
+	s := server.NewMCPServer("t", "1", append([]server.ServerOption{server.WithToolCapabilities(true), server.WithHooks(hooks)},
+		m.ServerOptions()...)...)
 	s.AddTools(sleeper(mcp.TaskSupportOptional))
 	m.Adapt(s)
 	ts := httptest.NewServer(m.HTTP(server.NewStreamableHTTPServer(s)))
@@ -95,11 +99,28 @@ func TestHTTPLayer(t *testing.T) {
 		})
 	}
 
-	// A subscription streams the task's end, as events.
+	// A subscription streams the task's end, as events: one for tasks
+	// only (the layer's), and one for tasks and tool list changes
+	// (mcp-go's).
+	for _, notes := range []map[string]any{
+		{"taskIds": []string{id}},
+		{"taskIds": []string{id}, "toolsListChanged": true},
+	} {
+		if got := listenHTTP(t, url, notes); len(got) < 2 || got[0] != "notifications/subscriptions/acknowledged tasks 1" ||
+			got[len(got)-1] != "notifications/tasks completed" {
+			t.Errorf("listen %v: got %v, want the acknowledgement with the task, then notifications/tasks to completed", notes, got)
+		}
+	}
+}
+
+// listenHTTP opens a subscriptions/listen stream for notes and returns
+// its messages, until a task's completed notification.
+func listenHTTP(t *testing.T, url string, notes map[string]any) []string {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 7, "method": "subscriptions/listen",
-		"params": map[string]any{"_meta": declaring, "notifications": map[string]any{"taskIds": []string{id}}}})
+		"params": map[string]any{"_meta": declaring, "notifications": notes}})
 	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(b))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
@@ -114,7 +135,7 @@ func TestHTTPLayer(t *testing.T) {
 		t.Fatalf("listen: Content-Type %q, want text/event-stream", ct)
 	}
 	sc := bufio.NewScanner(resp.Body)
-	var methods []string
+	var got []string
 	for sc.Scan() {
 		data, ok := strings.CutPrefix(sc.Text(), "data: ")
 		if !ok {
@@ -124,12 +145,22 @@ func TestHTTPLayer(t *testing.T) {
 		if err := json.Unmarshal([]byte(data), &m); err != nil {
 			t.Fatal(err)
 		}
-		methods = append(methods, m["method"].(string))
-		if p, _ := m["params"].(map[string]any); m["method"] == "notifications/tasks" && p["status"] == "completed" {
-			break
+		p, _ := m["params"].(map[string]any)
+		switch m["method"] {
+		case "notifications/subscriptions/acknowledged":
+			ids, _ := p["notifications"].(map[string]any)["taskIds"].([]any)
+			got = append(got, fmt.Sprintf("%s tasks %d", m["method"], len(ids)))
+		case "notifications/tasks":
+			got = append(got, fmt.Sprintf("%s %s", m["method"], p["status"]))
+			if meta, _ := p["_meta"].(map[string]any); meta[mcp.MetaKeySubscriptionID] != 7.0 {
+				t.Errorf("task notification tagged %v, want 7", meta)
+			}
+			if p["status"] == "completed" {
+				return got
+			}
+		default:
+			got = append(got, fmt.Sprint(m["method"]))
 		}
 	}
-	if len(methods) < 2 || methods[0] != "notifications/subscriptions/acknowledged" {
-		t.Errorf("listen stream: got %v, want the acknowledgement, then notifications/tasks to completed", methods)
-	}
+	return got
 }

@@ -227,13 +227,23 @@ func (m *Manager) listenRequest(msg rpcMessage, meta *mcp.Meta, raw []byte) inbo
 		}
 		return inbound{listen: &listenRequest{id: msg.ID, ids: ids}, id: msg.ID}
 	}
-	// Rewrite the request without taskIds for mcp-go.
+	// The rest is mcp-go's: the request goes on without taskIds, which
+	// travel in a _meta key of the layer's to ListenHook.
 	var full map[string]json.RawMessage
 	if err := json.Unmarshal(msg.Params, &full); err != nil {
 		return inbound{pass: raw, id: msg.ID}
 	}
 	delete(p.Notifications, "taskIds")
 	full["notifications"], _ = json.Marshal(p.Notifications)
+	var metaFields map[string]json.RawMessage
+	if full["_meta"] != nil {
+		_ = json.Unmarshal(full["_meta"], &metaFields)
+	}
+	if metaFields == nil {
+		metaFields = map[string]json.RawMessage{}
+	}
+	metaFields[m.listenKey()], _ = json.Marshal(ids)
+	full["_meta"], _ = json.Marshal(metaFields)
 	msg.Params, _ = json.Marshal(full)
 	out, err := json.Marshal(msg)
 	if err != nil {
@@ -308,7 +318,15 @@ func (m *Manager) serveListen(l *listenRequest, write func([]byte) error, stop <
 // outbound rewrites a message mcp-go sends: the placeholder of a
 // detached call becomes its CreateTaskResult; a server/discover result
 // of 2026-07-28 (discover) loses the 2025-11-25 tasks capability.
-func (m *Manager) outbound(msg []byte, discover bool) []byte {
+func (m *Manager) outbound(msg []byte, discover bool, sc *scope) []byte {
+	if sc != nil && bytes.Contains(msg, []byte(mcp.MethodNotificationSubscriptionsAcknowledged)) {
+		msg = sc.acknowledged(msg)
+	}
+	if bytes.Contains(msg, []byte(m.placeholder)) && bytes.Contains(msg, []byte(notificationTasks)) {
+		if out, ok := m.tagged(msg); ok {
+			return out
+		}
+	}
 	if bytes.Contains(msg, []byte(m.placeholder)) {
 		var r struct {
 			ID     json.RawMessage `json:"id"`

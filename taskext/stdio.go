@@ -19,11 +19,15 @@ const maxLine = 64 << 20
 // extension's methods itself, and rewrites mcp-go's answers on their way
 // to out. Writes to out are whole messages, one at a time. The layer's
 // goroutine ends when in ends or ctx is cancelled.
-func (m *Manager) Stdio(ctx context.Context, in io.Reader, out io.Writer) (io.Reader, io.Writer) {
+//
+// The returned context is ctx with what the layer's hooks need of the
+// stream: mcp-go's stdio server must listen with it.
+func (m *Manager) Stdio(ctx context.Context, in io.Reader, out io.Writer) (context.Context, io.Reader, io.Writer) {
 	pr, pw := io.Pipe()
-	s := &stdio{m: m, out: out, discover: map[string]bool{}, listens: map[string]chan struct{}{}, done: make(chan struct{})}
+	s := &stdio{m: m, out: out, discover: map[string]bool{}, listens: map[string]chan struct{}{}, done: make(chan struct{}),
+		scope: newScope()}
 	go s.read(ctx, in, pw)
-	return pr, &stdioWriter{s: s}
+	return withScope(ctx, s.scope), pr, &stdioWriter{s: s}
 }
 
 type stdio struct {
@@ -35,6 +39,7 @@ type stdio struct {
 	discover map[string]bool          // IDs of server/discover requests not answered yet
 	listens  map[string]chan struct{} // open task subscriptions, by request ID
 	done     chan struct{}            // closed when the input ends
+	scope    *scope
 }
 
 // write sends one message.
@@ -163,7 +168,7 @@ func (w *stdioWriter) Write(p []byte) (int, error) {
 			w.s.mu.Unlock()
 		}
 	}
-	if err := w.s.write(w.s.m.outbound(msg, discover)); err != nil {
+	if err := w.s.write(w.s.m.outbound(msg, discover, w.s.scope)); err != nil {
 		return 0, err
 	}
 	return len(p), nil

@@ -5,7 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -33,8 +35,9 @@ func newHarness(t *testing.T, budget time.Duration, tools ...server.ServerTool) 
 	m := New(Options{Budget: budget, PollInterval: 50 * time.Millisecond})
 	hooks := &server.Hooks{}
 	m.ListHook(hooks)
+	m.ListenHook(hooks)
 	s := server.NewMCPServer("t", "1", append([]server.ServerOption{server.WithHooks(hooks),
-		server.WithToolCapabilities(false)}, m.ServerOptions()...)...)
+		server.WithToolCapabilities(true), server.WithResourceCapabilities(true, true)}, m.ServerOptions()...)...)
 	s.AddTools(tools...)
 	m.Adapt(s)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -43,11 +46,11 @@ func newHarness(t *testing.T, budget time.Duration, tools ...server.ServerTool) 
 	_ = cin
 	// client writes to w, the layer reads r.
 	r, w := io.Pipe()
-	tin, tout := m.Stdio(ctx, r, cout)
+	lctx, tin, tout := m.Stdio(ctx, r, cout)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		_ = server.NewStdioServer(s).Listen(ctx, tin, tout)
+		_ = server.NewStdioServer(s).Listen(lctx, tin, tout)
 	}()
 	h := &harness{t: t, in: w, out: bufio.NewScanner(sout), others: make(chan map[string]any, 100), byID: map[int]chan map[string]any{}}
 	h.out.Buffer(make([]byte, 1<<20), 1<<24)
@@ -422,6 +425,51 @@ func TestTaskNotifications(t *testing.T) {
 			}
 		case <-deadline:
 			t.Fatal("no completed notification")
+		}
+	}
+}
+
+// TestTaskNotificationsBesideOthers: a listen for task states and for
+// other notifications at once (mcp-go serves it) acknowledges both and
+// streams the task's notifications, tagged with the subscription.
+func TestTaskNotificationsBesideOthers(t *testing.T) {
+	h, _ := newHarness(t, 50*time.Millisecond, sleeper(mcp.TaskSupportOptional))
+	r := result(t, h.send("tools/call", map[string]any{"name": "sleeper", "arguments": map[string]any{"seconds": 0.3}}, declaring))
+	id := r["taskId"].(string)
+	h.start("subscriptions/listen", map[string]any{"notifications": map[string]any{"toolsListChanged": true, "taskIds": []string{id}}}, declaring)
+	listenID := float64(h.id)
+	var got []string
+	deadline := time.After(10 * time.Second)
+	for {
+		select {
+		case msg := <-h.others:
+			p, _ := msg["params"].(map[string]any)
+			meta, _ := p["_meta"].(map[string]any)
+			switch msg["method"] {
+			case "notifications/subscriptions/acknowledged":
+				n := p["notifications"].(map[string]any)
+				ids, _ := n["taskIds"].([]any)
+				got = append(got, fmt.Sprintf("ack tools %v tasks %v", n["toolsListChanged"], ids))
+			case "notifications/tasks":
+				if meta[mcp.MetaKeySubscriptionID] != listenID {
+					t.Errorf("task notification tagged %v, want %v", meta[mcp.MetaKeySubscriptionID], listenID)
+				}
+				for k := range p {
+					if strings.HasPrefix(k, "io.github.tmux-mcp/") {
+						t.Errorf("task notification carries the layer's key %s", k)
+					}
+				}
+				got = append(got, "task "+p["status"].(string))
+				if p["status"] == "completed" {
+					want := []string{"ack tools true tasks [" + id + "]", "task working", "task completed"}
+					if !slices.Equal(got, want) {
+						t.Errorf("stream: got %q, want %q", got, want)
+					}
+					return
+				}
+			}
+		case <-deadline:
+			t.Fatalf("no completed notification; stream so far %q", got)
 		}
 	}
 }

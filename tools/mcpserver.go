@@ -140,6 +140,7 @@ func New(d Deps, opts Options) (*Server, error) {
 	tasks := taskext.New(taskext.Options{Budget: opts.TaskBudget, Store: taskStore{d}, Log: log, Lost: lostCall})
 	mcpOpts = append(mcpOpts, tasks.ServerOptions()...)
 	tasks.ListHook(hooks)
+	tasks.ListenHook(hooks)
 	s := server.NewMCPServer(opts.Name, opts.Version, append(mcpOpts, opts.ServerOptions...)...)
 	var selected []Entry
 	for _, e := range registered {

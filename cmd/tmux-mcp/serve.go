@@ -256,8 +256,8 @@ func serveStdio(ctx context.Context, ts *tools.Server, e env, logger *slog.Logge
 	s.SetErrorLogger(log.New(&slogWriter{logger}, "", 0))
 	// The tasks layer reads each message first and writes every answer:
 	// its own and mcp-go's, one message at a time.
-	tin, tout := ts.Tasks.Stdio(listenCtx, in, newUnescapeWriter(e.stdout))
-	err := s.Listen(listenCtx, tin, tout)
+	tctx, tin, tout := ts.Tasks.Stdio(listenCtx, in, newUnescapeWriter(e.stdout))
+	err := s.Listen(tctx, tin, tout)
 	ts.BeginShutdown()
 	dctx, dcancel := context.WithTimeout(context.Background(), drainTimeout)
 	defer dcancel()
