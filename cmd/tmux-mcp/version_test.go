@@ -11,8 +11,6 @@ import (
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
-
-	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux/tmuxtest"
 )
 
 // buildStamped builds tmux-mcp with a release stamp, the way
@@ -32,14 +30,15 @@ func buildStamped(tb testing.TB, s buildStamp) string {
 
 // TestVersionStamp links a release stamp into the binary and checks that
 // `tmux-mcp version` prints it and that initialize reports its version.
+// Neither needs a tmux server (the socket names none), so the test runs
+// once, not on each tmux of the matrix: each run links the binary anew.
 func TestVersionStamp(t *testing.T) {
 	want := buildStamp{Version: "9.8.7-rc.1", Commit: "0123456789abcdef0123456789abcdef01234567", Date: "2026-11-25T12:34:56Z"}
 	bin := buildStamped(t, want)
-	tm := tmuxtest.New(t)
-	tm.Start("main")
+	socket := filepath.Join(t.TempDir(), "s")
 
 	cmd := exec.Command(bin, "version")
-	cmd.Env = binaryEnv(tm.Socket, "TMUX_MCP_TMUX_BIN="+tmuxtest.Binary(t))
+	cmd.Env = binaryEnv(socket)
 	out, err := cmd.Output()
 	if err != nil {
 		t.Fatalf("tmux-mcp version: %v\n%s", err, out)
@@ -49,7 +48,7 @@ func TestVersionStamp(t *testing.T) {
 		t.Errorf("tmux-mcp version first line = %q, want %q", got, wantLine)
 	}
 
-	c, err := client.NewStdioMCPClient(bin, binaryEnv(tm.Socket), "serve")
+	c, err := client.NewStdioMCPClient(bin, binaryEnv(socket), "serve")
 	if err != nil {
 		t.Fatalf("start: %v", err)
 	}
