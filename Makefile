@@ -64,8 +64,8 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzControlParse -fuzztime 30s ./supervisor/tmux/
 	$(GO) test -run '^$$' -fuzz FuzzRecords -fuzztime 30s ./supervisor/tmux/
 
-# Everything CI checks, side by side where it can be (scripts/ci): lint,
-# cross builds and the suites (scripts/citest: the race suite and every
+# Everything CI checks, side by side where it can be (scripts/ci): lint
+# and the suites (scripts/citest: the race suite and every
 # test on each tmux of CI_MATRIX_VERSIONS, as small jobs on one pool of
 # workers) at once, then the Inspector and the soak smokes. It prints the
 # slowest twenty tests. About a quarter of an hour on two cores.

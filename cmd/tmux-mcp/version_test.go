@@ -14,7 +14,9 @@ import (
 )
 
 // buildStamped builds tmux-mcp with a release stamp, the way
-// .goreleaser.yaml links it, into a directory of the test's own.
+// .goreleaser.yaml links it (without its -trimpath, which would compile
+// every dependency anew in a cold build cache), into a directory of the
+// test's own.
 func buildStamped(tb testing.TB, s buildStamp) string {
 	tb.Helper()
 	if testing.Short() {
@@ -22,7 +24,7 @@ func buildStamped(tb testing.TB, s buildStamp) string {
 	}
 	bin := filepath.Join(tb.TempDir(), "tmux-mcp")
 	ldflags := fmt.Sprintf("-X main.releaseVersion=%s -X main.releaseCommit=%s -X main.releaseDate=%s", s.Version, s.Commit, s.Date)
-	if out, err := exec.Command("go", "build", "-trimpath", "-ldflags", ldflags, "-o", bin, ".").CombinedOutput(); err != nil {
+	if out, err := exec.Command("go", "build", "-ldflags", ldflags, "-o", bin, ".").CombinedOutput(); err != nil {
 		tb.Fatalf("go build: %v\n%s", err, out)
 	}
 	return bin
