@@ -4,17 +4,23 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux/tmuxtest"
 )
 
 // printLines starts a pane that prints prefix0..prefix(n-1), one a line,
-// and waits for the last.
+// and waits for the last and for the pane to run sleep.
 func (e *env) printLines(prefix string, n int) string {
 	e.t.Helper()
 	p := e.window(fmt.Sprintf("for i in $(seq 0 %d); do echo %s$i; done; exec sleep 1000", n-1, prefix))
 	last := fmt.Sprintf("%s%d", prefix, n-1)
 	e.waitScreen(p, last, func(s string) bool { return strings.Contains(s, last) })
+	// The last line shows a moment before the shell execs sleep, which
+	// the snapshots report as the pane's command.
+	tmuxtest.WaitFor(e.t, 10*time.Second, "the pane to run sleep", func() bool {
+		return strings.TrimSpace(e.tmux("display-message", "-p", "-t", p, "#{pane_current_command}")) == "sleep"
+	})
 	return p
 }
 
