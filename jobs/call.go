@@ -91,6 +91,12 @@ func (j *Job) UpdateCall(c Call) {
 		return
 	}
 	c.Tool = j.rec.Call.Tool
+	if running := j.rec.State == Running; running && c.Status == j.rec.Call.Status && c.Message == j.rec.Call.Message {
+		// Nothing the record keeps changed (the task's first state, which
+		// StartCall recorded): no journal write.
+		j.mu.Unlock()
+		return
+	}
 	j.rec.Call = &c
 	running := j.rec.State == Running
 	rec := j.rec

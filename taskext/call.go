@@ -70,18 +70,27 @@ func (c *Call) Input(ctx context.Context, requests mcp.InputRequests) (mcp.Input
 		return nil, errors.New("taskext: a task of protocol 2025-11-25 cannot ask the client for input; protocol 2026-07-28 can")
 	}
 	c.Detach()
+	t, err := c.awaitTask(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if t == nil {
+		return nil, errors.New("taskext: the call could not become a task")
+	}
+	return c.m.askFor(ctx, t, requests)
+}
+
+// awaitTask waits until the middleware has decided, once the call is to
+// become a task, and returns the task (nil: it could not be created).
+func (c *Call) awaitTask(ctx context.Context) (*task, error) {
 	select {
 	case <-c.ready:
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
 	c.mu.Lock()
-	t := c.task
-	c.mu.Unlock()
-	if t == nil {
-		return nil, errors.New("taskext: the call could not become a task")
-	}
-	return c.m.askFor(ctx, t, requests)
+	defer c.mu.Unlock()
+	return c.task, nil
 }
 
 // askFor parks t as input_required with requests until all are answered
@@ -270,14 +279,10 @@ func (m *Manager) loop(ctx context.Context, c *Call, req mcp.CallToolRequest, ne
 			return res, nil
 		}
 		c.mu.Unlock()
-		select {
-		case <-c.ready:
-		case <-ctx.Done():
-			return nil, ctx.Err()
+		t, err := c.awaitTask(ctx)
+		if err != nil {
+			return nil, err
 		}
-		c.mu.Lock()
-		t := c.task
-		c.mu.Unlock()
 		if t == nil {
 			return res, nil // the task could not be created: the call answers
 		}

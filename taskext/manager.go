@@ -491,17 +491,3 @@ func (m *Manager) answer(t *task, responses map[string]json.RawMessage) {
 		m.changed(t)
 	}
 }
-
-// Running returns the IDs of the tasks of this process that run, sorted.
-func (m *Manager) Running() []string {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	var out []string
-	for id, t := range m.tasks {
-		if !t.snap.Status.Terminal() {
-			out = append(out, id)
-		}
-	}
-	slices.Sort(out)
-	return out
-}
