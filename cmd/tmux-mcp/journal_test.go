@@ -69,6 +69,12 @@ func TestJournalCLI(t *testing.T) {
 	tm.Start("work")
 	dir := t.TempDir()
 	tm.MustTmux("new-window", "-d", "-t", "=work:", "-n", "second", "-c", dir)
+	// The snapshot reads the pane's directory from its process: wait until
+	// the shell runs there, not the server's child about to exec it.
+	tmuxtest.WaitFor(t, 10*time.Second, "the new pane's shell in its directory", func() bool {
+		out, err := tm.Tmux("display-message", "-p", "-t", "=work:second", "#{pane_current_command} #{pane_current_path}")
+		return err == nil && out == "sh "+dir
+	})
 	path := filepath.Join(t.TempDir(), "journal.db")
 	vars := map[string]string{"TMUX_MCP_JOURNAL": path, "TMUX_MCP_SOCKET_PATH": tm.Socket, "TMUX_MCP_TMUX_CONFIG": "/dev/null"}
 
