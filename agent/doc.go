@@ -1,0 +1,14 @@
+// Package agent recognises the agent CLIs that run in tmux panes (Claude
+// Code, Codex CLI, Gemini CLI, opencode, aider, cursor-agent) and reads
+// what each is doing from its screen: working, waiting for input, asking
+// permission (with the question), or gone.
+//
+// Which program runs is read from the pane's process tree ([Detect]),
+// never from the pane's title or the screen, which the program (or
+// anything it prints) controls. What it is doing is read from the screen
+// ([Read]) by the rules of one table, a row per agent (rules.go); a screen
+// no rule of its row explains is [Unknown], never a guess.
+//
+// The package talks to no tmux server and starts no process: the tools
+// give it the process tree and the screen.
+package agent

@@ -1,0 +1,260 @@
+package agent
+
+import (
+	"regexp"
+	"strings"
+)
+
+// rule is one row of the table: how to recognise an agent CLI in a
+// process tree, and how to read its screen. Every row has a test of its
+// own on screens captured from the real program (testdata/<name>-*.txt).
+type rule struct {
+	name Name
+	// bins are the base names the program runs as: its executable, or the
+	// script an interpreter runs.
+	bins []string
+	// packages are package directories a script's path passes through
+	// ("@anthropic-ai/claude-code"): a program installed under another
+	// name is still recognised.
+	packages []string
+	// working matches a line shown only while the agent works on a turn
+	// (its interrupt hint).
+	working []*regexp.Regexp
+	// asking matches a line of a permission question; option matches the
+	// lines of its choices.
+	asking []*regexp.Regexp
+	option *regexp.Regexp
+	// input matches the first line of the input area; group 1 is what is
+	// typed there (or the program's placeholder). boxed: the line right
+	// above it is a rule (a row of ─ or ▄), which tells the input box
+	// from a prompt the transcript repeats.
+	input *regexp.Regexp
+	boxed bool
+	// turnEnd, when set, matches the line an agent prints when a turn
+	// ends: after the last prompt, no such line means it still works.
+	turnEnd *regexp.Regexp
+	// prompt matches a line that shows a prompt the agent was given, in
+	// its transcript.
+	prompt *regexp.Regexp
+	// answers are the keys that answer a permission question.
+	answers map[Answer][]string
+}
+
+// re compiles the expressions of one row.
+func re(exprs ...string) []*regexp.Regexp {
+	out := make([]*regexp.Regexp, len(exprs))
+	for i, e := range exprs {
+		out[i] = regexp.MustCompile(e)
+	}
+	return out
+}
+
+// rules is the table: one row per agent CLI. The screens each row was
+// written from are in testdata; the versions they came from are in
+// agentstub/NOTES.md.
+var rules = []*rule{
+	{
+		name:     "claude",
+		bins:     []string{"claude", "claude.exe"},
+		packages: []string{"@anthropic-ai/claude-code"},
+		working:  re(`\besc to interrupt\b`),
+		asking:   re(`^\s*Do you want to (proceed|make this edit|create|allow)`),
+		option:   regexp.MustCompile(`^\s*❯?\s*\d+\.\s+\S`),
+		input:    regexp.MustCompile(`^❯ ?(.*)$`),
+		boxed:    true,
+		prompt:   regexp.MustCompile(`^❯ \S`),
+		answers:  map[Answer][]string{Yes: {"1"}, YesAlways: {"2"}, No: {"Escape"}},
+	},
+	{
+		name:     "codex",
+		bins:     []string{"codex", "codex.js"},
+		packages: []string{"@openai/codex"},
+		working:  re(`\besc to interrupt\b`),
+		// Codex hides its working line while a reply streams: a turn has
+		// ended once its summary line follows the last prompt.
+		turnEnd: regexp.MustCompile(`^\s*(Worked for |■ )`),
+		asking:  re(`^\s*Would you like to (run|make|apply) `),
+		option:  regexp.MustCompile(`^\s*›?\s*\d+\.\s+\S`),
+		input:   regexp.MustCompile(`^› ?(.*)$`),
+		prompt:  regexp.MustCompile(`^› \S`),
+		answers: map[Answer][]string{Yes: {"y"}, YesAlways: {"p"}, No: {"Escape"}},
+	},
+	{
+		name:     "gemini",
+		bins:     []string{"gemini"},
+		packages: []string{"@google/gemini-cli"},
+		working:  re(`\(esc to cancel`),
+		asking:   re(`^\s*[│|]?\s*(Allow execution|Apply this change\?|Do you want to proceed\?)`),
+		option:   regexp.MustCompile(`^\s*[│|]?\s*[●○>]?\s*\d+\.\s+\S`),
+		input:    regexp.MustCompile(`^ > ?(.*)$`),
+		boxed:    true,
+		prompt:   regexp.MustCompile(`^ > \S`),
+		answers:  map[Answer][]string{Yes: {"1"}, YesAlways: {"2"}, No: {"Escape"}},
+	},
+	{name: "opencode", bins: []string{"opencode"}, packages: []string{"opencode-ai"}},
+	{name: "aider", bins: []string{"aider"}, packages: []string{"aider-chat"}},
+	{name: "cursor-agent", bins: []string{"cursor-agent"}, packages: []string{"cursor-agent"}},
+}
+
+// ruleOf returns the row of name, or nil.
+func ruleOf(name Name) *rule {
+	for _, r := range rules {
+		if r.name == name {
+			return r
+		}
+	}
+	return nil
+}
+
+// anyLine returns the last line of lines that matches one of exprs.
+func anyLine(lines []string, exprs []*regexp.Regexp) (int, bool) {
+	for i := len(lines) - 1; i >= 0; i-- {
+		for _, e := range exprs {
+			if e.MatchString(lines[i]) {
+				return i, true
+			}
+		}
+	}
+	return 0, false
+}
+
+// isWorking reports whether the screen shows r's agent at work.
+func (r *rule) isWorking(lines []string) bool {
+	_, ok := anyLine(lines, r.working)
+	return ok
+}
+
+// isAsking reports whether the screen shows r's agent's permission
+// question.
+func (r *rule) isAsking(lines []string) bool {
+	_, ok := anyLine(lines, r.asking)
+	return ok
+}
+
+// question returns the permission question: from the paragraph that holds
+// its line down to its last option, each line trimmed of box borders.
+func (r *rule) question(lines []string) string {
+	q, ok := anyLine(lines, r.asking)
+	if !ok {
+		return ""
+	}
+	start := q
+	for start > 0 && q-start < 12 && !boxTop(lines[start-1]) {
+		start--
+	}
+	end := q
+	for i := q + 1; i < len(lines) && i-q < 12; i++ {
+		if r.option != nil && r.option.MatchString(unbox(lines[i])) {
+			end = i
+		}
+	}
+	var out []string
+	for _, l := range lines[start : end+1] {
+		l = strings.TrimSpace(unbox(l))
+		if l != "" && !isRule(l) && !boxTop(l) && !strings.HasPrefix(l, "╰") {
+			out = append(out, strings.TrimSpace(unbox(l)))
+		}
+	}
+	return strings.TrimSpace(strings.Join(out, "\n"))
+}
+
+// inputArea finds the input line (the last line that matches r.input) and
+// returns its index and the text typed there.
+func (r *rule) inputArea(lines []string) (int, string, bool) {
+	if r.input == nil {
+		return 0, "", false
+	}
+	for i := len(lines) - 1; i >= 0; i-- {
+		m := r.input.FindStringSubmatch(lines[i])
+		if m == nil || (r.boxed && (i == 0 || !isRule(lines[i-1]))) {
+			continue
+		}
+		return i, strings.TrimSpace(m[1]), true
+	}
+	return 0, "", false
+}
+
+// isRule reports whether l is a horizontal rule: a row of at least ten
+// box-drawing characters and nothing else.
+func isRule(l string) bool {
+	l = strings.TrimSpace(l)
+	n := 0
+	for _, c := range l {
+		if !strings.ContainsRune("─━▄▀╌-", c) {
+			return false
+		}
+		n++
+	}
+	return n >= 10
+}
+
+// lastPrompt returns the index of the last line of above that shows a
+// prompt the agent was given.
+func (r *rule) lastPrompt(above []string) (int, bool) {
+	if r.prompt == nil {
+		return 0, false
+	}
+	for i := len(above) - 1; i >= 0; i-- {
+		if r.prompt.MatchString(above[i]) {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+// turnOpen reports whether above (the screen above the input area) shows
+// a turn that has not ended: something follows the last prompt, and not
+// the turn's end line.
+func (r *rule) turnOpen(above []string) bool {
+	if r.turnEnd == nil {
+		return false
+	}
+	p, ok := r.lastPrompt(above)
+	if !ok {
+		return false
+	}
+	reply := false
+	for _, l := range above[p+1:] {
+		if r.turnEnd.MatchString(l) {
+			return false
+		}
+		if strings.HasPrefix(l, "•") || strings.HasPrefix(l, "✦") || strings.HasPrefix(l, "●") {
+			reply = true
+		}
+	}
+	return reply
+}
+
+// answer returns the lines from the last prompt shown in above (the
+// screen above the input area) to its end, trimmed.
+func (r *rule) answer(above []string) string {
+	start := 0
+	if p, ok := r.lastPrompt(above); ok {
+		start = p + 1
+		for start < len(above) && strings.HasPrefix(above[start], "  ") && strings.TrimSpace(above[start]) != "" {
+			start++ // the prompt's own further lines
+		}
+	}
+	var out []string
+	for _, l := range above[start:] {
+		if !isRule(l) {
+			out = append(out, l)
+		}
+	}
+	return strings.TrimSpace(strings.Join(out, "\n"))
+}
+
+// boxTop reports whether l is the top of a question's box: a box's top
+// border, or a rule that is not a dashed one (which divides the box).
+func boxTop(l string) bool {
+	l = strings.TrimSpace(l)
+	return strings.HasPrefix(l, "╭") || (isRule(l) && !strings.HasPrefix(l, "╌"))
+}
+
+// unbox trims a line of the borders of the box it is drawn in.
+func unbox(l string) string {
+	l = strings.TrimSpace(l)
+	l = strings.TrimPrefix(l, "│")
+	l = strings.TrimSuffix(l, "│")
+	return l
+}

@@ -1,0 +1,105 @@
+package agent
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// screen reads a captured screen of testdata (the real program's, see
+// agentstub/NOTES.md for the versions).
+func screen(t *testing.T, name string) []string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name+".txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+}
+
+// TestRules: each row of the table reads the screens captured from its
+// program as the test that captured them knew them to be.
+func TestRules(t *testing.T) {
+	type want struct {
+		screen   string
+		state    State
+		input    string // "-" when no input area is expected
+		question []string
+		answer   string // a fragment of Answer
+	}
+	rows := map[Name][]want{
+		"claude": {
+			{screen: "claude-idle", state: WaitingForInput, input: ""},
+			{screen: "claude-typed", state: WaitingForInput, input: "Write a haiku about tmux panes"},
+			{screen: "claude-multiline-typed", state: WaitingForInput, input: "line one"},
+			{screen: "claude-working-start", state: Working, input: ""},
+			{screen: "claude-working", state: Working, input: ""},
+			{screen: "claude-done", state: WaitingForInput, input: "", answer: "reply to: Write a haiku about tmux panes"},
+			{screen: "claude-permission", state: AskingPermission, input: "-",
+				question: []string{"Bash command", "touch /tmp/", "Do you want to proceed?", "1. Yes", "3. No"}},
+		},
+		"codex": {
+			{screen: "codex-idle", state: WaitingForInput, input: "Ask Codex to do anything"},
+			{screen: "codex-typed", state: WaitingForInput, input: "Write a haiku about tmux panes"},
+			{screen: "codex-multiline-typed", state: WaitingForInput, input: "line one"},
+			{screen: "codex-working-start", state: Working, input: "Ask Codex to do anything"},
+			{screen: "codex-working", state: Working, input: "Ask Codex to do anything"},
+			{screen: "codex-done", state: WaitingForInput, input: "Ask Codex to do anything", answer: "reply to: Write a haiku about tmux panes"},
+			{screen: "codex-permission", state: AskingPermission,
+				question: []string{"Would you like to run the following command?", "$ touch /tmp/", "1. Yes, proceed (y)", "3. No, and tell Codex"}},
+			{screen: "codex-after-permission", state: WaitingForInput, input: "Ask Codex to do anything", answer: "command done"},
+		},
+		"gemini": {
+			{screen: "gemini-idle", state: WaitingForInput, input: "Type your message or @path/to/file"},
+			{screen: "gemini-typed", state: WaitingForInput, input: "Write a haiku about tmux panes"},
+			{screen: "gemini-working-start", state: Working, input: "Type your message or @path/to/file"},
+			{screen: "gemini-working", state: Working, input: "Type your message or @path/to/file"},
+			{screen: "gemini-multiline-typed", state: WaitingForInput, input: "line one"},
+			{screen: "gemini-done", state: WaitingForInput, input: "Type your message or @path/to/file", answer: "reply to: Write a haiku about tmux panes"},
+			{screen: "gemini-permission", state: AskingPermission,
+				question: []string{"? Shell  touch /tmp/", "Allow execution of [Shell]?", "1. Allow once", "3. No, suggest changes (esc)"}},
+		},
+	}
+	for _, name := range Names() {
+		t.Run(string(name), func(t *testing.T) {
+			ws, ok := rows[name]
+			if !ok {
+				t.Skipf("no screens of %s captured (no offline model stub for it yet): it reads unknown", name)
+			}
+			for _, w := range ws {
+				if _, err := os.Stat(filepath.Join("testdata", w.screen+".txt")); err != nil {
+					t.Errorf("%s: %v", w.screen, err)
+					continue
+				}
+				got := Read(name, screen(t, w.screen))
+				if got.State != w.state {
+					t.Errorf("%s: state %s, want %s", w.screen, got.State, w.state)
+				}
+				switch {
+				case w.input == "-" && got.InputKnown && w.state != AskingPermission:
+					t.Errorf("%s: input %q, want none", w.screen, got.Input)
+				case w.input != "-" && w.state != AskingPermission && (!got.InputKnown || got.Input != w.input):
+					t.Errorf("%s: input %q (known %v), want %q", w.screen, got.Input, got.InputKnown, w.input)
+				}
+				for _, q := range w.question {
+					if !strings.Contains(got.Question, q) {
+						t.Errorf("%s: question %q lacks %q", w.screen, got.Question, q)
+					}
+				}
+				if w.state != AskingPermission && got.Question != "" {
+					t.Errorf("%s: question %q, want none", w.screen, got.Question)
+				}
+				if !strings.Contains(got.Answer, w.answer) {
+					t.Errorf("%s: answer %q lacks %q", w.screen, got.Answer, w.answer)
+				}
+			}
+		})
+	}
+	if got := Read("nano", []string{"esc to interrupt"}); got.State != Unknown {
+		t.Errorf("Read(nano) = %+v, want unknown", got)
+	}
+	if got := Read("claude", []string{"$ ls", "a b"}); got.State != Unknown {
+		t.Errorf("Read(claude, a shell's screen) = %+v, want unknown", got)
+	}
+}

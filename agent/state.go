@@ -1,0 +1,98 @@
+package agent
+
+import (
+	"strings"
+)
+
+// State is what an agent CLI is doing, as its screen shows it.
+type State string
+
+// The states. An agent whose screen its row's rules do not explain is
+// Unknown; Exited is for a pane whose agent has ended (the tools know
+// that from the process tree, not from the screen).
+const (
+	Working          State = "working"
+	WaitingForInput  State = "waiting_for_input"
+	AskingPermission State = "asking_permission"
+	Exited           State = "exited"
+	Unknown          State = "unknown"
+)
+
+// Reading is what [Read] made of a screen.
+type Reading struct {
+	State State
+	// Question is the permission question with its options, as the
+	// screen shows it, when State is AskingPermission.
+	Question string
+	// Input is the text in the agent's input area (its first line when it
+	// holds several), and InputKnown whether the screen showed an input
+	// area at all.
+	Input      string
+	InputKnown bool
+	// Answer is the screen above the input area from the last prompt the
+	// agent was given: the agent's reply to it, as far as the screen
+	// shows it.
+	Answer string
+}
+
+// Read reads the screen of agent name (the lines of the visible screen,
+// top to bottom). An agent not in the table reads Unknown.
+func Read(name Name, screen []string) Reading {
+	r := ruleOf(name)
+	if r == nil {
+		return Reading{State: Unknown}
+	}
+	lines := make([]string, len(screen))
+	for i, l := range screen {
+		lines[i] = strings.TrimRight(l, " ")
+	}
+	out := Reading{State: Unknown}
+	top := len(lines) // the first line of the input area
+	if i, input, ok := r.inputArea(lines); ok {
+		top, out.Input, out.InputKnown = i, input, true
+	}
+	switch {
+	case r.isAsking(lines):
+		out.State = AskingPermission
+		out.Question = r.question(lines)
+	case r.isWorking(lines) || (out.InputKnown && r.turnOpen(lines[:top])):
+		out.State = Working
+	case out.InputKnown:
+		out.State = WaitingForInput
+	}
+	out.Answer = r.answer(lines[:top])
+	return out
+}
+
+// Known reports whether name is a row of the table.
+func Known(name Name) bool { return ruleOf(name) != nil }
+
+// Names returns the agents of the table, in its order.
+func Names() []Name {
+	out := make([]Name, 0, len(rules))
+	for _, r := range rules {
+		out = append(out, r.name)
+	}
+	return out
+}
+
+// Answer is a reply to a permission question.
+type Answer string
+
+// The replies every agent's question offers.
+const (
+	Yes       Answer = "yes"        // this once
+	YesAlways Answer = "yes_always" // and do not ask again (as the agent scopes it)
+	No        Answer = "no"
+)
+
+// Keys returns the keys (tmux key names) that give answer a to agent
+// name's permission question, and whether the agent offers it.
+func Keys(name Name, a Answer) ([]string, bool) {
+	r := ruleOf(name)
+	if r == nil {
+		return nil, false
+	}
+	k, ok := r.answers[a]
+	return k, ok
+}
