@@ -1,0 +1,117 @@
+package agentstub
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux/tmuxtest"
+)
+
+// Pane is a CLI running in the only pane of a private tmux server
+// (tmuxtest: its own socket, -f /dev/null, killed when the test ends).
+type Pane struct {
+	t      testing.TB
+	Server *tmuxtest.Server
+	// Target is the pane's tmux target.
+	Target string
+}
+
+// Run starts l in a new 120x40 pane of a private tmux server.
+func Run(t testing.TB, l Launch) *Pane {
+	t.Helper()
+	srv := tmuxtest.New(t)
+	args := append([]string{"new-session", "-d", "-s", "agent", "-x", "120", "-y", "40", "--"}, l.CommandArgs()...)
+	srv.MustTmux(args...)
+	p := &Pane{t: t, Server: srv, Target: "=agent:0.0"}
+	if srv.MustTmux("display-message", "-p", "-t", p.Target, "#{window_width}x#{window_height}") != "120x40" {
+		srv.MustTmux("resize-window", "-t", "=agent:0", "-x", "120", "-y", "40")
+	}
+	srv.PID()
+	return p
+}
+
+// Capture returns the pane's visible text (capture-pane -p), lines
+// right-trimmed.
+func (p *Pane) Capture() string {
+	p.t.Helper()
+	return p.Server.MustTmux("capture-pane", "-p", "-t", p.Target)
+}
+
+// WaitScreen polls the pane until cond holds for its text and returns that
+// text; it fails the test, showing the screen, at the deadline.
+func (p *Pane) WaitScreen(what string, timeout time.Duration, cond func(screen string) bool) string {
+	p.t.Helper()
+	deadline := time.Now().Add(timeout)
+	var screen string
+	for {
+		out, err := p.Server.Tmux("capture-pane", "-p", "-t", p.Target)
+		if err == nil {
+			screen = out
+			if cond(screen) {
+				return screen
+			}
+		}
+		if time.Now().After(deadline) {
+			p.t.Fatalf("agentstub: timed out after %v waiting for %s; screen:\n%s", timeout, what, screen)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// WaitText waits for s to be on the screen.
+func (p *Pane) WaitText(s string, timeout time.Duration) string {
+	p.t.Helper()
+	return p.WaitScreen("\""+s+"\" on screen", timeout, func(screen string) bool { return strings.Contains(screen, s) })
+}
+
+// Paste puts text in the pane as a paste (load-buffer, then paste-buffer
+// -p: bracketed when the program asked for it).
+func (p *Pane) Paste(text string) {
+	p.t.Helper()
+	f := filepath.Join(p.t.TempDir(), "paste")
+	if err := os.WriteFile(f, []byte(text), 0o600); err != nil {
+		p.t.Fatalf("agentstub: %v", err)
+	}
+	p.Server.MustTmux("load-buffer", "-b", "agentstub", f)
+	p.Server.MustTmux("paste-buffer", "-p", "-d", "-b", "agentstub", "-t", p.Target)
+}
+
+// Keys sends tmux key names (send-keys).
+func (p *Pane) Keys(keys ...string) {
+	p.t.Helper()
+	p.Server.MustTmux(append([]string{"send-keys", "-t", p.Target}, keys...)...)
+}
+
+// PID is the pane's process.
+func (p *Pane) PID() string {
+	p.t.Helper()
+	return p.Server.MustTmux("display-message", "-p", "-t", p.Target, "#{pane_pid}")
+}
+
+// Tree is the process tree under the pane's process (ps --forest).
+func (p *Pane) Tree() string {
+	p.t.Helper()
+	pid := p.PID()
+	out, err := exec.Command("ps", "-e", "-o", "pid=,ppid=,args=", "--forest").Output()
+	if err != nil {
+		return "ps: " + err.Error()
+	}
+	// Keep the pane's process and its descendants.
+	keep := map[string]bool{pid: true}
+	var lines []string
+	for _, line := range strings.Split(string(out), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 3 {
+			continue
+		}
+		if keep[f[0]] || keep[f[1]] {
+			keep[f[0]] = true
+			lines = append(lines, line)
+		}
+	}
+	return strings.Join(lines, "\n")
+}
