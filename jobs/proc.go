@@ -167,3 +167,11 @@ func signalJob(procs []int, pane int, before []int, sig syscall.Signal) (string,
 	}
 	return strings.Join(done, ", "), nil
 }
+
+// PaneTree returns the PIDs of the processes below pane (a pane's
+// process), each before its own descendants: the order in which a tree
+// is read from the pane down.
+func PaneTree(ctx context.Context, pane int) ([]int, error) {
+	procs, _, err := descendants(ctx, pane)
+	return procs, err
+}

@@ -213,7 +213,7 @@ func PasteBuffer(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if err != nil {
 			return nil, err
 		}
-		if err := d.checkTypingSelf(ctx, srv, x.ID); err != nil {
+		if err := d.checkTyping(ctx, srv, x, p); err != nil {
 			return nil, err
 		}
 		_, set := p["bracket"]

@@ -64,6 +64,8 @@ type PaneInfo struct {
 	WindowID           string `json:"window_id"`
 	SessionID          string `json:"session_id"`
 	IsCaller           *bool  `json:"is_caller"`
+	// Agent is the agent CLI the pane runs, if any, and its state.
+	Agent *AgentInfo `json:"agent,omitempty"`
 }
 
 // ServerInfo is one tmux server.
@@ -123,7 +125,7 @@ func windowInfo(w tmux.Window) WindowInfo {
 // it ask tmux for these (srv.ListPanesWith) and not for every field.
 var paneInfoFields = []string{"pane_id", "pane_index", "pane_width", "pane_height", "pane_left", "pane_top",
 	"pane_right", "pane_bottom", "pane_at_left", "pane_at_right", "pane_at_top", "pane_at_bottom", "pane_tty",
-	"pane_current_command", "pane_current_path", "pane_pid", "pane_title", "pane_active", "window_id", "session_id"}
+	"pane_current_command", "pane_current_path", "pane_pid", "pane_title", "pane_active", "window_id", "session_id", "pane_dead"}
 
 // paneInfo converts p; sock is the server p lives on, for is_caller.
 func (d Deps) paneInfo(p tmux.Pane, sock tmux.Socket) PaneInfo {

@@ -254,5 +254,9 @@ func (d Deps) paneOut(ctx context.Context, srv *supervisor.Server, x tmux.Pane) 
 	if err := d.learnOwn(ctx, srv); err != nil {
 		return nil, err
 	}
-	return structured(d.paneInfo(x, srv.Socket()))
+	info := []PaneInfo{d.paneInfo(x, srv.Socket())}
+	if err := d.withAgents(ctx, srv, []tmux.Pane{x}, info); err != nil {
+		return nil, err
+	}
+	return structured(info[0])
 }

@@ -44,10 +44,15 @@ func ListPanes(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 			return nil, err
 		}
 		out := []PaneInfo{}
+		var kept []tmux.Pane
 		for _, x := range panes {
 			if keep(x) {
+				kept = append(kept, x)
 				out = append(out, d.paneInfo(x, srv.Socket()))
 			}
+		}
+		if err := d.withAgents(ctx, srv, kept, out); err != nil {
+			return nil, err
 		}
 		pg, err := paginate(out, la.filters, la.limit, false)
 		if err != nil {

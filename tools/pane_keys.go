@@ -59,7 +59,8 @@ type sentKeys struct {
 // SendKeys types keys into a pane, and waits for text if asked.
 func SendKeys(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 	t := newTool("send_keys", "Type keys into a pane, then Enter. For output and exit status: run_command.",
-		hintsShell, sendKeysSchema, paneTarget(pKeys, pEnter, pLiteral, pSuppressHist, pIfSHA256, mcp.WithString("wait_for"), pTimeout)...)
+		hintsShell, sendKeysSchema, paneTarget(pKeys, pEnter, pLiteral, pSuppressHist, pIfSHA256, mcp.WithString("wait_for"), pTimeout,
+			pAllowAgent, pAllowAttended)...)
 	return t, withRequest(handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
 		k := keystrokes(p)
 		if k.keys == "" && !k.enter {
@@ -282,7 +283,7 @@ func (d Deps) runKeysBatch(ctx context.Context, p params, ops []params, overrun 
 	for i, op := range ops {
 		panes[i], errs[i] = findPane(ctx, srv, op)
 		if errs[i] == nil {
-			errs[i] = d.checkTypingSelf(ctx, srv, panes[i].ID)
+			errs[i] = d.checkTyping(ctx, srv, panes[i], p)
 			if ask := (*askUser)(nil); errors.As(errs[i], &ask) {
 				return nil, ask // the user is asked before anything is typed
 			}

@@ -20,7 +20,7 @@ func PasteText(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 	t := newTool("paste_text", "Paste text into a pane through a private buffer.",
 		hintsShell, sentSchema,
 		paneTarget(mcp.WithString("text", mcp.Required()),
-			mcp.WithBoolean("bracket"), pIfSHA256)...)
+			mcp.WithBoolean("bracket"), pIfSHA256, pAllowAgent, pAllowAttended)...)
 	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
 		text := p.str("text")
 		switch {

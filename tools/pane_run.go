@@ -57,7 +57,7 @@ func RunCommand(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 	t := newTool("run_command", "Run a command in a subshell at a pane's prompt; returns its exit status and output.",
 		hintsShell, runSchema,
 		paneTarget(mcp.WithString("command", mcp.Required()), pTimeout, pMaxLines, pSuppressHist, pIfSHA256,
-			mcp.WithBoolean("background"))...)
+			mcp.WithBoolean("background"), pAllowAttended)...)
 	return t, withRequest(handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
 		start := time.Now()
 		cmd := p.str("command")

@@ -96,7 +96,7 @@ func (d Deps) startTyping(ctx context.Context, p params) (typing, error) {
 	if err != nil {
 		return typing{}, err
 	}
-	if err := d.checkTypingSelf(ctx, srv, pn.ID); err != nil {
+	if err := d.checkTyping(ctx, srv, pn, p); err != nil {
 		return typing{}, err
 	}
 	unlock, err := d.panes.lock(ctx, srv.Socket(), pn.ID)
