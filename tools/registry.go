@@ -80,6 +80,11 @@ func Groups() []Group {
 			{Mutating, RespawnPane},
 			{Destructive, KillPane},
 		}},
+		{ID: "agent", Description: "agent CLIs in panes: submit a prompt, wait for the turn, answer permission", Tools: []Spec{
+			{Mutating, SubmitPrompt},
+			{Readonly, WaitForAgent},
+			{Mutating, AnswerPermission},
+		}},
 		{ID: "job", Description: "background commands (run_command background): state, output, stop", Tools: []Spec{
 			{Readonly, GetJob},
 			{Readonly, ListJobs},
@@ -126,7 +131,7 @@ func Groups() []Group {
 // (options, environment, hooks, buffers, layout, copy mode, the journal,
 // batches): for clients that hand only the first tools of a long list to
 // the model (Cursor has cut at 40), it keeps the waits and the sends, and
-// the jobs. With the kill tools (destructive tier) it is 26 tools.
+// the jobs, and driving agent CLIs. With the kill tools (destructive tier) it is 28 tools.
 var presets = map[string][]string{
 	"core": {
 		"list_sessions", "create_session", "list_windows", "create_window", "kill_session", "kill_window",
@@ -134,6 +139,7 @@ var presets = map[string][]string{
 		"send_keys", "send_keys_batch", "run_command", "paste_text", "clear_pane",
 		"capture_pane", "capture_since", "snapshot_pane", "search_panes", "wait_for_text",
 		"wait_for_channel", "signal_channel", "server_health", "get_job", "list_jobs", "stop_job",
+		"submit_prompt", "wait_for_agent",
 	},
 }
 

@@ -228,13 +228,15 @@ var hiddenCallArgs = map[string]map[string]any{
 		"arguments": map[string]any{"session_name": "made"}}}},
 	"call_destructive_tools_batch": {"operations": []any{map[string]any{"tool": "kill_session",
 		"arguments": map[string]any{"session_name": "main"}}}},
-	"send_keys":       {"session_name": "main", "keys": "exit"},
-	"send_keys_batch": {"operations": []any{map[string]any{"keys": "exit"}}},
-	"run_command":     {"session_name": "main", "command": "exit"},
-	"stop_job":        {"job_id": "j0000000000"},
-	"paste_text":      {"session_name": "main", "text": "exit\n"},
-	"clear_pane":      {"session_name": "main"},
-	"pipe_pane":       {"session_name": "main", "output_path": "/tmp/tmux-mcp-hidden-call"},
+	"send_keys":         {"session_name": "main", "keys": "exit"},
+	"send_keys_batch":   {"operations": []any{map[string]any{"keys": "exit"}}},
+	"run_command":       {"session_name": "main", "command": "exit"},
+	"stop_job":          {"job_id": "j0000000000"},
+	"paste_text":        {"session_name": "main", "text": "exit\n"},
+	"submit_prompt":     {"session_name": "main", "text": "exit"},
+	"answer_permission": {"session_name": "main", "answer": "yes"},
+	"clear_pane":        {"session_name": "main"},
+	"pipe_pane":         {"session_name": "main", "output_path": "/tmp/tmux-mcp-hidden-call"},
 }
 
 // TestTiers checks that each tier lists exactly its tools, and that calling

@@ -14,7 +14,7 @@ import (
 // outlast a client's patience (a command, a wait, a restore, a batch of
 // them). A call of one that ends within the budget answers as before.
 var taskTools = map[string]bool{"run_command": true, "wait_for_text": true, "wait_for_channel": true,
-	"get_job": true, "restore_sessions": true, "send_keys_batch": true, "call_readonly_tools_batch": true,
+	"get_job": true, "restore_sessions": true, "wait_for_agent": true, "submit_prompt": true, "send_keys_batch": true, "call_readonly_tools_batch": true,
 	"call_mutating_tools_batch": true, "call_destructive_tools_batch": true}
 
 // withTaskSupport marks e's tool as one that may become a task.

@@ -1,0 +1,117 @@
+package tools
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tmux-mcp/tmux-mcp/agent/agentstub"
+	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux/tmuxtest"
+)
+
+// agentRounds is how many prompts TestDriveAgentCLIs submits to each CLI:
+// TMUX_MCP_SUBMIT_ROUNDS, 6 unless set (the report of issue 33 ran 100).
+func agentRounds(t *testing.T) int {
+	t.Helper()
+	if os.Getenv("TMUX_MCP_SUBMIT_ROUNDS") == "" {
+		return 6
+	}
+	return submitRounds(t)
+}
+
+// TestDriveAgentCLIs drives the real agent CLIs (npm; scripts/agent-clis)
+// in panes of the test's tmux server against a model stub on loopback:
+// every prompt, one-line and multi-line, reaches the model whole and once;
+// the states are right where the test knows them; a permission question
+// is reported with its text, refuses a prompt, and is answered by
+// answer_permission; keys without allow_agent are refused.
+func TestDriveAgentCLIs(t *testing.T) {
+	for _, name := range []string{agentstub.Claude, agentstub.Codex, agentstub.Gemini} {
+		t.Run(name, func(t *testing.T) {
+			exe := agentstub.CLI(t, name)
+			stub := agentstub.Start(t)
+			e := newEnv(t, Mutating)
+			l := stub.Launch(t, name, exe)
+			args := append([]string{"new-window", "-d", "-P", "-F", "#{pane_id}", "-t", "main:"}, l.CommandArgs()...)
+			p := e.tmux(args...)
+			e.tmux("resize-window", "-t", p, "-x", "120", "-y", "40")
+
+			state := func() *AgentInfo {
+				var pi PaneInfo
+				e.ok("get_pane_info", map[string]any{"pane_id": p}, &pi)
+				return pi.Agent
+			}
+			tmuxtest.WaitFor(t, 60*time.Second, name+" at its prompt", func() bool {
+				a := state()
+				return a != nil && a.State == "waiting_for_input"
+			})
+			e.fails("send_keys", map[string]any{"pane_id": p, "keys": "hello"}, "runs "+name, "[agent_pane]")
+
+			rounds := agentRounds(t)
+			var ms []int64
+			right, checks := 0, 0
+			for i := range rounds {
+				text := fmt.Sprintf("prompt %d: say something", i)
+				if i%3 == 2 {
+					text = fmt.Sprintf("prompt %d line one\nline two\nline three", i)
+				}
+				var got submitted
+				e.ok("submit_prompt", map[string]any{"pane_id": p, "text": text, "allow_agent": true, "timeout": 30}, &got)
+				ms = append(ms, got.SubmittedMS)
+				if gotPrompt := stub.WaitPrompt(t, i+1, 30*time.Second); gotPrompt != text {
+					t.Fatalf("prompt %d reached the model as %q, want %q", i, gotPrompt, text)
+				}
+				checks++
+				if got.Agent != nil && (got.Agent.State == "working" || got.Agent.State == "waiting_for_input") {
+					right++
+				} else {
+					t.Errorf("prompt %d: state after submission %+v, want working (or already done)", i, got.Agent)
+				}
+				var turn agentTurn
+				e.ok("wait_for_agent", map[string]any{"pane_id": p, "timeout": 30}, &turn)
+				checks++
+				if turn.TimedOut || turn.Agent == nil || turn.Agent.State != "waiting_for_input" || !strings.Contains(turn.Answer, "reply to: prompt "+fmt.Sprint(i)) {
+					t.Errorf("prompt %d: wait_for_agent = %+v, want waiting_for_input with the reply", i, turn)
+				} else {
+					right++
+				}
+			}
+			if n := len(stub.Prompts()); n != rounds {
+				t.Errorf("the model got %d prompts, want %d", n, rounds)
+			}
+			slices.Sort(ms)
+			t.Logf("%s: %d of %d prompts submitted and verified; submitted_ms p50 %d, p95 %d, max %d; state right %d of %d",
+				name, rounds, rounds, ms[len(ms)/2], ms[len(ms)*95/100], ms[len(ms)-1], right, checks)
+
+			// A permission question.
+			marker := filepath.Join(t.TempDir(), "touched")
+			stub.Push(agentstub.Reply{Command: "touch " + marker})
+			e.ok("submit_prompt", map[string]any{"pane_id": p, "text": "create the marker file", "allow_agent": true, "timeout": 30}, nil)
+			var turn agentTurn
+			e.ok("wait_for_agent", map[string]any{"pane_id": p, "timeout": 30}, &turn)
+			if turn.Agent == nil || turn.Agent.State != "asking_permission" || !strings.Contains(turn.Agent.Question, "touch "+marker) {
+				t.Fatalf("wait_for_agent = %+v, want asking_permission with the command", turn.Agent)
+			}
+			e.fails("submit_prompt", map[string]any{"pane_id": p, "text": "hello", "allow_agent": true}, "is asking a question", "[asking_permission]")
+			e.fails("send_keys", map[string]any{"pane_id": p, "keys": "1", "enter": false, "allow_agent": true},
+				"is asking a question; keys typed now would answer it", "touch "+marker, "[asking_permission]")
+			if _, err := os.Stat(marker); err == nil {
+				t.Fatal("the command ran before it was allowed")
+			}
+			e.ok("answer_permission", map[string]any{"pane_id": p, "answer": "yes"}, nil)
+			tmuxtest.WaitFor(t, 30*time.Second, "the allowed command's file", func() bool {
+				_, err := os.Stat(marker)
+				return err == nil
+			})
+			e.ok("wait_for_agent", map[string]any{"pane_id": p, "timeout": 30}, &turn)
+			if turn.Agent == nil || turn.Agent.State != "waiting_for_input" {
+				t.Errorf("after the answer: %+v, want waiting_for_input", turn.Agent)
+			}
+			e.fails("answer_permission", map[string]any{"pane_id": p, "answer": "yes"}, "is not asking anything", "[not_asking]")
+		})
+	}
+}

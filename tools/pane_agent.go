@@ -1,0 +1,193 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/tmux-mcp/tmux-mcp/agent"
+	"github.com/tmux-mcp/tmux-mcp/supervisor"
+	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+)
+
+// turnSettle is how long an agent must show a state other than working
+// before wait_for_agent takes its turn for ended: between two steps of a
+// turn (a tool ran, the model is asked again) an agent may drop its
+// working line for a moment.
+const turnSettle = 500 * time.Millisecond
+
+// agentTurnSchema is wait_for_agent's and answer_permission's result.
+var agentTurnSchema = record(tField, []string{"pane_id", "agent", "answer", "timed_out"}, nil)
+
+// agentTurn is wait_for_agent's result.
+type agentTurn struct {
+	PaneID string     `json:"pane_id"`
+	Agent  *AgentInfo `json:"agent"`
+	// Answer is the screen above the agent's input area from the last
+	// prompt it shows: its reply, as far as the screen holds it.
+	Answer   string  `json:"answer"`
+	TimedOut bool    `json:"timed_out"`
+	Elapsed  float64 `json:"elapsed_seconds"`
+}
+
+// WaitForAgent waits until the agent CLI in a pane ends its turn, asks a
+// question, or exits.
+func WaitForAgent(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
+	t := newTool("wait_for_agent",
+		"Wait for a pane's agent CLI to end its turn, ask, or exit.",
+		hintsRead, agentTurnSchema, paneTarget(pTimeout)...)
+	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
+		start := time.Now()
+		timeout, err := d.timeoutArg(p, 60)
+		if err != nil {
+			return nil, err
+		}
+		srv, pn, err := d.pane(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		if _, ok, err := d.agentIn(ctx, srv, pn); err != nil {
+			return nil, err
+		} else if !ok {
+			return nil, &toolError{class: "no_agent",
+				msg:  fmt.Sprintf("pane %s runs no known agent CLI (%s is in the foreground)", pn.ID, pn.CurrentCommand),
+				hint: "wait_for_text waits for other programs"}
+		}
+		wctx, cancel := context.WithTimeout(ctx, timeout)
+		defer cancel()
+		out := agentTurn{PaneID: string(pn.ID)}
+		var since time.Time
+		var last agent.State
+		err = watchUntil(wctx, srv, pn.ID, func() (bool, error) {
+			cur, err := readPane(wctx, srv, pn.ID)
+			if err != nil {
+				return false, err
+			}
+			info, r, err := d.readAgent(wctx, srv, cur)
+			if err != nil || info == nil {
+				return false, err
+			}
+			out.Agent, out.Answer = info, r.Answer
+			if r.State != last {
+				last, since = r.State, time.Now()
+			}
+			switch r.State {
+			case agent.Exited:
+				return true, nil
+			case agent.WaitingForInput, agent.AskingPermission:
+				return time.Since(since) >= turnSettle, nil
+			}
+			return false, nil
+		})
+		switch {
+		case err != nil && wctx.Err() != nil && ctx.Err() == nil:
+			out.TimedOut = true
+		case err != nil:
+			return nil, err
+		}
+		out.Elapsed = time.Since(start).Seconds()
+		return structured(out)
+	})
+}
+
+// AnswerPermission answers the permission question an agent CLI in a
+// pane is asking.
+func AnswerPermission(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
+	t := newTool("answer_permission",
+		"Answer a pane's agent CLI's permission question.",
+		hintsShell, agentTurnSchema,
+		paneTarget(mcp.WithString("answer", mcp.Required(), mcp.Enum(string(agent.Yes), string(agent.YesAlways), string(agent.No))),
+			pAllowAttended)...)
+	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
+		start := time.Now()
+		srv, pn, err := d.pane(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		if err := d.checkTypingSelf(ctx, srv, pn.ID); err != nil {
+			return nil, err
+		}
+		// Answering is the point of the call: the agent needs no second
+		// argument, a person at the pane does.
+		if err := d.checkAttended(ctx, srv, pn, p.boolean("allow_attended")); err != nil {
+			return nil, err
+		}
+		unlock, err := d.panes.lock(ctx, srv.Socket(), pn.ID)
+		if err != nil {
+			return nil, err
+		}
+		defer unlock()
+		info, r, err := d.readAgent(ctx, srv, pn)
+		if err != nil {
+			return nil, err
+		}
+		if info == nil {
+			return nil, &toolError{class: "no_agent", msg: fmt.Sprintf("pane %s runs no known agent CLI", pn.ID)}
+		}
+		if r.State != agent.AskingPermission {
+			return nil, &toolError{class: "not_asking",
+				msg:  fmt.Sprintf("%s in pane %s is not asking anything (it is %s); nothing was typed", info.Name, pn.ID, r.State),
+				hint: "wait_for_agent returns when it asks"}
+		}
+		keys, ok := agent.Keys(agent.Name(info.Name), agent.Answer(p.str("answer")))
+		if !ok {
+			return nil, argError("answer", "%s offers no %s", info.Name, p.str("answer"))
+		}
+		d.markSend(ctx, srv, pn)
+		if err := srv.TypeKeys(ctx, pn.ID, keys...); err != nil {
+			return nil, err
+		}
+		out := agentTurn{PaneID: string(pn.ID)}
+		wctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		defer cancel()
+		err = watchUntil(wctx, srv, pn.ID, func() (bool, error) {
+			a, r, err := d.readAgent(wctx, srv, pn)
+			if err != nil || a == nil {
+				return false, err
+			}
+			out.Agent, out.Answer = a, r.Answer
+			return r.State != agent.AskingPermission, nil
+		})
+		if err != nil && ctx.Err() == nil && wctx.Err() != nil {
+			return nil, &toolError{class: "not_answered",
+				msg: fmt.Sprintf("%s typed into pane %s, but %s still asks:\n%s", keyNames(keys), pn.ID, info.Name, r.Question)}
+		}
+		if err != nil {
+			return nil, err
+		}
+		out.Elapsed = time.Since(start).Seconds()
+		return structured(out)
+	})
+}
+
+// keyNames says which keys were typed.
+func keyNames(keys []string) string {
+	return fmt.Sprintf("%q", keys)
+}
+
+// watchUntil calls check each time pane may have changed and every
+// submitCheck, until it reports done, fails, or ctx ends.
+func watchUntil(ctx context.Context, srv *supervisor.Server, pane tmux.PaneID, check func() (bool, error)) error {
+	feed := watchPane(ctx, srv, pane, minPoll)
+	defer feed.close()
+	tick := time.NewTicker(submitCheck)
+	defer tick.Stop()
+	for {
+		done, err := check()
+		if err != nil || done {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-tick.C:
+		case _, ok := <-feed.C:
+			if !ok {
+				feed.reopen(ctx)
+			}
+		}
+	}
+}

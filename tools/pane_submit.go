@@ -1,0 +1,297 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/tmux-mcp/tmux-mcp/agent"
+	"github.com/tmux-mcp/tmux-mcp/supervisor"
+	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+)
+
+// submitSettle is how long a pane's screen must stay unchanged after a
+// paste before the program counts as having taken it: agent CLIs read a
+// paste in pieces and redraw their input box once it is whole, and an
+// Enter that arrives before then is taken for part of the paste (a
+// newline) or lost.
+const submitSettle = 150 * time.Millisecond
+
+// submitCheck is how often submit_prompt looks at the screen between the
+// pane's change events.
+const submitCheck = 50 * time.Millisecond
+
+// submitSchema is submit_prompt's result.
+var submitSchema = record(tField, []string{"result", "pane_id", "agent", "submitted_ms"}, nil)
+
+// submitted is submit_prompt's result.
+type submitted struct {
+	Result string `json:"result"`
+	PaneID string `json:"pane_id"`
+	// Bracketed is whether the program asked for bracketed paste; nil when
+	// tmux cannot tell (before 3.7).
+	Bracketed *bool `json:"bracketed"`
+	// Agent is the agent CLI the pane runs, as it was once the prompt was
+	// submitted; nil for another program.
+	Agent *AgentInfo `json:"agent"`
+	// TakenMS is the time from the call to the text taken (the screen
+	// settled after the paste), SubmittedMS to the submission seen.
+	TakenMS     int64 `json:"taken_ms"`
+	SubmittedMS int64 `json:"submitted_ms"`
+}
+
+// SubmitPrompt types text into an interactive program as one input,
+// presses Enter once the program has taken it, and checks that the
+// program took it as a submission.
+func SubmitPrompt(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
+	t := newTool("submit_prompt",
+		"Submit text as one prompt to an agent CLI, REPL or shell; checks it was.",
+		hintsShell, submitSchema,
+		paneTarget(mcp.WithString("text", mcp.Required()), pTimeout, pAllowAgent, pAllowAttended)...)
+	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
+		start := time.Now()
+		text := strings.TrimRight(p.str("text"), "\r\n")
+		switch {
+		case strings.TrimSpace(text) == "":
+			return nil, argError("text", "must not be empty")
+		case len(text) > maxPaste:
+			return nil, argError("text", "at most %d bytes", maxPaste)
+		}
+		timeout, err := d.timeoutArg(p, 15)
+		if err != nil {
+			return nil, err
+		}
+		ctx, cancel := context.WithTimeout(ctx, timeout)
+		defer cancel()
+		tp, err := d.startTyping(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		defer tp.unlock()
+		s := submission{d: d, srv: tp.srv, pane: tp.pane, text: text, start: start, timeout: timeout}
+		return s.run(ctx)
+	})
+}
+
+// submission is one submit_prompt.
+type submission struct {
+	d       Deps
+	srv     *supervisor.Server
+	pane    tmux.Pane
+	text    string
+	start   time.Time
+	timeout time.Duration
+	name    agent.Name // the agent CLI in the pane, "" for another program
+}
+
+// run submits s.text and returns the result.
+func (s *submission) run(ctx context.Context) (*mcp.CallToolResult, error) {
+	id := s.pane.ID
+	info, reading, err := s.d.readAgent(ctx, s.srv, s.pane)
+	if err != nil {
+		return nil, err
+	}
+	if info != nil && reading.State != agent.Exited {
+		s.name = agent.Name(info.Name)
+		switch reading.State {
+		case agent.AskingPermission:
+			return nil, &toolError{class: "asking_permission",
+				msg:  fmt.Sprintf("%s in pane %s is asking a question; a prompt typed now would answer it:\n%s", info.Name, id, reading.Question),
+				hint: "answer_permission answers it"}
+		case agent.Working:
+			return nil, &toolError{class: "agent_working",
+				msg:  fmt.Sprintf("%s in pane %s is still working on a turn; a prompt typed now would be queued or lost", info.Name, id),
+				hint: "wait_for_agent waits for the turn to end"}
+		}
+	}
+	// A program that asked for bracketed paste takes a multi-line text as
+	// one input; one that did not (python3's REPL turns it off) reads it
+	// line by line, as if typed, which is how such a program takes
+	// several lines (a REPL continues the statement). The result says which.
+	bracketed := bracketPaste(ctx, s.srv, id)
+	before, err := s.d.screenNow(ctx, s.srv, id)
+	if err != nil {
+		return nil, err
+	}
+	s.d.markSend(ctx, s.srv, s.pane)
+	if err := paste(ctx, s.srv, id, s.text, true); err != nil {
+		return nil, err
+	}
+	taken, err := s.awaitTaken(ctx, before)
+	if err != nil {
+		return nil, err
+	}
+	takenAt := time.Since(s.start)
+	if err := s.srv.TypeKeys(ctx, id, "Enter"); err != nil {
+		return nil, err
+	}
+	after, err := s.awaitSubmitted(ctx, taken)
+	if err != nil {
+		return nil, err
+	}
+	msg := "Prompt submitted to pane " + string(id)
+	if strings.Contains(s.text, "\n") && bracketed != nil && !*bracketed {
+		msg += " (line by line: the program did not ask for bracketed paste)"
+	}
+	out := submitted{Result: msg, PaneID: string(id), Bracketed: bracketed,
+		TakenMS: takenAt.Milliseconds(), SubmittedMS: time.Since(s.start).Milliseconds()}
+	if s.name != "" {
+		r := agent.Read(s.name, after.lines())
+		out.Agent = &AgentInfo{Name: string(s.name), State: string(r.State), Question: r.Question}
+	}
+	return structured(out)
+}
+
+// bracketPaste reports whether the program in pane asked for bracketed
+// paste (#{bracket_paste_flag}); nil when tmux does not say (before 3.7).
+func bracketPaste(ctx context.Context, srv *supervisor.Server, pane tmux.PaneID) *bool {
+	v, err := srv.DisplayMessage(ctx, pane, "#{bracket_paste_flag}")
+	if err != nil || (v != "0" && v != "1") {
+		return nil
+	}
+	on := v == "1"
+	return &on
+}
+
+// screenState is a pane's screen and cursor at one moment.
+type screenState struct {
+	content []byte
+	cursorX int
+	cursorY int
+	line    int // the cursor's line counted from the top of the history
+	alt     bool
+}
+
+func (s screenState) lines() []string {
+	return strings.Split(string(bytes.TrimRight(s.content, "\n")), "\n")
+}
+
+// cursorLine returns the text of row cursorY of the screen.
+func (s screenState) cursorLine(cursorY int) string {
+	ls := s.lines()
+	if cursorY < 0 || cursorY >= len(ls) {
+		return ""
+	}
+	return ls[cursorY]
+}
+
+// screenNow reads pane's screen and cursor.
+func (d Deps) screenNow(ctx context.Context, srv *supervisor.Server, pane tmux.PaneID) (screenState, error) {
+	pn, err := readPane(ctx, srv, pane)
+	if err != nil {
+		return screenState{}, err
+	}
+	c, err := srv.Capture(ctx, screenRequest(pane))
+	if err != nil {
+		return screenState{}, err
+	}
+	return screenState{content: c.Content, cursorX: pn.CursorX, cursorY: pn.CursorY, line: pn.HistorySize + pn.CursorY, alt: pn.AlternateOn}, nil
+}
+
+// awaitTaken waits until the screen has changed from before and then
+// stayed the same for submitSettle: the program has read the paste and
+// drawn it. It returns that screen.
+func (s *submission) awaitTaken(ctx context.Context, before screenState) (screenState, error) {
+	last := before
+	changedAt := time.Time{}
+	err := watchUntil(ctx, s.srv, s.pane.ID, func() (bool, error) {
+		now, err := s.d.screenNow(ctx, s.srv, s.pane.ID)
+		if err != nil {
+			return false, err
+		}
+		if !now.same(last) {
+			last, changedAt = now, time.Now()
+			return false, nil
+		}
+		return !changedAt.IsZero() && time.Since(changedAt) >= submitSettle, nil
+	})
+	if err != nil {
+		if changedAt.IsZero() {
+			return last, s.failure(ctx, "the program did not show the text (the screen did not change after the paste)", err)
+		}
+		return last, s.failure(ctx, "the program kept redrawing after the paste; Enter was not pressed", err)
+	}
+	return last, nil
+}
+
+// same reports whether two readings show the same screen and cursor.
+func (s screenState) same(o screenState) bool {
+	return bytes.Equal(s.content, o.content) && s.cursorX == o.cursorX && s.line == o.line
+}
+
+// awaitSubmitted waits until the screen shows that Enter submitted the
+// text: for a known agent CLI, its input area no longer holds what the
+// paste put there, or it works or asks; for another program, the cursor
+// left the line it was on (a shell or REPL ran it), or, full-screen, the
+// line no longer holds the text.
+func (s *submission) awaitSubmitted(ctx context.Context, taken screenState) (screenState, error) {
+	var takenInput string
+	inputKnown := false
+	if s.name != "" {
+		r := agent.Read(s.name, taken.lines())
+		takenInput, inputKnown = r.Input, r.InputKnown
+	}
+	tail := lastLineTail(s.text)
+	var now screenState
+	err := watchUntil(ctx, s.srv, s.pane.ID, func() (bool, error) {
+		var err error
+		if now, err = s.d.screenNow(ctx, s.srv, s.pane.ID); err != nil {
+			return false, err
+		}
+		if now.same(taken) {
+			return false, nil
+		}
+		if s.name != "" && inputKnown {
+			r := agent.Read(s.name, now.lines())
+			switch {
+			case r.State == agent.Working || r.State == agent.AskingPermission:
+				return true, nil
+			case r.InputKnown && r.Input != takenInput && (takenInput == "" || !strings.Contains(r.Input, takenInput)):
+				return true, nil
+			}
+			return false, nil
+		}
+		if now.line != taken.line && !now.alt {
+			return true, nil
+		}
+		return !strings.Contains(now.cursorLine(taken.cursorY), tail), nil
+	})
+	if err != nil {
+		return now, s.failure(ctx, "Enter was pressed but the program did not take the text as submitted", err)
+	}
+	return now, nil
+}
+
+// lastLineTail returns the end of text's last line, at most 16
+// characters: what stays in an input line once it is typed.
+func lastLineTail(text string) string {
+	last := text[strings.LastIndexByte(text, '\n')+1:]
+	last = strings.TrimSpace(last)
+	r := []rune(last)
+	if len(r) > 16 {
+		r = r[len(r)-16:]
+	}
+	return string(r)
+}
+
+// failure is the error of a submission that did not go through: what
+// went wrong, and the screen as it is now, so that the caller sees it.
+func (s *submission) failure(ctx context.Context, what string, cause error) error {
+	msg := fmt.Sprintf("prompt not submitted to pane %s: %s", s.pane.ID, what)
+	if ctx.Err() != nil {
+		msg += fmt.Sprintf(" within %s", s.timeout)
+	} else if cause != nil {
+		msg += ": " + cause.Error()
+	}
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+	defer cancel()
+	if c, err := s.srv.Capture(rctx, screenRequest(s.pane.ID)); err == nil {
+		msg += "\nThe screen now:\n" + strings.TrimRight(string(c.Content), "\n ")
+	}
+	return &toolError{msg: msg, class: "not_submitted", hint: "read the screen; submit_prompt again once the program is ready"}
+}
