@@ -203,26 +203,40 @@ func (r *rule) lastPrompt(above []string) (int, bool) {
 }
 
 // turnOpen reports whether above (the screen above the input area) shows
-// a turn that has not ended: something follows the last prompt, and not
-// the turn's end line.
+// a turn that has not ended: nothing follows the last prompt yet (the
+// agent has taken it and not drawn its first reaction: on a loaded
+// machine that can take a while), or, for a row with a turnEnd line,
+// that line does not follow it.
 func (r *rule) turnOpen(above []string) bool {
-	if r.turnEnd == nil {
-		return false
-	}
 	p, ok := r.lastPrompt(above)
 	if !ok {
 		return false
 	}
-	reply := false
-	for _, l := range above[p+1:] {
-		if r.turnEnd.MatchString(l) {
+	after := above[promptEnd(above, p):]
+	if r.turnEnd != nil {
+		for _, l := range after {
+			if r.turnEnd.MatchString(l) {
+				return false
+			}
+		}
+		return true
+	}
+	for _, l := range after {
+		if strings.TrimSpace(l) != "" && !isRule(l) {
 			return false
 		}
-		if strings.HasPrefix(l, "•") || strings.HasPrefix(l, "✦") || strings.HasPrefix(l, "●") {
-			reply = true
-		}
 	}
-	return reply
+	return true
+}
+
+// promptEnd returns the index of the first line after the prompt that
+// starts at line p of above: a prompt's further lines are indented.
+func promptEnd(above []string, p int) int {
+	i := p + 1
+	for i < len(above) && strings.HasPrefix(above[i], "  ") && strings.TrimSpace(above[i]) != "" {
+		i++
+	}
+	return i
 }
 
 // answer returns the lines from the last prompt shown in above (the
@@ -230,10 +244,7 @@ func (r *rule) turnOpen(above []string) bool {
 func (r *rule) answer(above []string) string {
 	start := 0
 	if p, ok := r.lastPrompt(above); ok {
-		start = p + 1
-		for start < len(above) && strings.HasPrefix(above[start], "  ") && strings.TrimSpace(above[start]) != "" {
-			start++ // the prompt's own further lines
-		}
+		start = promptEnd(above, p)
 	}
 	var out []string
 	for _, l := range above[start:] {

@@ -96,6 +96,23 @@ func TestRules(t *testing.T) {
 			}
 		})
 	}
+	// Just submitted: the prompt is in the transcript and nothing follows
+	// it yet (the agent has not drawn its spinner: a loaded machine).
+	rule := strings.Repeat("─", 40)
+	for name, s := range map[Name][]string{
+		"claude": {"❯ Write a haiku", "  in two lines", "", rule, "❯ ", rule, "  ⏸ manual mode on · ? for shortcuts"},
+		"codex":  {"› Write a haiku", "", "› Ask Codex to do anything", "", "  gpt-5-codex default · /tmp"},
+		"gemini": {"▄▄▄▄▄▄▄▄▄▄▄▄", " > Write a haiku", "▀▀▀▀▀▀▀▀▀▀▀▀", "", "▄▄▄▄▄▄▄▄▄▄▄▄", " >   Type your message", "▀▀▀▀▀▀▀▀▀▀▀▀"},
+	} {
+		if got := Read(name, s); got.State != Working {
+			t.Errorf("%s, a prompt just submitted: state %s, want working", name, got.State)
+		}
+	}
+	for name, want := range map[Name]bool{"claude": true, "codex": true, "gemini": true, "aider": false, "nano": false} {
+		if got := HasScreenRules(name); got != want {
+			t.Errorf("HasScreenRules(%s) = %v, want %v", name, got, want)
+		}
+	}
 	if got := Read("nano", []string{"esc to interrupt"}); got.State != Unknown {
 		t.Errorf("Read(nano) = %+v, want unknown", got)
 	}

@@ -67,6 +67,13 @@ func Read(name Name, screen []string) Reading {
 // Known reports whether name is a row of the table.
 func Known(name Name) bool { return ruleOf(name) != nil }
 
+// HasScreenRules reports whether the table can read name's screen (its
+// row has an input line): for the others every screen reads Unknown.
+func HasScreenRules(name Name) bool {
+	r := ruleOf(name)
+	return r != nil && r.input != nil
+}
+
 // Names returns the agents of the table, in its order.
 func Names() []Name {
 	out := make([]Name, 0, len(rules))

@@ -107,6 +107,10 @@ func (s *submission) run(ctx context.Context) (*mcp.CallToolResult, error) {
 			return nil, &toolError{class: "agent_working",
 				msg:  fmt.Sprintf("%s in pane %s is still working on a turn; a prompt typed now would be queued or lost", info.Name, id),
 				hint: "wait_for_agent waits for the turn to end"}
+		case agent.Unknown:
+			if agent.HasScreenRules(s.name) {
+				return nil, s.failure(ctx, fmt.Sprintf("%s shows no input area it is known to draw (a dialog, or a version that draws differently); nothing was typed", info.Name), nil)
+			}
 		}
 	}
 	// A program that asked for bracketed paste takes a multi-line text as

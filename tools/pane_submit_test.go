@@ -206,6 +206,8 @@ func TestTypingIntoAgentPane(t *testing.T) {
 			"needs allow_agent: true", "[agent_pane]")
 	}
 	e.ok("send_keys", map[string]any{"pane_id": p, "keys": "x", "enter": false, "allow_agent": true}, nil)
+	e.fails("submit_prompt", map[string]any{"pane_id": p, "text": "x", "allow_agent": true},
+		"claude shows no input area it is known to draw", "nothing was typed", "The screen now:", "started", "[not_submitted]")
 	e.ok("send_keys", map[string]any{"pane_id": plain, "keys": "true"}, nil)
 
 	if err := syscallKill(pid); err != nil {
