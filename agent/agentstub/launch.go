@@ -94,6 +94,8 @@ func (s *Stub) Launch(t testing.TB, name, exe string) Launch {
 	return l
 }
 
+// writeFile writes a config file (mode 0600: it may hold the fake key),
+// and its directory.
 func writeFile(path, data string) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("config dir: %w", err)
@@ -104,6 +106,7 @@ func writeFile(path, data string) error {
 	return nil
 }
 
+// writeJSONFile writes v as an indented JSON config file.
 func writeJSONFile(path string, v any) error {
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
