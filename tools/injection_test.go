@@ -37,7 +37,7 @@ func injectionBaseline(pane, pane2, win string) map[string]any {
 		"new_name": "renamed", "keys": "x", "text": "x", "content": "x", "command": "true",
 		"format_string": "#{pane_id}", "option": "@tmcp", "value": "v", "name": "TMCP_VAR",
 		"hook_name": "pane-exited", "buffer_name": "tmcp", "channel": "tmcp", "pattern": "x",
-		"layout": "tiled", "title": "t", "corner": "top-left", "job_id": "j0123456789",
+		"layout": "tiled", "title": "t", "corner": "top-left", "job_id": "j0123456789", "answer": "yes",
 		"operations": []any{map[string]any{"tool": "list_sessions", "keys": "x", "pane_id": pane}},
 	}
 }
