@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -38,6 +39,11 @@ func TestDriveAgentCLIs(t *testing.T) {
 			l := stub.Launch(t, name, exe)
 			args := append([]string{"new-window", "-d", "-P", "-F", "#{pane_id}", "-t", "main:"}, l.CommandArgs()...)
 			p := e.tmux(args...)
+			panePID, err := strconv.Atoi(e.tmux("display-message", "-p", "-t", p, "#{pane_pid}"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			agentstub.Reap(t, panePID)
 			e.tmux("resize-window", "-t", p, "-x", "120", "-y", "40")
 
 			state := func() *AgentInfo {

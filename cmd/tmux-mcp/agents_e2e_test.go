@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -49,6 +50,11 @@ func TestDriveClaudeOverStdio(t *testing.T) {
 	r, tm, _, _ := firstHourServer(t, 2000, "bash --noprofile --norc")
 	l := stub.Launch(t, agentstub.Claude, exe)
 	p := tm.MustTmux(append([]string{"new-window", "-d", "-P", "-F", "#{pane_id}", "-t", "main:"}, l.CommandArgs()...)...)
+	panePID, err := strconv.Atoi(tm.MustTmux("display-message", "-p", "-t", p, "#{pane_pid}"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	agentstub.Reap(t, panePID)
 
 	tmuxtest.WaitFor(t, 60*time.Second, "claude at its prompt", func() bool {
 		_, res := r.call("get_pane_info", map[string]any{"pane_id": p})
