@@ -42,6 +42,9 @@ type Options struct {
 	// TaskBudget is how long a call of a client with MCP tasks may run
 	// before it becomes a task (taskext.DefaultBudget).
 	TaskBudget time.Duration
+	// Hosts are the other machines calls may name (--host); nil: this
+	// machine only, and no tool has a host argument.
+	Hosts Hosts
 }
 
 // Server is an MCP server over a supervisor.
@@ -96,8 +99,15 @@ func New(d Deps, opts Options) (*Server, error) {
 	d.jobs = newJobTable(d)
 	registered := Select(Catalog(d), Destructive, opts.Toolsets)
 	d.index.byName = make(map[string]Entry, len(registered))
+	var hostNames []string
+	if opts.Hosts != nil {
+		hostNames = opts.Hosts.Names()
+	}
 	for i, e := range registered {
 		registered[i] = withTaskSupport(e)
+		if len(hostNames) > 0 {
+			registered[i] = withHostArg(registered[i], hostNames)
+		}
 		d.index.byName[e.Tool.Name] = registered[i]
 	}
 	hidden := map[string]bool{}
@@ -133,6 +143,9 @@ func New(d Deps, opts Options) (*Server, error) {
 		server.WithToolHandlerMiddleware(g.middleware),
 		server.WithToolHandlerMiddleware(logCalls(log)),
 		server.WithToolHandlerMiddleware(recoverPanics(log)),
+	}
+	if len(hostNames) > 0 {
+		mcpOpts = append(mcpOpts, server.WithToolHandlerMiddleware(routeHosts(opts.Hosts)))
 	}
 	if opts.ValidateOutput {
 		mcpOpts = append(mcpOpts, server.WithOutputSchemaValidation())

@@ -10,12 +10,14 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
 
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/tmux-mcp/tmux-mcp/hosts"
 	"github.com/tmux-mcp/tmux-mcp/httpmcp"
 	"github.com/tmux-mcp/tmux-mcp/journal"
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
@@ -191,8 +193,16 @@ func serve(ctx context.Context, o serveOptions, e env, logger *slog.Logger, tel 
 	}
 	d.AllowSelfInput = o.AllowSelfInput
 	d.AllowOwnPane = o.AllowOwnPane
-	ts, err := tools.New(d, tools.Options{Version: version(), Toolsets: o.toolsets, DrainTimeout: drainTimeout,
-		ServerOptions: mcpOpts})
+	toolOpts := tools.Options{Version: version(), Toolsets: o.toolsets, DrainTimeout: drainTimeout, ServerOptions: mcpOpts}
+	router, err := startHosts(o, logger)
+	if err != nil {
+		return err
+	}
+	if router != nil {
+		defer router.Close()
+		toolOpts.Hosts = router
+	}
+	ts, err := tools.New(d, toolOpts)
 	if err != nil {
 		return err
 	}
@@ -207,6 +217,25 @@ func serve(ctx context.Context, o serveOptions, e env, logger *slog.Logger, tel 
 		return o.http.Serve(sigCtx, ts.MCP, ts, ts.Tasks.HTTP)
 	}
 	return serveStdio(sigCtx, ts, e, logger)
+}
+
+// startHosts connects to the hosts of --host and --hosts-file, each in
+// the background; nil when there are none. A remote tmux-mcp runs at this
+// one's safety tier: a host never allows more than this machine.
+func startHosts(o serveOptions, logger *slog.Logger) (*hosts.Router, error) {
+	targets, err := o.hostTargets()
+	if err != nil || len(targets) == 0 {
+		return nil, err
+	}
+	ssh := strings.Fields(o.SSH)
+	if len(ssh) == 0 {
+		ssh = []string{"ssh"}
+	}
+	self, _ := os.Executable()
+	r := hosts.NewRouter(targets, hosts.Options{SSH: ssh, RemoteArgs: []string{"serve", "--safety", o.tier.String()},
+		Version: version(), Install: o.HostInstall, Self: self, Log: logger})
+	r.Start()
+	return r, nil
 }
 
 // openJournal opens the session journal the settings name. It returns nil

@@ -4,10 +4,13 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/tmux-mcp/tmux-mcp/hosts"
 	"github.com/tmux-mcp/tmux-mcp/httpmcp"
 	"github.com/tmux-mcp/tmux-mcp/journal"
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
@@ -71,6 +74,10 @@ type config struct {
 	PipeDirs        string
 	AllowSelfInput  bool
 	AllowOwnPane    bool
+	Hosts           []string
+	HostsFile       string
+	SSH             string
+	HostInstall     bool
 }
 
 // setting is one row of the settings table: it drives the flag, the
@@ -83,7 +90,10 @@ type setting struct {
 	Default string
 	Usage   string
 	Bool    bool
-	set     func(c *config, v string) error
+	// Repeat: the flag may be given more than once; the values add up
+	// (separated by a space).
+	Repeat bool
+	set    func(c *config, v string) error
 }
 
 // settings is the one settings table. Defaults of supervisor limits come
@@ -310,6 +320,22 @@ func settings() []setting {
 			Usage: "at the destructive tier, let tools type into, respawn, kill or clear the pane tmux-mcp runs in (or change its copy mode), and kill its window, session or server, without asking the user", set: boolean(func(c *config) *bool { return &c.AllowOwnPane })},
 		{Flag: "allow-self-input", Env: "TMUX_MCP_ALLOW_SELF_INPUT", Default: "false", Bool: true,
 			Usage: "at the destructive tier, let the tools that type (send_keys, paste_text, run_command, ...) target tmux-mcp's own pane without asking (--allow-own-pane allows this and more)", set: boolean(func(c *config) *bool { return &c.AllowSelfInput })},
+		{Flag: "host", Env: "TMUX_MCP_HOSTS", Repeat: true,
+			Usage: "another machine whose tmux the tools may name with host: NAME=ssh://[user@]host[:port]; tmux-mcp runs tmux-mcp there over ssh (repeat the flag, or separate with spaces; docs/hosts.md)",
+			set: func(c *config, v string) error {
+				specs := strings.FieldsFunc(v, func(r rune) bool { return r == ' ' || r == ',' || r == '\n' || r == '\t' })
+				if _, err := hosts.ParseTargets(specs); err != nil {
+					return err
+				}
+				c.Hosts = specs
+				return nil
+			}},
+		{Flag: "hosts-file", Env: "TMUX_MCP_HOSTS_FILE",
+			Usage: "a file of hosts as --host takes them, one per line (# starts a comment); added to --host", set: str(func(c *config) *string { return &c.HostsFile })},
+		{Flag: "ssh", Env: "TMUX_MCP_SSH", Default: "ssh",
+			Usage: "the ssh command that reaches --host machines, with options of yours split at spaces (ssh -F ~/.ssh/tmux-mcp.conf); tmux-mcp adds -T and BatchMode=yes", set: str(func(c *config) *string { return &c.SSH })},
+		{Flag: "host-install", Env: "TMUX_MCP_HOST_INSTALL", Default: "false", Bool: true,
+			Usage: "copy this binary to a --host that lacks tmux-mcp or runs another version (same OS and CPU; checked by SHA-256; into ~/.cache/tmux-mcp/bin there)", set: boolean(func(c *config) *bool { return &c.HostInstall })},
 	}
 }
 
@@ -347,6 +373,9 @@ func (f *flagValue) Set(v string) error {
 	var probe config
 	if err := f.s.set(&probe, v); err != nil {
 		return err
+	}
+	if f.s.Repeat && f.given {
+		v = f.value + " " + v
 	}
 	f.value, f.given = v, true
 	return nil
@@ -475,4 +504,28 @@ func (c config) supervisorConfig() supervisor.Config {
 		cfg.DefaultSocket.Name = c.SocketName
 	}
 	return cfg
+}
+
+// hostTargets returns the hosts of --host and --hosts-file.
+func (c config) hostTargets() ([]hosts.Target, error) {
+	specs := slices.Clone(c.Hosts)
+	if c.HostsFile != "" {
+		b, err := os.ReadFile(c.HostsFile)
+		if err != nil {
+			return nil, fmt.Errorf("hosts file: %w", err)
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			if i := strings.Index(line, "#"); i >= 0 {
+				line = line[:i]
+			}
+			if line = strings.TrimSpace(line); line != "" {
+				specs = append(specs, line)
+			}
+		}
+	}
+	t, err := hosts.ParseTargets(specs)
+	if err != nil && c.HostsFile != "" {
+		return nil, fmt.Errorf("--host and %s: %w", c.HostsFile, err)
+	}
+	return t, err
 }

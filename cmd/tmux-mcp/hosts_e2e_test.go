@@ -1,0 +1,304 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/tmux-mcp/tmux-mcp/hosts/sshdtest"
+	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux/tmuxtest"
+)
+
+// simHost is a simulated machine: an sshd on loopback whose sessions run
+// with a HOME, a tmux socket and a journal of their own, so the tmux-mcp
+// ssh starts there supervises its own tmux server.
+type simHost struct {
+	name   string
+	sshd   *sshdtest.Server
+	socket string
+	dir    string
+}
+
+// startSimHost starts a simulated host whose sessions find bin on the
+// PATH.
+func startSimHost(t *testing.T, name, bin string) *simHost {
+	t.Helper()
+	dir := t.TempDir()
+	h := &simHost{name: name, dir: dir, socket: filepath.Join(dir, "tmux.sock")}
+	home := filepath.Join(dir, "home")
+	if err := os.MkdirAll(home, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	h.sshd = sshdtest.Start(t, []string{
+		"HOME=" + home,
+		"PATH=" + filepath.Dir(bin) + ":/usr/local/bin:/usr/bin:/bin",
+		"SHELL=" + os.Getenv("SHELL"),
+		"TMUX_MCP_SOCKET_PATH=" + h.socket,
+		"TMUX_MCP_TMUX_BIN=" + tmuxtest.Binary(t),
+		"TMUX_MCP_TMUX_CONFIG=/dev/null",
+		"TMUX_MCP_JOURNAL=" + filepath.Join(dir, "journal.db"),
+		"TMUX_MCP_SAFETY=destructive",
+	})
+	t.Cleanup(func() {
+		// The tmux server the host's tmux-mcp started is the test's.
+		cmd := exec.Command(tmuxtest.Binary(t), "-S", h.socket, "kill-server")
+		cmd.Env = tmuxtest.Env()
+		_ = cmd.Run()
+	})
+	return h
+}
+
+// tmux runs a tmux command on the host's server directly.
+func (h *simHost) tmux(t *testing.T, args ...string) (string, error) {
+	t.Helper()
+	cmd := exec.Command(tmuxtest.Binary(t), append([]string{"-S", h.socket}, args...)...)
+	cmd.Env = tmuxtest.Env()
+	out, err := cmd.CombinedOutput()
+	return strings.TrimSpace(string(out)), err
+}
+
+// hostsFixture is a local tmux-mcp over stdio with two simulated hosts.
+type hostsFixture struct {
+	c      *client.Client
+	cmd    *exec.Cmd
+	stderr *syncBuffer
+	a, b   *simHost
+	local  *tmuxtest.Server
+	ssh    []string
+}
+
+func startHostsFixture(t *testing.T) *hostsFixture {
+	t.Helper()
+	bin := buildBinary(t)
+	f := &hostsFixture{a: startSimHost(t, "alpha", bin), b: startSimHost(t, "beta", bin)}
+	f.ssh = sshdtest.ClientConfig(t, f.a.sshd, f.b.sshd)
+	f.local = tmuxtest.New(t)
+	env := binaryEnv(f.local.Socket,
+		"TMUX_MCP_HOSTS="+f.a.sshd.URL("alpha")+" "+f.b.sshd.URL("beta"),
+		"TMUX_MCP_SSH="+strings.Join(f.ssh, " "),
+		"TMUX_MCP_SAFETY=destructive")
+	f.c, f.cmd, f.stderr = startStdio(t, bin, env)
+	t.Cleanup(func() { f.c.Close() })
+	f.awaitUp(t, "alpha", 30*time.Second)
+	f.awaitUp(t, "beta", 30*time.Second)
+	return f
+}
+
+// call makes a tool call and returns its result, error results included.
+func (f *hostsFixture) call(t *testing.T, timeout time.Duration, name string, args map[string]any) *mcp.CallToolResult {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	var req mcp.CallToolRequest
+	req.Params.Name = name
+	req.Params.Arguments = args
+	res, err := f.c.CallTool(ctx, req)
+	if err != nil {
+		t.Fatalf("%s %v: %v\nstderr:\n%s", name, args, err, f.stderr)
+	}
+	return res
+}
+
+type hostHealth struct {
+	Name      string          `json:"name"`
+	State     string          `json:"state"`
+	RTT       float64         `json:"rtt_ms"`
+	Connects  int             `json:"connects"`
+	Error     string          `json:"error"`
+	Hint      string          `json:"hint"`
+	RemoteVer string          `json:"remote_version"`
+	Remote    json.RawMessage `json:"remote"`
+}
+
+// hosts returns server_health's hosts.
+func (f *hostsFixture) hosts(t *testing.T) map[string]hostHealth {
+	t.Helper()
+	var h struct {
+		Hosts []hostHealth `json:"hosts"`
+	}
+	decode(t, f.call(t, 10*time.Second, "server_health", nil), &h)
+	out := map[string]hostHealth{}
+	for _, x := range h.Hosts {
+		out[x.Name] = x
+	}
+	return out
+}
+
+// awaitUp waits until the host is connected and returns its health.
+func (f *hostsFixture) awaitUp(t *testing.T, name string, within time.Duration) hostHealth {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		h := f.hosts(t)[name]
+		if h.State == "up" {
+			return h
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("host %s not up after %s: %+v\nstderr:\n%s", name, within, h, f.stderr)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// session creates a session on host and returns its pane.
+func (f *hostsFixture) session(t *testing.T, host, name string) string {
+	t.Helper()
+	res := f.call(t, 20*time.Second, "create_session", map[string]any{"host": host, "session_name": name})
+	if res.IsError {
+		t.Fatalf("create_session on %s: %v", host, res.Content)
+	}
+	var s struct {
+		Pane string `json:"active_pane_id"`
+		Host string `json:"host"`
+	}
+	decode(t, res, &s)
+	if s.Pane == "" {
+		t.Fatalf("create_session on %s: no pane in %s", host, structured(t, res))
+	}
+	if want := host; want != "local" && s.Host != want {
+		t.Errorf("create_session on %s: host field %q", host, s.Host)
+	}
+	return s.Pane
+}
+
+// run runs a command in a pane and returns its output.
+func (f *hostsFixture) run(t *testing.T, host, pane, command string) string {
+	t.Helper()
+	res := f.call(t, 30*time.Second, "run_command", map[string]any{"host": host, "pane_id": pane, "command": command, "timeout": 20})
+	if res.IsError {
+		t.Fatalf("run_command on %s: %v", host, res.Content)
+	}
+	var r struct {
+		Output []string `json:"output"`
+	}
+	decode(t, res, &r)
+	return strings.Join(r.Output, "\n")
+}
+
+// sessionsOn returns the sessions list_sessions reports on host.
+func (f *hostsFixture) sessionsOn(t *testing.T, host string) []string {
+	t.Helper()
+	res := f.call(t, 20*time.Second, "list_sessions", map[string]any{"host": host})
+	if res.IsError {
+		t.Fatalf("list_sessions on %s: %v", host, res.Content)
+	}
+	return sessionNames(t, res)
+}
+
+// TestHostsEndToEnd: one local tmux-mcp and two hosts over real sshd:
+// sessions made, commands run and waits met on all three, each host's
+// tmux its own, listings across hosts marked with their host, and
+// server_health showing each connection and the remote supervisor.
+func TestHostsEndToEnd(t *testing.T) {
+	f := startHostsFixture(t)
+	panes := map[string]string{}
+	for _, host := range []string{"local", "alpha", "beta"} {
+		panes[host] = f.session(t, host, "s-"+host)
+		if got, want := strings.TrimSpace(f.run(t, host, panes[host], "echo out-$((6*7))-"+host)), "out-42-"+host; got != want {
+			t.Errorf("run_command on %s: output %q, want %q", host, got, want)
+		}
+		res := f.call(t, 20*time.Second, "send_keys", map[string]any{"host": host, "pane_id": panes[host],
+			"keys": "sleep 0.3; echo waited-" + host, "enter": true})
+		if res.IsError {
+			t.Fatalf("send_keys on %s: %v", host, res.Content)
+		}
+		res = f.call(t, 20*time.Second, "wait_for_text", map[string]any{"host": host, "pane_id": panes[host],
+			"patterns": []string{"^waited-" + host}, "regex": true, "timeout": 10})
+		if res.IsError || !strings.Contains(structuredText(t, res), `"found":true`) {
+			t.Errorf("wait_for_text on %s: %s", host, structuredText(t, res))
+		}
+	}
+	// Each host's tmux is its own: a session made on alpha is on alpha's
+	// server and on no other.
+	for _, h := range []*simHost{f.a, f.b} {
+		got, err := h.tmux(t, "list-sessions", "-F", "#{session_name}")
+		if err != nil {
+			t.Fatalf("%s: tmux ls: %v: %s", h.name, err, got)
+		}
+		names := strings.Fields(got)
+		if !slices.Contains(names, "s-"+h.name) || slices.Contains(names, "s-local") {
+			t.Errorf("%s's tmux has sessions %v", h.name, names)
+		}
+	}
+	// A listing across hosts.
+	var all struct {
+		Result []struct {
+			Name string `json:"session_name"`
+			Host string `json:"host"`
+		} `json:"result"`
+		Unreachable []any `json:"hosts_unreachable"`
+	}
+	decode(t, f.call(t, 20*time.Second, "list_sessions", map[string]any{"host": "all"}), &all)
+	seen := map[string]string{}
+	for _, s := range all.Result {
+		seen[s.Name] = s.Host
+	}
+	for _, host := range []string{"local", "alpha", "beta"} {
+		if seen["s-"+host] != host {
+			t.Errorf("list_sessions host=all: s-%s on %q, want %q (all: %+v)", host, seen["s-"+host], host, all)
+		}
+	}
+	if len(all.Unreachable) > 0 {
+		t.Errorf("hosts_unreachable: %v", all.Unreachable)
+	}
+	// server_health: connected, a round trip, the remote supervisor's own.
+	for name, h := range f.hosts(t) {
+		var remote struct {
+			State  string `json:"state"`
+			Socket string `json:"socket"`
+		}
+		if err := json.Unmarshal(h.Remote, &remote); err != nil {
+			t.Errorf("%s: remote health %s: %v", name, h.Remote, err)
+		}
+		want := map[string]string{"alpha": f.a.socket, "beta": f.b.socket}[name]
+		if h.State != "up" || h.RTT <= 0 || remote.State != "up" || !strings.Contains(remote.Socket, want) {
+			t.Errorf("%s: health %+v, remote %+v (want socket %s)", name, h, remote, want)
+		}
+	}
+	// Bad host names are refused with the names there are.
+	res := f.call(t, 10*time.Second, "list_sessions", map[string]any{"host": "gamma"})
+	if !res.IsError || !strings.Contains(resultTextOf(res), "alpha") {
+		t.Errorf("host gamma: %v", res.Content)
+	}
+}
+
+// structuredText is a result's structured content as JSON.
+func structuredText(t *testing.T, res *mcp.CallToolResult) string {
+	t.Helper()
+	return string(structured(t, res))
+}
+
+func resultTextOf(res *mcp.CallToolResult) string {
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String()
+}
+
+// pidsOf returns the PIDs among pids whose executable is bin.
+func pidsOf(pids []int, bin string) []int {
+	var out []int
+	for _, pid := range pids {
+		exe, err := os.Readlink("/proc/" + strconv.Itoa(pid) + "/exe")
+		if err == nil && exe == bin {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+var _ = syscall.SIGKILL

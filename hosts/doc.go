@@ -1,0 +1,13 @@
+// Package hosts reaches tmux on other machines: for each host named with
+// --host it runs tmux-mcp there over the user's own OpenSSH client and
+// speaks MCP to it over that connection's stdio. The remote tmux-mcp
+// supervises its own tmux, journal and resources exactly as a local one
+// does; this side only routes calls, watches the connection (a ping
+// every few seconds gives its round-trip time and finds a half-open
+// one), and reconnects with exponential backoff when it is lost. While a
+// host is down its calls fail at once with ErrHostDown; other hosts are
+// not affected.
+//
+// tmux-mcp never handles a password or a host key: ssh runs with
+// BatchMode=yes and the user's configuration, agent and known_hosts.
+package hosts

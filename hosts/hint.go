@@ -1,0 +1,53 @@
+package hosts
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// hintFor says what to do about a failed connection, from what ssh said.
+func hintFor(err error, t Target, o Options) string {
+	msg := err.Error()
+	switch {
+	case errors.Is(err, errNotInstalled):
+		if o.Install {
+			return ""
+		}
+		v := o.Version
+		if v == "" || v == "dev" {
+			v = "latest"
+		}
+		return fmt.Sprintf("Install tmux-mcp on %s (go install github.com/tmux-mcp/tmux-mcp/cmd/tmux-mcp@%s, or a release binary, on its PATH), "+
+			"or start tmux-mcp with --host-install to copy this binary there (same OS and CPU only)", t.Host, v)
+	case strings.Contains(msg, "Host key verification failed"), strings.Contains(msg, "REMOTE HOST IDENTIFICATION HAS CHANGED"):
+		return fmt.Sprintf("ssh does not know %s's host key, or it changed: connect once with `ssh %s` yourself and check the key; "+
+			"tmux-mcp never accepts a host key for you", t.Host, sshDest(t))
+	case strings.Contains(msg, "Permission denied"):
+		return fmt.Sprintf("ssh could not log in without a password (BatchMode): add your key to %s (ssh-copy-id) or to your ssh agent", t.Host)
+	case strings.Contains(msg, "Connection refused"), strings.Contains(msg, "No route to host"),
+		strings.Contains(msg, "Could not resolve hostname"), strings.Contains(msg, "Connection timed out"):
+		return "sshd on the host is not reachable; tmux-mcp keeps trying with backoff"
+	}
+	return ""
+}
+
+// versionHint reports a remote tmux-mcp of another version.
+func versionHint(remote string, o Options) string {
+	if remote == "" || o.Version == "" || remote == o.Version || o.Install {
+		return ""
+	}
+	return fmt.Sprintf("the host runs tmux-mcp %s, this one is %s: tools or arguments added since may be missing there "+
+		"(--host-install copies this binary there)", remote, o.Version)
+}
+
+func sshDest(t Target) string {
+	d := t.Host
+	if t.User != "" {
+		d = t.User + "@" + d
+	}
+	if t.Port != 0 {
+		d = fmt.Sprintf("-p %d %s", t.Port, d)
+	}
+	return d
+}

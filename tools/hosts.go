@@ -1,0 +1,250 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/tmux-mcp/tmux-mcp/hosts"
+)
+
+// Hosts routes calls to the tmux-mcp of other machines (hosts.Router).
+type Hosts interface {
+	Names() []string
+	Call(ctx context.Context, host string, req mcp.CallToolRequest) (*mcp.CallToolResult, error)
+	Health(ctx context.Context, wait time.Duration) []hosts.Health
+}
+
+// hostHealthWait bounds how long server_health waits for each host's own.
+const hostHealthWait = 2 * time.Second
+
+// withHostArg adds the host argument to a tool's input schema: the names
+// it takes, "all" on the listings.
+func withHostArg(e Entry, names []string) Entry {
+	var in map[string]any
+	if err := json.Unmarshal(e.Tool.RawInputSchema, &in); err != nil {
+		panic("tools: input schema of " + e.Tool.Name + ": " + err.Error())
+	}
+	props, _ := in["properties"].(map[string]any)
+	if props == nil {
+		props = map[string]any{}
+	}
+	enum := append([]string{hosts.Local}, names...)
+	desc := "Machine to act on: local (default) or a configured host; IDs of panes, windows, sessions and servers belong to their host."
+	if fansOut(e.Tool.Name) {
+		enum = append(enum, hosts.All)
+		desc += " all: every host, each item with its host."
+	}
+	props["host"] = map[string]any{"type": "string", "enum": enum, "description": desc}
+	in["properties"] = props
+	raw, err := encodeJSON(in)
+	if err != nil {
+		panic("tools: input schema of " + e.Tool.Name + ": " + err.Error())
+	}
+	e.Tool.RawInputSchema = raw
+	return e
+}
+
+// fansOut reports whether a tool may take host "all": the listings.
+func fansOut(name string) bool { return strings.HasPrefix(name, "list_") }
+
+// routeHosts is the middleware that sends a call with a host argument to
+// that host's tmux-mcp, and adds the hosts to a local server_health.
+func routeHosts(h Hosts) server.ToolHandlerMiddleware {
+	return func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
+		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			args := req.GetArguments()
+			host := hosts.Local
+			if raw, has := args["host"]; has {
+				s, ok := raw.(string)
+				if !ok {
+					return errorResult(argError("host", "want a string: %s or a configured host (%v)", hosts.Local, h.Names()).(*toolError)), nil
+				}
+				if s != "" {
+					host = s
+				}
+				rest := make(map[string]any, len(args)-1)
+				for k, v := range args {
+					if k != "host" {
+						rest[k] = v
+					}
+				}
+				req.Params.Arguments = rest
+			}
+			switch host {
+			case hosts.Local:
+				res, err := next(ctx, req)
+				if err == nil && req.Params.Name == "server_health" && res != nil && !res.IsError {
+					res = withHostsHealth(ctx, res, h)
+				}
+				return res, err
+			case hosts.All:
+				if !fansOut(req.Params.Name) {
+					return errorResult(argError("host", "%s takes one host, not %s", req.Params.Name, hosts.All).(*toolError)), nil
+				}
+				return fanOut(ctx, req, next, h), nil
+			}
+			res, err := h.Call(ctx, host, req)
+			if err != nil {
+				return errorResult(hostError(err)), nil
+			}
+			return tagHost(res, host), nil
+		}
+	}
+}
+
+// hostError is the tool error of a call a host could not take.
+func hostError(err error) *toolError {
+	switch {
+	case hosts.IsDown(err):
+		return &toolError{msg: err.Error(), class: "host_down",
+			hint: "Other hosts and this machine are not affected; server_health shows every host's connection."}
+	case strings.Contains(err.Error(), hosts.ErrUnknownHost.Error()):
+		return &toolError{msg: err.Error(), class: "argument"}
+	}
+	return &toolError{msg: err.Error(), class: "host"}
+}
+
+// structuredMap returns a result's structured content as a map, when it
+// is an object.
+func structuredMap(res *mcp.CallToolResult) (map[string]any, bool) {
+	var raw []byte
+	switch v := res.StructuredContent.(type) {
+	case nil:
+		raw = res.RawStructuredContent
+	case json.RawMessage:
+		raw = v
+	case []byte:
+		raw = v
+	case map[string]any:
+		return v, true
+	default:
+		b, err := json.Marshal(v)
+		if err != nil {
+			return nil, false
+		}
+		raw = b
+	}
+	var m map[string]any
+	if len(raw) == 0 || json.Unmarshal(raw, &m) != nil || m == nil {
+		return nil, false
+	}
+	return m, true
+}
+
+// setStructured replaces a result's structured content, and its text too
+// when the text was the same object as JSON.
+func setStructured(res *mcp.CallToolResult, m map[string]any) *mcp.CallToolResult {
+	b, err := encodeJSON(m)
+	if err != nil {
+		return res
+	}
+	out := *res
+	out.StructuredContent = json.RawMessage(b)
+	out.RawStructuredContent = nil
+	if len(res.Content) == 1 {
+		if tc, ok := res.Content[0].(mcp.TextContent); ok && json.Valid([]byte(tc.Text)) && strings.HasPrefix(strings.TrimSpace(tc.Text), "{") {
+			tc.Text = string(b)
+			out.Content = []mcp.Content{tc}
+		}
+	}
+	return &out
+}
+
+// tagHost marks a host's result with the host's name.
+func tagHost(res *mcp.CallToolResult, host string) *mcp.CallToolResult {
+	if res.IsError {
+		return res
+	}
+	m, ok := structuredMap(res)
+	if !ok {
+		return res
+	}
+	m["host"] = host
+	return setStructured(res, m)
+}
+
+// withHostsHealth adds every host's connection and health to a local
+// server_health result.
+func withHostsHealth(ctx context.Context, res *mcp.CallToolResult, h Hosts) *mcp.CallToolResult {
+	m, ok := structuredMap(res)
+	if !ok {
+		return res
+	}
+	m["hosts"] = h.Health(ctx, hostHealthWait)
+	return setStructured(res, m)
+}
+
+// fanOut makes a listing on this machine and every host at once and
+// merges the lists, each item marked with its host. A host that cannot
+// answer is named in hosts_unreachable; the others still answer.
+func fanOut(ctx context.Context, req mcp.CallToolRequest, next server.ToolHandlerFunc, h Hosts) *mcp.CallToolResult {
+	names := append([]string{hosts.Local}, h.Names()...)
+	results := make([]*mcp.CallToolResult, len(names))
+	errs := make([]error, len(names))
+	var wg sync.WaitGroup
+	for i, name := range names {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if name == hosts.Local {
+				results[i], errs[i] = next(ctx, req)
+				return
+			}
+			results[i], errs[i] = h.Call(ctx, name, req)
+		}()
+	}
+	wg.Wait()
+	out := map[string]any{}
+	type unreachable struct {
+		Host  string `json:"host"`
+		Error string `json:"error"`
+	}
+	var missing []unreachable
+	for i, name := range names {
+		res, err := results[i], errs[i]
+		if err == nil && res != nil && res.IsError {
+			err = fmt.Errorf("%s", resultText(res))
+		}
+		if err != nil {
+			missing = append(missing, unreachable{Host: name, Error: err.Error()})
+			continue
+		}
+		m, ok := structuredMap(res)
+		if !ok {
+			continue
+		}
+		// Lists add up, their items marked with the host; counts add up;
+		// anything else is one host's and is left out.
+		for k, v := range m {
+			switch v := v.(type) {
+			case []any:
+				list, _ := out[k].([]any)
+				for _, it := range v {
+					if obj, ok := it.(map[string]any); ok {
+						obj["host"] = name
+					}
+					list = append(list, it)
+				}
+				out[k] = list
+			case float64:
+				sum, _ := out[k].(float64)
+				out[k] = sum + v
+			}
+		}
+	}
+	if len(missing) > 0 {
+		out["hosts_unreachable"] = missing
+	}
+	b, err := encodeJSON(out)
+	if err != nil {
+		return errorResult(&toolError{msg: "encode merged listing: " + err.Error()})
+	}
+	return mcp.NewToolResultStructured(json.RawMessage(b), string(b))
+}
