@@ -457,8 +457,15 @@ func exitError(err error, stderr string) error {
 	if err != nil {
 		msg = "ssh: " + err.Error()
 	}
-	if s := strings.TrimSpace(stderr); s != "" {
-		lines := strings.Split(s, "\n")
+	var lines []string
+	for _, l := range strings.Split(strings.TrimSpace(stderr), "\n") {
+		// The remote tmux-mcp's own informational log says nothing of
+		// why the connection ended.
+		if l != "" && !strings.Contains(l, " level=INFO ") && !strings.Contains(l, " level=DEBUG ") {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) > 0 {
 		if len(lines) > 3 {
 			lines = lines[len(lines)-3:]
 		}

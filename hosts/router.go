@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 	"go.opentelemetry.io/otel"
 )
@@ -69,6 +70,16 @@ func (r *Router) Call(ctx context.Context, host string, req mcp.CallToolRequest)
 	}()
 	res, err := c.c.CallTool(cctx, fwd)
 	if err != nil {
+		var te *transport.Error
+		if errors.As(err, &te) {
+			// The stream ended: ssh is exiting; its end says why.
+			select {
+			case <-c.done:
+			case <-time.After(2 * time.Second):
+				c.end(err)
+				<-c.done
+			}
+		}
 		select {
 		case <-c.done:
 			return nil, &hostError{kind: ErrHostDown, msg: fmt.Sprintf("%v: host %s: the connection was lost during %s (%v); "+

@@ -51,7 +51,9 @@ func startSimHost(t *testing.T, name, bin string) *simHost {
 		"TMUX_MCP_SAFETY=destructive",
 	})
 	t.Cleanup(func() {
-		// The tmux server the host's tmux-mcp started is the test's.
+		// The host's tmux-mcp first (it would restart its tmux), then the
+		// tmux server it started, which is the test's.
+		h.sshd.Stop()
 		cmd := exec.Command(tmuxtest.Binary(t), "-S", h.socket, "kill-server")
 		cmd.Env = tmuxtest.Env()
 		_ = cmd.Run()
@@ -301,4 +303,218 @@ func pidsOf(pids []int, bin string) []int {
 	return out
 }
 
-var _ = syscall.SIGKILL
+// awaitReconnect waits until the host is up on a connection made after
+// the one counted in before.
+func (f *hostsFixture) awaitReconnect(t *testing.T, name string, before int, within time.Duration) hostHealth {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		h := f.hosts(t)[name]
+		if h.State == "up" && h.Connects > before {
+			return h
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("host %s did not reconnect within %s: %+v", name, within, h)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// awaitState waits until server_health reports the host in state.
+func (f *hostsFixture) awaitState(t *testing.T, name, state string, within time.Duration) hostHealth {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		h := f.hosts(t)[name]
+		if h.State == state {
+			return h
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("host %s not %s after %s: %+v", name, state, within, h)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// awaitPane waits until the host's pane shows text.
+func (h *simHost) awaitPane(t *testing.T, pane, text string) {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		out, _ := h.tmux(t, "capture-pane", "-p", "-t", pane)
+		if strings.Contains(out, text) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: pane %s never showed %q: %s", h.name, pane, text, out)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestHostsFaults injects the faults of a network of machines: the ssh
+// connection killed during a call, sshd stopped and started, the remote
+// tmux killed with SIGKILL, the remote tmux-mcp killed. No call hangs, no
+// session is lost, other hosts carry on, and each host comes back.
+func TestHostsFaults(t *testing.T) {
+	f := startHostsFixture(t)
+	bin := buildBinary(t)
+	pa := f.session(t, "alpha", "s-alpha")
+	pb := f.session(t, "beta", "s-beta")
+	f.session(t, "local", "s-local")
+
+	t.Run("connection killed during a call", func(t *testing.T) {
+		done := make(chan *mcp.CallToolResult, 1)
+		go func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			var req mcp.CallToolRequest
+			req.Params.Name = "run_command"
+			req.Params.Arguments = map[string]any{"host": "alpha", "pane_id": pa, "command": "sleep 30; echo late", "timeout": 40}
+			res, err := f.c.CallTool(ctx, req)
+			if err != nil {
+				res = mcp.NewToolResultError("transport: " + err.Error())
+			}
+			done <- res
+		}()
+		f.a.awaitPane(t, pa, "sleep 30")
+		before := f.hosts(t)["alpha"].Connects
+		killed := time.Now()
+		if n := f.a.sshd.KillSessions(); n == 0 {
+			t.Fatal("no ssh connection to kill")
+		}
+		select {
+		case res := <-done:
+			if !res.IsError || !strings.Contains(resultTextOf(res), "host_down") {
+				t.Errorf("the call through the killed connection: %v", res.Content)
+			}
+			t.Logf("the call ended %s after the connection was killed: %s", time.Since(killed).Round(time.Millisecond), resultTextOf(res))
+		case <-time.After(15 * time.Second):
+			t.Fatal("the call through the killed connection still hangs after 15s")
+		}
+		f.awaitReconnect(t, "alpha", before, 30*time.Second)
+		t.Logf("alpha reconnected %s after the kill", time.Since(killed).Round(time.Millisecond))
+		if got := f.sessionsOn(t, "alpha"); !slices.Contains(got, "s-alpha") {
+			t.Errorf("alpha's sessions after the reconnection: %v", got)
+		}
+	})
+
+	t.Run("sshd stopped and started", func(t *testing.T) {
+		f.a.sshd.Stop()
+		f.awaitState(t, "alpha", "down", 15*time.Second)
+		start := time.Now()
+		res := f.call(t, 10*time.Second, "list_sessions", map[string]any{"host": "alpha"})
+		if took := time.Since(start); !res.IsError || !strings.Contains(resultTextOf(res), "host_down") || took > time.Second {
+			t.Errorf("a call to a host that is down took %s: %v", took, res.Content)
+		}
+		// The others are not affected.
+		for _, host := range []string{"local", "beta"} {
+			if got := f.sessionsOn(t, host); !slices.Contains(got, "s-"+host) {
+				t.Errorf("%s while alpha is down: %v", host, got)
+			}
+		}
+		var all struct {
+			Unreachable []struct {
+				Host string `json:"host"`
+			} `json:"hosts_unreachable"`
+		}
+		decode(t, f.call(t, 20*time.Second, "list_sessions", map[string]any{"host": "all"}), &all)
+		if len(all.Unreachable) != 1 || all.Unreachable[0].Host != "alpha" {
+			t.Errorf("host=all while alpha is down: unreachable %+v", all.Unreachable)
+		}
+		f.a.sshd.StartDaemon()
+		restarted := time.Now()
+		f.awaitUp(t, "alpha", 30*time.Second)
+		t.Logf("alpha up %s after sshd started again", time.Since(restarted).Round(time.Millisecond))
+		if got := f.sessionsOn(t, "alpha"); !slices.Contains(got, "s-alpha") {
+			t.Errorf("alpha's sessions after sshd came back: %v", got)
+		}
+	})
+
+	t.Run("remote tmux killed", func(t *testing.T) {
+		pid, err := f.b.tmux(t, "display-message", "-p", "#{pid}")
+		if err != nil {
+			t.Fatalf("beta's tmux pid: %v %s", err, pid)
+		}
+		n, _ := strconv.Atoi(pid)
+		if n <= 0 {
+			t.Fatalf("beta's tmux pid %q", pid)
+		}
+		if err := syscall.Kill(n, syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			var h struct {
+				Restarts int    `json:"restarts"`
+				State    string `json:"state"`
+			}
+			res := f.call(t, 10*time.Second, "server_health", map[string]any{"host": "beta"})
+			decode(t, res, &h)
+			if h.Restarts >= 1 && h.State == "up" {
+				if got := f.sessionsOn(t, "beta"); slices.Contains(got, "s-beta") {
+					break
+				}
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("beta not restored through the hop: %s", structuredText(t, res))
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	})
+
+	t.Run("remote tmux-mcp killed", func(t *testing.T) {
+		pb = f.paneOf(t, "beta", "s-beta")
+		var started struct {
+			JobID string `json:"job_id"`
+		}
+		res := f.call(t, 20*time.Second, "run_command", map[string]any{"host": "beta", "pane_id": pb,
+			"command": "sleep 2; echo job-done-beta", "background": true})
+		if res.IsError {
+			t.Fatalf("background job on beta: %v", res.Content)
+		}
+		decode(t, res, &started)
+		pids := pidsOf(f.b.sshd.SessionProcesses(), bin)
+		if len(pids) == 0 {
+			t.Fatal("no tmux-mcp runs on beta")
+		}
+		before := f.hosts(t)["beta"].Connects
+		for _, pid := range pids {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+		f.awaitReconnect(t, "beta", before, 30*time.Second)
+		var j struct {
+			State  string   `json:"state"`
+			Exit   *int     `json:"exit_status"`
+			Output []string `json:"output"`
+		}
+		res = f.call(t, 30*time.Second, "get_job", map[string]any{"host": "beta", "job_id": started.JobID, "timeout": 20})
+		if res.IsError {
+			t.Fatalf("get_job on beta after its tmux-mcp was killed: %v", res.Content)
+		}
+		decode(t, res, &j)
+		if j.State != "exited" || j.Exit == nil || *j.Exit != 0 || !strings.Contains(strings.Join(j.Output, "\n"), "job-done-beta") {
+			t.Errorf("the job after the remote tmux-mcp was killed: %s", structuredText(t, res))
+		}
+	})
+}
+
+// paneOf returns a session's active pane on host.
+func (f *hostsFixture) paneOf(t *testing.T, host, session string) string {
+	t.Helper()
+	res := f.call(t, 20*time.Second, "list_sessions", map[string]any{"host": host})
+	var l struct {
+		Result []struct {
+			Name string `json:"session_name"`
+			Pane string `json:"active_pane_id"`
+		} `json:"result"`
+	}
+	decode(t, res, &l)
+	for _, s := range l.Result {
+		if s.Name == session {
+			return s.Pane
+		}
+	}
+	t.Fatalf("no session %s on %s", session, host)
+	return ""
+}

@@ -155,16 +155,35 @@ func (s *Server) StartDaemon() {
 	}
 }
 
-// Stop stops sshd and every connection it serves, as a host going down
-// does.
+// Stop stops sshd and every connection it serves, and what those run
+// (SIGKILL), as a machine going down does; it returns once they are gone.
 func (s *Server) Stop() {
 	if s.cmd == nil {
 		return
 	}
-	s.KillSessions()
+	procs := s.SessionProcesses()
+	for _, pid := range procs {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+	}
 	_ = s.cmd.Process.Signal(syscall.SIGTERM)
 	_ = s.cmd.Wait()
 	s.cmd = nil
+	deadline := time.Now().Add(5 * time.Second)
+	for _, pid := range procs {
+		for alive(pid) && time.Now().Before(deadline) {
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+}
+
+// alive reports whether pid runs (a zombie has ended).
+func alive(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	i := strings.LastIndexByte(string(b), ')')
+	return i < 0 || i+2 >= len(b) || b[i+2] != 'Z'
 }
 
 // KillSessions kills the processes serving the connections (sshd's
