@@ -102,6 +102,10 @@ type Status struct {
 	Hint string `json:"hint,omitempty"`
 }
 
+// stableAfter is how long a connection must have served for its loss to
+// be retried at once.
+const stableAfter = 2 * time.Second
+
 // Link is the connection to one host's tmux-mcp, kept up.
 type Link struct {
 	t Target
@@ -146,12 +150,15 @@ func (l *Link) run() {
 	b.InitialInterval = l.o.RetryMin
 	b.MaxInterval = l.o.RetryMax
 	b.MaxElapsedTime = 0
+	b.RandomizationFactor = 0.25
 	b.Reset()
 	for {
 		l.setState(Connecting, nil, nil)
 		c, err := l.connect()
+		wait := time.Duration(-1)
 		if err == nil {
 			b.Reset()
+			began := time.Now()
 			l.serve(c)
 			select {
 			case <-l.closed:
@@ -159,8 +166,15 @@ func (l *Link) run() {
 			default:
 			}
 			err = c.err
+			// A connection that served a while and was lost is tried
+			// again at once; one that ends as soon as it is made backs off.
+			if time.Since(began) > stableAfter {
+				wait = 0
+			}
 		}
-		wait := b.NextBackOff()
+		if wait < 0 {
+			wait = b.NextBackOff()
+		}
 		next := time.Now().Add(wait)
 		l.setState(Down, err, &next)
 		l.o.Log.Warn("host down", "host", l.t.Name, "err", err, "retry_in", wait.Round(time.Millisecond))
@@ -431,8 +445,13 @@ func (l *Link) dial() (*conn, string, error) {
 	init.Params.ClientInfo = mcp.Implementation{Name: "tmux-mcp-hop", Version: l.o.Version}
 	res, err := c.c.Initialize(ctx, init)
 	if err != nil {
-		c.end(fmt.Errorf("initialize: %w", err))
-		<-c.done
+		// ssh's exit says more than a closed stream: let it come first.
+		select {
+		case <-c.done:
+		case <-time.After(2 * time.Second):
+			c.end(fmt.Errorf("initialize: %w", err))
+			<-c.done
+		}
 		if ee := c.err; ee != nil && strings.Contains(ee.Error(), "exit status 127") {
 			return nil, "", fmt.Errorf("%w: %w", errNotInstalled, ee)
 		}

@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -34,6 +36,12 @@ type simHost struct {
 // PATH.
 func startSimHost(t *testing.T, name, bin string) *simHost {
 	t.Helper()
+	return startSimHostPath(t, name, filepath.Dir(bin)+":/usr/local/bin:/usr/bin:/bin")
+}
+
+// startSimHostPath starts a simulated host whose sessions have PATH path.
+func startSimHostPath(t *testing.T, name, path string) *simHost {
+	t.Helper()
 	dir := t.TempDir()
 	h := &simHost{name: name, dir: dir, socket: filepath.Join(dir, "tmux.sock")}
 	home := filepath.Join(dir, "home")
@@ -42,7 +50,7 @@ func startSimHost(t *testing.T, name, bin string) *simHost {
 	}
 	h.sshd = sshdtest.Start(t, []string{
 		"HOME=" + home,
-		"PATH=" + filepath.Dir(bin) + ":/usr/local/bin:/usr/bin:/bin",
+		"PATH=" + path,
 		"SHELL=" + os.Getenv("SHELL"),
 		"TMUX_MCP_SOCKET_PATH=" + h.socket,
 		"TMUX_MCP_TMUX_BIN=" + tmuxtest.Binary(t),
@@ -517,4 +525,56 @@ func (f *hostsFixture) paneOf(t *testing.T, host, session string) string {
 	}
 	t.Fatalf("no session %s on %s", session, host)
 	return ""
+}
+
+// TestHostsInstall: a host without tmux-mcp is reported down with what to
+// install; with --host-install the local binary is copied there (checked
+// by SHA-256) and the host comes up running it.
+func TestHostsInstall(t *testing.T) {
+	bin := buildBinary(t)
+	h := startSimHostPath(t, "bare", "/usr/local/bin:/usr/bin:/bin")
+	ssh := sshdtest.ClientConfig(t, h.sshd)
+	local := tmuxtest.New(t)
+	start := func(install bool) *hostsFixture {
+		env := binaryEnv(local.Socket, "TMUX_MCP_HOSTS="+h.sshd.URL("bare"), "TMUX_MCP_SSH="+strings.Join(ssh, " "),
+			"TMUX_MCP_HOST_INSTALL="+strconv.FormatBool(install))
+		f := &hostsFixture{}
+		f.c, f.cmd, f.stderr = startStdio(t, bin, env)
+		t.Cleanup(func() { f.c.Close() })
+		return f
+	}
+	f := start(false)
+	down := f.awaitState(t, "bare", "down", 30*time.Second)
+	if !strings.Contains(down.Error, "not installed") || !strings.Contains(down.Hint, "go install github.com/tmux-mcp/tmux-mcp/cmd/tmux-mcp@") ||
+		!strings.Contains(down.Hint, "--host-install") {
+		t.Errorf("a host without tmux-mcp: %+v", down)
+	}
+	res := f.call(t, 10*time.Second, "list_sessions", map[string]any{"host": "bare"})
+	if !res.IsError || !strings.Contains(resultTextOf(res), "--host-install") {
+		t.Errorf("a call to a host without tmux-mcp: %v", res.Content)
+	}
+	f.c.Close()
+
+	f = start(true)
+	up := f.awaitUp(t, "bare", 60*time.Second)
+	if up.RemoteVer == "" {
+		t.Errorf("installed host: %+v", up)
+	}
+	copied := filepath.Join(h.dir, "home", ".cache", "tmux-mcp", "bin", "tmux-mcp")
+	if got, want := fileSum(t, copied), fileSum(t, bin); got != want {
+		t.Errorf("the copy's sha256 %s, this binary's %s", got, want)
+	}
+	pane := f.session(t, "bare", "s-bare")
+	if got := strings.TrimSpace(f.run(t, "bare", pane, "echo installed-$((1+1))")); got != "installed-2" {
+		t.Errorf("run_command on the installed host: %q", got)
+	}
+}
+
+func fileSum(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fmt.Sprintf("%x", sha256.Sum256(b))
 }
