@@ -144,9 +144,6 @@ func New(d Deps, opts Options) (*Server, error) {
 		server.WithToolHandlerMiddleware(logCalls(log)),
 		server.WithToolHandlerMiddleware(recoverPanics(log)),
 	}
-	if len(hostNames) > 0 {
-		mcpOpts = append(mcpOpts, server.WithToolHandlerMiddleware(routeHosts(opts.Hosts)))
-	}
 	if opts.ValidateOutput {
 		mcpOpts = append(mcpOpts, server.WithOutputSchemaValidation())
 	}
@@ -154,7 +151,13 @@ func New(d Deps, opts Options) (*Server, error) {
 	mcpOpts = append(mcpOpts, tasks.ServerOptions()...)
 	tasks.ListHook(hooks)
 	tasks.ListenHook(hooks)
-	s := server.NewMCPServer(opts.Name, opts.Version, append(mcpOpts, opts.ServerOptions...)...)
+	mcpOpts = append(mcpOpts, opts.ServerOptions...)
+	if len(hostNames) > 0 {
+		// Innermost, after the binary's tracing: a routed call's span is
+		// named for its tool, and its context goes through the hop.
+		mcpOpts = append(mcpOpts, server.WithToolHandlerMiddleware(routeHosts(opts.Hosts)))
+	}
+	s := server.NewMCPServer(opts.Name, opts.Version, mcpOpts...)
 	var selected []Entry
 	for _, e := range registered {
 		if hidden[e.Tool.Name] {

@@ -34,13 +34,14 @@ type simHost struct {
 
 // startSimHost starts a simulated host whose sessions find bin on the
 // PATH.
-func startSimHost(t *testing.T, name, bin string) *simHost {
+func startSimHost(t *testing.T, name, bin string, extra ...string) *simHost {
 	t.Helper()
-	return startSimHostPath(t, name, filepath.Dir(bin)+":/usr/local/bin:/usr/bin:/bin")
+	return startSimHostPath(t, name, filepath.Dir(bin)+":/usr/local/bin:/usr/bin:/bin", extra...)
 }
 
-// startSimHostPath starts a simulated host whose sessions have PATH path.
-func startSimHostPath(t *testing.T, name, path string) *simHost {
+// startSimHostPath starts a simulated host whose sessions have PATH path
+// and the extra environment.
+func startSimHostPath(t *testing.T, name, path string, extra ...string) *simHost {
 	t.Helper()
 	dir := t.TempDir()
 	h := &simHost{name: name, dir: dir, socket: filepath.Join(dir, "tmux.sock")}
@@ -48,7 +49,7 @@ func startSimHostPath(t *testing.T, name, path string) *simHost {
 	if err := os.MkdirAll(home, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	h.sshd = sshdtest.Start(t, []string{
+	h.sshd = sshdtest.Start(t, append([]string{
 		"HOME=" + home,
 		"PATH=" + path,
 		"SHELL=" + os.Getenv("SHELL"),
@@ -57,7 +58,7 @@ func startSimHostPath(t *testing.T, name, path string) *simHost {
 		"TMUX_MCP_TMUX_CONFIG=/dev/null",
 		"TMUX_MCP_JOURNAL=" + filepath.Join(dir, "journal.db"),
 		"TMUX_MCP_SAFETY=destructive",
-	})
+	}, extra...))
 	t.Cleanup(func() {
 		// The host's tmux-mcp first (it would restart its tmux), then the
 		// tmux server it started, which is the test's.
@@ -90,14 +91,32 @@ type hostsFixture struct {
 
 func startHostsFixture(t *testing.T) *hostsFixture {
 	t.Helper()
+	return startHostsFixtureEnv(t, nil, nil)
+}
+
+// startHostsFixtureEnv starts the fixture with more environment for the
+// local tmux-mcp (local) and for the hosts' (remote; host.name=NAME is
+// added to a remote OTEL_RESOURCE_ATTRIBUTES).
+func startHostsFixtureEnv(t *testing.T, local, remote []string) *hostsFixture {
+	t.Helper()
 	bin := buildBinary(t)
-	f := &hostsFixture{a: startSimHost(t, "alpha", bin), b: startSimHost(t, "beta", bin)}
+	envOf := func(name string) []string {
+		var out []string
+		for _, kv := range remote {
+			if strings.HasPrefix(kv, "OTEL_RESOURCE_ATTRIBUTES=") {
+				kv += ",host.name=" + name
+			}
+			out = append(out, kv)
+		}
+		return out
+	}
+	f := &hostsFixture{a: startSimHost(t, "alpha", bin, envOf("alpha")...), b: startSimHost(t, "beta", bin, envOf("beta")...)}
 	f.ssh = sshdtest.ClientConfig(t, f.a.sshd, f.b.sshd)
 	f.local = tmuxtest.New(t)
-	env := binaryEnv(f.local.Socket,
-		"TMUX_MCP_HOSTS="+f.a.sshd.URL("alpha")+" "+f.b.sshd.URL("beta"),
-		"TMUX_MCP_SSH="+strings.Join(f.ssh, " "),
-		"TMUX_MCP_SAFETY=destructive")
+	env := binaryEnv(f.local.Socket, append([]string{
+		"TMUX_MCP_HOSTS=" + f.a.sshd.URL("alpha") + " " + f.b.sshd.URL("beta"),
+		"TMUX_MCP_SSH=" + strings.Join(f.ssh, " "),
+		"TMUX_MCP_SAFETY=destructive"}, local...)...)
 	f.c, f.cmd, f.stderr = startStdio(t, bin, env)
 	t.Cleanup(func() { f.c.Close() })
 	f.awaitUp(t, "alpha", 30*time.Second)
