@@ -1,0 +1,87 @@
+package hosts
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestParseTarget(t *testing.T) {
+	tests := []struct {
+		in      string
+		want    Target
+		wantErr string
+	}{
+		{in: "build=ssh://build.internal", want: Target{Name: "build", Host: "build.internal"}},
+		{in: "gpu1=ssh://me@10.0.0.7:2222", want: Target{Name: "gpu1", User: "me", Host: "10.0.0.7", Port: 2222}},
+		{in: "v6=ssh://[::1]:22", want: Target{Name: "v6", Host: "::1", Port: 22}},
+		{in: "c=ssh://h?command=/opt/tmux-mcp/bin/tmux-mcp", want: Target{Name: "c", Host: "h", Command: "/opt/tmux-mcp/bin/tmux-mcp"}},
+		{in: "build", wantErr: "want NAME=ssh://"},
+		{in: "local=ssh://h", wantErr: "reserved"},
+		{in: "all=ssh://h", wantErr: "reserved"},
+		{in: "-x=ssh://h", wantErr: "host name"},
+		{in: "b=http://h", wantErr: "only ssh://"},
+		{in: "b=ssh://-oProxyCommand=x", wantErr: "not a host name"},
+		{in: "b=ssh://-o@h", wantErr: "not a user name"},
+		{in: "b=ssh://me:secret@h", wantErr: "no password"},
+		{in: "b=ssh://h:99999", wantErr: "port"},
+		{in: "b=ssh://h/srv", wantErr: "a path means nothing"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			got, err := ParseTarget(tt.in)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("ParseTarget(%q) = %+v, %v; want an error with %q", tt.in, got, err, tt.wantErr)
+				}
+				if strings.Contains(tt.in, "secret") && strings.Contains(err.Error(), "secret") {
+					t.Errorf("the error repeats the password: %v", err)
+				}
+				return
+			}
+			if err != nil || got != tt.want {
+				t.Fatalf("ParseTarget(%q) = %+v, %v; want %+v", tt.in, got, err, tt.want)
+			}
+		})
+	}
+}
+
+func TestParseTargetsNamedTwice(t *testing.T) {
+	if _, err := ParseTargets([]string{"a=ssh://h1", "a=ssh://h2"}); err == nil || !strings.Contains(err.Error(), "named twice") {
+		t.Errorf("got %v, want named twice", err)
+	}
+}
+
+func TestPlatformMatches(t *testing.T) {
+	tests := []struct {
+		system, machine, goos, goarch string
+		want                          bool
+	}{
+		{"Linux", "x86_64", "linux", "amd64", true},
+		{"Linux", "aarch64", "linux", "arm64", true},
+		{"Darwin", "arm64", "darwin", "arm64", true},
+		{"Darwin", "arm64", "linux", "arm64", false},
+		{"Linux", "aarch64", "linux", "amd64", false},
+	}
+	for _, tt := range tests {
+		if got := platformMatches(tt.system, tt.machine, tt.goos, tt.goarch); got != tt.want {
+			t.Errorf("platformMatches(%s %s, %s/%s) = %v, want %v", tt.system, tt.machine, tt.goos, tt.goarch, got, tt.want)
+		}
+	}
+}
+
+// TestRemoteCommand: what the host's shell runs keeps every argument one
+// word, and finds tmux-mcp on the PATH or in the install cache.
+func TestRemoteCommand(t *testing.T) {
+	l := newLink(Target{Name: "b", Host: "h"}, Options{RemoteArgs: []string{"serve", "--safety", "it's"}}.withDefaults())
+	got := l.remoteCommand()
+	for _, want := range []string{"sh -c '", `command -v tmux-mcp`, `.cache}/tmux-mcp/bin/tmux-mcp`, `exit 127`, `'serve' '--safety' 'it'\''s'`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("remote command %s\nlacks %s", got, want)
+		}
+	}
+	l = newLink(Target{Name: "b", Host: "h", User: "me", Port: 2222, Command: "/opt/tmux-mcp"}, Options{RemoteArgs: []string{"serve"}}.withDefaults())
+	args := l.sshArgs(l.remoteCommand())
+	if got, want := strings.Join(args, " "), "-T -o BatchMode=yes -o ServerAliveInterval=5 -o ServerAliveCountMax=3 -p 2222 -l me h /opt/tmux-mcp 'serve'"; got != want {
+		t.Errorf("ssh args\n got %s\nwant %s", got, want)
+	}
+}
