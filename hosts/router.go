@@ -91,6 +91,32 @@ func (r *Router) Call(ctx context.Context, host string, req mcp.CallToolRequest)
 	return res, nil
 }
 
+// ReadResource reads a resource of the host's tmux-mcp (uri as that one
+// names it), failing as Call does when the host is down.
+func (r *Router) ReadResource(ctx context.Context, host, uri string) (*mcp.ReadResourceResult, error) {
+	l, ok := r.links[host]
+	if !ok {
+		return nil, &hostError{msg: fmt.Sprintf("%v %q: the hosts are %v", ErrUnknownHost, host, r.names), kind: ErrUnknownHost}
+	}
+	c, err := l.conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var req mcp.ReadResourceRequest
+	req.Params.URI = uri
+	req.Params.Meta = traceMeta(ctx)
+	res, err := c.c.ReadResource(ctx, req)
+	if err != nil {
+		select {
+		case <-c.done:
+			return nil, &hostError{kind: ErrHostDown, msg: fmt.Sprintf("%v: host %s: the connection was lost reading %s (%v)", ErrHostDown, host, uri, c.err)}
+		default:
+		}
+		return nil, fmt.Errorf("host %s: %w", host, err)
+	}
+	return res, nil
+}
+
 // traceMeta carries the caller's trace context to the remote tmux-mcp in
 // _meta (traceparent, tracestate, baggage), which joins the trace.
 func traceMeta(ctx context.Context) *mcp.Meta {

@@ -19,6 +19,50 @@ type Hosts interface {
 	Names() []string
 	Call(ctx context.Context, host string, req mcp.CallToolRequest) (*mcp.CallToolResult, error)
 	Health(ctx context.Context, wait time.Duration) []hosts.Health
+	ReadResource(ctx context.Context, host, uri string) (*mcp.ReadResourceResult, error)
+}
+
+// uriHost is a host's resource: tmux://hosts/{host}/ followed by what the
+// host's tmux-mcp calls it without tmux:// (tmux://hosts/build/panes/%251/content).
+const uriHost = "tmux://hosts/{host}/{+path}"
+
+// addHostResources serves the hosts' resources under tmux://hosts/NAME/.
+func addHostResources(s *server.MCPServer, h Hosts) {
+	s.AddResourceTemplate(mcp.NewResourceTemplate(uriHost, "host_resource",
+		mcp.WithTemplateDescription("A resource of another host's tmux-mcp (--host): tmux://hosts/NAME/ then its own address without tmux://, "+
+			"e.g. tmux://hosts/build/sessions.")),
+		func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+			host, path, ok := splitHostURI(req.Params.URI)
+			if !ok || path == "" {
+				return nil, resourceNotFound("%s: want tmux://hosts/NAME/<resource>", req.Params.URI)
+			}
+			res, err := h.ReadResource(ctx, host, "tmux://"+path)
+			if err != nil {
+				return nil, err
+			}
+			out := make([]mcp.ResourceContents, 0, len(res.Contents))
+			for _, c := range res.Contents {
+				switch c := c.(type) {
+				case mcp.TextResourceContents:
+					c.URI = req.Params.URI
+					out = append(out, c)
+				case mcp.BlobResourceContents:
+					c.URI = req.Params.URI
+					out = append(out, c)
+				}
+			}
+			return out, nil
+		})
+}
+
+// splitHostURI splits tmux://hosts/NAME/PATH.
+func splitHostURI(uri string) (host, path string, ok bool) {
+	rest, ok := strings.CutPrefix(uri, "tmux://hosts/")
+	if !ok {
+		return "", "", false
+	}
+	host, path, ok = strings.Cut(rest, "/")
+	return host, path, ok && host != ""
 }
 
 // hostHealthWait bounds how long server_health waits for each host's own.

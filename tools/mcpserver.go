@@ -169,6 +169,9 @@ func New(d Deps, opts Options) (*Server, error) {
 	}
 	tasks.Adapt(s)
 	addResources(s, d)
+	if len(hostNames) > 0 {
+		addHostResources(s, opts.Hosts)
+	}
 	addPrompts(s, served(selected, "journal_events") && served(selected, "restore_sessions"))
 	srv := &Server{MCP: s, Tasks: tasks, Tools: selected, drain: g, deps: d}
 	if src := d.events(); src != nil {

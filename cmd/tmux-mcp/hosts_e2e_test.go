@@ -295,6 +295,21 @@ func TestHostsEndToEnd(t *testing.T) {
 			t.Errorf("%s: health %+v, remote %+v (want socket %s)", name, h, remote, want)
 		}
 	}
+	// A host's resources, under tmux://hosts/NAME/.
+	for host, pane := range map[string]string{"alpha": panes["alpha"], "beta": panes["beta"]} {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		var rr mcp.ReadResourceRequest
+		rr.Params.URI = "tmux://hosts/" + host + "/panes/" + strings.ReplaceAll(pane, "%", "%25") + "/content"
+		res, err := f.c.ReadResource(ctx, rr)
+		cancel()
+		if err != nil || len(res.Contents) != 1 {
+			t.Fatalf("read %s: %v %v", rr.Params.URI, res, err)
+		}
+		tc, ok := res.Contents[0].(mcp.TextResourceContents)
+		if !ok || tc.URI != rr.Params.URI || !strings.Contains(tc.Text, "waited-"+host) {
+			t.Errorf("read %s: %+v", rr.Params.URI, res.Contents[0])
+		}
+	}
 	// Bad host names are refused with the names there are.
 	res := f.call(t, 10*time.Second, "list_sessions", map[string]any{"host": "gamma"})
 	if !res.IsError || !strings.Contains(resultTextOf(res), "alpha") {
