@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/json"
@@ -63,11 +64,48 @@ func startSimHostPath(t *testing.T, name, path string, extra ...string) *simHost
 		// The host's tmux-mcp first (it would restart its tmux), then the
 		// tmux server it started, which is the test's.
 		h.sshd.Stop()
+		h.killOrphans(t)
 		cmd := exec.Command(tmuxtest.Binary(t), "-S", h.socket, "kill-server")
 		cmd.Env = tmuxtest.Env()
 		_ = cmd.Run()
 	})
 	return h
+}
+
+// killOrphans kills the host's tmux-mcp processes that outlived their
+// ssh connection (a connection killed leaves its tmux-mcp to notice the
+// end of its input and drain its calls): ours, told apart by the socket in
+// their environment.
+func (h *simHost) killOrphans(t *testing.T) {
+	t.Helper()
+	want := []byte("TMUX_MCP_SOCKET_PATH=" + h.socket + "\x00")
+	dirs, _ := filepath.Glob("/proc/[0-9]*")
+	var pids []int
+	for _, d := range dirs {
+		exe, err := os.Readlink(d + "/exe")
+		if err != nil || filepath.Base(exe) != "tmux-mcp" {
+			continue
+		}
+		env, err := os.ReadFile(d + "/environ")
+		if err != nil || !bytes.Contains(env, want) {
+			continue
+		}
+		if pid, err := strconv.Atoi(filepath.Base(d)); err == nil && pid > 0 {
+			pids = append(pids, pid)
+		}
+	}
+	for _, pid := range pids {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for _, pid := range pids {
+		for time.Now().Before(deadline) {
+			if b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat"); err != nil || bytes.Contains(b, []byte(") Z ")) {
+				break
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
 }
 
 // tmux runs a tmux command on the host's server directly.
