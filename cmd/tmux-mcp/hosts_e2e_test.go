@@ -350,7 +350,7 @@ func TestHostsEndToEnd(t *testing.T) {
 	}
 	// Bad host names are refused with the names there are.
 	res := f.call(t, 10*time.Second, "list_sessions", map[string]any{"host": "gamma"})
-	if !res.IsError || !strings.Contains(resultTextOf(res), "alpha") {
+	if !res.IsError || !strings.Contains(text(res), "alpha") {
 		t.Errorf("host gamma: %v", res.Content)
 	}
 }
@@ -359,16 +359,6 @@ func TestHostsEndToEnd(t *testing.T) {
 func structuredText(t *testing.T, res *mcp.CallToolResult) string {
 	t.Helper()
 	return string(structured(t, res))
-}
-
-func resultTextOf(res *mcp.CallToolResult) string {
-	var b strings.Builder
-	for _, c := range res.Content {
-		if tc, ok := c.(mcp.TextContent); ok {
-			b.WriteString(tc.Text)
-		}
-	}
-	return b.String()
 }
 
 // pidsOf returns the PIDs among pids whose executable is bin.
@@ -465,10 +455,10 @@ func TestHostsFaults(t *testing.T) {
 		}
 		select {
 		case res := <-done:
-			if !res.IsError || !strings.Contains(resultTextOf(res), "host_down") {
+			if !res.IsError || !strings.Contains(text(res), "host_down") {
 				t.Errorf("the call through the killed connection: %v", res.Content)
 			}
-			t.Logf("the call ended %s after the connection was killed: %s", time.Since(killed).Round(time.Millisecond), resultTextOf(res))
+			t.Logf("the call ended %s after the connection was killed: %s", time.Since(killed).Round(time.Millisecond), text(res))
 		case <-time.After(15 * time.Second):
 			t.Fatal("the call through the killed connection still hangs after 15s")
 		}
@@ -484,7 +474,7 @@ func TestHostsFaults(t *testing.T) {
 		f.awaitState(t, "alpha", "down", 15*time.Second)
 		start := time.Now()
 		res := f.call(t, 10*time.Second, "list_sessions", map[string]any{"host": "alpha"})
-		if took := time.Since(start); !res.IsError || !strings.Contains(resultTextOf(res), "host_down") || took > time.Second {
+		if took := time.Since(start); !res.IsError || !strings.Contains(text(res), "host_down") || took > time.Second {
 			t.Errorf("a call to a host that is down took %s: %v", took, res.Content)
 		}
 		// The others are not affected.
@@ -622,7 +612,7 @@ func TestHostsInstall(t *testing.T) {
 		t.Errorf("a host without tmux-mcp: %+v", down)
 	}
 	res := f.call(t, 10*time.Second, "list_sessions", map[string]any{"host": "bare"})
-	if !res.IsError || !strings.Contains(resultTextOf(res), "--host-install") {
+	if !res.IsError || !strings.Contains(text(res), "--host-install") {
 		t.Errorf("a call to a host without tmux-mcp: %v", res.Content)
 	}
 	f.c.Close()
