@@ -117,6 +117,7 @@ type Link struct {
 	changed chan struct{} // closed and replaced at each state change
 	closed  chan struct{}
 	wg      sync.WaitGroup
+	subs    remoteSubs
 }
 
 // conn is one ssh process and the MCP client over its stdio.
@@ -133,7 +134,8 @@ type conn struct {
 func (c *conn) setErr(err error) { c.once.Do(func() { c.err = err }) }
 
 func newLink(t Target, o Options) *Link {
-	l := &Link{t: t, o: o, changed: make(chan struct{}), closed: make(chan struct{})}
+	l := &Link{t: t, o: o, changed: make(chan struct{}), closed: make(chan struct{}),
+		subs: remoteSubs{byURI: map[string]map[chan struct{}]bool{}}}
 	l.st = Status{Name: t.Name, Target: t.String(), State: Connecting, Since: time.Now()}
 	return l
 }
@@ -188,6 +190,7 @@ func (l *Link) run() {
 
 // serve holds a connection until it ends: it pings it and reports it up.
 func (l *Link) serve(c *conn) {
+	l.resubscribe(c)
 	l.mu.Lock()
 	l.cur = c
 	l.st.Connects++
@@ -206,6 +209,7 @@ func (l *Link) serve(c *conn) {
 			l.mu.Lock()
 			l.cur = nil
 			l.mu.Unlock()
+			l.subs.notify("")
 			return
 		case <-tick.C:
 			if err := l.ping(c); err != nil {
@@ -423,6 +427,7 @@ func (l *Link) dial() (*conn, string, error) {
 	}()
 	tr := transport.NewIO(stdout, stdin, nil)
 	c.c = client.NewClient(tr)
+	c.c.OnNotification(l.onNotification)
 	ctx, cancel := context.WithTimeout(context.Background(), l.o.StartTimeout)
 	defer cancel()
 	go func() {

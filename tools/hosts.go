@@ -20,6 +20,7 @@ type Hosts interface {
 	Call(ctx context.Context, host string, req mcp.CallToolRequest) (*mcp.CallToolResult, error)
 	Health(ctx context.Context, wait time.Duration) []hosts.Health
 	ReadResource(ctx context.Context, host, uri string) (*mcp.ReadResourceResult, error)
+	Subscribe(ctx context.Context, host, uri string) (<-chan struct{}, func(), error)
 }
 
 // uriHost is a host's resource: tmux://hosts/{host}/ followed by what the

@@ -178,6 +178,9 @@ func New(d Deps, opts Options) (*Server, error) {
 		srv.notifier = startNotifier(s, src, opts.NotifyEvery)
 	}
 	srv.subs = newSubscriptions(s, hooks, d, opts.NotifyEvery)
+	if len(hostNames) > 0 {
+		srv.subs.hosts = opts.Hosts
+	}
 	srv.log = newEventLog(s, hooks, d.events())
 	srv.jobs = d.jobs
 	srv.jobs.OnChange(func(rec jobs.Record) {

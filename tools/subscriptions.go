@@ -19,7 +19,8 @@ import (
 // subscribable lists what resources/subscribe accepts, for error messages.
 const subscribable = "tmux://panes/{pane_id}/content, tmux://sessions, tmux://sessions/{session_name}, " +
 	"tmux://sessions/{session_name}/windows, tmux://sessions/{session_name}/windows/{window_index} " +
-	"(each with an optional ?socket_name=), tmux://jobs/{job_id} and tmux://health"
+	"(each with an optional ?socket_name=), tmux://jobs/{job_id} and tmux://health; with --host, any of these " +
+	"on a host as tmux://hosts/{host}/ followed by the address without tmux://"
 
 // subscriptions serves resources/subscribe and resources/unsubscribe: it
 // sends notifications/resources/updated when a subscribed resource may
@@ -57,6 +58,9 @@ type subscriptions struct {
 	d     Deps
 	every time.Duration
 	unsub func()
+	// hosts relays subscriptions to other hosts' resources; nil without
+	// --host.
+	hosts Hosts
 
 	templates []subTemplate
 
@@ -99,6 +103,7 @@ const (
 	kindStructure                    // a session listing, from structure events
 	kindHealth                       // tmux://health, from state events
 	kindJob                          // tmux://jobs/{job_id}, from the job table
+	kindRemote                       // tmux://hosts/{host}/..., from that host's tmux-mcp
 )
 
 // subTemplate is a subscribable resource template.
@@ -238,11 +243,19 @@ type subTarget struct {
 	pane    tmux.PaneID
 	session string // named-session listings
 	job     string
+	host    string // kindRemote: the host, and the URI as it names it
+	remote  string
 }
 
 // parse resolves a URI to what it watches, without calling tmux.
 func (m *subscriptions) parse(uri string) (subTarget, error) {
 	def := m.d.Sup.Config().DefaultSocket
+	if host, path, ok := splitHostURI(uri); ok && m.hosts != nil {
+		if path == "" {
+			return subTarget{}, fmt.Errorf("want tmux://hosts/%s/ followed by a resource of that host", host)
+		}
+		return subTarget{kind: kindRemote, host: host, remote: "tmux://" + path}, nil
+	}
 	if uri == uriHealth {
 		return subTarget{kind: kindHealth, sock: def}, nil
 	}
@@ -305,6 +318,13 @@ func (m *subscriptions) prepare(ctx context.Context, uri string) (*subscription,
 		}
 	}
 	switch {
+	case tg.kind == kindRemote:
+		changes, stop, err := m.hosts.Subscribe(ctx, tg.host, tg.remote)
+		if err != nil {
+			cancel()
+			return nil, err
+		}
+		sub.changes, sub.stopChanges = changes, stop
 	case tg.kind == kindPane || tg.session != "":
 		if err := sub.open(ctx, tg); err != nil {
 			cancel()
@@ -575,6 +595,11 @@ func (sub *subscription) stop() {
 
 func (sub *subscription) run() {
 	defer close(sub.done)
+	if sub.kind == kindRemote {
+		sub.pump(sub.changes)
+		sub.stopChanges()
+		return
+	}
 	if sub.kind != kindPane {
 		sub.pump(sub.kick)
 		return

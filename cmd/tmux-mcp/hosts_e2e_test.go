@@ -125,6 +125,7 @@ type hostsFixture struct {
 	a, b   *simHost
 	local  *tmuxtest.Server
 	ssh    []string
+	env    []string
 }
 
 func startHostsFixture(t *testing.T) *hostsFixture {
@@ -155,6 +156,7 @@ func startHostsFixtureEnv(t *testing.T, local, remote []string) *hostsFixture {
 		"TMUX_MCP_HOSTS=" + f.a.sshd.URL("alpha") + " " + f.b.sshd.URL("beta"),
 		"TMUX_MCP_SSH=" + strings.Join(f.ssh, " "),
 		"TMUX_MCP_SAFETY=destructive"}, local...)...)
+	f.env = env
 	f.c, f.cmd, f.stderr = startStdio(t, bin, env)
 	t.Cleanup(func() { f.c.Close() })
 	f.awaitUp(t, "alpha", 30*time.Second)
@@ -348,6 +350,23 @@ func TestHostsEndToEnd(t *testing.T) {
 			t.Errorf("read %s: %+v", rr.Params.URI, res.Contents[0])
 		}
 	}
+	// A subscription to a host's pane: its output is an update here.
+	t.Run("subscription through the hop", func(t *testing.T) {
+		c, p, stderr := startLegacyStdio(t, buildBinary(t), f.env)
+		uri := "tmux://hosts/beta" + strings.TrimPrefix(contentURI(panes["beta"]), "tmux:/")
+		if err := rpc(c, string(mcp.MethodResourcesSubscribe), map[string]any{"uri": uri}); err != nil {
+			t.Fatalf("subscribe %s: %v\nstderr:\n%s", uri, err, stderr)
+		}
+		i := p.len()
+		if out, err := f.b.tmux(t, "send-keys", "-t", panes["beta"], "echo pushed", "Enter"); err != nil {
+			t.Fatalf("send-keys: %v %s", err, out)
+		}
+		p.wait(t, i, 15*time.Second, "an update of beta's pane through the hop", isUpdate(uri))
+		missing := "tmux://hosts/beta/panes/%25999/content"
+		if err := rpc(c, string(mcp.MethodResourcesSubscribe), map[string]any{"uri": missing}); err == nil || !strings.Contains(err.Error(), "not found") {
+			t.Errorf("subscribe to a pane beta does not have: %v", err)
+		}
+	})
 	// Bad host names are refused with the names there are.
 	res := f.call(t, 10*time.Second, "list_sessions", map[string]any{"host": "gamma"})
 	if !res.IsError || !strings.Contains(text(res), "alpha") {
@@ -434,6 +453,13 @@ func TestHostsFaults(t *testing.T) {
 	f.session(t, "local", "s-local")
 
 	t.Run("connection killed during a call", func(t *testing.T) {
+		// A subscription to alpha's pane, from a second client of a second
+		// local tmux-mcp: it must outlive the connection.
+		sc, sp, _ := startLegacyStdio(t, bin, f.env)
+		suri := "tmux://hosts/alpha" + strings.TrimPrefix(contentURI(pa), "tmux:/")
+		if err := rpc(sc, string(mcp.MethodResourcesSubscribe), map[string]any{"uri": suri}); err != nil {
+			t.Fatalf("subscribe %s: %v", suri, err)
+		}
 		done := make(chan *mcp.CallToolResult, 1)
 		go func() {
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -467,6 +493,28 @@ func TestHostsFaults(t *testing.T) {
 		if got := f.sessionsOn(t, "alpha"); !slices.Contains(got, "s-alpha") {
 			t.Errorf("alpha's sessions after the reconnection: %v", got)
 		}
+		// The subscription was renewed on the new connection (the second
+		// tmux-mcp's own link to alpha was killed too, and came back).
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			i := sp.len()
+			if out, err := f.a.tmux(t, "send-keys", "-t", pa, "echo after-"+strconv.Itoa(i), "Enter"); err != nil {
+				t.Fatalf("send-keys: %v %s", err, out)
+			}
+			if waitUpdate(sp, i, 2*time.Second, suri) {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("no update of %s after the reconnection", suri)
+			}
+		}
+		// That one may have been the update a reconnection sends itself;
+		// this one can come only from the renewed remote subscription.
+		i := sp.len()
+		if out, err := f.a.tmux(t, "send-keys", "-t", pa, "echo renewed", "Enter"); err != nil {
+			t.Fatalf("send-keys: %v %s", err, out)
+		}
+		sp.wait(t, i, 10*time.Second, "an update from the renewed subscription", isUpdate(suri))
 	})
 
 	t.Run("sshd stopped and started", func(t *testing.T) {
@@ -639,4 +687,22 @@ func fileSum(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return fmt.Sprintf("%x", sha256.Sum256(b))
+}
+
+// waitUpdate reports whether an update of uri came after the i-th
+// notification within d.
+func waitUpdate(p *pushed, i int, d time.Duration, uri string) bool {
+	deadline := time.After(d)
+	for {
+		for _, r := range p.since(i) {
+			if isUpdate(uri)(r) {
+				return true
+			}
+		}
+		select {
+		case <-p.signal:
+		case <-deadline:
+			return false
+		}
+	}
 }
