@@ -706,3 +706,42 @@ func waitUpdate(p *pushed, i int, d time.Duration, uri string) bool {
 		}
 	}
 }
+
+// TestHostsInstallReplacesOtherVersion: a host whose PATH has another
+// version of tmux-mcp works without --host-install (server_health says the
+// versions differ); with it, this binary is copied there and used.
+func TestHostsInstallReplacesOtherVersion(t *testing.T) {
+	bin := buildBinary(t)
+	oldDir := t.TempDir()
+	old := filepath.Join(oldDir, "tmux-mcp")
+	if out, err := exec.Command("go", "build", "-ldflags", "-X main.releaseVersion=0.0.1-old", "-o", old, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	h := startSimHostPath(t, "older", oldDir+":/usr/local/bin:/usr/bin:/bin")
+	ssh := sshdtest.ClientConfig(t, h.sshd)
+	local := tmuxtest.New(t)
+	start := func(install bool) *hostsFixture {
+		env := binaryEnv(local.Socket, "TMUX_MCP_HOSTS="+h.sshd.URL("older"), "TMUX_MCP_SSH="+strings.Join(ssh, " "),
+			"TMUX_MCP_HOST_INSTALL="+strconv.FormatBool(install))
+		f := &hostsFixture{}
+		f.c, f.cmd, f.stderr = startStdio(t, bin, env)
+		t.Cleanup(func() { f.c.Close() })
+		return f
+	}
+	f := start(false)
+	up := f.awaitUp(t, "older", 30*time.Second)
+	if up.RemoteVer != "0.0.1-old" || !strings.Contains(up.Hint, "0.0.1-old") || !strings.Contains(up.Hint, "--host-install") {
+		t.Errorf("a host with another version, without --host-install: %+v", up)
+	}
+	f.c.Close()
+
+	f = start(true)
+	up = f.awaitUp(t, "older", 60*time.Second)
+	if up.RemoteVer == "0.0.1-old" || up.RemoteVer == "" || up.Hint != "" {
+		t.Errorf("after --host-install: %+v", up)
+	}
+	copied := filepath.Join(h.dir, "home", ".cache", "tmux-mcp", "bin", "tmux-mcp")
+	if got, want := fileSum(t, copied), fileSum(t, bin); got != want {
+		t.Errorf("the copy's sha256 %s, this binary's %s", got, want)
+	}
+}
