@@ -212,10 +212,18 @@ func (m *Manager) run(ctx context.Context, req mcp.CallToolRequest, next server.
 	}()
 	budget := time.NewTimer(m.opts.Budget)
 	defer budget.Stop()
+	// ended holds the outcome of a handler that asked to become a task
+	// (Detach) and ended before the select below saw the request: it is a
+	// task all the same (which of the two ready cases select takes is
+	// chance).
+	var ended *outcome
 	select {
 	case o := <-done:
-		cancel()
-		return o.res, o.err
+		if !closed(c.detach) {
+			cancel()
+			return o.res, o.err
+		}
+		ended = &o
 	case <-ctx.Done():
 		cancel()
 		o := <-done
@@ -223,10 +231,17 @@ func (m *Manager) run(ctx context.Context, req mcp.CallToolRequest, next server.
 	case <-budget.C:
 	case <-c.detach:
 	}
+	// outcome waits for the handler's end, unless it came already.
+	outcome := func() outcome {
+		if ended != nil {
+			return *ended
+		}
+		return <-done
+	}
 	c.mu.Lock()
 	if c.answered {
 		c.mu.Unlock()
-		o := <-done
+		o := outcome()
 		cancel()
 		return o.res, o.err
 	}
@@ -236,6 +251,10 @@ func (m *Manager) run(ctx context.Context, req mcp.CallToolRequest, next server.
 	if err != nil {
 		// No task: the call answers when its handler does.
 		close(c.ready)
+		if ended != nil {
+			cancel()
+			return ended.res, ended.err
+		}
 		select {
 		case o := <-done:
 			cancel()
@@ -251,7 +270,7 @@ func (m *Manager) run(ctx context.Context, req mcp.CallToolRequest, next server.
 	c.mu.Unlock()
 	close(c.ready)
 	go func() {
-		o := <-done
+		o := outcome()
 		cancel()
 		m.finish(t, o.res, o.err)
 	}()
