@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cenkalti/backoff/v4"
@@ -118,6 +119,7 @@ type Link struct {
 	closed  chan struct{}
 	wg      sync.WaitGroup
 	subs    remoteSubs
+	pings   atomic.Int64 // numbers this side's own requests: string IDs, never the client's numbers
 }
 
 // conn is one ssh process and the MCP client over its stdio.
@@ -224,8 +226,15 @@ func (l *Link) ping(c *conn) error {
 	ctx, cancel := context.WithTimeout(context.Background(), l.o.PingTimeout)
 	defer cancel()
 	start := time.Now()
-	if err := c.c.Ping(ctx); err != nil {
+	// A ping request on the session revision (mcp-go's Client.Ping sends
+	// nothing on 2026-07-28, and is deprecated for it).
+	res, err := c.c.GetTransport().SendRequest(ctx, transport.JSONRPCRequest{JSONRPC: mcp.JSONRPC_VERSION,
+		ID: mcp.NewRequestId("ping-" + strconv.FormatInt(l.pings.Add(1), 10)), Method: string(mcp.MethodPing)})
+	if err != nil {
 		return err
+	}
+	if res.Error != nil {
+		return fmt.Errorf("ping: %s", res.Error.Message)
 	}
 	rtt := float64(time.Since(start).Microseconds()) / 1000
 	l.mu.Lock()

@@ -3,9 +3,11 @@ package hosts
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"sync"
 	"time"
 
+	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
@@ -61,9 +63,7 @@ func (l *Link) onNotification(n mcp.JSONRPCNotification) {
 func (l *Link) resubscribe(c *conn) {
 	for _, uri := range l.subs.uris() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		var req mcp.SubscribeRequest
-		req.Params.URI = uri
-		if err := c.c.Subscribe(ctx, req); err != nil {
+		if err := l.request(ctx, c, mcp.MethodResourcesSubscribe, uri); err != nil {
 			l.o.Log.Warn("host: resubscribe", "host", l.t.Name, "uri", uri, "err", err)
 		}
 		cancel()
@@ -91,9 +91,7 @@ func (r *Router) Subscribe(ctx context.Context, host, uri string) (<-chan struct
 		// Subscribe remotely before the entry exists: a refusal (no such
 		// pane) leaves nothing behind.
 		l.subs.mu.Unlock()
-		var req mcp.SubscribeRequest
-		req.Params.URI = uri
-		if err := c.c.Subscribe(ctx, req); err != nil {
+		if err := l.request(ctx, c, mcp.MethodResourcesSubscribe, uri); err != nil {
 			return nil, nil, fmt.Errorf("host %s: %w", host, err)
 		}
 		l.subs.mu.Lock()
@@ -122,11 +120,25 @@ func (r *Router) Subscribe(ctx context.Context, host, uri string) (<-chan struct
 			if c != nil {
 				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 				defer cancel()
-				var req mcp.UnsubscribeRequest
-				req.Params.URI = uri
-				_ = c.c.Unsubscribe(ctx, req)
+				_ = l.request(ctx, c, mcp.MethodResourcesUnsubscribe, uri)
 			}
 		})
 	}
 	return ch, stop, nil
+}
+
+// request sends resources/subscribe or unsubscribe for uri on the session
+// revision the link speaks (mcp-go's Client.Subscribe is deprecated for
+// 2026-07-28's listen streams).
+func (l *Link) request(ctx context.Context, c *conn, method mcp.MCPMethod, uri string) error {
+	res, err := c.c.GetTransport().SendRequest(ctx, transport.JSONRPCRequest{JSONRPC: mcp.JSONRPC_VERSION,
+		ID: mcp.NewRequestId(string(method) + "-" + strconv.FormatInt(l.pings.Add(1), 10)), Method: string(method),
+		Params: map[string]any{"uri": uri}})
+	if err != nil {
+		return err
+	}
+	if res.Error != nil {
+		return fmt.Errorf("%s: %s", method, res.Error.Message)
+	}
+	return nil
 }
