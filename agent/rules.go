@@ -174,6 +174,19 @@ func (r *rule) inputArea(lines []string) (int, string, bool) {
 	return 0, "", false
 }
 
+// boxRows counts the rows of the input box whose input line is at i, down
+// to its closing rule, and reports whether the last is empty; 0 when no
+// rule closes it on the screen.
+func boxRows(lines []string, i int) (int, bool) {
+	for j := i + 1; j < len(lines); j++ {
+		// Gemini leaves gaps in its closing rule at times.
+		if isRule(strings.ReplaceAll(lines[j], " ", "")) {
+			return j - i, strings.TrimSpace(unbox(lines[j-1])) == ""
+		}
+	}
+	return 0, false
+}
+
 // isRule reports whether l is a horizontal rule: a row of at least ten
 // box-drawing characters and nothing else.
 func isRule(l string) bool {

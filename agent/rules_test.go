@@ -120,3 +120,30 @@ func TestRules(t *testing.T) {
 		t.Errorf("Read(claude, a shell's screen) = %+v, want unknown", got)
 	}
 }
+
+// TestInputRows: the rows of a boxed input area, and whether the last is
+// empty: what an Enter taken as a new line changes (gemini-enter-as-newline
+// is the screen Gemini CLI showed when it took submit_prompt's Enter as a
+// new line, in make ci's race run).
+func TestInputRows(t *testing.T) {
+	tests := []struct {
+		name      Name
+		screen    string
+		rows      int
+		lastBlank bool
+	}{
+		{"gemini", "gemini-typed", 1, false},
+		{"gemini", "gemini-multiline-typed", 3, false},
+		{"gemini", "gemini-enter-as-newline", 4, true},
+		{"claude", "claude-multiline-typed", 3, false},
+		{"codex", "codex-multiline-typed", 0, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.screen, func(t *testing.T) {
+			r := Read(tt.name, screen(t, tt.screen))
+			if got, want := [2]any{r.InputRows, r.InputLastBlank}, [2]any{tt.rows, tt.lastBlank}; got != want {
+				t.Errorf("rows, last blank: got %v, want %v (input %q)", got, want, r.Input)
+			}
+		})
+	}
+}

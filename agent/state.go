@@ -29,6 +29,12 @@ type Reading struct {
 	// area at all.
 	Input      string
 	InputKnown bool
+	// InputRows is how many rows a boxed input area spans, from the input
+	// line down to the box's closing rule (0 when the program draws no
+	// box), and InputLastBlank whether its last row is empty: an Enter
+	// the program took as a new line adds an empty row.
+	InputRows      int
+	InputLastBlank bool
 	// Answer is the screen above the input area from the last prompt the
 	// agent was given: the agent's reply to it, as far as the screen
 	// shows it.
@@ -50,6 +56,9 @@ func Read(name Name, screen []string) Reading {
 	top := len(lines) // the first line of the input area
 	if i, input, ok := r.inputArea(lines); ok {
 		top, out.Input, out.InputKnown = i, input, true
+		if r.boxed {
+			out.InputRows, out.InputLastBlank = boxRows(lines, i)
+		}
 	}
 	switch {
 	case r.isAsking(lines):

@@ -22,6 +22,10 @@ import (
 // newline) or lost.
 const submitSettle = 150 * time.Millisecond
 
+// maxEnters bounds the Enters pressed when the program takes them as new
+// lines in the paste.
+const maxEnters = 3
+
 // submitCheck is how often submit_prompt looks at the screen between the
 // pane's change events.
 const submitCheck = 50 * time.Millisecond
@@ -43,6 +47,9 @@ type submitted struct {
 	// settled after the paste), SubmittedMS to the submission seen.
 	TakenMS     int64 `json:"taken_ms"`
 	SubmittedMS int64 `json:"submitted_ms"`
+	// Enters is how many times Enter was pressed (more than once when the
+	// program took one as a new line).
+	Enters int `json:"enters"`
 }
 
 // SubmitPrompt types text into an interactive program as one input,
@@ -131,18 +138,49 @@ func (s *submission) run(ctx context.Context) (*mcp.CallToolResult, error) {
 		return nil, err
 	}
 	takenAt := time.Since(s.start)
-	if err := s.srv.TypeKeys(ctx, id, "Enter"); err != nil {
-		return nil, err
+	var takenRows int
+	if s.name != "" {
+		takenRows = agent.Read(s.name, taken.lines()).InputRows
 	}
-	after, err := s.awaitSubmitted(ctx, taken)
-	if err != nil {
-		return nil, err
+	var after screenState
+	enters := 0
+	for {
+		if err := s.srv.TypeKeys(ctx, id, "Enter"); err != nil {
+			return nil, err
+		}
+		enters++
+		var newline bool
+		if after, newline, err = s.awaitSubmitted(ctx, taken); err != nil {
+			return nil, err
+		}
+		if !newline {
+			break
+		}
+		// The program took Enter for a new line in the paste: Gemini CLI
+		// does for 40 ms after a paste by its own clock, which a busy
+		// machine stretches while the screen is long quiet. Take the new
+		// line back and press Enter again once the screen settles.
+		if enters == maxEnters {
+			return nil, s.failure(ctx, fmt.Sprintf("the program took Enter as a new line %d times; the prompt is in its input area, not submitted", enters), nil)
+		}
+		if err := s.srv.TypeKeys(ctx, id, "BSpace"); err != nil {
+			return nil, err
+		}
+		if taken, err = s.awaitTaken(ctx, after); err != nil {
+			return nil, err
+		}
+		if r := agent.Read(s.name, taken.lines()); r.InputRows != takenRows {
+			return nil, s.failure(ctx, "the program took Enter as a new line, and taking it back left its input area otherwise than the paste did; Enter was not pressed again", nil)
+		}
 	}
 	msg := "Prompt submitted to pane " + string(id)
+	if enters > 1 {
+		msg += fmt.Sprintf(" (Enter pressed %d times: the program took the first as a new line, which was taken back)", enters)
+	}
 	if strings.Contains(s.text, "\n") && bracketed != nil && !*bracketed {
 		msg += " (line by line: the program did not ask for bracketed paste)"
 	}
-	out := submitted{Result: msg, PaneID: string(id), Bracketed: bracketed,
+	out := submitted{Result: msg, PaneID: string(id), Bracketed: bracketed, Enters: enters,
 		TakenMS: takenAt.Milliseconds(), SubmittedMS: time.Since(s.start).Milliseconds()}
 	if s.name != "" {
 		r := agent.Read(s.name, after.lines())
@@ -232,14 +270,17 @@ func (s screenState) same(o screenState) bool {
 // text: for a known agent CLI, its input area no longer holds what the
 // paste put there, or it works or asks; for another program, the cursor
 // left the line it was on (a shell or REPL ran it), or, full-screen, the
-// line no longer holds the text.
-func (s *submission) awaitSubmitted(ctx context.Context, taken screenState) (screenState, error) {
+// line no longer holds the text. It reports too whether an agent CLI took
+// Enter as a new line instead (its input box grew by an empty row).
+func (s *submission) awaitSubmitted(ctx context.Context, taken screenState) (screenState, bool, error) {
 	var takenInput string
 	inputKnown := false
+	takenRows := 0
 	if s.name != "" {
 		r := agent.Read(s.name, taken.lines())
-		takenInput, inputKnown = r.Input, r.InputKnown
+		takenInput, inputKnown, takenRows = r.Input, r.InputKnown, r.InputRows
 	}
+	newline := false
 	tail := lastLineTail(s.text)
 	var now screenState
 	err := watchUntil(ctx, s.srv, s.pane.ID, func() (bool, error) {
@@ -257,6 +298,10 @@ func (s *submission) awaitSubmitted(ctx context.Context, taken screenState) (scr
 				return true, nil
 			case r.InputKnown && r.Input != takenInput && (takenInput == "" || !strings.Contains(r.Input, takenInput)):
 				return true, nil
+			case takenRows > 0 && r.InputKnown && r.Input == takenInput && r.InputRows == takenRows+1 && r.InputLastBlank:
+				// The input box grew by an empty row: Enter became a new line.
+				newline = true
+				return true, nil
 			}
 			return false, nil
 		}
@@ -266,9 +311,9 @@ func (s *submission) awaitSubmitted(ctx context.Context, taken screenState) (scr
 		return !strings.Contains(now.cursorLine(taken.cursorY), tail), nil
 	})
 	if err != nil {
-		return now, s.failure(ctx, "Enter was pressed but the program did not take the text as submitted", err)
+		return now, false, s.failure(ctx, "Enter was pressed but the program did not take the text as submitted", err)
 	}
-	return now, nil
+	return now, newline, nil
 }
 
 // lastLineTail returns the end of text's last line, at most 16

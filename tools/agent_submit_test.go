@@ -264,3 +264,44 @@ func syscallKill(pid int) error {
 	}
 	return p.Kill()
 }
+
+// TestSubmitPromptEnterTakenAsNewline: a program that takes the first
+// Enter after a paste as a new line in its input box (as Gemini CLI does
+// while its 40 ms paste window is open, which make ci's race run once
+// stretched past submit_prompt's settle): submit_prompt sees the box grow
+// by an empty row, takes the new line back and presses Enter again; the
+// program gets each prompt once, whole.
+func TestSubmitPromptEnterTakenAsNewline(t *testing.T) {
+	e := newEnv(t, Mutating)
+	dir := t.TempDir()
+	py, err := os.ReadFile(python(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "gemini")
+	if err := os.WriteFile(bin, py, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	script, err := filepath.Abs("testdata/slowpaste.py")
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := filepath.Join(dir, "submitted")
+	p := e.window("env -i TERM=screen HOME=" + dir + " " + bin + " -I " + script + " " + log)
+	e.waitScreen(p, "the input box", func(s string) bool { return strings.Contains(s, "Type your message") })
+	prompts := []string{"prompt one", "prompt two line one\nline two\nline three"}
+	for _, text := range prompts {
+		var got submitted
+		e.ok("submit_prompt", map[string]any{"pane_id": p, "text": text, "allow_agent": true}, &got)
+		if got.Enters != 2 || got.Agent == nil || got.Agent.Name != "gemini" {
+			t.Errorf("submit_prompt %q = %+v, want 2 Enters, gemini", text, got)
+		}
+	}
+	b, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := string(b), strings.Join(prompts, "\n---\n")+"\n---\n"; got != want {
+		t.Errorf("the program got\n%s\nwant\n%s", got, want)
+	}
+}

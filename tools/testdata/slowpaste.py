@@ -1,0 +1,77 @@
+# A stand-in for Gemini CLI's input box (run as a copy of python3 named
+# gemini, so that the pane reads as Gemini's): the first Enter after each
+# paste becomes a new line in the input, as Gemini CLI's does within 40 ms
+# of a paste by its own clock (which a busy machine stretches). Every
+# submitted prompt is appended to the file argv[1], followed by "---".
+import os
+import sys
+import termios
+import tty
+
+RULE_TOP = "\u2584" * 60
+RULE_BOTTOM = "\u2580" * 60
+fd = sys.stdin.fileno()
+saved = termios.tcgetattr(fd)
+tty.setraw(fd)
+log = open(sys.argv[1], "a")
+buf = ""
+transcript = []
+recent_paste = False
+
+
+def draw():
+    out = ["\x1b[H\x1b[2J"]
+    for line in transcript:
+        out.append(line + "\r\n")
+    out.append(RULE_TOP + "\r\n")
+    lines = buf.split("\n") if buf else ["Type your message or @path/to/file"]
+    out.append(" > " + lines[0] + "\r\n")
+    for line in lines[1:]:
+        out.append("   " + line + "\r\n")
+    out.append(RULE_BOTTOM + "\r\n")
+    sys.stdout.write("".join(out))
+    sys.stdout.flush()
+
+
+sys.stdout.write("\x1b[?2004h")
+draw()
+data = b""
+try:
+    while True:
+        chunk = os.read(fd, 4096)
+        if not chunk:
+            break
+        data += chunk
+        while data:
+            if data.startswith(b"\x1b[200~"):
+                end = data.find(b"\x1b[201~")
+                if end < 0:
+                    break  # the rest of the paste is still to come
+                text = data[6:end].decode(errors="replace")
+                data = data[end + 6:]
+                buf += text.replace("\r\n", "\n").replace("\r", "\n")
+                recent_paste = True
+                draw()
+                continue
+            c, data = data[:1], data[1:]
+            if c == b"\r":
+                if recent_paste:
+                    buf += "\n"
+                    recent_paste = False
+                elif buf:
+                    log.write(buf + "\n---\n")
+                    log.flush()
+                    transcript.append(" > " + buf.split("\n")[0])
+                    transcript.append("\u2726 reply to: " + buf.replace("\n", " ")[:40])
+                    buf = ""
+                draw()
+            elif c == b"\x7f":
+                buf = buf[:-1]
+                draw()
+            elif c == b"\x03":
+                sys.exit(0)
+            else:
+                buf += c.decode(errors="replace")
+                draw()
+finally:
+    termios.tcsetattr(fd, termios.TCSADRAIN, saved)
