@@ -243,6 +243,23 @@ func (t *Table) Launch(j *Job, srv *supervisor.Server, run Run, rec Record) {
 	t.watch(j)
 }
 
+// flusher is a Store that can wait until what it was given is written.
+type flusher interface {
+	Flush(ctx context.Context) error
+}
+
+// Durable waits, at most until ctx ends, until the store has written what
+// it was given, so that a job reported to a client is found again by the
+// next tmux-mcp even if this one is killed the moment after. A store that
+// writes at once, or none, returns at once.
+func (t *Table) Durable(ctx context.Context) error {
+	f, ok := t.store.(flusher)
+	if !ok {
+		return nil
+	}
+	return f.Flush(ctx)
+}
+
 // watch starts j's watcher.
 func (t *Table) watch(j *Job) {
 	ctx, cancel := context.WithCancel(t.ctx)

@@ -51,9 +51,19 @@ func (d Deps) startJob(ctx context.Context, p params, cmd string, noHistory bool
 		HistorySize: base.HistorySize, HistoryLimit: base.HistoryLimit, Width: base.Width, Height: base.Height, CursorY: base.CursorY,
 		Lines:  r.lines,
 		Before: before, File: r.file})
+	// The job ID goes to the client once the journal holds the job: a
+	// tmux-mcp killed the moment after leaves it to the next one.
+	dctx, cancel := context.WithTimeout(ctx, jobDurableWait)
+	if err := d.jobs.Durable(dctx); err != nil {
+		d.log().Warn("job not yet in the journal", "job", j.ID(), "err", err)
+	}
+	cancel()
 	return structured(jobStarted{runResult: runResult{PaneID: string(pn.ID), Output: []string{}, ReadyTimedOut: tp.notReady,
 		Elapsed: seconds(time.Since(start))}, JobID: j.ID(), State: jobs.Running})
 }
+
+// jobDurableWait bounds the wait for a new job's journal record.
+const jobDurableWait = 2 * time.Second
 
 // jobItem is a job without its output: a row of list_jobs, and what
 // stop_job returns.

@@ -80,6 +80,9 @@ func toolsJobs(j *journal.Journal) jobs.Store {
 	return journalJobs{j}
 }
 
+// Flush waits until the jobs put are written (jobs.Table.Durable).
+func (a journalJobs) Flush(ctx context.Context) error { return a.j.Flush(ctx) }
+
 func (a journalJobs) PutJob(r jobs.Record) {
 	a.j.PutJob(journal.Job{ID: r.ID, Socket: r.Socket, Pane: r.Pane, SessionID: r.SessionID, SessionName: r.SessionName,
 		Nonce: r.Nonce, State: r.State, ExitStatus: r.ExitStatus, Reason: r.Reason, Started: r.Started, Ended: r.Ended,
