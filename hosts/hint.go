@@ -25,8 +25,9 @@ func hintFor(err error, t Target, o Options) string {
 			"tmux-mcp never accepts a host key for you", t.Host, sshDest(t))
 	case strings.Contains(msg, "Permission denied"):
 		return fmt.Sprintf("ssh could not log in without a password (BatchMode): add your key to %s (ssh-copy-id) or to your ssh agent", t.Host)
-	case strings.Contains(msg, "Connection refused"), strings.Contains(msg, "No route to host"),
-		strings.Contains(msg, "Could not resolve hostname"), strings.Contains(msg, "Connection timed out"):
+	case strings.Contains(msg, "Could not resolve hostname"):
+		return fmt.Sprintf("The name %s does not resolve: check it, or the Host entry of your ssh config; tmux-mcp keeps trying with backoff", t.Host)
+	case strings.Contains(msg, "Connection refused"), strings.Contains(msg, "No route to host"), strings.Contains(msg, "Connection timed out"):
 		return "sshd on the host is not reachable; tmux-mcp keeps trying with backoff"
 	}
 	return ""
@@ -37,7 +38,7 @@ func versionHint(remote string, o Options) string {
 	if remote == "" || o.Version == "" || remote == o.Version || o.Install {
 		return ""
 	}
-	return fmt.Sprintf("the host runs tmux-mcp %s, this one is %s: tools or arguments added since may be missing there "+
+	return fmt.Sprintf("The host runs tmux-mcp %s, this one is %s: tools or arguments added since may be missing there "+
 		"(--host-install copies this binary there)", remote, o.Version)
 }
 

@@ -156,12 +156,14 @@ func (l *Link) run() {
 	b.MaxElapsedTime = 0
 	b.RandomizationFactor = 0.25
 	b.Reset()
+	lastErr := ""
 	for {
 		l.setState(Connecting, nil, nil)
 		c, err := l.connect()
 		wait := time.Duration(-1)
 		if err == nil {
 			b.Reset()
+			lastErr = ""
 			began := time.Now()
 			l.serve(c)
 			select {
@@ -181,7 +183,13 @@ func (l *Link) run() {
 		}
 		next := time.Now().Add(wait)
 		l.setState(Down, err, &next)
-		l.o.Log.Warn("host down", "host", l.t.Name, "err", err, "retry_in", wait.Round(time.Millisecond))
+		// The same failure again is not news: it is logged once.
+		level := slog.LevelWarn
+		if err.Error() == lastErr {
+			level = slog.LevelDebug
+		}
+		lastErr = err.Error()
+		l.o.Log.Log(context.Background(), level, "host down", "host", l.t.Name, "err", err, "retry_in", wait.Round(time.Millisecond))
 		select {
 		case <-l.closed:
 			return

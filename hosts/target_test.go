@@ -1,6 +1,8 @@
 package hosts
 
 import (
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -83,5 +85,28 @@ func TestRemoteCommand(t *testing.T) {
 	args := l.sshArgs(l.remoteCommand())
 	if got, want := strings.Join(args, " "), "-T -o BatchMode=yes -o ServerAliveInterval=5 -o ServerAliveCountMax=3 -p 2222 -l me h /opt/tmux-mcp 'serve'"; got != want {
 		t.Errorf("ssh args\n got %s\nwant %s", got, want)
+	}
+}
+
+func TestHintFor(t *testing.T) {
+	tg := Target{Name: "b", Host: "build.internal", User: "me"}
+	tests := []struct {
+		err  string
+		want string
+	}{
+		{"ssh: exit status 255: ssh: Could not resolve hostname build.internal: Name or service not known", "does not resolve"},
+		{"ssh: exit status 255: ssh: connect to host build.internal port 22: Connection refused", "not reachable"},
+		{"ssh: exit status 255: Host key verification failed.", "never accepts a host key"},
+		{"ssh: exit status 255: me@build.internal: Permission denied (publickey).", "ssh-copy-id"},
+		{"ssh: exit status 1: something else", ""},
+	}
+	for _, tt := range tests {
+		got := hintFor(errors.New(tt.err), tg, Options{Version: "v1.2.3"})
+		if tt.want == "" && got != "" || !strings.Contains(got, tt.want) {
+			t.Errorf("hintFor(%q) = %q, want one with %q", tt.err, got, tt.want)
+		}
+	}
+	if got := hintFor(fmt.Errorf("%w: ssh: exit status 127", errNotInstalled), tg, Options{Version: "v1.2.3"}); !strings.Contains(got, "cmd/tmux-mcp@v1.2.3") {
+		t.Errorf("not installed: %q", got)
 	}
 }
