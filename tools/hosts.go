@@ -135,7 +135,12 @@ func routeHosts(h Hosts) server.ToolHandlerMiddleware {
 				}
 				return fanOut(ctx, req, next, h), nil
 			}
+			// The host's own progress reports are not relayed: this side
+			// reports the call's time, so that clients with idle timeouts
+			// keep waiting.
+			p := startProgress(ctx, req, 0, "on host "+host)
 			res, err := h.Call(ctx, host, req)
+			p.stop()
 			if err != nil {
 				return errorResult(hostError(err)), nil
 			}

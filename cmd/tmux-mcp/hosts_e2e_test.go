@@ -362,6 +362,21 @@ func TestHostsEndToEnd(t *testing.T) {
 			t.Fatalf("send-keys: %v %s", err, out)
 		}
 		p.wait(t, i, 15*time.Second, "an update of beta's pane through the hop", isUpdate(uri))
+		// A routed call reports progress here while the host works.
+		i = p.len()
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		var req mcp.CallToolRequest
+		req.Params.Name = "wait_for_text"
+		req.Params.Arguments = map[string]any{"host": "beta", "pane_id": panes["beta"], "patterns": []string{"never printed"}, "timeout": 1}
+		req.Params.Meta = &mcp.Meta{ProgressToken: "hop-1"}
+		if res, err := c.CallTool(ctx, req); err != nil || res.IsError {
+			t.Fatalf("wait_for_text on beta: %v %v", res, err)
+		}
+		p.wait(t, i, 5*time.Second, "progress of the routed call", func(r received) bool {
+			return r.method == string(mcp.MethodNotificationProgress) && r.params["progressToken"] == "hop-1" &&
+				strings.Contains(r.str("message"), "on host beta")
+		})
 		missing := "tmux://hosts/beta/panes/%25999/content"
 		if err := rpc(c, string(mcp.MethodResourcesSubscribe), map[string]any{"uri": missing}); err == nil || !strings.Contains(err.Error(), "not found") {
 			t.Errorf("subscribe to a pane beta does not have: %v", err)
