@@ -44,7 +44,10 @@ type Options struct {
 	// RetryMin and RetryMax bound the wait between reconnection attempts
 	// (200ms, 15s), growing exponentially with jitter.
 	RetryMin, RetryMax time.Duration
-	Log                *slog.Logger
+	// RetryReadsWithin is how long a read-only call whose connection was
+	// lost waits for the host to come back and runs again (30s).
+	RetryReadsWithin time.Duration
+	Log              *slog.Logger
 }
 
 func (o Options) withDefaults() Options {
@@ -65,6 +68,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.RetryMax <= 0 {
 		o.RetryMax = 15 * time.Second
+	}
+	if o.RetryReadsWithin <= 0 {
+		o.RetryReadsWithin = 30 * time.Second
 	}
 	if o.Log == nil {
 		o.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -297,6 +303,27 @@ func (l *Link) conn(ctx context.Context) (*conn, error) {
 		case <-ch:
 		case <-ctx.Done():
 			return nil, fmt.Errorf("%w: host %s: still connecting: %w", ErrHostDown, l.t.Name, ctx.Err())
+		}
+	}
+}
+
+// awaitUp waits until the link is up (through down and connecting) and
+// returns its connection, or ctx's error.
+func (l *Link) awaitUp(ctx context.Context) (*conn, error) {
+	for {
+		l.mu.Lock()
+		c, st, ch := l.cur, l.st, l.changed
+		l.mu.Unlock()
+		if st.State == Up && c != nil {
+			return c, nil
+		}
+		if st.State == Closed {
+			return nil, l.downError(st)
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return nil, ctx.Err()
 		}
 	}
 }

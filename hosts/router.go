@@ -45,8 +45,13 @@ func (r *Router) Names() []string { return slices.Clone(r.names) }
 
 // Call makes a tool call on a host and returns its result as the remote
 // tmux-mcp gave it. It fails at once with ErrHostDown when the host is
-// not connected, and as soon as the connection is lost during the call.
-func (r *Router) Call(ctx context.Context, host string, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+// not connected, and as soon as the connection is lost during the call,
+// unless the call only reads (readOnly: a read-only tool, which may run
+// again): then it waits for the host to come back, at most
+// RetryReadsWithin, and makes the call again. A wait for a job's end
+// (get_job with a timeout) so outlives a dropped connection: the job runs
+// on there, and the host's journal keeps it.
+func (r *Router) Call(ctx context.Context, host string, req mcp.CallToolRequest, readOnly bool) (*mcp.CallToolResult, error) {
 	l, ok := r.links[host]
 	if !ok {
 		return nil, &hostError{msg: fmt.Sprintf("%v %q: the hosts are %s, %v", ErrUnknownHost, host, Local, r.names), kind: ErrUnknownHost}
@@ -55,6 +60,24 @@ func (r *Router) Call(ctx context.Context, host string, req mcp.CallToolRequest)
 	if err != nil {
 		return nil, err
 	}
+	for {
+		res, err := l.call(ctx, c, req)
+		if err == nil || !readOnly || !errors.Is(err, ErrHostDown) {
+			return res, err
+		}
+		l.o.Log.Info("host: connection lost during a read; waiting for the host to make it again", "host", host, "tool", req.Params.Name)
+		wctx, cancel := context.WithTimeout(ctx, l.o.RetryReadsWithin)
+		c, err = l.awaitUp(wctx)
+		cancel()
+		if err != nil {
+			return nil, &hostError{kind: ErrHostDown, msg: fmt.Sprintf("%v: host %s: the connection was lost during %s, and the host "+
+				"was not back within %s: %v", ErrHostDown, host, req.Params.Name, l.o.RetryReadsWithin, err)}
+		}
+	}
+}
+
+// call makes one tool call over c.
+func (l *Link) call(ctx context.Context, c *conn, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	fwd := mcp.CallToolRequest{}
 	fwd.Params.Name = req.Params.Name
 	fwd.Params.Arguments = req.Params.Arguments
@@ -83,10 +106,10 @@ func (r *Router) Call(ctx context.Context, host string, req mcp.CallToolRequest)
 		select {
 		case <-c.done:
 			return nil, &hostError{kind: ErrHostDown, msg: fmt.Sprintf("%v: host %s: the connection was lost during %s (%v); "+
-				"the call may have run there: look before repeating it", ErrHostDown, host, req.Params.Name, c.err)}
+				"the call may have run there: look before repeating it", ErrHostDown, l.t.Name, req.Params.Name, c.err)}
 		default:
 		}
-		return nil, fmt.Errorf("host %s: %w", host, err)
+		return nil, fmt.Errorf("host %s: %w", l.t.Name, err)
 	}
 	return res, nil
 }
@@ -169,7 +192,7 @@ func (r *Router) Health(ctx context.Context, wait time.Duration) []Health {
 			defer cancel()
 			var req mcp.CallToolRequest
 			req.Params.Name = "server_health"
-			res, err := r.Call(hctx, name, req)
+			res, err := r.Call(hctx, name, req, false)
 			switch {
 			case err != nil:
 				out[i].Error = "server_health: " + err.Error()

@@ -17,7 +17,7 @@ import (
 // Hosts routes calls to the tmux-mcp of other machines (hosts.Router).
 type Hosts interface {
 	Names() []string
-	Call(ctx context.Context, host string, req mcp.CallToolRequest) (*mcp.CallToolResult, error)
+	Call(ctx context.Context, host string, req mcp.CallToolRequest, readOnly bool) (*mcp.CallToolResult, error)
 	Health(ctx context.Context, wait time.Duration) []hosts.Health
 	ReadResource(ctx context.Context, host, uri string) (*mcp.ReadResourceResult, error)
 	Subscribe(ctx context.Context, host, uri string) (<-chan struct{}, func(), error)
@@ -101,7 +101,7 @@ func fansOut(name string) bool { return strings.HasPrefix(name, "list_") }
 
 // routeHosts is the middleware that sends a call with a host argument to
 // that host's tmux-mcp, and adds the hosts to a local server_health.
-func routeHosts(h Hosts) server.ToolHandlerMiddleware {
+func routeHosts(h Hosts, readOnly func(tool string) bool) server.ToolHandlerMiddleware {
 	return func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			args := req.GetArguments()
@@ -133,13 +133,13 @@ func routeHosts(h Hosts) server.ToolHandlerMiddleware {
 				if !fansOut(req.Params.Name) {
 					return errorResult(argError("host", "%s takes one host, not %s", req.Params.Name, hosts.All).(*toolError)), nil
 				}
-				return fanOut(ctx, req, next, h), nil
+				return fanOut(ctx, req, next, h, readOnly(req.Params.Name)), nil
 			}
 			// The host's own progress reports are not relayed: this side
 			// reports the call's time, so that clients with idle timeouts
 			// keep waiting.
 			p := startProgress(ctx, req, 0, "on host "+host)
-			res, err := h.Call(ctx, host, req)
+			res, err := h.Call(ctx, host, req, readOnly(req.Params.Name))
 			p.stop()
 			if err != nil {
 				return errorResult(hostError(err)), nil
@@ -234,7 +234,7 @@ func withHostsHealth(ctx context.Context, res *mcp.CallToolResult, h Hosts) *mcp
 // fanOut makes a listing on this machine and every host at once and
 // merges the lists, each item marked with its host. A host that cannot
 // answer is named in hosts_unreachable; the others still answer.
-func fanOut(ctx context.Context, req mcp.CallToolRequest, next server.ToolHandlerFunc, h Hosts) *mcp.CallToolResult {
+func fanOut(ctx context.Context, req mcp.CallToolRequest, next server.ToolHandlerFunc, h Hosts, readOnly bool) *mcp.CallToolResult {
 	names := append([]string{hosts.Local}, h.Names()...)
 	results := make([]*mcp.CallToolResult, len(names))
 	errs := make([]error, len(names))
@@ -247,7 +247,7 @@ func fanOut(ctx context.Context, req mcp.CallToolRequest, next server.ToolHandle
 				results[i], errs[i] = next(ctx, req)
 				return
 			}
-			results[i], errs[i] = h.Call(ctx, name, req)
+			results[i], errs[i] = h.Call(ctx, name, req, readOnly)
 		}()
 	}
 	wg.Wait()

@@ -155,7 +155,11 @@ func New(d Deps, opts Options) (*Server, error) {
 	if len(hostNames) > 0 {
 		// Innermost, after the binary's tracing: a routed call's span is
 		// named for its tool, and its context goes through the hop.
-		mcpOpts = append(mcpOpts, server.WithToolHandlerMiddleware(routeHosts(opts.Hosts)))
+		readOnly := func(tool string) bool {
+			e, ok := d.index.byName[tool]
+			return ok && e.Tool.Annotations.ReadOnlyHint != nil && *e.Tool.Annotations.ReadOnlyHint
+		}
+		mcpOpts = append(mcpOpts, server.WithToolHandlerMiddleware(routeHosts(opts.Hosts, readOnly)))
 	}
 	s := server.NewMCPServer(opts.Name, opts.Version, mcpOpts...)
 	var selected []Entry

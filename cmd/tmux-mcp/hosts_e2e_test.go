@@ -120,6 +120,7 @@ func (h *simHost) tmux(t *testing.T, args ...string) (string, error) {
 // hostsFixture is a local tmux-mcp over stdio with two simulated hosts.
 type hostsFixture struct {
 	c      *client.Client
+	p      *pushed // what c heard, on a fixture of startHostsFixture
 	cmd    *exec.Cmd
 	stderr *syncBuffer
 	a, b   *simHost
@@ -157,8 +158,8 @@ func startHostsFixtureEnv(t *testing.T, local, remote []string) *hostsFixture {
 		"TMUX_MCP_SSH=" + strings.Join(f.ssh, " "),
 		"TMUX_MCP_SAFETY=destructive"}, local...)...)
 	f.env = env
-	f.c, f.cmd, f.stderr = startStdio(t, bin, env)
-	t.Cleanup(func() { f.c.Close() })
+	// The 2025-11-25 client hears notifications (progress, updates).
+	f.c, f.p, f.stderr = startLegacyStdio(t, bin, env)
 	f.awaitUp(t, "alpha", 30*time.Second)
 	f.awaitUp(t, "beta", 30*time.Second)
 	return f
@@ -598,20 +599,42 @@ func TestHostsFaults(t *testing.T) {
 
 	t.Run("remote tmux-mcp killed", func(t *testing.T) {
 		pb = f.paneOf(t, "beta", "s-beta")
+		wc, wp, wstderr := f.c, f.p, f.stderr
 		var started struct {
 			JobID string `json:"job_id"`
 		}
-		res := f.call(t, 20*time.Second, "run_command", map[string]any{"host": "beta", "pane_id": pb,
+		res := callTool(t, wc, "run_command", map[string]any{"host": "beta", "pane_id": pb,
 			"command": "sleep 2; echo job-done-beta", "background": true})
-		if res.IsError {
-			t.Fatalf("background job on beta: %v", res.Content)
-		}
 		decode(t, res, &started)
+		// A wait for the job's end, through the hop, while beta's
+		// tmux-mcp is killed: a read, so it waits for the host to come
+		// back and asks the new tmux-mcp, which finds the job in its
+		// journal.
+		i := wp.len()
+		waited := make(chan *mcp.CallToolResult, 1)
+		go func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			var req mcp.CallToolRequest
+			req.Params.Name = "get_job"
+			req.Params.Arguments = map[string]any{"host": "beta", "job_id": started.JobID, "timeout": 30}
+			req.Params.Meta = &mcp.Meta{ProgressToken: "job-wait"}
+			res, err := wc.CallTool(ctx, req)
+			if err != nil {
+				res = mcp.NewToolResultError("transport: " + err.Error())
+			}
+			waited <- res
+		}()
+		wp.wait(t, i, 15*time.Second, "the wait on its way to beta", func(r received) bool {
+			return r.method == string(mcp.MethodNotificationProgress) && r.params["progressToken"] == "job-wait"
+		})
 		pids := pidsOf(f.b.sshd.SessionProcesses(), bin)
 		if len(pids) == 0 {
 			t.Fatal("no tmux-mcp runs on beta")
 		}
 		before := f.hosts(t)["beta"].Connects
+		// The progress report said the call is on its way to beta; the
+		// kill comes now, while it waits there.
 		for _, pid := range pids {
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 		}
@@ -621,9 +644,16 @@ func TestHostsFaults(t *testing.T) {
 			Exit   *int     `json:"exit_status"`
 			Output []string `json:"output"`
 		}
-		res = f.call(t, 30*time.Second, "get_job", map[string]any{"host": "beta", "job_id": started.JobID, "timeout": 20})
+		select {
+		case res = <-waited:
+		case <-time.After(45 * time.Second):
+			t.Fatal("the get_job wait through the killed tmux-mcp did not return")
+		}
 		if res.IsError {
-			t.Fatalf("get_job on beta after its tmux-mcp was killed: %v", res.Content)
+			t.Fatalf("get_job on beta across its tmux-mcp's death: %v", res.Content)
+		}
+		if !strings.Contains(wstderr.String(), "connection lost during a read") {
+			t.Errorf("the wait was not made again after the connection was lost; log:\n%s", wstderr)
 		}
 		decode(t, res, &j)
 		if j.State != "exited" || j.Exit == nil || *j.Exit != 0 || !strings.Contains(strings.Join(j.Output, "\n"), "job-done-beta") {
