@@ -114,14 +114,17 @@ func TestSnapshotContent(t *testing.T) {
 			t.Logf("last state: %+v", s)
 		}
 	}()
-	tmuxtest.WaitFor(t, 10*time.Second, "the shell to run sleep and the dead pane to die", func() bool {
+	// The direct pane's process may still be tmux's fork, not yet sleep
+	// (a loaded machine, make stress): wait until it has exec'd too.
+	tmuxtest.WaitFor(t, 10*time.Second, "the direct pane to run sleep, the shell to run sleep and the dead pane to die", func() bool {
 		s, err = readState(testCtx(t), srv)
 		if err != nil {
 			t.Fatal(err)
 		}
+		dp := paneByID(s, tmux.PaneID(direct))
 		p := paneByID(s, tmux.PaneID(shell))
 		d := paneByID(s, tmux.PaneID(dead))
-		return p != nil && d != nil && slices.Equal(p.Argv, []string{"sleep", "4321"}) && d.Dead &&
+		return dp != nil && !dp.forking && p != nil && d != nil && slices.Equal(p.Argv, []string{"sleep", "4321"}) && d.Dead &&
 			deadStatusAgrees(t, srv, d)
 	})
 	if p := paneByID(s, tmux.PaneID(direct)); !slices.Equal(p.Argv, []string{"sleep", "1234"}) || p.InShell || p.Command != "sleep" {
