@@ -285,10 +285,18 @@ func (l *Link) Status() Status {
 	return l.st
 }
 
-// client returns the connection to call through: at once when up, after
+// conn returns the connection to call through: at once when up, after
 // the attempt under way when connecting, never when down (ErrHostDown at
 // once: the caller should not wait for a backoff it cannot see).
-func (l *Link) conn(ctx context.Context) (*conn, error) {
+func (l *Link) conn(ctx context.Context) (*conn, error) { return l.await(ctx, false) }
+
+// awaitUp waits until the link is up (through down and connecting) and
+// returns its connection, or ctx's error.
+func (l *Link) awaitUp(ctx context.Context) (*conn, error) { return l.await(ctx, true) }
+
+// await waits for the link to be up; throughDown: a link that is down is
+// waited for too, else it fails at once.
+func (l *Link) await(ctx context.Context, throughDown bool) (*conn, error) {
 	for {
 		l.mu.Lock()
 		c, st, ch := l.cur, l.st, l.changed
@@ -296,34 +304,13 @@ func (l *Link) conn(ctx context.Context) (*conn, error) {
 		switch {
 		case st.State == Up && c != nil:
 			return c, nil
-		case st.State == Down || st.State == Closed:
+		case st.State == Closed || st.State == Down && !throughDown:
 			return nil, l.downError(st)
 		}
 		select {
 		case <-ch:
 		case <-ctx.Done():
-			return nil, fmt.Errorf("%w: host %s: still connecting: %w", ErrHostDown, l.t.Name, ctx.Err())
-		}
-	}
-}
-
-// awaitUp waits until the link is up (through down and connecting) and
-// returns its connection, or ctx's error.
-func (l *Link) awaitUp(ctx context.Context) (*conn, error) {
-	for {
-		l.mu.Lock()
-		c, st, ch := l.cur, l.st, l.changed
-		l.mu.Unlock()
-		if st.State == Up && c != nil {
-			return c, nil
-		}
-		if st.State == Closed {
-			return nil, l.downError(st)
-		}
-		select {
-		case <-ch:
-		case <-ctx.Done():
-			return nil, ctx.Err()
+			return nil, fmt.Errorf("%w: host %s: still %s: %w", ErrHostDown, l.t.Name, st.State, ctx.Err())
 		}
 	}
 }
@@ -368,9 +355,6 @@ func (l *Link) close() {
 	l.mu.Unlock()
 	l.wg.Wait()
 	l.setState(Closed, nil, nil)
-	l.mu.Lock()
-	l.st.State = Closed
-	l.mu.Unlock()
 }
 
 // sshArgs is the ssh command line that runs remote on the host.

@@ -688,16 +688,7 @@ func (f *hostsFixture) paneOf(t *testing.T, host, session string) string {
 func TestHostsInstall(t *testing.T) {
 	bin := buildBinary(t)
 	h := startSimHostPath(t, "bare", "/usr/local/bin:/usr/bin:/bin")
-	ssh := sshdtest.ClientConfig(t, h.sshd)
-	local := tmuxtest.New(t)
-	start := func(install bool) *hostsFixture {
-		env := binaryEnv(local.Socket, "TMUX_MCP_HOSTS="+h.sshd.URL("bare"), "TMUX_MCP_SSH="+strings.Join(ssh, " "),
-			"TMUX_MCP_HOST_INSTALL="+strconv.FormatBool(install))
-		f := &hostsFixture{}
-		f.c, f.cmd, f.stderr = startStdio(t, bin, env)
-		t.Cleanup(func() { f.c.Close() })
-		return f
-	}
+	start := oneHost(t, bin, h, "bare")
 	f := start(false)
 	down := f.awaitState(t, "bare", "down", 30*time.Second)
 	if !strings.Contains(down.Error, "not installed") || !strings.Contains(down.Hint, "go install github.com/tmux-mcp/tmux-mcp/cmd/tmux-mcp@") ||
@@ -715,13 +706,36 @@ func TestHostsInstall(t *testing.T) {
 	if up.RemoteVer == "" {
 		t.Errorf("installed host: %+v", up)
 	}
-	copied := filepath.Join(h.dir, "home", ".cache", "tmux-mcp", "bin", "tmux-mcp")
-	if got, want := fileSum(t, copied), fileSum(t, bin); got != want {
-		t.Errorf("the copy's sha256 %s, this binary's %s", got, want)
-	}
+	h.checkInstalled(t, bin)
 	pane := f.session(t, "bare", "s-bare")
 	if got := strings.TrimSpace(f.run(t, "bare", pane, "echo installed-$((1+1))")); got != "installed-2" {
 		t.Errorf("run_command on the installed host: %q", got)
+	}
+}
+
+// oneHost returns what starts a local tmux-mcp over stdio with host h as
+// name, with --host-install or without; each is closed when the test ends.
+func oneHost(t *testing.T, bin string, h *simHost, name string) func(install bool) *hostsFixture {
+	t.Helper()
+	ssh := sshdtest.ClientConfig(t, h.sshd)
+	local := tmuxtest.New(t)
+	return func(install bool) *hostsFixture {
+		env := binaryEnv(local.Socket, "TMUX_MCP_HOSTS="+h.sshd.URL(name), "TMUX_MCP_SSH="+strings.Join(ssh, " "),
+			"TMUX_MCP_HOST_INSTALL="+strconv.FormatBool(install))
+		f := &hostsFixture{}
+		f.c, f.cmd, f.stderr = startStdio(t, bin, env)
+		t.Cleanup(func() { f.c.Close() })
+		return f
+	}
+}
+
+// checkInstalled checks that the host's install cache holds bin, byte for
+// byte (by SHA-256).
+func (h *simHost) checkInstalled(t *testing.T, bin string) {
+	t.Helper()
+	copied := filepath.Join(h.dir, "home", ".cache", "tmux-mcp", "bin", "tmux-mcp")
+	if got, want := fileSum(t, copied), fileSum(t, bin); got != want {
+		t.Errorf("the copy's sha256 %s, this binary's %s", got, want)
 	}
 }
 
@@ -763,16 +777,7 @@ func TestHostsInstallReplacesOtherVersion(t *testing.T) {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	h := startSimHostPath(t, "older", oldDir+":/usr/local/bin:/usr/bin:/bin")
-	ssh := sshdtest.ClientConfig(t, h.sshd)
-	local := tmuxtest.New(t)
-	start := func(install bool) *hostsFixture {
-		env := binaryEnv(local.Socket, "TMUX_MCP_HOSTS="+h.sshd.URL("older"), "TMUX_MCP_SSH="+strings.Join(ssh, " "),
-			"TMUX_MCP_HOST_INSTALL="+strconv.FormatBool(install))
-		f := &hostsFixture{}
-		f.c, f.cmd, f.stderr = startStdio(t, bin, env)
-		t.Cleanup(func() { f.c.Close() })
-		return f
-	}
+	start := oneHost(t, bin, h, "older")
 	f := start(false)
 	up := f.awaitUp(t, "older", 30*time.Second)
 	if up.RemoteVer != "0.0.1-old" || !strings.Contains(up.Hint, "0.0.1-old") || !strings.Contains(up.Hint, "--host-install") {
@@ -785,8 +790,5 @@ func TestHostsInstallReplacesOtherVersion(t *testing.T) {
 	if up.RemoteVer == "0.0.1-old" || up.RemoteVer == "" || up.Hint != "" {
 		t.Errorf("after --host-install: %+v", up)
 	}
-	copied := filepath.Join(h.dir, "home", ".cache", "tmux-mcp", "bin", "tmux-mcp")
-	if got, want := fileSum(t, copied), fileSum(t, bin); got != want {
-		t.Errorf("the copy's sha256 %s, this binary's %s", got, want)
-	}
+	h.checkInstalled(t, bin)
 }
