@@ -292,6 +292,12 @@ func TestListPanesWith(t *testing.T) {
 func TestPaneByID(t *testing.T) {
 	forEachTransport(t, func(t *testing.T, kind string) {
 		c, _ := newClient(t, kind)
+		// The session's own pane runs a shell, which moves the cursor when
+		// it draws its prompt: let it have drawn it, or the two reads
+		// below may see two cursors (make ci on a loaded machine did).
+		tmuxtest.WaitFor(t, 10*time.Second, "the first pane's prompt", func() bool {
+			return run(t, c, "display-message", "-p", "-t", "=main:0.0", "#{cursor_x}") != "0"
+		})
 		run(t, c, "split-window", "-d", "-t", "=main:", "exec cat")
 		run(t, c, "new-window", "-d", "-t", "=main:", "exec cat")
 		all, err := c.ListPanes(ctx(t))
