@@ -25,6 +25,8 @@ type Server struct {
 	tokenFile string
 	generated bool
 	ln        net.Listener
+	// view and viewPublic serve the live view (SetView); nil: no view.
+	view, viewPublic http.Handler
 }
 
 // New checks the options and reads a given token. It refuses what would
@@ -152,6 +154,10 @@ func (s *Server) Serve(ctx context.Context, mcpServer *server.MCPServer, d Drain
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", mcpHandler)
+	if s.view != nil {
+		mux.Handle("/view/", s.viewHandler())
+		mux.Handle("/view", http.RedirectHandler("/view/", http.StatusMovedPermanently))
+	}
 	mux.Handle("/", notFound(url))
 	hs := &http.Server{
 		Handler:           guardBrowser(s.origins, mux),

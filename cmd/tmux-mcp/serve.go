@@ -77,6 +77,10 @@ func runServe(ctx context.Context, args []string, e env) int {
 		fmt.Fprintf(e.stderr, "tmux-mcp serve: %v\n", err)
 		return exitUsage
 	}
+	if err := checkView(c, opts.tier); err != nil {
+		fmt.Fprintf(e.stderr, "tmux-mcp serve: %v\n", err)
+		return exitUsage
+	}
 	if c.HTTP != "" || c.HTTPSocket != "" {
 		if opts.http, err = httpmcp.New(c.httpOptions(logger)); err != nil {
 			fmt.Fprintf(e.stderr, "tmux-mcp serve: %v\n", err)
@@ -214,6 +218,9 @@ func serve(ctx context.Context, o serveOptions, e env, logger *slog.Logger, tel 
 	sigCtx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	if o.http != nil {
+		if o.View {
+			startView(o, ts, e, logger)
+		}
 		return o.http.Serve(sigCtx, ts.MCP, ts, ts.Tasks.HTTP)
 	}
 	return serveStdio(sigCtx, ts, e, logger)

@@ -78,6 +78,8 @@ type config struct {
 	HostsFile       string
 	SSH             string
 	HostInstall     bool
+	View            bool
+	ViewInput       bool
 }
 
 // setting is one row of the settings table: it drives the flag, the
@@ -234,6 +236,10 @@ func settings() []setting {
 			Usage: "MCP sessions open at once over HTTP; another initialize gets 503", set: positive(func(c *config) *int { return &c.HTTPMaxSessions })},
 		{Flag: "http-session-ttl", Env: "TMUX_MCP_HTTP_SESSION_TTL", Default: httpmcp.DefaultSessionTTL.String(),
 			Usage: "an MCP session over HTTP without a request for this long ends (its client gets 404 and initializes anew)", set: duration(func(c *config) *time.Duration { return &c.HTTPSessionTTL })},
+		{Flag: "view", Env: "TMUX_MCP_VIEW", Default: "false", Bool: true,
+			Usage: "serve a live view of the servers, panes, agents and jobs at /view/ of --http (same token; read-only)", set: boolean(func(c *config) *bool { return &c.View })},
+		{Flag: "view-input", Env: "TMUX_MCP_VIEW_INPUT", Default: "false", Bool: true,
+			Usage: "let the --view page type into panes (needs --safety destructive)", set: boolean(func(c *config) *bool { return &c.ViewInput })},
 		{Flag: "log-file", Env: "TMUX_MCP_LOG_FILE",
 			Usage: "write logs to this file instead of stderr", set: str(func(c *config) *string { return &c.LogFile })},
 		{Flag: "log-level", Env: "TMUX_MCP_LOG_LEVEL", Default: "info",

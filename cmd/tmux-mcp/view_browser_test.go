@@ -1,0 +1,283 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux/tmuxtest"
+	"github.com/tmux-mcp/tmux-mcp/view/browsertest"
+)
+
+// viewServer is a tmux server of 3 sessions and 12 panes, as the issue
+// pictures it, and tmux-mcp serving the view of it over HTTP. The first
+// pane of "logs" copies a FIFO to the terminal, so that a test knows when
+// tmux received a line.
+type viewServer struct {
+	tm   *tmuxtest.Server
+	p    *httpProc
+	base string // http://127.0.0.1:PORT
+	fifo string
+}
+
+func startViewServer(t *testing.T, args ...string) *viewServer {
+	t.Helper()
+	tm := tmuxtest.New(t)
+	v := &viewServer{tm: tm, fifo: filepath.Join(tm.Dir, "fifo")}
+	if err := syscall.Mkfifo(v.fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"build", "agents", "logs"} {
+		args := []string{"new-session", "-d", "-s", name, "-x", "120", "-y", "32"}
+		if name == "logs" {
+			args = append(args, "exec sh -c 'while :; do cat "+v.fifo+"; done'")
+		}
+		tm.MustTmux(args...)
+		for range 3 {
+			tm.MustTmux("split-window", "-t", name)
+			tm.MustTmux("select-layout", "-t", name, "tiled")
+		}
+	}
+	v.p = startHTTP(t, tm, append([]string{"--view", "--log-level", "debug"}, args...)...)
+	v.base = strings.TrimSuffix(v.p.url, "/mcp")
+	return v
+}
+
+// say writes line to the FIFO pane and returns when it was written (in
+// Unix milliseconds): the moment tmux gets it to print.
+func (v *viewServer) say(t *testing.T, line string) float64 {
+	t.Helper()
+	f, err := os.OpenFile(v.fifo, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	at := float64(time.Now().UnixMicro()) / 1000
+	if _, err := io.WriteString(f, line+"\n"); err != nil {
+		t.Fatal(err)
+	}
+	return at
+}
+
+// eval runs expr in the page and returns its value.
+func eval[T any](t *testing.T, ctx context.Context, expr string) T {
+	t.Helper()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](expr))
+	if err != nil {
+		t.Fatalf("evaluate %s: %v", expr, err)
+	}
+	return v
+}
+
+// waitPage waits until expr is true in the page; it asks again across
+// navigations (whose contexts end mid-question).
+func waitPage(t *testing.T, ctx context.Context, timeout time.Duration, what, expr string) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	var err error
+	for time.Now().Before(deadline) {
+		var ok bool
+		if ok, err = chromedp.Run(ctx, chromedp.Poll[bool](expr, chromedp.WithPollingTimeout(time.Until(deadline)),
+			chromedp.WithPollingInterval(10*time.Millisecond))); err == nil && ok {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	href, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`location.href + " panes " + document.querySelectorAll('.pane').length + " drawn " + `+paneCount+` + " " + JSON.stringify(window.tmuxView && tmuxView.state) + "\n" + document.body.innerText.slice(0, 3000)`))
+	t.Fatalf("page: %s: %v\nthe page: %s", what, err, href)
+}
+
+// paneCount is the page's count of panes with a drawn screen.
+const paneCount = `[...document.querySelectorAll('.pane')].filter(p => p.querySelector('pre .row')).length`
+
+// TestViewInBrowser drives the page in headless chromium through the
+// built binary: sign-in, the 12 panes live, output reaching the screen,
+// a new pane appearing, the server killed shown down and then restored;
+// the token and the Origin checks; nothing of the panes in the log.
+func TestViewInBrowser(t *testing.T) {
+	v := startViewServer(t)
+	ctx := browsertest.New(t, 1500, 1100)
+
+	// Without the cookie the page sends the browser to the sign-in.
+	if err := chromedp.Do(ctx, chromedp.Navigate(v.base+"/view/")); err != nil {
+		t.Fatal(err)
+	}
+	if got := eval[string](t, ctx, `location.pathname`); got != "/view/login" {
+		t.Fatalf("without a token the page is at %s, want /view/login", got)
+	}
+	if err := chromedp.Do(ctx, chromedp.Navigate(v.base+"/view/login#token="+url.QueryEscape(v.p.token))); err != nil {
+		t.Fatal(err)
+	}
+	waitPage(t, ctx, 10*time.Second, "signed in", `location.pathname === "/view/" && !!window.tmuxView`)
+	if got := eval[string](t, ctx, `location.hash`); got != "" {
+		t.Errorf("the token stayed in the address bar: %q", got)
+	}
+	waitPage(t, ctx, 10*time.Second, "12 panes drawn", paneCount+` === 12`)
+	if got := eval[string](t, ctx, `document.getElementById("conn").textContent`); got != "live" {
+		t.Errorf("connection shows %q, want live", got)
+	}
+	key := v.tm.Socket
+	if got := eval[string](t, ctx, `document.querySelector('.server .state').textContent`); got != "up" {
+		t.Errorf("server state shows %q, want up", got)
+	}
+
+	t.Run("output reaches the screen", func(t *testing.T) {
+		eval[bool](t, ctx, `window.marks = {}; new MutationObserver(() => {
+			const text = document.body.innerText;
+			for (const m of text.matchAll(/MARK-(\d+)-END/g)) {
+				if (!(m[1] in marks)) { marks[m[1]] = -1; requestAnimationFrame(() => requestAnimationFrame(() => { marks[m[1]] = Date.now(); })); }
+			}
+		}).observe(document.getElementById("servers"), {subtree: true, childList: true, characterData: true}); true`)
+		var lat []float64
+		for i := range 20 {
+			at := v.say(t, fmt.Sprintf("MARK-%d-END", i))
+			waitPage(t, ctx, 5*time.Second, "mark on screen", fmt.Sprintf(`marks[%d] > 0`, i))
+			shown := eval[float64](t, ctx, fmt.Sprintf(`marks[%d]`, i))
+			lat = append(lat, shown-at)
+			time.Sleep(20 * time.Millisecond) // a line at a time, as a person would see them
+		}
+		slices.Sort(lat)
+		t.Logf("tmux output to pixels: p50 %.0f ms, p95 %.0f ms, max %.0f ms (%d lines)", lat[len(lat)/2], lat[len(lat)*95/100], lat[len(lat)-1], len(lat))
+	})
+
+	t.Run("a new pane appears", func(t *testing.T) {
+		start := time.Now()
+		id := v.tm.MustTmux("split-window", "-t", "build", "-P", "-F", "#{pane_id}")
+		waitPage(t, ctx, 5*time.Second, "new pane", fmt.Sprintf(`!!document.querySelector('.pane[data-pane=%q] pre .row')`, id))
+		t.Logf("pane %s drawn %.0f ms after split-window returned", id, float64(time.Since(start).Microseconds())/1000)
+		waitPage(t, ctx, 5*time.Second, "13 panes", paneCount+` === 13`)
+	})
+
+	t.Run("a killed server shows down, then restored", func(t *testing.T) {
+		pid := v.tm.PID()
+		if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		seen := fmt.Sprintf(`(tmuxView.state.seen[%q] || [])`, key)
+		waitPage(t, ctx, 10*time.Second, "shown down", seen+`.some(s => s.startsWith("down") || s.startsWith("restarting"))`)
+		waitPage(t, ctx, 20*time.Second, "restored", seen+`.at(-1) === "up" && `+
+			`document.querySelector('.server [data-restarts]').dataset.restarts === "1"`)
+		// The page shows every pane the restore brought back, once it
+		// ended.
+		restored := func() int {
+			n := 0
+			for _, s := range strings.Fields(v.tm.MustTmux("list-panes", "-a", "-F", "#{session_name}")) {
+				if s == "build" || s == "agents" || s == "logs" {
+					n++
+				}
+			}
+			return n
+		}
+		tmuxtest.WaitFor(t, 20*time.Second, "the page to show the restored panes", func() bool {
+			n := restored()
+			return eval[bool](t, ctx, fmt.Sprintf(seen+`.at(-1) === "up" && `+paneCount+` === %d`, n)) && restored() == n
+		})
+		t.Logf("states shown: %s", eval[string](t, ctx, seen+`.join(" -> ")`))
+		if got := eval[string](t, ctx, `document.querySelector('.server .death').textContent`); !strings.Contains(got, "last death") {
+			t.Errorf("death line %q", got)
+		}
+		waitPage(t, ctx, 10*time.Second, "journal timeline", `[...document.querySelectorAll('.timeline li')].some(li => /restor/.test(li.textContent))`)
+		v.tm.Track(v.serverPID(t))
+	})
+
+	if dir := os.Getenv("TMUX_MCP_SCREENSHOTS"); dir != "" {
+		shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(90))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "view.png"), shot, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	t.Run("token and origin", func(t *testing.T) {
+		hc := &http.Client{Timeout: 5 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+		get := func(path string, h map[string]string) int {
+			req, _ := http.NewRequest(http.MethodGet, v.base+path, nil)
+			for k, val := range h {
+				req.Header.Set(k, val)
+			}
+			resp, err := hc.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			return resp.StatusCode
+		}
+		bearer := v.p.auth()
+		for _, c := range []struct {
+			name, path string
+			h          map[string]string
+			want       int
+		}{
+			{"page without token", "/view/", nil, http.StatusSeeOther},
+			{"stream without token", "/view/stream", nil, http.StatusUnauthorized},
+			{"asset without token", "/view/assets/view.js", nil, http.StatusUnauthorized},
+			{"stream, wrong token", "/view/stream", map[string]string{"Authorization": "Bearer nope"}, http.StatusUnauthorized},
+			{"stream, forged cookie", "/view/stream", map[string]string{"Cookie": "tmux_mcp_view=00"}, http.StatusUnauthorized},
+			{"stream, foreign origin", "/view/stream", map[string]string{"Authorization": bearer["Authorization"], "Origin": "http://evil.example"}, http.StatusForbidden},
+			{"page, foreign origin", "/view/", map[string]string{"Authorization": bearer["Authorization"], "Origin": "http://evil.example"}, http.StatusForbidden},
+			{"sign-in page is public", "/view/login", nil, http.StatusOK},
+		} {
+			if got := get(c.path, c.h); got != c.want {
+				t.Errorf("%s: GET %s = %d, want %d", c.name, c.path, got, c.want)
+			}
+		}
+		resp, err := hc.PostForm(v.base+"/view/login", url.Values{"token": {"wrong"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusForbidden || len(resp.Cookies()) != 0 {
+			t.Errorf("sign-in with a wrong token: %d, cookies %v; want 403, none", resp.StatusCode, resp.Cookies())
+		}
+		resp, err = hc.PostForm(v.base+"/view/input", url.Values{"text": {"x"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusUnauthorized {
+			t.Errorf("input without a token: %d, want 401", resp.StatusCode)
+		}
+	})
+
+	t.Run("read-only", func(t *testing.T) {
+		status, err := chromedp.Run(ctx, chromedp.Evaluate[float64](`fetch("/view/input", {method: "POST", headers: {"Content-Type": "application/json"},
+			body: JSON.stringify({server: "x", pane: "%0", text: "echo typed", enter: true})}).then(r => r.status)`, chromedp.EvalAwaitPromise))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if status != http.StatusForbidden {
+			t.Errorf("input from a read-only page: %v, want 403", status)
+		}
+	})
+
+	t.Run("nothing of the panes in the log", func(t *testing.T) {
+		log := v.p.stderr.String()
+		for _, secret := range []string{"MARK-", v.p.token, "echo typed"} {
+			if strings.Contains(log, secret) {
+				t.Errorf("the log holds %q:\n%s", secret, log)
+			}
+		}
+	})
+}
+
+// serverPID is the PID of the restored server (for the cleanup to end).
+func (v *viewServer) serverPID(t *testing.T) int {
+	t.Helper()
+	out := v.tm.MustTmux("display-message", "-p", "#{pid}")
+	var pid int
+	fmt.Sscan(out, &pid)
+	return pid
+}

@@ -1,0 +1,105 @@
+package view
+
+import "time"
+
+// Overview is every supervised server as the page shows it. It carries no
+// pane text: screens travel as frames.
+type Overview struct {
+	Time    time.Time `json:"time"`
+	Servers []Server  `json:"servers"`
+	Jobs    []Job     `json:"jobs"`
+	// Input says the page may type into panes (Options.Input).
+	Input bool `json:"input"`
+}
+
+// Server is one tmux server: its supervisor health, its tree and its
+// journal's recent events.
+type Server struct {
+	// Key names the server in frames and input: its socket path.
+	Key  string `json:"key"`
+	Name string `json:"name"`
+	// Health is the supervisor's snapshot (server_health's result).
+	Health   any       `json:"health"`
+	Sessions []Session `json:"sessions"`
+	Events   []Event   `json:"events"`
+	// Error says why the tree could not be read (the server is down, or
+	// restoring, or the read failed).
+	Error string `json:"error,omitempty"`
+}
+
+// Session is a tmux session and its windows.
+type Session struct {
+	ID      string   `json:"id"`
+	Name    string   `json:"name"`
+	Windows []Window `json:"windows"`
+}
+
+// Window is a tmux window, sized by its panes.
+type Window struct {
+	ID     string `json:"id"`
+	Index  int    `json:"index"`
+	Name   string `json:"name"`
+	Active bool   `json:"active"`
+	Zoomed bool   `json:"zoomed,omitempty"`
+	Width  int    `json:"width"`
+	Height int    `json:"height"`
+	Panes  []Pane `json:"panes"`
+}
+
+// Pane is a pane's place in its window and what runs in it.
+type Pane struct {
+	ID      string `json:"id"`
+	Index   int    `json:"index"`
+	Left    int    `json:"left"`
+	Top     int    `json:"top"`
+	Width   int    `json:"width"`
+	Height  int    `json:"height"`
+	Active  bool   `json:"active"`
+	Dead    bool   `json:"dead,omitempty"`
+	Title   string `json:"title,omitempty"`
+	Command string `json:"command,omitempty"`
+	Agent   *Agent `json:"agent,omitempty"`
+	// Job is the ID of the job running in the pane, if one does.
+	Job string `json:"job,omitempty"`
+}
+
+// Agent is the agent CLI a pane runs and its state (tools' agent rules).
+type Agent struct {
+	Name     string `json:"name"`
+	State    string `json:"state"`
+	Question string `json:"question,omitempty"`
+}
+
+// Job is a background job or MCP task.
+type Job struct {
+	ID         string  `json:"id"`
+	Server     string  `json:"server"`
+	Pane       string  `json:"pane"`
+	Session    string  `json:"session,omitempty"`
+	State      string  `json:"state"`
+	Tool       string  `json:"tool,omitempty"`
+	TaskStatus string  `json:"task_status,omitempty"`
+	ExitStatus *int    `json:"exit_status,omitempty"`
+	Started    string  `json:"started"`
+	Elapsed    float64 `json:"elapsed"`
+}
+
+// Event is one journal event (deaths, restarts, restores, changes).
+type Event struct {
+	Time   time.Time `json:"time"`
+	Type   string    `json:"type"`
+	Cause  string    `json:"cause,omitempty"`
+	Detail string    `json:"detail,omitempty"`
+}
+
+// Screen is a pane's visible screen: one row per line, with its colours
+// and attributes as SGR escape sequences (capture-pane -e), and the
+// cursor.
+type Screen struct {
+	Rows          []string `json:"rows"`
+	Width         int      `json:"width"`
+	Height        int      `json:"height"`
+	CursorX       int      `json:"cursor_x"`
+	CursorY       int      `json:"cursor_y"`
+	CursorVisible bool     `json:"cursor_visible"`
+}
