@@ -26,14 +26,15 @@ import (
 // {capture_lines} and {max_capture_lines} the capture caps.
 var paramDocs = map[string]string{
 	// Targets (the instructions say how IDs and names match).
-	"socket_name":    "tmux -L",
-	"session_name":   "exact name",
-	"session_id":     "$N",
-	"window_id":      "@N",
-	"window_index":   "index in the session",
-	"pane_id":        "%N",
-	"source_pane_id": "%N",
-	"target_pane_id": "%N",
+	"socket_name":          "tmux -L",
+	"session_name":         "exact name",
+	"session_id":           "$N",
+	"window_id":            "@N",
+	"window_index":         "index in the session",
+	"pane_id":              "%N",
+	"view_session.escapes": "rows keep their colour escapes (SGR), for the app",
+	"source_pane_id":       "%N",
+	"target_pane_id":       "%N",
 
 	// Creating.
 	"start_directory":             "working directory",

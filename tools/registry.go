@@ -41,6 +41,7 @@ func Groups() []Group {
 		{ID: "session", Description: "one session and its windows", Tools: []Spec{
 			{Readonly, ListWindows},
 			{Readonly, GetSessionInfo},
+			{Readonly, ViewSession},
 			{Mutating, CreateWindow},
 			{Mutating, RenameSession},
 			{Destructive, KillSession},

@@ -132,6 +132,7 @@ func addResources(s *server.MCPServer, d Deps) {
 			}
 			return jsonContents(req.Params.URI, v)
 		})
+	addSessionApp(s)
 	s.AddResource(mcp.NewResource(uriHealth, "health", mcp.WithResourceDescription("Supervisor health of the default server."),
 		mcp.WithMIMEType("application/json")),
 		func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {

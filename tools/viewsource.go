@@ -63,6 +63,13 @@ func (v viewSource) Overview(ctx context.Context) (view.Overview, error) {
 
 // server reads one server: its health, and its tree when it is up.
 func (v viewSource) server(ctx context.Context, srv *supervisor.Server, running map[string]string) view.Server {
+	out, _ := v.tree(ctx, srv, running)
+	return out
+}
+
+// tree is server, and the panes it listed (none when the server is not
+// up).
+func (v viewSource) tree(ctx context.Context, srv *supervisor.Server, running map[string]string) (view.Server, []tmux.Pane) {
 	h := srv.Health()
 	key := srv.Socket().String()
 	out := view.Server{Key: key, Name: socketLabel(srv.Socket()), Health: h, Sessions: []view.Session{}, Events: []view.Event{}}
@@ -80,12 +87,12 @@ func (v viewSource) server(ctx context.Context, srv *supervisor.Server, running 
 		if h.RetryInSeconds > 0 {
 			out.Error += fmt.Sprintf("; next start attempt in %.1fs", h.RetryInSeconds)
 		}
-		return out
+		return out, nil
 	}
 	panes, err := srv.ListPanes(ctx)
 	if err != nil {
 		out.Error = "listing panes: " + err.Error()
-		return out
+		return out, nil
 	}
 	sessions := map[tmux.SessionID]*view.Session{}
 	windows := map[tmux.WindowID]*view.Window{}
@@ -121,7 +128,7 @@ func (v viewSource) server(ctx context.Context, srv *supervisor.Server, running 
 		}
 		out.Sessions = append(out.Sessions, *se)
 	}
-	return out
+	return out, panes
 }
 
 // socketLabel names a server as a person knows it: its -L name, or its

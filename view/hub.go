@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 )
@@ -106,7 +107,7 @@ func (h *Hub) join() *client {
 		c.ch <- h.overview
 		for k, s := range h.screens {
 			if len(c.ch) < cap(c.ch)-1 {
-				c.ch <- frameMessage(k, s, nil, true)
+				c.ch <- frameMessage(k, s, nil, true, 0)
 			}
 		}
 	}
@@ -342,17 +343,23 @@ func (h *Hub) frame(ctx context.Context, gen int, k paneKey, prev *Screen) (*Scr
 	}
 	full := prev == nil || prev.Width != s.Width || prev.Height != s.Height || len(prev.Rows) != len(s.Rows)
 	var changed []int
+	scroll := 0
 	if !full {
+		scroll = scrolled(prev.Rows, s.Rows)
+		base := prev.Rows
+		if scroll > 0 {
+			base = append(slices.Clone(prev.Rows[scroll:]), make([]string, scroll)...)
+		}
 		for i := range s.Rows {
-			if s.Rows[i] != prev.Rows[i] {
+			if s.Rows[i] != base[i] {
 				changed = append(changed, i)
 			}
 		}
-		if len(changed) == 0 && s.CursorX == prev.CursorX && s.CursorY == prev.CursorY && s.CursorVisible == prev.CursorVisible {
+		if scroll == 0 && len(changed) == 0 && s.CursorX == prev.CursorX && s.CursorY == prev.CursorY && s.CursorVisible == prev.CursorVisible {
 			return &s, true
 		}
 	}
-	msg := frameMessage(k, s, changed, full)
+	msg := frameMessage(k, s, changed, full, scroll)
 	h.mu.Lock()
 	if h.gen == gen && ctx.Err() == nil {
 		h.screens[k] = s
@@ -364,22 +371,26 @@ func (h *Hub) frame(ctx context.Context, gen int, k paneKey, prev *Screen) (*Scr
 
 // frame is the JSON of a frame message: rows are [index, text] pairs.
 type frame struct {
-	Server string   `json:"s"`
-	Pane   string   `json:"p"`
-	Full   bool     `json:"full,omitempty"`
-	Width  int      `json:"w"`
-	Height int      `json:"h"`
-	CX     int      `json:"cx"`
-	CY     int      `json:"cy"`
-	CV     bool     `json:"cv"`
+	Server string `json:"s"`
+	Pane   string `json:"p"`
+	Full   bool   `json:"full,omitempty"`
+	Width  int    `json:"w"`
+	Height int    `json:"h"`
+	CX     int    `json:"cx"`
+	CY     int    `json:"cy"`
+	CV     bool   `json:"cv"`
+	// Scroll is how many rows the screen moved up since the last frame:
+	// the browser moves its rows, and only the rows new after that move
+	// travel.
+	Scroll int      `json:"sc,omitempty"`
 	Rows   [][2]any `json:"rows"`
 }
 
 // frameMessage encodes the rows of s named by changed (every row when
-// full).
-func frameMessage(k paneKey, s Screen, changed []int, full bool) []byte {
+// full), after a scroll of that many rows.
+func frameMessage(k paneKey, s Screen, changed []int, full bool, scroll int) []byte {
 	f := frame{Server: k.server, Pane: k.pane, Full: full, Width: s.Width, Height: s.Height,
-		CX: s.CursorX, CY: s.CursorY, CV: s.CursorVisible, Rows: [][2]any{}}
+		CX: s.CursorX, CY: s.CursorY, CV: s.CursorVisible, Scroll: scroll, Rows: [][2]any{}}
 	if full {
 		for i, r := range s.Rows {
 			f.Rows = append(f.Rows, [2]any{i, r})
@@ -391,6 +402,35 @@ func frameMessage(k paneKey, s Screen, changed []int, full bool) []byte {
 	}
 	data, _ := json.Marshal(f)
 	return sseMessage("frame", data)
+}
+
+// minScrollMatch is how many rows must match for a change to be taken
+// for a scroll.
+const minScrollMatch = 2
+
+// scrolled returns by how many rows cur is prev moved up, or 0: the rows
+// that stayed match exactly from the top (at least minScrollMatch of them,
+// not all blank), but for the last two, where the cursor's line was
+// written meanwhile. The smallest such move wins. A wrong guess costs
+// bytes, never correctness: the rows that differ after the move are sent.
+func scrolled(prev, cur []string) int {
+	n := len(cur)
+	if len(prev) != n {
+		return 0
+	}
+	for k := 1; k <= n-minScrollMatch; k++ {
+		matched, blank := 0, true
+		for i := 0; i+k < n && prev[i+k] == cur[i]; i++ {
+			matched++
+			if cur[i] != "" {
+				blank = false
+			}
+		}
+		if matched >= minScrollMatch && matched >= n-k-2 && !blank {
+			return k
+		}
+	}
+	return 0
 }
 
 // sseMessage is one server-sent event.

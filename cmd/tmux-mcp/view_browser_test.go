@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -29,6 +30,7 @@ type viewServer struct {
 	p    *httpProc
 	base string // http://127.0.0.1:PORT
 	fifo string
+	bctx context.Context // the browser's tab, when one runs
 }
 
 func startViewServer(t *testing.T, args ...string) *viewServer {
@@ -58,10 +60,14 @@ func startViewServer(t *testing.T, args ...string) *viewServer {
 // Unix milliseconds): the moment tmux gets it to print.
 func (v *viewServer) say(t *testing.T, line string) float64 {
 	t.Helper()
-	f, err := os.OpenFile(v.fifo, os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	// Non-blocking: without a reader (the pane gone, or restored without
+	// its command) the open fails rather than waits.
+	var f *os.File
+	var err error
+	tmuxtest.WaitFor(t, 5*time.Second, "the FIFO pane to read", func() bool {
+		f, err = os.OpenFile(v.fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0)
+		return err == nil
+	})
 	defer f.Close()
 	at := float64(time.Now().UnixMicro()) / 1000
 	if _, err := io.WriteString(f, line+"\n"); err != nil {
@@ -108,6 +114,7 @@ const paneCount = `[...document.querySelectorAll('.pane')].filter(p => p.querySe
 func TestViewInBrowser(t *testing.T) {
 	v := startViewServer(t)
 	ctx := browsertest.New(t, 1500, 1100)
+	v.bctx = ctx
 
 	// Without the cookie the page sends the browser to the sign-in.
 	if err := chromedp.Do(ctx, chromedp.Navigate(v.base+"/view/")); err != nil {
@@ -133,22 +140,62 @@ func TestViewInBrowser(t *testing.T) {
 	}
 
 	t.Run("output reaches the screen", func(t *testing.T) {
-		eval[bool](t, ctx, `window.marks = {}; new MutationObserver(() => {
-			const text = document.body.innerText;
+		// A mark is in the DOM when the observer sees it, on screen after
+		// the next frame is painted (the second animation frame from then).
+		// textContent, not innerText: no layout of the page in the way.
+		eval[bool](t, ctx, `window.marks = {}; window.inDOM = {}; new MutationObserver(() => {
+			const text = document.getElementById("servers").textContent;
 			for (const m of text.matchAll(/MARK-(\d+)-END/g)) {
-				if (!(m[1] in marks)) { marks[m[1]] = -1; requestAnimationFrame(() => requestAnimationFrame(() => { marks[m[1]] = Date.now(); })); }
+				if (!(m[1] in marks)) { marks[m[1]] = -1; inDOM[m[1]] = Date.now(); requestAnimationFrame(() => requestAnimationFrame(() => { marks[m[1]] = Date.now(); })); }
 			}
 		}).observe(document.getElementById("servers"), {subtree: true, childList: true, characterData: true}); true`)
-		var lat []float64
+		var lat, dom []float64
 		for i := range 20 {
 			at := v.say(t, fmt.Sprintf("MARK-%d-END", i))
 			waitPage(t, ctx, 5*time.Second, "mark on screen", fmt.Sprintf(`marks[%d] > 0`, i))
 			shown := eval[float64](t, ctx, fmt.Sprintf(`marks[%d]`, i))
 			lat = append(lat, shown-at)
-			time.Sleep(20 * time.Millisecond) // a line at a time, as a person would see them
+			dom = append(dom, eval[float64](t, ctx, fmt.Sprintf(`inDOM[%d]`, i))-at)
+			// Lines apart by more than a frame interval (a pane prints
+			// again and again at most 10 frames a second: a line within
+			// 100 ms of the last frame waits for the next).
+			time.Sleep(150 * time.Millisecond)
 		}
 		slices.Sort(lat)
+		slices.Sort(dom)
+		t.Logf("tmux output to the page's DOM: p50 %.0f ms, p95 %.0f ms", dom[len(dom)/2], dom[len(dom)*95/100])
 		t.Logf("tmux output to pixels: p50 %.0f ms, p95 %.0f ms, max %.0f ms (%d lines)", lat[len(lat)/2], lat[len(lat)*95/100], lat[len(lat)-1], len(lat))
+	})
+
+	t.Run("the screen is tmux's after scrolling", func(t *testing.T) {
+		// Bursts of lines scroll the pane between frames: the page moves
+		// its rows and gets only the new ones, and must end where tmux is.
+		var fill strings.Builder
+		for i := range 40 {
+			fmt.Fprintf(&fill, "fill %d\n", i)
+		}
+		v.say(t, fill.String()+"FILLED")
+		waitPage(t, ctx, 5*time.Second, "the pane full", `document.body.innerText.includes("FILLED")`)
+		for burst := range 12 {
+			var b strings.Builder
+			for i := range 3 {
+				fmt.Fprintf(&b, "\x1b[3%dmburst %d line %d\x1b[0m of a scrolling pane\n", 1+i%6, burst, i)
+			}
+			v.say(t, strings.TrimSuffix(b.String(), "\n"))
+			// A few bursts a frame (10 a second), fewer lines than the
+			// pane's rows: each frame is a scroll of the last.
+			time.Sleep(40 * time.Millisecond)
+		}
+		v.say(t, "SCROLL-DONE")
+		pane := strings.TrimSpace(v.tm.MustTmux("list-panes", "-t", "logs", "-F", "#{pane_id}", "-f", "#{==:#{pane_index},0}"))
+		want := strings.TrimRight(v.tm.MustTmux("capture-pane", "-p", "-t", pane), "\n ")
+		rows := fmt.Sprintf(`[...document.querySelectorAll('.pane[data-pane=%q] .row')].map(r => r.textContent.replace(/\s+$/, "")).join("\n").replace(/\s+$/, "")`, pane)
+		tmuxtest.WaitFor(t, 5*time.Second, "the page's pane to read as tmux's", func() bool {
+			return eval[string](t, ctx, rows) == want
+		})
+		if got := eval[float64](t, ctx, `tmuxView.state.scrolls`); got == 0 {
+			t.Errorf("no frame scrolled: the test did not exercise the scroll")
+		}
 	})
 
 	t.Run("a new pane appears", func(t *testing.T) {
@@ -192,7 +239,8 @@ func TestViewInBrowser(t *testing.T) {
 	})
 
 	if dir := os.Getenv("TMUX_MCP_SCREENSHOTS"); dir != "" {
-		shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(90))
+		v.dressForScreenshot(t)
+		shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -280,4 +328,79 @@ func (v *viewServer) serverPID(t *testing.T) int {
 	var pid int
 	fmt.Sscan(out, &pid)
 	return pid
+}
+
+// dressForScreenshot gives the panes something to show in the docs'
+// screenshot: colours, a listing, a background job.
+func (v *viewServer) dressForScreenshot(t *testing.T) {
+	t.Helper()
+	panes := strings.Fields(v.tm.MustTmux("list-panes", "-t", "build", "-F", "#{pane_id}"))
+	lines := []string{
+		`printf '\033[1;32m✔ 214 passed\033[0m  \033[33m2 skipped\033[0m  \033[1;31m✘ 1 failed\033[0m\n'`,
+		`ls --color=always -F /usr/lib | head -20`,
+		`for i in $(seq 16 51); do printf "\033[48;5;${i}m  "; done; printf '\033[0m\n'; printf '\033[7m reverse \033[0m \033[4munderline\033[0m \033[3mitalic\033[0m\n'`,
+	}
+	for i, l := range lines {
+		v.tm.MustTmux("send-keys", "-t", panes[i], l, "Enter")
+	}
+	c := v.p.client(t, nil)
+	callTool(t, c, "run_command", map[string]any{"pane_id": panes[3], "command": "sleep 300", "background": true})
+	logs := strings.Fields(v.tm.MustTmux("list-panes", "-t", "logs", "-F", "#{pane_id}"))
+	v.tm.MustTmux("send-keys", "-t", logs[0], `clear; for i in 0 1 2 3 4 5; do echo "$(date +%T) INFO request 100$i served in ${i}7 ms"; done`, "Enter")
+	waitPage(t, v.bctx, 10*time.Second, "the job and the lines shown", `!!document.querySelector(".badge.job") && `+
+		`document.querySelector("#jobs tbody tr") && document.body.innerText.includes("request 1005") && document.body.innerText.includes("passed")`)
+}
+
+// TestViewInput: with --view-input at the destructive tier the page types
+// into the pane chosen (its input line, Enter sends), and the text reaches
+// the pane; without the tier, or without --view, tmux-mcp refuses to start.
+func TestViewInput(t *testing.T) {
+	bin := buildBinary(t)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--http", "127.0.0.1:0", "--view", "--view-input"}, "needs --safety destructive"},
+		{[]string{"--view"}, "--view is served over HTTP"},
+		{[]string{"--http", "127.0.0.1:0", "--view-input", "--safety", "destructive"}, "add --view"},
+	} {
+		out, err := exec.Command(bin, append([]string{"serve"}, c.args...)...).CombinedOutput()
+		if err == nil || !strings.Contains(string(out), c.want) {
+			t.Errorf("tmux-mcp %s: %v, %q; want a refusal saying %q", strings.Join(c.args, " "), err, out, c.want)
+		}
+	}
+
+	v := startViewServer(t, "--view-input", "--safety", "destructive")
+	ctx := browsertest.New(t, 1500, 1100)
+	if err := chromedp.Do(ctx, chromedp.Navigate(v.base+"/view/login#token="+url.QueryEscape(v.p.token))); err != nil {
+		t.Fatal(err)
+	}
+	waitPage(t, ctx, 10*time.Second, "12 panes drawn", paneCount+` === 12`)
+	panes := strings.Fields(v.tm.MustTmux("list-panes", "-t", "build", "-F", "#{pane_id}"))
+	target := panes[2]
+	// Choose the pane, type half a line, let the page redraw under it
+	// (an overview a second), type the rest, send it.
+	input := chromedp.CSS(`[data-session="$0"] form.input input`)
+	if err := chromedp.Do(ctx,
+		chromedp.Click(chromedp.CSS(fmt.Sprintf(`.pane[data-pane=%q]`, target))),
+		chromedp.SendKeys(input, "echo TYPED-"),
+	); err != nil {
+		t.Fatal(err)
+	}
+	n := eval[float64](t, ctx, `tmuxView.state.overviews`)
+	waitPage(t, ctx, 10*time.Second, "two redraws", fmt.Sprintf(`tmuxView.state.overviews >= %v`, n+2))
+	if err := chromedp.Do(ctx, chromedp.SendKeys(input, "$((6*7))\n")); err != nil {
+		t.Fatal(err)
+	}
+	tmuxtest.WaitFor(t, 5*time.Second, "the typed line to run in the chosen pane", func() bool {
+		return strings.Contains(v.tm.MustTmux("capture-pane", "-p", "-t", target), "TYPED-42")
+	})
+	for _, other := range []string{panes[0], panes[1], panes[3]} {
+		if strings.Contains(v.tm.MustTmux("capture-pane", "-p", "-t", other), "TYPED") {
+			t.Errorf("pane %s got the typing meant for %s", other, target)
+		}
+	}
+	if strings.Contains(v.p.stderr.String(), "TYPED") {
+		t.Errorf("the keystrokes reached the log:\n%s", v.p.stderr)
+	}
 }

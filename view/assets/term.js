@@ -142,11 +142,12 @@
     this.dirty = new Set();
   }
   Screen.prototype.apply = function (f) {
+    var r;
     if (f.full || f.h !== this.els.length) {
       this.rows = new Array(f.h).fill("");
       this.els = [];
       var frag = document.createDocumentFragment();
-      for (var r = 0; r < f.h; r++) {
+      for (r = 0; r < f.h; r++) {
         var d = document.createElement("div");
         d.className = "row";
         this.els.push(d);
@@ -154,6 +155,21 @@
         this.dirty.add(r);
       }
       this.pre.replaceChildren(frag);
+    } else if (f.sc > 0 && f.sc < this.els.length) {
+      // The screen moved up: move the row elements, drawn as they are.
+      var moved = this.els.splice(0, f.sc);
+      this.rows.splice(0, f.sc);
+      var self0 = this, dirty = new Set();
+      this.dirty.forEach(function (x) { if (x - f.sc >= 0) dirty.add(x - f.sc); });
+      this.dirty = dirty;
+      moved.forEach(function (d) {
+        d.replaceChildren();
+        self0.pre.appendChild(d);
+        self0.els.push(d);
+        self0.rows.push("");
+        self0.dirty.add(self0.els.length - 1);
+      });
+      this.dirty.add(this.cy - f.sc);
     }
     var self = this;
     f.rows.forEach(function (pair) {

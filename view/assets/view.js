@@ -9,8 +9,9 @@
   var pending = new Set();
   var overview = null;
   var selected = new Map(); // window id -> pane id the input types into
+  var inputs = new Map(); // server + window id -> its input form, kept across redraws
   // seen records, per server, each state the page showed (tests read it).
-  var state = { frames: 0, overviews: 0, drawn: 0, seen: {} };
+  var state = { frames: 0, scrolls: 0, overviews: 0, drawn: 0, seen: {} };
   window.tmuxView = { screens: screens, state: state, overview: function () { return overview; } };
 
   function el(tag, cls, text) {
@@ -48,6 +49,7 @@
 
   function onFrame(f) {
     state.frames++;
+    if (f.sc) state.scrolls++;
     var s = screenFor(f.s, f.p);
     s.screen.apply(f);
     schedule(s);
@@ -163,13 +165,18 @@
   }
 
   function inputFor(sv, w) {
+    var k = key(sv.key, w.id), kept = inputs.get(k);
+    if (kept) { kept.win = w; return kept.form; }
     var form = el("form", "input"), input = el("input");
+    kept = { form: form, win: w };
+    inputs.set(k, kept);
     input.placeholder = "type into the selected pane (Enter sends)";
     input.autocomplete = "off";
     form.appendChild(input);
     form.onsubmit = function (ev) {
       ev.preventDefault();
-      var pane = selected.get(w.id) || (w.panes.find(function (p) { return p.active; }) || w.panes[0]).id;
+      var win = kept.win;
+      var pane = selected.get(win.id) || (win.panes.find(function (p) { return p.active; }) || win.panes[0]).id;
       fetch("/view/input", {
         method: "POST", headers: { "Content-Type": "application/json" },
         body: JSON.stringify({ server: sv.key, pane: pane, text: input.value, enter: true })
@@ -199,6 +206,10 @@
     var jobsByPane = new Map();
     (ov.jobs || []).forEach(function (j) { if (j.state === "running") jobsByPane.set(key(j.server, j.pane), j); });
     var root = document.getElementById("servers");
+    // A redraw must not take the line a person is typing away from them.
+    var focused = document.activeElement && document.activeElement.closest && document.activeElement.closest("form.input") ?
+      document.activeElement : null;
+    var sel = focused ? [focused.selectionStart, focused.selectionEnd] : null;
     var cards = document.createDocumentFragment(), live = new Set(), panes = 0, up = 0;
     ov.servers.forEach(function (sv) {
       cards.appendChild(renderServer(sv, jobsByPane));
@@ -211,6 +222,7 @@
       });
     });
     root.replaceChildren(cards);
+    if (focused && focused.isConnected) { focused.focus(); focused.setSelectionRange(sel[0], sel[1]); }
     screens.forEach(function (_, k) { if (!live.has(k)) screens.delete(k); });
     if (!ov.servers.length) root.appendChild(el("p", "muted", "No tmux server is supervised yet: the first tool call adopts or starts one."));
     renderJobs(ov.jobs || []);
