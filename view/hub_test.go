@@ -23,4 +23,3 @@ func TestScrolled(t *testing.T) {
 		})
 	}
 }
-

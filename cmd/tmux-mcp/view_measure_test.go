@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -96,4 +97,56 @@ func cpuSeconds(t *testing.T, pid int) float64 {
 	ut, _ := strconv.ParseFloat(f[11], 64)
 	st, _ := strconv.ParseFloat(f[12], 64)
 	return (ut + st) / 100 // USER_HZ
+}
+
+// TestMeasureViewFrameLatency measures the time from a line written to a
+// pane's terminal to the frame that holds it, at a client of
+// /view/stream (no browser): lines 150 ms apart (each frame the first
+// after a quiet pane), then 20 ms after the last frame (each waits for the
+// pane's next frame: at most 10 a second):
+//
+//	TMUX_MCP_MEASURE=1 go test -run MeasureViewFrameLatency -v ./cmd/tmux-mcp/
+func TestMeasureViewFrameLatency(t *testing.T) {
+	if os.Getenv("TMUX_MCP_MEASURE") != "1" {
+		t.Skip("a measurement: TMUX_MCP_MEASURE=1 runs it")
+	}
+	v := startViewServer(t)
+	req, _ := http.NewRequest(http.MethodGet, v.base+"/view/stream", nil)
+	req.Header.Set("Authorization", "Bearer "+v.p.token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	seen := make(chan string, 100)
+	go func() {
+		r := bufio.NewReader(resp.Body)
+		for {
+			line, err := r.ReadString('\n')
+			if err != nil {
+				close(seen)
+				return
+			}
+			if i := strings.Index(line, "LAT-"); i >= 0 && len(line) >= i+10 {
+				seen <- line[i : i+10]
+			}
+		}
+	}()
+	for _, gap := range []time.Duration{150 * time.Millisecond, 20 * time.Millisecond} {
+		var lat []float64
+		for i := range 40 {
+			mark := fmt.Sprintf("LAT-%03d-%02d", gap.Milliseconds(), i)
+			at := time.Now()
+			v.say(t, mark)
+			for m := range seen {
+				if m == mark {
+					break
+				}
+			}
+			lat = append(lat, float64(time.Since(at).Microseconds())/1000)
+			time.Sleep(gap)
+		}
+		slices.Sort(lat)
+		t.Logf("lines %v apart: write to frame p50 %.1f ms, p95 %.1f ms (%d lines)", gap, lat[len(lat)/2], lat[len(lat)*95/100], len(lat))
+	}
 }
