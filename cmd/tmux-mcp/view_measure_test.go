@@ -89,11 +89,10 @@ while True:
 // cpuSeconds is a process's user and system CPU time so far.
 func cpuSeconds(t *testing.T, pid int) float64 {
 	t.Helper()
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		t.Fatal(err)
+	f := procStat(pid)
+	if len(f) < 13 {
+		t.Fatalf("process %d is gone", pid)
 	}
-	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
 	ut, _ := strconv.ParseFloat(f[11], 64)
 	st, _ := strconv.ParseFloat(f[12], 64)
 	return (ut + st) / 100 // USER_HZ
