@@ -165,6 +165,11 @@ func (s *Server) Serve(ctx context.Context, mcpServer *server.MCPServer, d Drain
 		ReadTimeout:       o.ReadTimeout,
 		IdleTimeout:       o.IdleTimeout,
 	}
+	if c, ok := s.view.(interface{ Close() }); ok {
+		// The view's event streams never go idle: end them, or the
+		// shutdown waits for them the whole drain timeout.
+		hs.RegisterOnShutdown(c.Close)
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(limitConns(s.ln, o.MaxConns)) }()
 	attrs := []any{"url", url}

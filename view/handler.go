@@ -42,6 +42,10 @@ func NewHandler(src Source, o Options) *Handler {
 	return h
 }
 
+// Close ends the event streams, so that the HTTP server's shutdown is not
+// held by a browser that watches.
+func (h *Handler) Close() { h.hub.close() }
+
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	secureHeaders(w.Header())
 	h.mux.ServeHTTP(w, r)

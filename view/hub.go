@@ -79,6 +79,7 @@ type Hub struct {
 	ovSum    [32]byte
 	screens  map[paneKey]Screen
 	wake     chan struct{}
+	closed   bool
 }
 
 type paneKey struct{ server, pane string }
@@ -102,6 +103,11 @@ func (h *Hub) join() *client {
 	c := &client{ch: make(chan []byte, clientBuffer)}
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	if h.closed {
+		c.gone = true
+		close(c.ch)
+		return c
+	}
 	h.clients[c] = struct{}{}
 	if h.overview != nil {
 		c.ch <- h.overview
@@ -119,6 +125,19 @@ func (h *Hub) join() *client {
 		go h.run(h.gen, prev, done)
 	}
 	return c
+}
+
+// close ends every browser's stream (their queues close) and refuses new
+// ones: the HTTP server is shutting down, and waits for streams to end.
+func (h *Hub) close() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.closed = true
+	for c := range h.clients {
+		c.gone = true
+		close(c.ch)
+		delete(h.clients, c)
+	}
 }
 
 // leave unregisters a browser.

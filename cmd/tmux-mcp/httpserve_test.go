@@ -45,7 +45,7 @@ var (
 func startHTTP(t *testing.T, tm *tmuxtest.Server, args ...string) *httpProc {
 	t.Helper()
 	bin := buildBinary(t)
-	if !contains(args, "--http-socket") {
+	if !contains(args, "--http-socket") && !contains(args, "--http") {
 		args = append([]string{"--http", "127.0.0.1:0"}, args...)
 	}
 	p := &httpProc{stderr: &syncBuffer{}, runtime: t.TempDir(), done: make(chan struct{})}

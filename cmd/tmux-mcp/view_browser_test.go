@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -403,4 +404,32 @@ func TestViewInput(t *testing.T) {
 	if strings.Contains(v.p.stderr.String(), "TYPED") {
 		t.Errorf("the keystrokes reached the log:\n%s", v.p.stderr)
 	}
+}
+
+// TestViewSignInAgain: when tmux-mcp comes back with another token (a
+// generated one is new at each start), the open page's stream is refused
+// and the page goes back to the sign-in rather than retrying forever.
+func TestViewSignInAgain(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	tm := tmuxtest.New(t)
+	tm.MustTmux("new-session", "-d", "-s", "one")
+	first := startHTTP(t, tm, "--http", addr, "--view")
+	ctx := browsertest.New(t, 1200, 800)
+	if err := chromedp.Do(ctx, chromedp.Navigate("http://"+addr+"/view/login#token="+url.QueryEscape(first.token))); err != nil {
+		t.Fatal(err)
+	}
+	waitPage(t, ctx, 10*time.Second, "signed in, a pane drawn", `location.pathname === "/view/" && `+paneCount+` === 1`)
+	if err := first.stop(t); err != nil {
+		t.Fatalf("tmux-mcp stopped with %v", err)
+	}
+	second := startHTTP(t, tm, "--http", addr, "--view")
+	if second.token == first.token {
+		t.Fatal("the second start generated the same token")
+	}
+	waitPage(t, ctx, 15*time.Second, "back at the sign-in", `location.pathname === "/view/login"`)
 }

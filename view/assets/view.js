@@ -233,7 +233,19 @@
     var conn = document.getElementById("conn");
     var es = new EventSource("/view/stream");
     es.onopen = function () { conn.textContent = "live"; conn.className = "conn conn-live"; };
-    es.onerror = function () { conn.textContent = "reconnecting"; conn.className = "conn conn-lost"; };
+    es.onerror = function () {
+      conn.textContent = "reconnecting";
+      conn.className = "conn conn-lost";
+      if (es.readyState !== EventSource.CLOSED) return; // the browser retries by itself
+      // Refused (a new token since tmux-mcp restarted): sign in again;
+      // otherwise try again.
+      setTimeout(function () {
+        fetch("/view/", { redirect: "manual" }).then(function (r) {
+          if (r.type === "opaqueredirect" || r.status === 403) location.href = "/view/login";
+          else connect();
+        }, function () { setTimeout(connect, 1000); });
+      }, 1000);
+    };
     es.addEventListener("overview", function (e) { onOverview(JSON.parse(e.data)); });
     es.addEventListener("frame", function (e) { onFrame(JSON.parse(e.data)); });
   }
