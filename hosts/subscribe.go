@@ -37,6 +37,13 @@ func (r *remoteSubs) notify(uri string) {
 	}
 }
 
+// has reports whether uri has a subscriber.
+func (r *remoteSubs) has(uri string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.byURI[uri]) > 0
+}
+
 func (r *remoteSubs) uris() []string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -57,18 +64,68 @@ func (l *Link) onNotification(n mcp.JSONRPCNotification) {
 	}
 }
 
+// Renewals a host refuses are tried again this often, this many times,
+// on the same connection.
+const (
+	renewEvery    = 500 * time.Millisecond
+	renewAttempts = 60
+)
+
 // resubscribe renews every subscription on a new connection, and wakes
 // the subscribers: what they watch may have changed while the host was
-// away.
+// away. A renewal the host refuses is tried again in the background
+// while the connection lasts (renewLater).
 func (l *Link) resubscribe(c *conn) {
+	var refused []string
 	for _, uri := range l.subs.uris() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		if err := l.request(ctx, c, mcp.MethodResourcesSubscribe, uri); err != nil {
-			l.o.Log.Warn("host: resubscribe", "host", l.t.Name, "uri", uri, "err", err)
+			l.o.Log.Debug("host: resubscribe refused, trying again", "host", l.t.Name, "uri", uri, "err", err)
+			refused = append(refused, uri)
 		}
 		cancel()
 	}
 	l.subs.notify("")
+	if len(refused) > 0 {
+		go l.renewLater(c, refused)
+	}
+}
+
+// renewLater tries the refused renewals again until they take, the
+// connection ends, or the attempts run out. A refusal is often the
+// previous connection's tmux-mcp still letting go: on tmux 3.2a it holds
+// the pane's one pipe until it has drained, and the new one cannot watch
+// the pane until then. A renewal that takes is an update (changes may
+// have been missed meanwhile).
+func (l *Link) renewLater(c *conn, uris []string) {
+	var err error
+	for range renewAttempts {
+		select {
+		case <-c.done:
+			return
+		case <-l.closed:
+			return
+		case <-time.After(renewEvery):
+		}
+		var left []string
+		for _, uri := range uris {
+			if !l.subs.has(uri) {
+				continue // unsubscribed meanwhile
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			err = l.request(ctx, c, mcp.MethodResourcesSubscribe, uri)
+			cancel()
+			if err != nil {
+				left = append(left, uri)
+				continue
+			}
+			l.subs.notify(uri)
+		}
+		if uris = left; len(uris) == 0 {
+			return
+		}
+	}
+	l.o.Log.Warn("host: resubscribe", "host", l.t.Name, "uris", uris, "err", err)
 }
 
 // Subscribe subscribes to a resource of the host's tmux-mcp (uri as that

@@ -471,7 +471,7 @@ func TestHostsFaults(t *testing.T) {
 	t.Run("connection killed during a call", func(t *testing.T) {
 		// A subscription to alpha's pane, from a second client of a second
 		// local tmux-mcp: it must outlive the connection.
-		sc, sp, _ := startLegacyStdio(t, bin, f.env)
+		sc, sp, serr := startLegacyStdio(t, bin, f.env)
 		suri := "tmux://hosts/alpha" + strings.TrimPrefix(contentURI(pa), "tmux:/")
 		if err := rpc(sc, string(mcp.MethodResourcesSubscribe), map[string]any{"uri": suri}); err != nil {
 			t.Fatalf("subscribe %s: %v", suri, err)
@@ -521,7 +521,7 @@ func TestHostsFaults(t *testing.T) {
 				break
 			}
 			if time.Now().After(deadline) {
-				t.Fatalf("no update of %s after the reconnection", suri)
+				t.Fatalf("no update of %s after the reconnection; the subscriber's tmux-mcp logged:\n%s", suri, serr)
 			}
 		}
 		// That one may have been the update a reconnection sends itself;
