@@ -10,8 +10,6 @@ import (
 	"sync"
 	"syscall"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 // StartOptions configures a server that tmux-mcp starts itself.
@@ -85,14 +83,15 @@ var ErrServerRunning = errors.New("tmux: a server already answers on the socket"
 // socket, and before starting it makes sure the socket's directory exists
 // with mode 0700. tmux -D takes no start lock of its own, so several
 // tmux-mcp processes restarting the same server at once would each start
-// one and orphan all but the last: an flock on "<socket>.tmux-mcp.lock"
-// serialises the check and the start. It needs tmux 3.2 or later.
+// one and orphan all but the last: a start lock beside the socket
+// (startlock.go) serialises the check and the start. It needs tmux 3.2 or
+// later.
 func (e *Exec) StartServer(ctx context.Context, opts StartOptions) (*StartedServer, error) {
 	path := e.Socket.ResolvedPath()
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("tmux: start server: %w", err)
 	}
-	unlock, err := lockFile(ctx, path+".tmux-mcp.lock")
+	unlock, err := lockStart(ctx, path+startLockSuffix)
 	if err != nil {
 		return nil, fmt.Errorf("tmux: start server: %w", err)
 	}
@@ -144,34 +143,6 @@ func (e *Exec) StartServer(ctx context.Context, opts StartOptions) (*StartedServ
 		case <-ctx.Done():
 			cmd.Process.Kill() //nolint:errcheck // our own child
 			return nil, fmt.Errorf("tmux: start server: %w", ctx.Err())
-		case <-time.After(5 * time.Millisecond):
-		}
-	}
-}
-
-// lockFile takes an exclusive flock on path (creating it), polling until ctx
-// ends, and returns the function that releases it.
-func lockFile(ctx context.Context, path string) (func(), error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
-	if err != nil {
-		return nil, err
-	}
-	for {
-		err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
-		if err == nil {
-			return func() {
-				unix.Flock(int(f.Fd()), unix.LOCK_UN) //nolint:errcheck // closing releases it too
-				f.Close()
-			}, nil
-		}
-		if !errors.Is(err, unix.EWOULDBLOCK) {
-			f.Close()
-			return nil, fmt.Errorf("lock %s: %w", path, err)
-		}
-		select {
-		case <-ctx.Done():
-			f.Close()
-			return nil, fmt.Errorf("lock %s: %w", path, ctx.Err())
 		case <-time.After(5 * time.Millisecond):
 		}
 	}
