@@ -231,3 +231,25 @@ func measureOnce(t *testing.T, policy death.RestartPolicy) map[string]time.Durat
 	}
 	return out
 }
+
+// BenchmarkPutJobAtBound measures one job's write, flushed, into a
+// journal that already keeps keepJobs jobs (the steady state of a
+// long-lived server): an update of a job already there, which trims
+// nothing.
+//
+//	go test -run '^$' -bench PutJobAtBound -benchtime 200x ./journal/
+func BenchmarkPutJobAtBound(b *testing.B) {
+	j, _ := mustOpen(b, "", nil)
+	t0 := time.Now()
+	for i := range keepJobs {
+		j.PutJob(Job{ID: "e" + strconv.Itoa(i), Socket: testSock, State: JobExited, Started: t0.Add(time.Duration(i) * time.Millisecond),
+			Tail: []string{"some output", "more output"}})
+	}
+	flush(b, j)
+	job := Job{ID: "e0", Socket: testSock, State: JobExited, Started: t0, Tail: []string{"updated"}}
+	b.ResetTimer()
+	for range b.N {
+		j.PutJob(job)
+		flush(b, j)
+	}
+}
