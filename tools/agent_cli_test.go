@@ -59,7 +59,7 @@ func TestDriveAgentCLIs(t *testing.T) {
 
 			rounds := agentRounds(t)
 			var ms []int64
-			right, checks := 0, 0
+			right, checks, retaken := 0, 0, 0
 			for i := range rounds {
 				text := fmt.Sprintf("prompt %d: say something", i)
 				if i%3 == 2 {
@@ -68,6 +68,9 @@ func TestDriveAgentCLIs(t *testing.T) {
 				var got submitted
 				e.ok("submit_prompt", map[string]any{"pane_id": p, "text": text, "allow_agent": true, "timeout": 30}, &got)
 				ms = append(ms, got.SubmittedMS)
+				if got.Enters > 1 {
+					retaken++
+				}
 				if gotPrompt := stub.WaitPrompt(t, i+1, 30*time.Second); gotPrompt != text {
 					t.Fatalf("prompt %d reached the model as %q, want %q", i, gotPrompt, text)
 				}
@@ -90,8 +93,8 @@ func TestDriveAgentCLIs(t *testing.T) {
 				t.Errorf("the model got %d prompts, want %d", n, rounds)
 			}
 			slices.Sort(ms)
-			t.Logf("%s: %d of %d prompts submitted and verified; submitted_ms p50 %d, p95 %d, max %d; state right %d of %d",
-				name, rounds, rounds, ms[len(ms)/2], ms[len(ms)*95/100], ms[len(ms)-1], right, checks)
+			t.Logf("%s: %d of %d prompts submitted and verified (%d after an Enter taken as a new line); submitted_ms p50 %d, p95 %d, max %d; state right %d of %d",
+				name, rounds, rounds, retaken, ms[len(ms)/2], ms[len(ms)*95/100], ms[len(ms)-1], right, checks)
 
 			// A permission question.
 			marker := filepath.Join(t.TempDir(), "touched")

@@ -138,9 +138,9 @@ func (s *submission) run(ctx context.Context) (*mcp.CallToolResult, error) {
 		return nil, err
 	}
 	takenAt := time.Since(s.start)
-	var takenRows int
+	var takenRead agent.Reading
 	if s.name != "" {
-		takenRows = agent.Read(s.name, taken.lines()).InputRows
+		takenRead = agent.Read(s.name, taken.lines())
 	}
 	var after screenState
 	enters := 0
@@ -166,11 +166,8 @@ func (s *submission) run(ctx context.Context) (*mcp.CallToolResult, error) {
 		if err := s.srv.TypeKeys(ctx, id, "BSpace"); err != nil {
 			return nil, err
 		}
-		if taken, err = s.awaitTaken(ctx, after); err != nil {
+		if taken, err = s.awaitTakenBack(ctx, takenRead); err != nil {
 			return nil, err
-		}
-		if r := agent.Read(s.name, taken.lines()); r.InputRows != takenRows {
-			return nil, s.failure(ctx, "the program took Enter as a new line, and taking it back left its input area otherwise than the paste did; Enter was not pressed again", nil)
 		}
 	}
 	msg := "Prompt submitted to pane " + string(id)
@@ -257,6 +254,38 @@ func (s *submission) awaitTaken(ctx context.Context, before screenState) (screen
 			return last, s.failure(ctx, "the program did not show the text (the screen did not change after the paste)", err)
 		}
 		return last, s.failure(ctx, "the program kept redrawing after the paste; Enter was not pressed", err)
+	}
+	return last, nil
+}
+
+// awaitTakenBack waits, after a Backspace meant to take back a new line
+// the program typed for an Enter, until the input area is again as the
+// paste left it (paste: its reading then) and the screen has stayed so
+// for submitSettle. It waits for that reading, not for any settled
+// screen: a program starved of CPU redraws late and in parts (seen with
+// Gemini CLI beside busy loops: a screen quiet for 150 ms still showed
+// the new line, the Backspace not yet read), and an Enter pressed then
+// would be typed into the wrong input.
+func (s *submission) awaitTakenBack(ctx context.Context, paste agent.Reading) (screenState, error) {
+	var last screenState
+	backAt := time.Time{}
+	err := watchUntil(ctx, s.srv, s.pane.ID, func() (bool, error) {
+		now, err := s.d.screenNow(ctx, s.srv, s.pane.ID)
+		if err != nil {
+			return false, err
+		}
+		if !now.same(last) {
+			last, backAt = now, time.Time{}
+			r := agent.Read(s.name, now.lines())
+			if r.InputKnown && r.Input == paste.Input && r.InputRows == paste.InputRows {
+				backAt = time.Now()
+			}
+			return false, nil
+		}
+		return !backAt.IsZero() && time.Since(backAt) >= submitSettle, nil
+	})
+	if err != nil {
+		return last, s.failure(ctx, "the program took Enter as a new line, and taking it back did not leave its input area as the paste did; Enter was not pressed again", err)
 	}
 	return last, nil
 }

@@ -270,8 +270,21 @@ func syscallKill(pid int) error {
 // while its 40 ms paste window is open, which make ci's race run once
 // stretched past submit_prompt's settle): submit_prompt sees the box grow
 // by an empty row, takes the new line back and presses Enter again; the
-// program gets each prompt once, whole.
+// program gets each prompt once, whole. Also when the program redraws in
+// parts and late, as Gemini CLI does beside busy loops: the new line is
+// taken back only once the box shows it so, not at the first quiet screen.
 func TestSubmitPromptEnterTakenAsNewline(t *testing.T) {
+	for _, mode := range []string{"prompt", "lagging-backspace"} {
+		t.Run(mode, func(t *testing.T) { submitIntoSlowPaste(t, mode) })
+	}
+}
+
+// submitIntoSlowPaste runs TestSubmitPromptEnterTakenAsNewline against
+// testdata/slowpaste.py in mode: "prompt" redraws at once,
+// "lagging-backspace" redraws its status line first and takes the
+// Backspace 0.4 s later, as a program starved of CPU does.
+func submitIntoSlowPaste(t *testing.T, mode string) {
+	t.Helper()
 	e := newEnv(t, Mutating)
 	dir := t.TempDir()
 	py, err := os.ReadFile(python(t))
@@ -287,7 +300,7 @@ func TestSubmitPromptEnterTakenAsNewline(t *testing.T) {
 		t.Fatal(err)
 	}
 	log := filepath.Join(dir, "submitted")
-	p := e.window("env -i TERM=screen HOME=" + dir + " " + bin + " -I " + script + " " + log)
+	p := e.window("env -i TERM=screen HOME=" + dir + " " + bin + " -I " + script + " " + log + " " + mode)
 	e.waitScreen(p, "the input box", func(s string) bool { return strings.Contains(s, "Type your message") })
 	prompts := []string{"prompt one", "prompt two line one\nline two\nline three"}
 	for _, text := range prompts {

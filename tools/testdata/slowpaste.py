@@ -3,9 +3,13 @@
 # paste becomes a new line in the input, as Gemini CLI's does within 40 ms
 # of a paste by its own clock (which a busy machine stretches). Every
 # submitted prompt is appended to the file argv[1], followed by "---".
+# With argv[2] "lagging-backspace" it redraws as a program starved of CPU
+# does: a Backspace first redraws the status line only (the new line still
+# in the box) and takes the character 0.4 s later.
 import os
 import sys
 import termios
+import time
 import tty
 
 RULE_TOP = "\u2584" * 60
@@ -17,10 +21,12 @@ log = open(sys.argv[1], "a")
 buf = ""
 transcript = []
 recent_paste = False
+lagging = len(sys.argv) > 2 and sys.argv[2] == "lagging-backspace"
+status = "ready"
 
 
 def draw():
-    out = ["\x1b[H\x1b[2J"]
+    out = ["\x1b[H\x1b[2J", "status: " + status + "\r\n"]
     for line in transcript:
         out.append(line + "\r\n")
     out.append(RULE_TOP + "\r\n")
@@ -66,6 +72,11 @@ try:
                     buf = ""
                 draw()
             elif c == b"\x7f":
+                if lagging:
+                    status = "busy"
+                    draw()
+                    time.sleep(0.4)
+                    status = "ready"
                 buf = buf[:-1]
                 draw()
             elif c == b"\x03":
