@@ -143,7 +143,17 @@ type testResult struct {
 type results struct {
 	mu     sync.Mutex
 	tests  []testResult
+	jobs   []jobCost
 	broken []string // jobs, builds and suites that failed outside a test
+}
+
+// jobCost is what one job cost: its wall time, and the CPU time of its
+// test process and of every process it reaped (the tmux servers its
+// tests started, and through them their panes' programs).
+type jobCost struct {
+	suite, pkg string
+	tests      []string
+	wall, cpu  time.Duration
 }
 
 func (r *results) ok() bool {
@@ -418,7 +428,12 @@ func runJob(ctx context.Context, cfg config, j *job, env []string, res *results)
 	cmd.Stdout = &out
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
+	began := time.Now()
 	runErr := cmd.Run()
+	cost := jobCost{suite: j.suite.name, pkg: j.pkg.path, tests: j.tests, wall: time.Since(began)}
+	if ps := cmd.ProcessState; ps != nil {
+		cost.cpu = ps.UserTime() + ps.SystemTime()
+	}
 	if err := os.WriteFile(j.out, out.Bytes(), 0o644); err != nil {
 		res.fail("%s: %v", j.out, err)
 	}
@@ -432,6 +447,7 @@ func runJob(ctx context.Context, cfg config, j *job, env []string, res *results)
 	}
 	res.mu.Lock()
 	res.tests = append(res.tests, tests...)
+	res.jobs = append(res.jobs, cost)
 	res.mu.Unlock()
 	// A test that panics or times out ends its shard: the tests after it
 	// never ran, and a failure outside any test has no test to carry it.
@@ -598,6 +614,26 @@ func (r *results) print(w io.Writer, wall time.Duration, dir string) {
 	fmt.Fprintln(w, "citest: the slowest twenty tests:")
 	for _, t := range slow[:min(20, len(slow))] {
 		fmt.Fprintf(w, "  %6.1fs  %-10s %-40s %s\n", t.elapsed, t.suite, strings.TrimPrefix(t.pkg, "github.com/tmux-mcp/tmux-mcp/"), t.test)
+	}
+	// CPU is what load takes away: the jobs that spend most of it are
+	// where make ci's time on a busy machine goes.
+	cpu := map[string]time.Duration{}
+	var total time.Duration
+	for _, j := range r.jobs {
+		cpu[j.suite] += j.cpu
+		total += j.cpu
+	}
+	fmt.Fprintf(w, "citest: CPU %s in all (the jobs' processes and what they reaped):", total.Round(time.Second))
+	for _, s := range suites {
+		fmt.Fprintf(w, " %s %s", s, cpu[s].Round(time.Second))
+	}
+	fmt.Fprintln(w)
+	costly := slices.Clone(r.jobs)
+	sort.Slice(costly, func(i, j int) bool { return costly[i].cpu > costly[j].cpu })
+	fmt.Fprintln(w, "citest: the ten jobs that used the most CPU (CPU, wall):")
+	for _, j := range costly[:min(10, len(costly))] {
+		fmt.Fprintf(w, "  %6.1fs %6.1fs  %-10s %-20s %s\n", j.cpu.Seconds(), j.wall.Seconds(), j.suite,
+			strings.TrimPrefix(j.pkg, "github.com/tmux-mcp/tmux-mcp/"), strings.Join(j.tests, " "))
 	}
 	verdict := "ok"
 	if len(failed) > 0 || len(r.broken) > 0 {
