@@ -38,6 +38,9 @@ type Call struct {
 	PollInterval time.Duration
 	// Lost: the task failed because its server died; the job is lost.
 	Lost bool
+	// Owner is the key of the caller the task belongs to (a digest,
+	// taskext.Owner): the tools show the job to it alone.
+	Owner string
 }
 
 // CallControl is how the table acts on a call's task.
@@ -90,7 +93,7 @@ func (j *Job) UpdateCall(c Call) {
 		j.mu.Unlock()
 		return
 	}
-	c.Tool = j.rec.Call.Tool
+	c.Tool, c.Owner = j.rec.Call.Tool, j.rec.Call.Owner
 	if running := j.rec.State == Running; running && c.Status == j.rec.Call.Status && c.Message == j.rec.Call.Message {
 		// Nothing the record keeps changed (the task's first state, which
 		// StartCall recorded): no journal write.

@@ -69,6 +69,9 @@ type JobCall struct {
 	Error        json.RawMessage `json:"error,omitempty"`
 	TTL          time.Duration   `json:"ttl,omitempty"`
 	PollInterval time.Duration   `json:"poll_interval,omitempty"`
+	// Owner is the key of the caller the task belongs to: a digest,
+	// never a credential or a session ID.
+	Owner string `json:"owner,omitempty"`
 }
 
 // JobAnchor is where a pane's history stood when a job was typed into it.

@@ -48,12 +48,14 @@ type Options struct {
 
 // Store records tasks. tmux-mcp's is the job table: a task is a job.
 type Store interface {
-	// Create records a new task of the call req and returns its ID,
-	// which must be unguessable (it is a bearer of the task's result).
-	// ctl is how the store's own users act on it: stop_job cancels it, a
-	// death of what it works on fails it. The task is found by lookups
-	// once Create returns.
-	Create(ctx context.Context, req mcp.CallToolRequest, ctl Control) (string, error)
+	// Create records a new task of the call req, made by the caller
+	// owner (Owner.Key), and returns its ID, which must be unguessable
+	// (whoever holds the credential of a sessionless caller may ask for
+	// it). ctl is how the store's own users act on it: stop_job cancels
+	// it, a death of what it works on fails it. The task is found by
+	// lookups once Create returns; the store's own views of it show it to
+	// its owner only.
+	Create(ctx context.Context, req mcp.CallToolRequest, owner string, ctl Control) (string, error)
 	// Save records a change of a task's state.
 	Save(s Snapshot)
 	// Load returns a task this process does not hold: one an earlier
@@ -220,10 +222,11 @@ func (m *Manager) create(ctx context.Context, req mcp.CallToolRequest, ttl time.
 	t := &task{cancel: cancel, issued: map[string]bool{}, pending: map[string]string{},
 		answers: map[string]json.RawMessage{}, wake: make(chan struct{}, 1), done: make(chan struct{})}
 	ctl := Control{Stop: func() { m.cancel(t) }, Fail: func(why string) { m.fail(t, why) }}
+	owner := OwnerOf(ctx).Key
 	var id string
 	if m.opts.Store != nil {
 		var err error
-		if id, err = m.opts.Store.Create(ctx, req, ctl); err != nil {
+		if id, err = m.opts.Store.Create(ctx, req, owner, ctl); err != nil {
 			return nil, err
 		}
 	} else {
@@ -236,7 +239,7 @@ func (m *Manager) create(ctx context.Context, req mcp.CallToolRequest, ttl time.
 		ttl = m.opts.TTL
 	}
 	t.snap = Snapshot{ID: id, Tool: req.Params.Name, Status: Working, Created: now, Updated: now,
-		TTL: ttl, PollInterval: m.opts.PollInterval}
+		TTL: ttl, PollInterval: m.opts.PollInterval, Owner: owner}
 	m.mu.Lock()
 	m.tasks[id] = t
 	m.mu.Unlock()
@@ -267,8 +270,19 @@ func (t *task) snapshot() Snapshot {
 	return s
 }
 
-// lookup returns the state of task id: one of this process, or one an
-// earlier process recorded. A task past its TTL is gone.
+// lookupFor returns the state of task id if it is the caller o's; a
+// task of another caller is not found, as one that never existed.
+func (m *Manager) lookupFor(o Owner, id string) (Snapshot, bool) {
+	s, ok := m.lookup(id)
+	if !ok || !o.Sees(s.Owner) {
+		return Snapshot{}, false
+	}
+	return s, true
+}
+
+// lookup returns the state of task id, whoever's it is: one of this
+// process, or one an earlier process recorded. A task past its TTL is
+// gone.
 func (m *Manager) lookup(id string) (Snapshot, bool) {
 	m.mu.Lock()
 	t := m.tasks[id]
