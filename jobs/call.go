@@ -64,13 +64,18 @@ func newCallID() string {
 }
 
 // StartCall records a running call of tool against the server of sock
-// and returns it. It fails with supervisor.ErrClosed once the table is
-// closed.
+// and returns it, forgetting the oldest ended call if MaxCalls are held.
+// It fails with ErrTooManyCalls when MaxCalls run, and with
+// supervisor.ErrClosed once the table is closed.
 func (t *Table) StartCall(sock tmux.Socket, tool string, ctl CallControl, c Call) (*Job, error) {
 	t.mu.Lock()
 	if t.closed {
 		t.mu.Unlock()
 		return nil, supervisor.ErrClosed
+	}
+	if !t.trim(true, MaxCalls-1) {
+		t.mu.Unlock()
+		return nil, ErrTooManyCalls
 	}
 	j := newJob(t, newCallID(), sock)
 	j.ctl = ctl

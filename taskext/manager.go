@@ -23,8 +23,18 @@ const (
 	// answer at once, without the round trips of a task; anything longer
 	// is work an agent should not sit and wait for.
 	DefaultBudget = 500 * time.Millisecond
-	// DefaultTTL is how long a task is kept after it was created.
+	// DefaultTTL is how long a task is kept after it was created, unless
+	// its client asks for another time (2025-11-25's params.task.ttl).
 	DefaultTTL = time.Hour
+	// DefaultMaxTTL is the longest a client may ask a task to be kept: a
+	// day, past any call's timeout. A longer TTL asked for is cut to it,
+	// and the task's ttl says so.
+	DefaultMaxTTL = 24 * time.Hour
+	// DefaultMaxTasks bounds the tasks held, running ones included: as
+	// many as the jobs keep ended commands. Beyond it, the oldest ended
+	// task is forgotten; when every task held is running, a call does not
+	// become one and answers when it ends, as without tasks.
+	DefaultMaxTasks = 200
 	// DefaultPollInterval is the polling interval clients are asked to
 	// keep (notifications/tasks tells them sooner).
 	DefaultPollInterval = time.Second
@@ -32,9 +42,13 @@ const (
 
 // Options configure a [Manager].
 type Options struct {
-	Budget       time.Duration
-	TTL          time.Duration
+	Budget time.Duration
+	// TTL is a task's TTL when its client asks for none; MaxTTL the
+	// longest one may ask for.
+	TTL, MaxTTL  time.Duration
 	PollInterval time.Duration
+	// MaxTasks bounds the tasks held (DefaultMaxTasks).
+	MaxTasks int
 	// Store records tasks; nil keeps them in this process only.
 	Store Store
 	// Log hears of tasks that could not be recorded; nil discards.
@@ -84,6 +98,7 @@ type Manager struct {
 	mu       sync.Mutex
 	srv      *server.MCPServer // set by Adapt
 	tasks    map[string]*task
+	creating int // tasks being created: held already, for the bound
 	required map[string]bool
 	subs     map[*subscriber]struct{}
 }
@@ -93,8 +108,15 @@ func New(opts Options) *Manager {
 	if opts.Budget <= 0 {
 		opts.Budget = DefaultBudget
 	}
+	if opts.MaxTTL <= 0 {
+		opts.MaxTTL = DefaultMaxTTL
+	}
 	if opts.TTL <= 0 {
 		opts.TTL = DefaultTTL
+	}
+	opts.TTL = min(opts.TTL, opts.MaxTTL)
+	if opts.MaxTasks <= 0 {
+		opts.MaxTasks = DefaultMaxTasks
 	}
 	if opts.PollInterval <= 0 {
 		opts.PollInterval = DefaultPollInterval
@@ -215,6 +237,8 @@ type task struct {
 	answers map[string]json.RawMessage
 	wake    chan struct{} // signalled when an answer arrives
 	done    chan struct{}
+	// expire forgets the ended task once its TTL is past.
+	expire *time.Timer
 }
 
 // create records a new task for req, working.
@@ -223,6 +247,19 @@ func (m *Manager) create(ctx context.Context, req mcp.CallToolRequest, ttl time.
 		answers: map[string]json.RawMessage{}, wake: make(chan struct{}, 1), done: make(chan struct{})}
 	ctl := Control{Stop: func() { m.cancel(t) }, Fail: func(why string) { m.fail(t, why) }}
 	owner := OwnerOf(ctx).Key
+	m.mu.Lock()
+	if !m.makeRoom() {
+		held := len(m.tasks)
+		m.mu.Unlock()
+		return nil, fmt.Errorf("taskext: %d tasks are held, all of them running: the call answers when it ends", held)
+	}
+	m.creating++
+	m.mu.Unlock()
+	defer func() {
+		m.mu.Lock()
+		m.creating--
+		m.mu.Unlock()
+	}()
 	var id string
 	if m.opts.Store != nil {
 		var err error
@@ -238,6 +275,7 @@ func (m *Manager) create(ctx context.Context, req mcp.CallToolRequest, ttl time.
 	if ttl <= 0 {
 		ttl = m.opts.TTL
 	}
+	ttl = min(ttl, m.opts.MaxTTL)
 	t.snap = Snapshot{ID: id, Tool: req.Params.Name, Status: Working, Created: now, Updated: now,
 		TTL: ttl, PollInterval: m.opts.PollInterval, Owner: owner}
 	m.mu.Lock()
@@ -245,6 +283,35 @@ func (m *Manager) create(ctx context.Context, req mcp.CallToolRequest, ttl time.
 	m.mu.Unlock()
 	m.changed(t)
 	return t, nil
+}
+
+// makeRoom makes room for one more task within the bound: it forgets the
+// oldest ended tasks as needed, and reports false when every task held
+// runs. Called with m.mu held.
+func (m *Manager) makeRoom() bool {
+	for len(m.tasks)+m.creating >= m.opts.MaxTasks {
+		var oldest *task
+		for _, t := range m.tasks {
+			if t.snap.Status.Terminal() && (oldest == nil || t.snap.Created.Before(oldest.snap.Created)) {
+				oldest = t
+			}
+		}
+		if oldest == nil {
+			return false
+		}
+		m.forget(oldest)
+	}
+	return true
+}
+
+// forget drops the ended task t; called with m.mu held.
+func (m *Manager) forget(t *task) {
+	if m.tasks[t.snap.ID] == t {
+		delete(m.tasks, t.snap.ID)
+	}
+	if t.expire != nil {
+		t.expire.Stop()
+	}
 }
 
 // changed records and announces t's state; called without m.mu.
@@ -360,18 +427,15 @@ func (m *Manager) finish(t *task, res *mcp.CallToolResult, err error) {
 		}
 	}
 	close(t.done)
-	ttl := t.snap.TTL
-	m.mu.Unlock()
-	m.changed(t)
-	if ttl > 0 {
-		time.AfterFunc(ttl, func() {
+	if ttl := t.snap.TTL; ttl > 0 {
+		t.expire = time.AfterFunc(ttl-time.Since(t.snap.Created), func() {
 			m.mu.Lock()
-			if m.tasks[t.snap.ID] == t {
-				delete(m.tasks, t.snap.ID)
-			}
+			m.forget(t)
 			m.mu.Unlock()
 		})
 	}
+	m.mu.Unlock()
+	m.changed(t)
 }
 
 // fail ends t failed for why (what it worked on went away) and cancels

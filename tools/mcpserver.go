@@ -147,7 +147,10 @@ func New(d Deps, opts Options) (*Server, error) {
 	if opts.ValidateOutput {
 		mcpOpts = append(mcpOpts, server.WithOutputSchemaValidation())
 	}
-	tasks := taskext.New(taskext.Options{Budget: opts.TaskBudget, Store: taskStore{d}, Log: log, Lost: lostCall})
+	// The tasks held are bounded as the job table bounds its calls: the
+	// same tasks, forgotten in the same order.
+	tasks := taskext.New(taskext.Options{Budget: opts.TaskBudget, Store: taskStore{d}, Log: log, Lost: lostCall,
+		MaxTasks: jobs.MaxCalls})
 	mcpOpts = append(mcpOpts, tasks.ServerOptions()...)
 	tasks.ListHook(hooks)
 	tasks.ListenHook(hooks)
