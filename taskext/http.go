@@ -32,7 +32,7 @@ func (m *Manager) HTTP(next http.Handler) http.Handler {
 			return
 		}
 		o := httpOwner(r.Header)
-		in := m.inbound(bytes.TrimSpace(body), r.Header, o)
+		in := m.inbound(r.Context(), bytes.TrimSpace(body), r.Header, o)
 		switch {
 		case in.reply != nil:
 			writeJSON(w, in.reply)

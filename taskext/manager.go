@@ -49,6 +49,8 @@ type Options struct {
 	PollInterval time.Duration
 	// MaxTasks bounds the tasks held (DefaultMaxTasks).
 	MaxTasks int
+	// Tracer traces tasks and the layer's requests; nil: none.
+	Tracer Tracer
 	// Store records tasks; nil keeps them in this process only.
 	Store Store
 	// Log hears of tasks that could not be recorded; nil discards.
@@ -239,6 +241,11 @@ type task struct {
 	done    chan struct{}
 	// expire forgets the ended task once its TTL is past.
 	expire *time.Timer
+	// ctx is the context of the call (its span, for the spans of the
+	// task's requests); endSpan ends the call's span with the task's
+	// outcome (Tracer.Detach).
+	ctx     context.Context
+	endSpan func(Outcome)
 }
 
 // create records a new task for req, working.
@@ -270,6 +277,10 @@ func (m *Manager) create(ctx context.Context, req mcp.CallToolRequest, ttl time.
 		var b [16]byte
 		rand.Read(b[:]) //nolint:errcheck // crypto/rand.Read never fails
 		id = "t" + hex.EncodeToString(b[:])
+	}
+	t.ctx = context.WithoutCancel(ctx)
+	if m.opts.Tracer != nil {
+		t.endSpan = m.opts.Tracer.Detach(ctx, id)
 	}
 	now := time.Now()
 	if ttl <= 0 {
@@ -434,8 +445,13 @@ func (m *Manager) finish(t *task, res *mcp.CallToolResult, err error) {
 			m.mu.Unlock()
 		})
 	}
+	end, out := t.endSpan, t.outcome(res)
+	t.endSpan = nil
 	m.mu.Unlock()
 	m.changed(t)
+	if end != nil {
+		end(out)
+	}
 }
 
 // fail ends t failed for why (what it worked on went away) and cancels

@@ -2,6 +2,7 @@ package taskext
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"net/http"
 
@@ -41,8 +42,9 @@ var interesting = [][]byte{[]byte("tasks/"), []byte("tools/call"), []byte("subsc
 	[]byte("server/discover"), []byte("notifications/cancelled")}
 
 // inbound decides what happens to raw, a message from the caller o; h
-// are the HTTP request's headers (nil on stdio).
-func (m *Manager) inbound(raw []byte, h http.Header, o Owner) inbound {
+// are the HTTP request's headers (nil on stdio). The requests the layer
+// answers have spans of their own, in ctx.
+func (m *Manager) inbound(ctx context.Context, raw []byte, h http.Header, o Owner) inbound {
 	pass := inbound{pass: raw}
 	if !containsAny(raw, interesting) {
 		return pass
@@ -74,22 +76,42 @@ func (m *Manager) inbound(raw []byte, h http.Header, o Owner) inbound {
 			}
 			return m.v1ToolsCall(msg, raw)
 		case methodGet, methodResult, methodList, methodCancel:
-			return m.v1Method(msg, o)
+			return traced(m.traceRequest(ctx, msg, rm.Meta, h, o), m.v1Method(msg, o))
 		}
 		return pass
 	}
 	switch msg.Method {
 	case methodList, methodResult:
-		return inbound{reply: replyError(msg.ID, &RPCError{Code: codeMethodNotFound,
-			Message: "Method " + msg.Method + " not found: protocol 2026-07-28 has no " + msg.Method + " (tasks/get inlines the result)"})}
+		return traced(m.traceRequest(ctx, msg, rm.Meta, h, o), inbound{reply: replyError(msg.ID, &RPCError{Code: codeMethodNotFound,
+			Message: "Method " + msg.Method + " not found: protocol 2026-07-28 has no " + msg.Method + " (tasks/get inlines the result)"})})
 	case methodGet, methodUpdate, methodCancel:
-		return inbound{reply: m.method(msg, rm.Meta, h, o)}
+		end := m.traceRequest(ctx, msg, rm.Meta, h, o)
+		return traced(end, inbound{reply: m.method(msg, rm.Meta, h, o)})
 	case string(mcp.MethodToolsCall):
 		return m.toolsCall(msg, rm.Meta, raw)
 	case string(mcp.MethodSubscriptionsListen):
 		return m.listenRequest(msg, rm.Meta, raw, o)
 	}
 	return pass
+}
+
+// traced ends the span of a request the layer answers with in once the
+// answer is made.
+func traced(end func(code int), in inbound) inbound {
+	switch {
+	case in.reply != nil:
+		end(replyCode(in.reply))
+	case in.later != nil:
+		later := in.later
+		in.later = func(stop <-chan struct{}) []byte {
+			b := later(stop)
+			end(replyCode(b))
+			return b
+		}
+	default:
+		end(0)
+	}
+	return in
 }
 
 func containsAny(b []byte, subs [][]byte) bool {

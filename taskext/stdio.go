@@ -103,7 +103,7 @@ func readLine(r *bufio.Reader) ([]byte, error) {
 
 // handle takes one message from the client.
 func (s *stdio) handle(ctx context.Context, line []byte, pw *io.PipeWriter) error {
-	in := s.m.inbound(bytes.TrimRight(line, "\r\n"), nil, stdioOwner)
+	in := s.m.inbound(ctx, bytes.TrimRight(line, "\r\n"), nil, stdioOwner)
 	switch {
 	case in.reply != nil:
 		return s.write(in.reply)
