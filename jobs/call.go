@@ -38,6 +38,9 @@ type Call struct {
 	PollInterval time.Duration
 	// Lost: the task failed because its server died; the job is lost.
 	Lost bool
+	// Owner is the key of the caller the task belongs to (a digest,
+	// taskext.Owner): the tools show the job to it alone.
+	Owner string
 }
 
 // CallControl is how the table acts on a call's task.
@@ -61,13 +64,18 @@ func newCallID() string {
 }
 
 // StartCall records a running call of tool against the server of sock
-// and returns it. It fails with supervisor.ErrClosed once the table is
-// closed.
+// and returns it, forgetting the oldest ended call if MaxCalls are held.
+// It fails with ErrTooManyCalls when MaxCalls run, and with
+// supervisor.ErrClosed once the table is closed.
 func (t *Table) StartCall(sock tmux.Socket, tool string, ctl CallControl, c Call) (*Job, error) {
 	t.mu.Lock()
 	if t.closed {
 		t.mu.Unlock()
 		return nil, supervisor.ErrClosed
+	}
+	if !t.trim(true, MaxCalls-1) {
+		t.mu.Unlock()
+		return nil, ErrTooManyCalls
 	}
 	j := newJob(t, newCallID(), sock)
 	j.ctl = ctl
@@ -90,7 +98,7 @@ func (j *Job) UpdateCall(c Call) {
 		j.mu.Unlock()
 		return
 	}
-	c.Tool = j.rec.Call.Tool
+	c.Tool, c.Owner = j.rec.Call.Tool, j.rec.Call.Owner
 	if running := j.rec.State == Running; running && c.Status == j.rec.Call.Status && c.Message == j.rec.Call.Message {
 		// Nothing the record keeps changed (the task's first state, which
 		// StartCall recorded): no journal write.

@@ -13,6 +13,8 @@ var (
 	ErrInvalidID = errors.New("jobs: not a job ID")
 	// ErrNotFound: no job of this process has the ID.
 	ErrNotFound = errors.New("jobs: job not found")
+	// ErrTooManyCalls refuses a call when MaxCalls run ([Table.StartCall]).
+	ErrTooManyCalls = errors.New("jobs: as many calls run as the table holds")
 )
 
 // BusyError refuses a pane where a job runs ([Table.Reserve],

@@ -22,8 +22,14 @@ const (
 	// server) with its wait-for client, and the rest stay for
 	// run_command and wait_for_channel.
 	MaxPerServer = 8
-	// keepEnded is how many ended jobs this process keeps in memory.
+	// keepEnded is how many ended commands this process keeps in memory.
 	keepEnded = 200
+	// MaxCalls bounds the calls (MCP tasks) the table holds, running ones
+	// included; beyond it the oldest ended call is forgotten, and a call
+	// is refused (ErrTooManyCalls) when every one held runs. Calls and
+	// commands are bounded apart: a client's tasks never push a
+	// background command out.
+	MaxCalls = 200
 	// tailMaxLines and tailMaxBytes bound the tail the store keeps.
 	tailMaxLines = 50
 	tailMaxBytes = 4000
@@ -280,22 +286,40 @@ func (t *Table) put(rec Record) {
 	}
 }
 
-// trimEnded forgets the oldest ended jobs beyond keepEnded; called with
-// t.mu held.
+// trimEnded forgets the oldest ended commands beyond keepEnded and the
+// oldest ended calls beyond MaxCalls; called with t.mu held.
 func (t *Table) trimEnded() {
+	t.trim(false, keepEnded)
+	t.trim(true, MaxCalls)
+}
+
+// trim forgets the oldest ended jobs of one kind (calls, or commands)
+// until at most keep jobs of it are held, running ones counted; it
+// reports whether that many are held now. Called with t.mu held.
+func (t *Table) trim(calls bool, keep int) bool {
 	var ended []*Job
+	n := 0
 	for _, j := range t.jobs {
-		if !j.pending && !j.Running() {
+		if j.pending || (j.kind() == KindCall) != calls {
+			continue
+		}
+		n++
+		if !j.Running() {
 			ended = append(ended, j)
 		}
 	}
-	if len(ended) <= keepEnded {
-		return
+	if !calls {
+		n = len(ended) // commands: the ended ones are bounded (running ones by MaxPerServer)
+	}
+	if n <= keep {
+		return true
 	}
 	slices.SortFunc(ended, func(a, b *Job) int { return a.Record().Started.Compare(b.Record().Started) })
-	for _, j := range ended[:len(ended)-keepEnded] {
+	drop := min(n-keep, len(ended))
+	for _, j := range ended[:drop] {
 		delete(t.jobs, j.id)
 	}
+	return n-drop <= keep
 }
 
 // serverDied makes every running job of the server that died lost. It

@@ -220,3 +220,46 @@ func TestServerDiedLosesJobs(t *testing.T) {
 		t.Error("Close ended a job; jobs run on")
 	}
 }
+
+// TestCallsBounded: the table holds at most MaxCalls calls, running ones
+// counted: the oldest ended goes first, a call is refused when all run,
+// and calls never push an ended command out.
+func TestCallsBounded(t *testing.T) {
+	tb := New(Config{})
+	defer tb.Close()
+	cmd, err := tb.Reserve(sockA, "%1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb.Launch(cmd, nil, idleRun{}, Record{Socket: sockA, Pane: "%1", Started: time.Now()})
+	cmd.end(Exited, nil, "", time.Now())
+	var calls []*Job
+	start := func() (*Job, error) {
+		return tb.StartCall(sockA, "get_job", CallControl{}, Call{Status: "working"})
+	}
+	for range MaxCalls + 10 {
+		j, err := start()
+		if err != nil {
+			t.Fatalf("call %d: %v", len(calls), err)
+		}
+		j.UpdateCall(Call{Status: "completed"})
+		calls = append(calls, j)
+	}
+	for i, j := range calls {
+		_, err := tb.Lookup(t.Context(), j.ID())
+		if wantGone := i < 10; errors.Is(err, ErrNotFound) != wantGone {
+			t.Errorf("ended call %d of %d: Lookup %v, want gone %v (the oldest ended go first)", i, len(calls), err, wantGone)
+		}
+	}
+	if _, err := tb.Lookup(t.Context(), cmd.ID()); err != nil {
+		t.Errorf("the ended command after %d calls: %v, want it kept", len(calls), err)
+	}
+	for range MaxCalls {
+		if _, err := start(); err != nil {
+			t.Fatalf("a running call in place of an ended one: %v", err)
+		}
+	}
+	if _, err := start(); !errors.Is(err, ErrTooManyCalls) {
+		t.Errorf("a call beyond %d running ones: %v, want ErrTooManyCalls", MaxCalls, err)
+	}
+}

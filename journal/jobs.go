@@ -69,6 +69,9 @@ type JobCall struct {
 	Error        json.RawMessage `json:"error,omitempty"`
 	TTL          time.Duration   `json:"ttl,omitempty"`
 	PollInterval time.Duration   `json:"poll_interval,omitempty"`
+	// Owner is the key of the caller the task belongs to: a digest,
+	// never a credential or a session ID.
+	Owner string `json:"owner,omitempty"`
 }
 
 // JobAnchor is where a pane's history stood when a job was typed into it.
@@ -83,8 +86,10 @@ type JobAnchor struct {
 	Lines int `json:"lines,omitempty"`
 }
 
-// keepJobs is how many jobs each server keeps: beyond it the oldest that
-// ended are deleted.
+// keepJobs is how many jobs of each kind (commands, and calls: MCP
+// tasks) each server keeps: beyond it the oldest that ended are deleted.
+// The kinds count apart, so a client's tasks never push a background
+// command out.
 const keepJobs = 200
 
 // PutJob stores job under its server, replacing the record of the same ID.
@@ -161,29 +166,33 @@ func readJob(v []byte) (Job, bool) {
 	return job, true
 }
 
-// trimJobs deletes the oldest jobs that are not running beyond keep.
+// trimJobs deletes, of each kind, the oldest jobs that are not running
+// beyond keep.
 func trimJobs(jb *bolt.Bucket, keep int) error {
 	type ended struct {
 		key   []byte
 		start time.Time
 	}
-	var done []ended
-	n := 0
+	done := map[string][]ended{}
+	n := map[string]int{}
 	jb.ForEach(func(k, v []byte) error { //nolint:errcheck // never fails
-		n++
 		job, ok := readJob(v)
+		n[job.Kind]++
 		if !ok || job.State != JobRunning {
-			done = append(done, ended{append([]byte(nil), k...), job.Started})
+			done[job.Kind] = append(done[job.Kind], ended{append([]byte(nil), k...), job.Started})
 		}
 		return nil
 	})
-	if n <= keep {
-		return nil
-	}
-	slices.SortFunc(done, func(a, b ended) int { return a.start.Compare(b.start) })
-	for _, e := range done[:min(n-keep, len(done))] {
-		if err := jb.Delete(e.key); err != nil {
-			return err
+	for kind, count := range n {
+		if count <= keep {
+			continue
+		}
+		d := done[kind]
+		slices.SortFunc(d, func(a, b ended) int { return a.start.Compare(b.start) })
+		for _, e := range d[:min(count-keep, len(d))] {
+			if err := jb.Delete(e.key); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

@@ -96,6 +96,28 @@ func TestJobsTrimmed(t *testing.T) {
 	}
 }
 
+// TestCallsTrimmedApart: ended calls (MCP tasks) count apart from ended
+// commands: many of them never push a command out.
+func TestCallsTrimmedApart(t *testing.T) {
+	j, _ := mustOpen(t, "", nil)
+	t0 := time.Now()
+	j.PutJob(Job{ID: "command", Socket: testSock, State: JobExited, Started: t0})
+	for i := range keepJobs + 5 {
+		j.PutJob(Job{ID: fmt.Sprintf("c%03d", i), Socket: testSock, State: JobExited, Kind: "call",
+			Started: t0.Add(time.Duration(i+1) * time.Millisecond)})
+	}
+	flush(t, j)
+	got := jobStates(t, j)
+	if len(got) != keepJobs+1 {
+		t.Errorf("%d jobs kept, want %d calls and the command", len(got), keepJobs)
+	}
+	for id, want := range map[string]bool{"command": true, "c000": false, "c004": false, "c005": true} {
+		if _, ok := got[id]; ok != want {
+			t.Errorf("job %s kept: %v, want %v", id, ok, want)
+		}
+	}
+}
+
 // TestServerDeathLosesJobs: the death of a server, as the supervisor
 // reports it, makes its running jobs lost in the file, whichever process
 // watched them; jobs of another instance and ended jobs stay as they are.

@@ -40,11 +40,18 @@
 // comes first: the tool's own error ([Options.Lost] recognises it) or the
 // death event ([Control.Fail]).
 //
+// A task belongs to the caller that made it (owner.go, [OwnerOf]): any
+// other is told what an unknown ID gets. At most [Options.MaxTasks] are
+// held, and a TTL asked for is cut to [Options.MaxTTL]. A [Tracer] (the
+// binary's telemetry) keeps a task's span open to its end and traces the
+// layer's own requests (trace.go).
+//
 // A task is recorded through a [Store] (tmux-mcp's job table: one ID
 // space, one journal record), which also finds the tasks of an earlier
 // tmux-mcp process after a restart.
 //
 // Where to start: [Manager] in manager.go; the middleware in call.go; the
 // methods in methods.go and, for 2025-11-25, v1.go; the transports in
-// stdio.go and http.go; the shapes on the wire in wire.go.
+// stdio.go and http.go; whose a task is in owner.go; its spans in
+// trace.go; the shapes on the wire in wire.go.
 package taskext

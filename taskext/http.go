@@ -31,7 +31,8 @@ func (m *Manager) HTTP(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		in := m.inbound(bytes.TrimSpace(body), r.Header)
+		o := httpOwner(r.Header)
+		in := m.inbound(r.Context(), bytes.TrimSpace(body), r.Header, o)
 		switch {
 		case in.reply != nil:
 			writeJSON(w, in.reply)
@@ -46,7 +47,7 @@ func (m *Manager) HTTP(next http.Handler) http.Handler {
 		r.Body = io.NopCloser(bytes.NewReader(in.pass))
 		r.ContentLength = int64(len(in.pass))
 		sc := newScope()
-		r = r.WithContext(withScope(r.Context(), sc))
+		r = r.WithContext(withOwner(withScope(r.Context(), sc), o))
 		next.ServeHTTP(&rewriter{ResponseWriter: w, m: m, discover: in.discover, scope: sc}, r)
 	})
 }

@@ -130,8 +130,9 @@ func (m *Manager) ListenHook(hooks *server.Hooks) {
 		}
 		var known []string
 		var now []Snapshot
+		o := OwnerOf(ctx)
 		for _, tid := range ids {
-			if snap, ok := m.lookup(tid); ok {
+			if snap, ok := m.lookupFor(o, tid); ok {
 				known = append(known, tid)
 				now = append(now, snap)
 			}

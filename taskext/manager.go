@@ -23,8 +23,18 @@ const (
 	// answer at once, without the round trips of a task; anything longer
 	// is work an agent should not sit and wait for.
 	DefaultBudget = 500 * time.Millisecond
-	// DefaultTTL is how long a task is kept after it was created.
+	// DefaultTTL is how long a task is kept after it was created, unless
+	// its client asks for another time (2025-11-25's params.task.ttl).
 	DefaultTTL = time.Hour
+	// DefaultMaxTTL is the longest a client may ask a task to be kept: a
+	// day, past any call's timeout. A longer TTL asked for is cut to it,
+	// and the task's ttl says so.
+	DefaultMaxTTL = 24 * time.Hour
+	// DefaultMaxTasks bounds the tasks held, running ones included: as
+	// many as the jobs keep ended commands. Beyond it, the oldest ended
+	// task is forgotten; when every task held is running, a call does not
+	// become one and answers when it ends, as without tasks.
+	DefaultMaxTasks = 200
 	// DefaultPollInterval is the polling interval clients are asked to
 	// keep (notifications/tasks tells them sooner).
 	DefaultPollInterval = time.Second
@@ -32,9 +42,15 @@ const (
 
 // Options configure a [Manager].
 type Options struct {
-	Budget       time.Duration
-	TTL          time.Duration
+	Budget time.Duration
+	// TTL is a task's TTL when its client asks for none; MaxTTL the
+	// longest one may ask for.
+	TTL, MaxTTL  time.Duration
 	PollInterval time.Duration
+	// MaxTasks bounds the tasks held (DefaultMaxTasks).
+	MaxTasks int
+	// Tracer traces tasks and the layer's requests; nil: none.
+	Tracer Tracer
 	// Store records tasks; nil keeps them in this process only.
 	Store Store
 	// Log hears of tasks that could not be recorded; nil discards.
@@ -48,12 +64,14 @@ type Options struct {
 
 // Store records tasks. tmux-mcp's is the job table: a task is a job.
 type Store interface {
-	// Create records a new task of the call req and returns its ID,
-	// which must be unguessable (it is a bearer of the task's result).
-	// ctl is how the store's own users act on it: stop_job cancels it, a
-	// death of what it works on fails it. The task is found by lookups
-	// once Create returns.
-	Create(ctx context.Context, req mcp.CallToolRequest, ctl Control) (string, error)
+	// Create records a new task of the call req, made by the caller
+	// owner (Owner.Key), and returns its ID, which must be unguessable
+	// (whoever holds the credential of a sessionless caller may ask for
+	// it). ctl is how the store's own users act on it: stop_job cancels
+	// it, a death of what it works on fails it. The task is found by
+	// lookups once Create returns; the store's own views of it show it to
+	// its owner only.
+	Create(ctx context.Context, req mcp.CallToolRequest, owner string, ctl Control) (string, error)
 	// Save records a change of a task's state.
 	Save(s Snapshot)
 	// Load returns a task this process does not hold: one an earlier
@@ -82,6 +100,7 @@ type Manager struct {
 	mu       sync.Mutex
 	srv      *server.MCPServer // set by Adapt
 	tasks    map[string]*task
+	creating int // tasks being created: held already, for the bound
 	required map[string]bool
 	subs     map[*subscriber]struct{}
 }
@@ -91,8 +110,15 @@ func New(opts Options) *Manager {
 	if opts.Budget <= 0 {
 		opts.Budget = DefaultBudget
 	}
+	if opts.MaxTTL <= 0 {
+		opts.MaxTTL = DefaultMaxTTL
+	}
 	if opts.TTL <= 0 {
 		opts.TTL = DefaultTTL
+	}
+	opts.TTL = min(opts.TTL, opts.MaxTTL)
+	if opts.MaxTasks <= 0 {
+		opts.MaxTasks = DefaultMaxTasks
 	}
 	if opts.PollInterval <= 0 {
 		opts.PollInterval = DefaultPollInterval
@@ -213,6 +239,13 @@ type task struct {
 	answers map[string]json.RawMessage
 	wake    chan struct{} // signalled when an answer arrives
 	done    chan struct{}
+	// expire forgets the ended task once its TTL is past.
+	expire *time.Timer
+	// ctx is the context of the call (its span, for the spans of the
+	// task's requests); endSpan ends the call's span with the task's
+	// outcome (Tracer.Detach).
+	ctx     context.Context
+	endSpan func(Outcome)
 }
 
 // create records a new task for req, working.
@@ -220,10 +253,24 @@ func (m *Manager) create(ctx context.Context, req mcp.CallToolRequest, ttl time.
 	t := &task{cancel: cancel, issued: map[string]bool{}, pending: map[string]string{},
 		answers: map[string]json.RawMessage{}, wake: make(chan struct{}, 1), done: make(chan struct{})}
 	ctl := Control{Stop: func() { m.cancel(t) }, Fail: func(why string) { m.fail(t, why) }}
+	owner := OwnerOf(ctx).Key
+	m.mu.Lock()
+	if !m.makeRoom() {
+		held := len(m.tasks)
+		m.mu.Unlock()
+		return nil, fmt.Errorf("taskext: %d tasks are held, all of them running: the call answers when it ends", held)
+	}
+	m.creating++
+	m.mu.Unlock()
+	defer func() {
+		m.mu.Lock()
+		m.creating--
+		m.mu.Unlock()
+	}()
 	var id string
 	if m.opts.Store != nil {
 		var err error
-		if id, err = m.opts.Store.Create(ctx, req, ctl); err != nil {
+		if id, err = m.opts.Store.Create(ctx, req, owner, ctl); err != nil {
 			return nil, err
 		}
 	} else {
@@ -231,17 +278,51 @@ func (m *Manager) create(ctx context.Context, req mcp.CallToolRequest, ttl time.
 		rand.Read(b[:]) //nolint:errcheck // crypto/rand.Read never fails
 		id = "t" + hex.EncodeToString(b[:])
 	}
+	t.ctx = context.WithoutCancel(ctx)
+	if m.opts.Tracer != nil {
+		t.endSpan = m.opts.Tracer.Detach(ctx, id)
+	}
 	now := time.Now()
 	if ttl <= 0 {
 		ttl = m.opts.TTL
 	}
+	ttl = min(ttl, m.opts.MaxTTL)
 	t.snap = Snapshot{ID: id, Tool: req.Params.Name, Status: Working, Created: now, Updated: now,
-		TTL: ttl, PollInterval: m.opts.PollInterval}
+		TTL: ttl, PollInterval: m.opts.PollInterval, Owner: owner}
 	m.mu.Lock()
 	m.tasks[id] = t
 	m.mu.Unlock()
 	m.changed(t)
 	return t, nil
+}
+
+// makeRoom makes room for one more task within the bound: it forgets the
+// oldest ended tasks as needed, and reports false when every task held
+// runs. Called with m.mu held.
+func (m *Manager) makeRoom() bool {
+	for len(m.tasks)+m.creating >= m.opts.MaxTasks {
+		var oldest *task
+		for _, t := range m.tasks {
+			if t.snap.Status.Terminal() && (oldest == nil || t.snap.Created.Before(oldest.snap.Created)) {
+				oldest = t
+			}
+		}
+		if oldest == nil {
+			return false
+		}
+		m.forget(oldest)
+	}
+	return true
+}
+
+// forget drops the ended task t; called with m.mu held.
+func (m *Manager) forget(t *task) {
+	if m.tasks[t.snap.ID] == t {
+		delete(m.tasks, t.snap.ID)
+	}
+	if t.expire != nil {
+		t.expire.Stop()
+	}
 }
 
 // changed records and announces t's state; called without m.mu.
@@ -267,8 +348,19 @@ func (t *task) snapshot() Snapshot {
 	return s
 }
 
-// lookup returns the state of task id: one of this process, or one an
-// earlier process recorded. A task past its TTL is gone.
+// lookupFor returns the state of task id if it is the caller o's; a
+// task of another caller is not found, as one that never existed.
+func (m *Manager) lookupFor(o Owner, id string) (Snapshot, bool) {
+	s, ok := m.lookup(id)
+	if !ok || !o.Sees(s.Owner) {
+		return Snapshot{}, false
+	}
+	return s, true
+}
+
+// lookup returns the state of task id, whoever's it is: one of this
+// process, or one an earlier process recorded. A task past its TTL is
+// gone.
 func (m *Manager) lookup(id string) (Snapshot, bool) {
 	m.mu.Lock()
 	t := m.tasks[id]
@@ -346,17 +438,19 @@ func (m *Manager) finish(t *task, res *mcp.CallToolResult, err error) {
 		}
 	}
 	close(t.done)
-	ttl := t.snap.TTL
-	m.mu.Unlock()
-	m.changed(t)
-	if ttl > 0 {
-		time.AfterFunc(ttl, func() {
+	if ttl := t.snap.TTL; ttl > 0 {
+		t.expire = time.AfterFunc(ttl-time.Since(t.snap.Created), func() {
 			m.mu.Lock()
-			if m.tasks[t.snap.ID] == t {
-				delete(m.tasks, t.snap.ID)
-			}
+			m.forget(t)
 			m.mu.Unlock()
 		})
+	}
+	end, out := t.endSpan, t.outcome(res)
+	t.endSpan = nil
+	m.mu.Unlock()
+	m.changed(t)
+	if end != nil {
+		end(out)
 	}
 }
 

@@ -2,6 +2,7 @@ package taskext
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"net/http"
 
@@ -30,8 +31,9 @@ type inbound struct {
 
 // listenRequest is a subscriptions/listen request for task states only.
 type listenRequest struct {
-	id  json.RawMessage
-	ids []string
+	id    json.RawMessage
+	ids   []string
+	owner Owner // the caller: only its tasks are heard of
 }
 
 // interesting are the methods the layer looks at; any other message
@@ -39,9 +41,10 @@ type listenRequest struct {
 var interesting = [][]byte{[]byte("tasks/"), []byte("tools/call"), []byte("subscriptions/listen"),
 	[]byte("server/discover"), []byte("notifications/cancelled")}
 
-// inbound decides what happens to raw, a message from the client; h are
-// the HTTP request's headers (nil on stdio).
-func (m *Manager) inbound(raw []byte, h http.Header) inbound {
+// inbound decides what happens to raw, a message from the caller o; h
+// are the HTTP request's headers (nil on stdio). The requests the layer
+// answers have spans of their own, in ctx.
+func (m *Manager) inbound(ctx context.Context, raw []byte, h http.Header, o Owner) inbound {
 	pass := inbound{pass: raw}
 	if !containsAny(raw, interesting) {
 		return pass
@@ -73,22 +76,42 @@ func (m *Manager) inbound(raw []byte, h http.Header) inbound {
 			}
 			return m.v1ToolsCall(msg, raw)
 		case methodGet, methodResult, methodList, methodCancel:
-			return m.v1Method(msg)
+			return traced(m.traceRequest(ctx, msg, rm.Meta, h, o), m.v1Method(msg, o))
 		}
 		return pass
 	}
 	switch msg.Method {
 	case methodList, methodResult:
-		return inbound{reply: replyError(msg.ID, &RPCError{Code: codeMethodNotFound,
-			Message: "Method " + msg.Method + " not found: protocol 2026-07-28 has no " + msg.Method + " (tasks/get inlines the result)"})}
+		return traced(m.traceRequest(ctx, msg, rm.Meta, h, o), inbound{reply: replyError(msg.ID, &RPCError{Code: codeMethodNotFound,
+			Message: "Method " + msg.Method + " not found: protocol 2026-07-28 has no " + msg.Method + " (tasks/get inlines the result)"})})
 	case methodGet, methodUpdate, methodCancel:
-		return inbound{reply: m.method(msg, rm.Meta, h)}
+		end := m.traceRequest(ctx, msg, rm.Meta, h, o)
+		return traced(end, inbound{reply: m.method(msg, rm.Meta, h, o)})
 	case string(mcp.MethodToolsCall):
 		return m.toolsCall(msg, rm.Meta, raw)
 	case string(mcp.MethodSubscriptionsListen):
-		return m.listenRequest(msg, rm.Meta, raw)
+		return m.listenRequest(msg, rm.Meta, raw, o)
 	}
 	return pass
+}
+
+// traced ends the span of a request the layer answers with in once the
+// answer is made.
+func traced(end func(code int), in inbound) inbound {
+	switch {
+	case in.reply != nil:
+		end(replyCode(in.reply))
+	case in.later != nil:
+		later := in.later
+		in.later = func(stop <-chan struct{}) []byte {
+			b := later(stop)
+			end(replyCode(b))
+			return b
+		}
+	default:
+		end(0)
+	}
+	return in
 }
 
 func containsAny(b []byte, subs [][]byte) bool {
@@ -100,8 +123,9 @@ func containsAny(b []byte, subs [][]byte) bool {
 	return false
 }
 
-// method answers tasks/get, tasks/update and tasks/cancel.
-func (m *Manager) method(msg rpcMessage, meta *mcp.Meta, h http.Header) []byte {
+// method answers tasks/get, tasks/update and tasks/cancel of the caller
+// o.
+func (m *Manager) method(msg rpcMessage, meta *mcp.Meta, h http.Header, o Owner) []byte {
 	if len(msg.ID) == 0 {
 		return nil // a notification gets no answer
 	}
@@ -129,7 +153,7 @@ func (m *Manager) method(msg rpcMessage, meta *mcp.Meta, h http.Header) []byte {
 		return replyError(msg.ID, &RPCError{Code: codeInvalidParams, Message: "Invalid params: taskId is required"})
 	}
 	id := *p.TaskID
-	s, ok := m.lookup(id)
+	s, ok := m.lookupFor(o, id)
 	if !ok {
 		return replyError(msg.ID, &RPCError{Code: codeInvalidParams, Message: "Failed to retrieve task: Task not found (or expired): " + quoteID(id)})
 	}
@@ -200,10 +224,10 @@ func (m *Manager) toolsCall(msg rpcMessage, meta *mcp.Meta, raw []byte) inbound 
 	return inbound{pass: out, id: msg.ID}
 }
 
-// listenRequest takes the task IDs of a subscriptions/listen request. One
-// that asks for task states only is served by the layer; one that asks
-// for more goes on to mcp-go without its task IDs.
-func (m *Manager) listenRequest(msg rpcMessage, meta *mcp.Meta, raw []byte) inbound {
+// listenRequest takes the task IDs of a subscriptions/listen request of
+// the caller o. One that asks for task states only is served by the
+// layer; one that asks for more goes on to mcp-go without its task IDs.
+func (m *Manager) listenRequest(msg rpcMessage, meta *mcp.Meta, raw []byte, o Owner) inbound {
 	var p struct {
 		Notifications map[string]json.RawMessage `json:"notifications"`
 	}
@@ -225,7 +249,7 @@ func (m *Manager) listenRequest(msg rpcMessage, meta *mcp.Meta, raw []byte) inbo
 		if len(msg.ID) == 0 {
 			return inbound{}
 		}
-		return inbound{listen: &listenRequest{id: msg.ID, ids: ids}, id: msg.ID}
+		return inbound{listen: &listenRequest{id: msg.ID, ids: ids, owner: o}, id: msg.ID}
 	}
 	// The rest is mcp-go's: the request goes on without taskIds, which
 	// travel in a _meta key of the layer's to ListenHook.
@@ -276,13 +300,13 @@ func listenEnd(id json.RawMessage) []byte {
 }
 
 // serveListen acknowledges l, sends the current state of each task it
-// names that exists, then each change until stop is closed; write sends
-// one message.
+// names that exists and is its caller's, then each change until stop is
+// closed; write sends one message.
 func (m *Manager) serveListen(l *listenRequest, write func([]byte) error, stop <-chan struct{}) {
 	var known []string
 	var now []Snapshot
 	for _, id := range l.ids {
-		if s, ok := m.lookup(id); ok {
+		if s, ok := m.lookupFor(l.owner, id); ok {
 			known = append(known, id)
 			now = append(now, s)
 		}

@@ -20,14 +20,15 @@ const maxLine = 64 << 20
 // to out. Writes to out are whole messages, one at a time. The layer's
 // goroutine ends when in ends or ctx is cancelled.
 //
-// The returned context is ctx with what the layer's hooks need of the
-// stream: mcp-go's stdio server must listen with it.
+// The returned context is ctx with what the layer's hooks and the tool
+// handlers need of the stream (its caller: [OwnerOf]): mcp-go's stdio
+// server must listen with it.
 func (m *Manager) Stdio(ctx context.Context, in io.Reader, out io.Writer) (context.Context, io.Reader, io.Writer) {
 	pr, pw := io.Pipe()
 	s := &stdio{m: m, out: out, discover: map[string]bool{}, listens: map[string]chan struct{}{}, done: make(chan struct{}),
 		scope: newScope()}
 	go s.read(ctx, in, pw)
-	return withScope(ctx, s.scope), pr, &stdioWriter{s: s}
+	return withOwner(withScope(ctx, s.scope), stdioOwner), pr, &stdioWriter{s: s}
 }
 
 type stdio struct {
@@ -102,7 +103,7 @@ func readLine(r *bufio.Reader) ([]byte, error) {
 
 // handle takes one message from the client.
 func (s *stdio) handle(ctx context.Context, line []byte, pw *io.PipeWriter) error {
-	in := s.m.inbound(bytes.TrimRight(line, "\r\n"), nil)
+	in := s.m.inbound(ctx, bytes.TrimRight(line, "\r\n"), nil, stdioOwner)
 	switch {
 	case in.reply != nil:
 		return s.write(in.reply)

@@ -32,7 +32,13 @@ type harness struct {
 // newHarness serves tools with a Manager of budget over stdio.
 func newHarness(t *testing.T, budget time.Duration, tools ...server.ServerTool) (*harness, *Manager) {
 	t.Helper()
-	m := New(Options{Budget: budget, PollInterval: 50 * time.Millisecond})
+	return newHarnessOf(t, Options{Budget: budget, PollInterval: 50 * time.Millisecond}, tools...)
+}
+
+// newHarnessOf serves tools with a Manager of opts over stdio.
+func newHarnessOf(t *testing.T, opts Options, tools ...server.ServerTool) (*harness, *Manager) {
+	t.Helper()
+	m := New(opts)
 	hooks := &server.Hooks{}
 	m.ListHook(hooks)
 	m.ListenHook(hooks)

@@ -78,16 +78,19 @@ func (m *Manager) v1ToolsCall(msg rpcMessage, raw []byte) inbound {
 	return inbound{pass: out, id: msg.ID}
 }
 
-// v1Method answers the task methods of 2025-11-25; tasks/result waits
-// for the task's end (later).
-func (m *Manager) v1Method(msg rpcMessage) inbound {
+// v1Method answers the task methods of 2025-11-25 of the caller o;
+// tasks/result waits for the task's end (later). A task of another
+// caller is not found, and not listed.
+func (m *Manager) v1Method(msg rpcMessage, o Owner) inbound {
 	if len(msg.ID) == 0 {
 		return inbound{}
 	}
 	if msg.Method == methodList {
 		var tasks []mcp.Task
 		for _, s := range m.snapshots() {
-			tasks = append(tasks, v1Task(s))
+			if o.Lists(s.Owner) {
+				tasks = append(tasks, v1Task(s))
+			}
 		}
 		if tasks == nil {
 			tasks = []mcp.Task{}
@@ -100,7 +103,7 @@ func (m *Manager) v1Method(msg rpcMessage) inbound {
 	if err := json.Unmarshal(msg.Params, &p); err != nil || p.TaskID == "" {
 		return inbound{reply: replyError(msg.ID, &RPCError{Code: codeInvalidParams, Message: "Invalid params: taskId is required"})}
 	}
-	s, ok := m.lookup(p.TaskID)
+	s, ok := m.lookupFor(o, p.TaskID)
 	if !ok {
 		return inbound{reply: replyError(msg.ID, &RPCError{Code: codeInvalidParams, Message: "task not found: " + quoteID(p.TaskID)})}
 	}
@@ -116,7 +119,7 @@ func (m *Manager) v1Method(msg rpcMessage) inbound {
 			m.cancel(t)
 			<-t.done
 		}
-		s, _ = m.lookup(p.TaskID)
+		s, _ = m.lookupFor(o, p.TaskID)
 		return inbound{reply: reply(msg.ID, mcp.CancelTaskResult{Task: v1Task(s)})}
 	}
 	// tasks/result
@@ -129,7 +132,7 @@ func (m *Manager) v1Method(msg rpcMessage) inbound {
 				return replyError(id, &RPCError{Code: mcp.REQUEST_INTERRUPTED, Message: "the request was interrupted"})
 			}
 		}
-		s, ok := m.lookup(p.TaskID)
+		s, ok := m.lookupFor(o, p.TaskID)
 		if !ok {
 			return replyError(id, &RPCError{Code: codeInvalidParams, Message: "task not found: " + quoteID(p.TaskID)})
 		}

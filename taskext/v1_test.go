@@ -1,6 +1,7 @@
 package taskext
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -51,5 +52,50 @@ func TestTasksOf20251125(t *testing.T) {
 	r = result(t, h.send("tools/call", map[string]any{"name": "sleeper", "arguments": map[string]any{"seconds": 0}}, v1Meta))
 	if r["content"] == nil {
 		t.Errorf("tools/call without task: got %v, want the tool's result", r)
+	}
+}
+
+// TestTasksBounded: a TTL asked for is cut to the server's maximum, and
+// the task's ttl says so; at most MaxTasks are held, the oldest ended
+// forgotten first; when all that are held run, a call answers without
+// becoming a task.
+func TestTasksBounded(t *testing.T) {
+	const max = 3
+	h, _ := newHarnessOf(t, Options{Budget: time.Hour, MaxTTL: time.Minute, MaxTasks: max}, sleeper(mcp.TaskSupportOptional))
+	call := func(seconds float64) map[string]any {
+		t.Helper()
+		return result(t, h.send("tools/call", map[string]any{"name": "sleeper", "arguments": map[string]any{"seconds": seconds},
+			"task": map[string]any{"ttl": 10 * 365 * 24 * 3600 * 1000}}, v1Meta))
+	}
+	var ended []string
+	for range max + 2 {
+		task, _ := call(0)["task"].(map[string]any)
+		if task["ttl"] != 60000.0 {
+			t.Errorf("ttl of a task that asked for ten years: %v, want 60000 (the maximum)", task["ttl"])
+		}
+		id, _ := task["taskId"].(string)
+		result(t, h.send("tasks/result", map[string]any{"taskId": id}, v1Meta))
+		ended = append(ended, id)
+	}
+	listed := func() []string {
+		var ids []string
+		for _, x := range result(t, h.send("tasks/list", nil, v1Meta))["tasks"].([]any) {
+			ids = append(ids, x.(map[string]any)["taskId"].(string))
+		}
+		return ids
+	}
+	if got, want := listed(), ended[2:]; !slices.Equal(got, want) {
+		t.Errorf("tasks/list after %d ended tasks: %v, want the newest %d: %v", len(ended), got, max, want)
+	}
+	if msg := h.send("tasks/get", map[string]any{"taskId": ended[0]}, v1Meta); msg["error"] == nil {
+		t.Errorf("tasks/get of the oldest ended task: %v, want it forgotten", msg)
+	}
+	for range max {
+		if r := call(60); r["task"] == nil {
+			t.Fatalf("a running task in place of an ended one: %v", r)
+		}
+	}
+	if r := call(0.05); r["task"] != nil || r["content"] == nil {
+		t.Errorf("a call when %d tasks run: %v, want the tool's result, not a task", max, r)
 	}
 }

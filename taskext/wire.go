@@ -67,6 +67,8 @@ type Snapshot struct {
 	// Lost: the task failed because what it worked on went away (its
 	// tmux server died).
 	Lost bool
+	// Owner is the key of the caller the task belongs to (owner.go).
+	Owner string
 }
 
 // wireTask is a task on the wire: the CreateTaskResult of a tools/call

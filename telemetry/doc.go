@@ -44,6 +44,13 @@
 // span. The same options record mcp.server.operation.duration and
 // mcp.server.active_requests.
 //
+// [Telemetry.TaskTracer] gives the MCP tasks layer (package taskext) the
+// rest (tasks.go): the span of a tools/call that became a task ends when
+// the task does, with its outcome (tmux.task.id, tmux.task.status,
+// error.type cancelled for a cancelled one), and the requests the layer
+// answers itself (tasks/get, ...) get server spans of their own, under
+// the task's span or linked to it.
+//
 // [Telemetry.ObserveSupervisor] turns supervisor events into
 // tmux.command.duration, tmux.barrier.duration, tmux.captures,
 // tmux.rate_limited, tmux.resource_refused, tmux.server.deaths,
@@ -62,7 +69,8 @@
 // # Where to start
 //
 // cmd/tmux-mcp calls [PlanFromEnv], then [Start] with the binary's version,
-// then [Telemetry.ObserveSupervisor] and [Telemetry.ServerOptions] while it
-// builds the server, and [Telemetry.Shutdown] last. A zero or switched-off
+// then [Telemetry.ObserveSupervisor], [Telemetry.ServerOptions] and
+// [Telemetry.TaskTracer] while it builds the server, and
+// [Telemetry.Shutdown] last. A zero or switched-off
 // [Telemetry] gives no options and observes nothing.
 package telemetry

@@ -68,13 +68,19 @@ func (t *mcpTracer) Start(ctx context.Context, name string, kind tracing.SpanKin
 	if kind != tracing.SpanKindServer {
 		return tracing.NoopTracer().Start(ctx, name, kind, attrs...)
 	}
-	method := strings.TrimPrefix(name, "mcp.")
+	ctx, s := t.start(ctx, strings.TrimPrefix(name, "mcp."))
+	s.SetAttributes(attrs...)
+	return tracing.ContextWithSpan(ctx, s), s
+}
+
+// start starts the server span of one request of method.
+func (t *mcpTracer) start(ctx context.Context, method string, opts ...trace.SpanStartOption) (context.Context, *mcpSpan) {
 	s := &mcpSpan{t: t, method: method, start: time.Now()}
 	base := []attribute.KeyValue{semconv41.McpMethodNameKey.String(method), semconv41.NetworkTransportKey.String(t.transport)}
-	ctx, s.span = t.tracer.Start(ctx, method, trace.WithSpanKind(trace.SpanKindServer), trace.WithAttributes(base...))
-	s.SetAttributes(attrs...)
+	ctx, s.span = t.tracer.Start(ctx, method, append([]trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindServer),
+		trace.WithAttributes(base...)}, opts...)...)
 	t.active.Add(ctx, 1, metric.WithAttributes(base...))
-	return tracing.ContextWithSpan(ctx, s), s
+	return ctx, s
 }
 
 // mcpSpan is one request's span. mcp-go and the hooks below fill it in;
@@ -92,6 +98,10 @@ type mcpSpan struct {
 	errType         string // error.type; "" while it succeeded
 	failed          bool
 	ended           bool
+	// held: the request became a task (tasks.go), and the span ends with
+	// the task, once both the request was answered (answered) and the
+	// task ended.
+	held, answered bool
 }
 
 // SetAttributes maps mcp-go's attributes onto the semantic conventions.
@@ -152,9 +162,20 @@ func (s *mcpSpan) SetStatus(code tracing.StatusCode, _ string) {
 	}
 }
 
-// End ends the span and records the request's duration.
+// End ends the span and records the request's duration; the span of a
+// request that became a task ends when the task does too.
 func (s *mcpSpan) End() {
 	s.mu.Lock()
+	if s.held {
+		s.answered = true
+		s.mu.Unlock()
+		return
+	}
+	s.end()
+}
+
+// end ends the span; called with s.mu held, which it releases.
+func (s *mcpSpan) end() {
 	if s.ended {
 		s.mu.Unlock()
 		return
@@ -232,15 +253,10 @@ func traceHooks(h *server.Hooks) {
 	h.AddAfterCallTool(func(ctx context.Context, _ any, _ *mcp.CallToolRequest, result any) {
 		s := requestSpan(ctx)
 		res, ok := result.(*mcp.CallToolResult)
-		if s == nil || !ok || res == nil || !res.IsError {
+		if s == nil || !ok {
 			return
 		}
-		s.fail(errTypeTool)
-		if res.Meta != nil {
-			if class, _ := res.Meta.AdditionalFields["error_type"].(string); class != "" {
-				s.span.SetAttributes(errorClassKey.String(class))
-			}
-		}
+		s.toolResult(res)
 	})
 	h.AddOnError(func(ctx context.Context, _ any, _ mcp.MCPMethod, _ any, err error) {
 		s := requestSpan(ctx)
@@ -339,11 +355,7 @@ func (t *Telemetry) ServerOptions(transport string) ([]server.ServerOption, erro
 	if !t.tracing && !t.metering {
 		return nil, nil
 	}
-	netTransport := "pipe"
-	if transport == "http" {
-		netTransport = "tcp"
-	}
-	tr, err := newMCPTracer(t.tracers, t.meters, netTransport)
+	tr, err := newMCPTracer(t.tracers, t.meters, netTransport(transport))
 	if err != nil {
 		return nil, err
 	}
@@ -353,6 +365,14 @@ func (t *Telemetry) ServerOptions(transport string) ([]server.ServerOption, erro
 		server.WithPropagator(headerPropagator{t.propagator}),
 		withMoreHooks(traceHooks),
 	}, nil
+}
+
+// netTransport is network.transport of transport ("stdio" or "http").
+func netTransport(transport string) string {
+	if transport == "http" {
+		return "tcp"
+	}
+	return "pipe"
 }
 
 // withMoreHooks adds hooks to the server's Hooks (server.WithHooks would

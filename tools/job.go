@@ -11,6 +11,7 @@ import (
 	"github.com/tmux-mcp/tmux-mcp/jobs"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/capture"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+	"github.com/tmux-mcp/tmux-mcp/taskext"
 )
 
 // jobStarted is run_command's result with background: the job's ID, and
@@ -282,11 +283,13 @@ func ListJobs(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		all := d.jobs.All()
 		slices.Reverse(all)
 		var items []jobItem
+		caller := taskext.OwnerOf(ctx)
 		for _, j := range all {
 			j.AwaitVerified(ctx)
 			rec := j.Record()
 			switch {
-			case p.str("state") != "" && rec.State != p.str("state"),
+			case !listsJob(caller, rec),
+				p.str("state") != "" && rec.State != p.str("state"),
 				p.str("session_name") != "" && rec.SessionName != p.str("session_name"),
 				sock != nil && rec.Socket.ResolvedPath() != sock.ResolvedPath():
 				continue

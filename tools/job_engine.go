@@ -9,6 +9,7 @@ import (
 	"github.com/tmux-mcp/tmux-mcp/jobs"
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+	"github.com/tmux-mcp/tmux-mcp/taskext"
 )
 
 // The tools' side of the jobs engine (package jobs): the table one
@@ -82,6 +83,9 @@ func (f jobFeed) Close()                     { f.f.close() }
 // refusals as tool errors.
 func (d Deps) lookupJob(ctx context.Context, id string) (*jobs.Job, error) {
 	j, err := d.jobs.Lookup(ctx, id)
+	if err == nil && !seesJob(taskext.OwnerOf(ctx), j.Record()) {
+		err = jobs.ErrNotFound // another caller's task: as if it never was
+	}
 	switch {
 	case errors.Is(err, jobs.ErrInvalidID):
 		return nil, argError("job_id", "want a job ID like j0123456789, from run_command with background")

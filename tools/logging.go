@@ -233,7 +233,13 @@ func (l *eventLog) close() {
 
 // jobEnded logs that a background job ended or was lost, at info level:
 // its ID, pane, state, exit status and why, never its command or output.
+// A task's call is not logged: the message goes to every session, and a
+// task is its caller's alone (its own notifications and tasks/get tell
+// that caller).
 func (l *eventLog) jobEnded(rec jobs.Record) {
+	if rec.Kind == jobs.KindCall {
+		return
+	}
 	data := map[string]any{"event": "job_" + rec.State, "job_id": rec.ID, "state": rec.State, "pane_id": string(rec.Pane),
 		"socket": rec.Socket.String(), "elapsed_seconds": seconds(rec.Ended.Sub(rec.Started)), "exit_status": rec.ExitStatus}
 	var msg string

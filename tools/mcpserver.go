@@ -45,6 +45,9 @@ type Options struct {
 	// Hosts are the other machines calls may name (--host); nil: this
 	// machine only, and no tool has a host argument.
 	Hosts Hosts
+	// TaskTracer traces MCP tasks and the requests about them (the
+	// binary's telemetry); nil: none.
+	TaskTracer taskext.Tracer
 }
 
 // Server is an MCP server over a supervisor.
@@ -123,6 +126,10 @@ func New(d Deps, opts Options) (*Server, error) {
 	hooks.AddAfterListTools(func(_ context.Context, _ any, _ *mcp.ListToolsRequest, res *mcp.ListToolsResult) {
 		res.Tools = slices.DeleteFunc(slices.Clone(res.Tools), func(t mcp.Tool) bool { return hidden[t.Name] })
 	})
+	// The tasks held are bounded as the job table bounds its calls: the
+	// same tasks, forgotten in the same order.
+	tasks := taskext.New(taskext.Options{Budget: opts.TaskBudget, Store: taskStore{d}, Log: log, Lost: lostCall,
+		MaxTasks: jobs.MaxCalls, Tracer: opts.TaskTracer})
 	mcpOpts := []server.ServerOption{
 		server.WithHooks(hooks),
 		// listChanged for tools and prompts: the lists never change, so
@@ -138,17 +145,17 @@ func New(d Deps, opts Options) (*Server, error) {
 		server.WithPromptCompletionProvider(completer{d}),
 		server.WithResourceCompletionProvider(completer{d}),
 		server.WithInstructions(instructions(d, d.Sup.Config().DefaultSocket.String())),
-		// Outermost first: logging sees panics as error results, drain
-		// sees every call.
-		server.WithToolHandlerMiddleware(g.middleware),
-		server.WithToolHandlerMiddleware(logCalls(log)),
-		server.WithToolHandlerMiddleware(recoverPanics(log)),
 	}
+	// Outermost first: drain sees every call; the tasks layer runs a call
+	// that may become a task apart; logging, inside it, sees the work to
+	// its end (a task's too) and panics as error results.
+	mcpOpts = append(mcpOpts, server.WithToolHandlerMiddleware(g.middleware))
+	mcpOpts = append(mcpOpts, tasks.ServerOptions()...)
+	mcpOpts = append(mcpOpts, server.WithToolHandlerMiddleware(logCalls(log)),
+		server.WithToolHandlerMiddleware(recoverPanics(log)))
 	if opts.ValidateOutput {
 		mcpOpts = append(mcpOpts, server.WithOutputSchemaValidation())
 	}
-	tasks := taskext.New(taskext.Options{Budget: opts.TaskBudget, Store: taskStore{d}, Log: log, Lost: lostCall})
-	mcpOpts = append(mcpOpts, tasks.ServerOptions()...)
 	tasks.ListHook(hooks)
 	tasks.ListenHook(hooks)
 	mcpOpts = append(mcpOpts, opts.ServerOptions...)

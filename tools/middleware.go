@@ -11,6 +11,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/tmux-mcp/tmux-mcp/taskext"
 )
 
 // recoverPanics turns a panic in a handler into a tool error result, so the
@@ -31,16 +33,25 @@ func recoverPanics(log *slog.Logger) server.ToolHandlerMiddleware {
 	}
 }
 
-// logCalls logs one record per call: tool, outcome, error class, duration.
-// Arguments and results are never logged (they may hold keystrokes or
-// pane text).
+// logCalls logs one record per call: tool, outcome (ok, error, cancelled),
+// error class, duration, and the task it became, if it became one. It
+// runs inside the tasks layer, so a task's record comes at the end of its
+// work and counts all of it. Arguments and results are never logged
+// (they may hold keystrokes or pane text).
 func logCalls(log *slog.Logger) server.ToolHandlerMiddleware {
 	return func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			start := time.Now()
 			res, err := next(ctx, req)
 			attrs := []any{"tool", req.Params.Name, "duration_ms", float64(time.Since(start).Microseconds()) / 1000}
+			if id := taskext.From(ctx).Task(); id != "" {
+				attrs = append(attrs, "task_id", id)
+			}
 			switch {
+			case ctx.Err() != nil && (err != nil || res != nil && res.IsError):
+				// Cancelled (notifications/cancelled, tasks/cancel,
+				// stop_job): the call's end is its caller's doing.
+				log.Info("tool call", append(attrs, "outcome", "cancelled")...)
 			case err != nil:
 				log.Error("tool call failed", append(attrs, "err", err)...)
 			case res != nil && res.IsError:

@@ -30,14 +30,15 @@ func withTaskSupport(e Entry) Entry {
 // listed by list_jobs and stopped by stop_job, lost when its server dies.
 type taskStore struct{ d Deps }
 
-// Create records a call job for req on the server its socket_name names.
-func (s taskStore) Create(_ context.Context, req mcp.CallToolRequest, ctl taskext.Control) (string, error) {
+// Create records a call job of owner for req on the server its
+// socket_name names.
+func (s taskStore) Create(_ context.Context, req mcp.CallToolRequest, owner string, ctl taskext.Control) (string, error) {
 	sock, err := s.d.socket(params(req.GetArguments()))
 	if err != nil {
 		sock = s.d.Sup.Config().DefaultSocket
 	}
 	j, err := s.d.jobs.StartCall(sock, req.Params.Name, jobs.CallControl{Stop: ctl.Stop, Fail: ctl.Fail},
-		jobs.Call{Status: string(taskext.Working)})
+		jobs.Call{Status: string(taskext.Working), Owner: owner})
 	if err != nil {
 		return "", err
 	}
@@ -96,7 +97,7 @@ func (s taskStore) Load(id string) (taskext.Snapshot, bool) {
 	}
 	c := rec.Call
 	snap := taskext.Snapshot{ID: rec.ID, Tool: c.Tool, Status: taskext.Status(c.Status), Message: c.Message,
-		Created: rec.Started, Updated: rec.Started, TTL: c.TTL, PollInterval: c.PollInterval, Result: c.Result}
+		Created: rec.Started, Updated: rec.Started, TTL: c.TTL, PollInterval: c.PollInterval, Result: c.Result, Owner: c.Owner}
 	if !rec.Ended.IsZero() {
 		snap.Updated = rec.Ended
 	}
@@ -120,4 +121,18 @@ func (s taskStore) Load(id string) (taskext.Snapshot, bool) {
 		snap.Error = &taskext.RPCError{Code: mcp.INTERNAL_ERROR, Message: c.Message}
 	}
 	return snap, true
+}
+
+// seesJob reports whether the caller o may read or stop the job of rec: a
+// background command is every caller's (issue 48 will give it a team); a
+// task's call is its caller's alone (taskext: owner.go).
+func seesJob(o taskext.Owner, rec jobs.Record) bool {
+	return rec.Kind != jobs.KindCall || rec.Call != nil && o.Sees(rec.Call.Owner)
+}
+
+// listsJob reports whether list_jobs of the caller o shows the job of rec:
+// a task's call only to its caller, and only when that caller is one
+// client (a sessionless HTTP caller's tasks are found by ID alone).
+func listsJob(o taskext.Owner, rec jobs.Record) bool {
+	return rec.Kind != jobs.KindCall || rec.Call != nil && o.Lists(rec.Call.Owner)
 }

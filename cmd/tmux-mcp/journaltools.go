@@ -98,7 +98,7 @@ func journalCall(c *jobs.Call) *journal.JobCall {
 		return nil
 	}
 	return &journal.JobCall{Tool: c.Tool, Status: c.Status, Message: c.Message, Result: c.Result, Error: c.Error,
-		TTL: c.TTL, PollInterval: c.PollInterval}
+		TTL: c.TTL, PollInterval: c.PollInterval, Owner: c.Owner}
 }
 
 func jobsCall(c *journal.JobCall) *jobs.Call {
@@ -106,7 +106,7 @@ func jobsCall(c *journal.JobCall) *jobs.Call {
 		return nil
 	}
 	return &jobs.Call{Tool: c.Tool, Status: c.Status, Message: c.Message, Result: c.Result, Error: c.Error,
-		TTL: c.TTL, PollInterval: c.PollInterval}
+		TTL: c.TTL, PollInterval: c.PollInterval, Owner: c.Owner}
 }
 
 func (a journalJobs) Jobs() ([]jobs.Record, error) {

@@ -182,6 +182,10 @@ func serve(ctx context.Context, o serveOptions, e env, logger *slog.Logger, tel 
 	if err != nil {
 		return fmt.Errorf("telemetry: %w", err)
 	}
+	taskTracer, err := tel.TaskTracer(transportName(o.http != nil))
+	if err != nil {
+		return fmt.Errorf("telemetry: %w", err)
+	}
 	d := tools.Deps{
 		Sup:          sup,
 		Tier:         o.tier,
@@ -197,7 +201,8 @@ func serve(ctx context.Context, o serveOptions, e env, logger *slog.Logger, tel 
 	}
 	d.AllowSelfInput = o.AllowSelfInput
 	d.AllowOwnPane = o.AllowOwnPane
-	toolOpts := tools.Options{Version: version(), Toolsets: o.toolsets, DrainTimeout: drainTimeout, ServerOptions: mcpOpts}
+	toolOpts := tools.Options{Version: version(), Toolsets: o.toolsets, DrainTimeout: drainTimeout, ServerOptions: mcpOpts,
+		TaskTracer: taskTracer}
 	router, err := startHosts(o, logger)
 	if err != nil {
 		return err

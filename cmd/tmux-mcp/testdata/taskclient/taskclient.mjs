@@ -150,10 +150,13 @@ async function modern() {
   return { client, session, channel, frames, nextFrame, close, era: client.getProtocolEra(), version: client.getNegotiatedProtocolVersion() };
 }
 
-// jobRow returns list_jobs' row of job id.
+// jobRow returns get_job's view of job id (null for a tool error), and
+// whether list_jobs lists it.
 async function jobRow(client, id) {
+  const got = await within(client.callTool({ name: "get_job", arguments: { job_id: id } }), waitMs, "get_job");
   const res = await within(client.callTool({ name: "list_jobs", arguments: {} }), waitMs, "list_jobs");
-  return (res.structuredContent?.jobs ?? []).find((j) => j.job_id === id) ?? null;
+  const listed = (res.structuredContent?.jobs ?? []).some((j) => j.job_id === id);
+  return { job: got.isError ? null : (got.structuredContent ?? null), listed };
 }
 
 async function taskScenario() {
@@ -188,7 +191,7 @@ async function taskScenario() {
     // What tasks/get says now: the server's word, not the SDK's (which
     // settles a cancelled execution as soon as tasks/cancel is answered).
     report.final = (await within(m.session.task(id).snapshot(), waitMs, "tasks/get")).raw;
-    report.job = await jobRow(m.client, id);
+    ({ job: report.job, listed: report.listed } = await jobRow(m.client, id));
     await sub.close().catch(() => {});
   } finally {
     report.notifications = m.frames.filter((f) => f.method === "notifications/tasks").map((f) => ({ status: f.params.status, subscription: f.params._meta?.["io.modelcontextprotocol/subscriptionId"] ?? null }));
