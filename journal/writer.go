@@ -18,8 +18,12 @@ type op func(tx *bolt.Tx) error
 type writer struct {
 	j *Journal
 
-	mu       sync.Mutex
-	queue    []op
+	mu    sync.Mutex
+	queue []op
+	// finals run once per batch, after its ops, in the same transaction:
+	// work that a batch's ops need done once between them (trimming a
+	// bucket they grew), by key.
+	finals   map[string]op
 	queued   uint64        // ops ever queued
 	written  uint64        // ops ever written (or given up on)
 	dropped  uint64        // ops dropped because the queue was full
@@ -39,6 +43,18 @@ func newWriter(j *Journal) *writer {
 		stop: make(chan struct{}), done: make(chan struct{})}
 	go w.run()
 	return w
+}
+
+// enqueueFinal queues o to run after the ops of the batch that writes the
+// ops queued so far; o replaces a final queued under the same key that
+// has not run yet.
+func (w *writer) enqueueFinal(key string, o op) {
+	w.mu.Lock()
+	if w.finals == nil {
+		w.finals = map[string]op{}
+	}
+	w.finals[key] = o
+	w.mu.Unlock()
 }
 
 func (w *writer) enqueue(o op) {
@@ -88,6 +104,8 @@ func (w *writer) flush() error {
 	w.mu.Lock()
 	batch := w.queue
 	w.queue = nil
+	finals := w.finals
+	w.finals = nil
 	prune := time.Since(w.lastPrune) >= pruneEvery
 	w.mu.Unlock()
 	if len(batch) == 0 && !prune {
@@ -101,6 +119,11 @@ func (w *writer) flush() error {
 				failed = append(failed, err)
 			}
 		}
+		for _, o := range finals {
+			if err := o(tx); err != nil {
+				failed = append(failed, err)
+			}
+		}
 		if prune {
 			return pruneEvents(tx, time.Now().Add(-w.j.opts.KeepEvents))
 		}
@@ -110,6 +133,14 @@ func (w *writer) flush() error {
 	defer w.mu.Unlock()
 	if err != nil {
 		w.queue = append(batch, w.queue...)
+		for k, o := range finals {
+			if _, newer := w.finals[k]; !newer {
+				if w.finals == nil {
+					w.finals = map[string]op{}
+				}
+				w.finals[k] = o
+			}
+		}
 		if over := len(w.queue) - w.j.opts.MaxQueue; over > 0 {
 			w.queue = w.queue[over:]
 			w.dropped += uint64(over)
