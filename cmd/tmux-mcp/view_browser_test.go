@@ -188,8 +188,16 @@ func TestViewInBrowser(t *testing.T) {
 			time.Sleep(40 * time.Millisecond)
 		}
 		v.say(t, "SCROLL-DONE")
+		// What the page must show is tmux's screen once the pane has
+		// printed the last line (the FIFO is written; the pane's cat
+		// and tmux print it when they get the CPU): after that the
+		// pane prints nothing more.
 		pane := strings.TrimSpace(v.tm.MustTmux("list-panes", "-t", "logs", "-F", "#{pane_id}", "-f", "#{==:#{pane_index},0}"))
-		want := strings.TrimRight(v.tm.MustTmux("capture-pane", "-p", "-t", pane), "\n ")
+		var want string
+		tmuxtest.WaitFor(t, 5*time.Second, "tmux to print the last line", func() bool {
+			want = strings.TrimRight(v.tm.MustTmux("capture-pane", "-p", "-t", pane), "\n ")
+			return strings.HasSuffix(want, "\nSCROLL-DONE")
+		})
 		rows := fmt.Sprintf(`[...document.querySelectorAll('.pane[data-pane=%q] .row')].map(r => r.textContent.replace(/\s+$/, "")).join("\n").replace(/\s+$/, "")`, pane)
 		tmuxtest.WaitFor(t, 5*time.Second, "the page's pane to read as tmux's", func() bool {
 			return eval[string](t, ctx, rows) == want
