@@ -387,23 +387,49 @@ func TestViewInput(t *testing.T) {
 	waitPage(t, ctx, 10*time.Second, "12 panes drawn", paneCount+` === 12`)
 	panes := strings.Fields(v.tm.MustTmux("list-panes", "-t", "build", "-F", "#{pane_id}"))
 	target := panes[2]
-	// Choose the pane, type half a line, let the page redraw under it
-	// (an overview a second), type the rest, send it.
-	input := chromedp.CSS(`[data-session="$0"] form.input input`)
-	if err := chromedp.Do(ctx,
-		chromedp.Click(chromedp.CSS(fmt.Sprintf(`.pane[data-pane=%q]`, target))),
-		chromedp.SendKeys(input, "echo TYPED-"),
-	); err != nil {
+	// Choose the pane with a click whose button goes down before a
+	// redraw of the page (an overview a second) and up after it, as a
+	// slow hand's does, or any click while the machine is loaded.
+	box, err := chromedp.Run(ctx, chromedp.Dimensions(chromedp.CSS(fmt.Sprintf(`.pane[data-pane=%q]`, target))))
+	if err != nil {
 		t.Fatal(err)
 	}
+	x, y := (box.Content[0]+box.Content[4])/2, (box.Content[1]+box.Content[5])/2
 	n := eval[float64](t, ctx, `tmuxView.state.overviews`)
+	if err := chromedp.Do(ctx, chromedp.MouseEvent(chromedp.MousePressed, x, y, chromedp.ButtonLeft, chromedp.ClickCount(1))); err != nil {
+		t.Fatal(err)
+	}
+	waitPage(t, ctx, 10*time.Second, "a redraw", fmt.Sprintf(`tmuxView.state.overviews >= %v`, n+1))
+	if err := chromedp.Do(ctx, chromedp.MouseEvent(chromedp.MouseReleased, x, y, chromedp.ButtonLeft, chromedp.ClickCount(1))); err != nil {
+		t.Fatal(err)
+	}
+	// Type half a line, let the page redraw under it, type the rest,
+	// send it.
+	input := chromedp.CSS(`[data-session="$0"] form.input input`)
+	if err := chromedp.Do(ctx, chromedp.SendKeys(input, "echo TYPED-")); err != nil {
+		t.Fatal(err)
+	}
+	n = eval[float64](t, ctx, `tmuxView.state.overviews`)
 	waitPage(t, ctx, 10*time.Second, "two redraws", fmt.Sprintf(`tmuxView.state.overviews >= %v`, n+2))
 	if err := chromedp.Do(ctx, chromedp.SendKeys(input, "$((6*7))\n")); err != nil {
 		t.Fatal(err)
 	}
-	tmuxtest.WaitFor(t, 5*time.Second, "the typed line to run in the chosen pane", func() bool {
-		return strings.Contains(v.tm.MustTmux("capture-pane", "-p", "-t", target), "TYPED-42")
+	// The page answers once tmux has the keys: the input line is
+	// emptied then. The line runs in one pane: the chosen one.
+	waitPage(t, ctx, 10*time.Second, "the input sent", `document.querySelector('[data-session="$0"] form.input input').value === ""`)
+	ran := ""
+	tmuxtest.WaitFor(t, 5*time.Second, "the typed line to run in a pane", func() bool {
+		for _, p := range panes {
+			if strings.Contains(v.tm.MustTmux("capture-pane", "-p", "-t", p), "TYPED-42") {
+				ran = p
+				return true
+			}
+		}
+		return false
 	})
+	if ran != target {
+		t.Fatalf("the typed line ran in %s, not in %s, the pane clicked", ran, target)
+	}
 	for _, other := range []string{panes[0], panes[1], panes[3]} {
 		if strings.Contains(v.tm.MustTmux("capture-pane", "-p", "-t", other), "TYPED") {
 			t.Errorf("pane %s got the typing meant for %s", other, target)
