@@ -1,5 +1,6 @@
 // view.js keeps the page in step with tmux-mcp's event stream
-// (/view/stream): "overview" events update
+// (/view/stream, read with fetch so that it carries the view's credential
+// in its Authorization header: credential.js): "overview" events update
 // the servers, sessions, windows, jobs and timelines; "frame" events
 // update panes' rows, at most once per animation frame. Every string from
 // tmux (names, titles, commands, pane text) is set as textContent, never
@@ -11,6 +12,7 @@
 // no longer meet on one element), the focus and the selection.
 "use strict";
 (function () {
+  var Cred = TmuxViewCredential;
   var screens = new Map(); // server + " " + pane -> {el, pre, label, screen}
   var pending = new Set();
   var overview = null;
@@ -19,7 +21,7 @@
   var nodes = new Map(); // key -> element of the page, kept across overviews
   var used = new Set(); // the keys of nodes the last overview used
   // seen records, per server, each state the page showed (tests read it).
-  var state = { frames: 0, scrolls: 0, overviews: 0, drawn: 0, seen: {} };
+  var state = { frames: 0, scrolls: 0, overviews: 0, drawn: 0, connects: 0, renewals: 0, seen: {} };
   window.tmuxView = { screens: screens, state: state, overview: function () { return overview; } };
 
   function el(tag, cls, text) {
@@ -47,6 +49,38 @@
       if (parent.children[i] !== k) parent.insertBefore(k, parent.children[i] || null);
     });
   }
+
+  // The sign-in: a credential refused (ended, or tmux-mcp started again
+  // with another token) sends the page back to it.
+  var leaving = false;
+  function toSignIn() {
+    if (leaving) return;
+    leaving = true;
+    var had = !!Cred.kept();
+    Cred.drop();
+    location.replace(had ? "/view/login?ended=1" : "/view/login");
+  }
+  // Renewal: a while before the credential ends (a third of its life),
+  // and again soon after a renewal that did not get through.
+  var renewTimer = 0;
+  function scheduleRenewal(delay) {
+    clearTimeout(renewTimer);
+    var v = Cred.kept();
+    if (!v) return;
+    if (delay === undefined) delay = Math.max(0, v.end - Date.now() - v.life / 3);
+    renewTimer = setTimeout(function () {
+      Cred.renew().then(function (status) {
+        if (status === 200) { state.renewals++; scheduleRenewal(); }
+        else if (status === 401 || status === 403) toSignIn();
+        else scheduleRenewal(15000);
+      }, function () { scheduleRenewal(15000); });
+    }, delay);
+  }
+  // A page that slept (a hidden tab's timers are slowed) renews on waking.
+  document.addEventListener("visibilitychange", function () {
+    var v = Cred.kept();
+    if (!document.hidden && v && v.end - Date.now() < v.life / 3) scheduleRenewal(0);
+  });
 
   function screenFor(server, pane) {
     var k = key(server, pane), s = screens.get(k);
@@ -219,9 +253,13 @@
       var win = kept.win;
       var pane = selected.get(win.id) || (win.panes.find(function (p) { return p.active; }) || win.panes[0]).id;
       fetch("/view/input", {
-        method: "POST", headers: { "Content-Type": "application/json" },
+        method: "POST", cache: "no-store", credentials: "omit", headers: Cred.headers({ "Content-Type": "application/json" }),
         body: JSON.stringify({ server: sv.key, pane: pane, text: input.value, enter: true })
-      }).then(function (r) { if (r.ok) input.value = ""; else r.text().then(function (t) { input.title = t; }); });
+      }).then(function (r) {
+        if (r.ok) { input.value = ""; input.title = ""; return; }
+        if (r.status === 401) { toSignIn(); return; }
+        r.text().then(function (t) { input.title = t; });
+      }, function (e) { input.title = "not sent: " + e; });
     };
     return form;
   }
@@ -270,25 +308,63 @@
     setText(document.getElementById("summary"), ov.servers.length + " server(s), " + up + " up, " + panes + " pane(s)");
   }
 
+  // The stream, as server-sent events: blocks apart by a blank line, of
+  // "event:", "data:" and "retry:" fields; ":" lines are comments.
+  function dispatch(block, stream) {
+    var event = "message", data = [];
+    block.split("\n").forEach(function (line) {
+      if (line === "" || line[0] === ":") return;
+      var at = line.indexOf(":"), field = at < 0 ? line : line.slice(0, at), value = at < 0 ? "" : line.slice(at + 1);
+      if (value[0] === " ") value = value.slice(1);
+      if (field === "event") event = value;
+      else if (field === "data") data.push(value);
+      else if (field === "retry" && /^\d+$/.test(value)) stream.retry = parseInt(value, 10);
+    });
+    if (!data.length) return;
+    if (event === "overview") onOverview(JSON.parse(data.join("\n")));
+    else if (event === "frame") onFrame(JSON.parse(data.join("\n")));
+  }
+
+  // connect reads the stream until it ends, then connects again: after
+  // the stream's retry time once it had been live (it starts again from
+  // keyframes), doubling up to 8 s while tmux-mcp cannot be reached.
+  var stream = { retry: 1000, failures: 0 };
   function connect() {
     var conn = document.getElementById("conn");
-    var es = new EventSource("/view/stream");
-    es.onopen = function () { conn.textContent = "live"; conn.className = "conn conn-live"; };
-    es.onerror = function () {
+    function lost() {
+      if (leaving) return;
       conn.textContent = "reconnecting";
       conn.className = "conn conn-lost";
-      if (es.readyState !== EventSource.CLOSED) return; // the browser retries by itself
-      // Refused (a new token since tmux-mcp restarted): sign in again;
-      // otherwise try again.
-      setTimeout(function () {
-        fetch("/view/", { redirect: "manual" }).then(function (r) {
-          if (r.type === "opaqueredirect" || r.status === 403) location.href = "/view/login";
-          else connect();
-        }, function () { setTimeout(connect, 1000); });
-      }, 1000);
-    };
-    es.addEventListener("overview", function (e) { onOverview(JSON.parse(e.data)); });
-    es.addEventListener("frame", function (e) { onFrame(JSON.parse(e.data)); });
+      var delay = Math.min(8000, stream.retry * Math.pow(2, stream.failures));
+      stream.failures++;
+      setTimeout(connect, delay);
+    }
+    fetch("/view/stream", { cache: "no-store", credentials: "omit", headers: Cred.headers({ Accept: "text/event-stream" }) }).then(function (r) {
+      if (r.status === 401 || r.status === 403) { toSignIn(); return; }
+      if (!r.ok || !r.body) throw new Error("stream: HTTP " + r.status);
+      state.connects++;
+      stream.failures = 0;
+      conn.textContent = "live";
+      conn.className = "conn conn-live";
+      var reader = r.body.getReader(), decoder = new TextDecoder(), buf = "";
+      function pump() {
+        return reader.read().then(function (chunk) {
+          if (chunk.done) return;
+          buf += decoder.decode(chunk.value, { stream: true });
+          for (var end = buf.indexOf("\n\n"); end >= 0; end = buf.indexOf("\n\n")) {
+            var block = buf.slice(0, end);
+            buf = buf.slice(end + 2);
+            dispatch(block, stream);
+          }
+          return pump();
+        });
+      }
+      return pump().then(lost);
+    }).catch(lost);
   }
+
+  // Without a credential the stream is refused (unless tmux-mcp serves
+  // without a token): the page goes to the sign-in.
+  scheduleRenewal();
   connect();
 })();
