@@ -13,8 +13,11 @@
 //     name, and an Origin not on Options.Origins, get 403 (origin.go,
 //     guardBrowser). This runs before authentication, so a page learns
 //     nothing else.
-//  3. Path: every path but /mcp is 404, OAuth discovery paths among
-//     them (auth.go, notFound).
+//  3. Path: every path but /mcp (and /view/ with the live view) is 404,
+//     OAuth discovery paths among them (auth.go, notFound). The view
+//     has checks of its own (view.go): a browser's Origin must be the
+//     view's own; its page is public, its data need the token or a view
+//     credential (viewcredential.go) in the Authorization header.
 //  4. Authentication: no bearer token is 400, another token 403, with a
 //     body that says where the token is and each client's line to send
 //     it; never 401, which MCP clients take for the start of OAuth

@@ -123,6 +123,34 @@ func effectivePort(scheme, port string) string {
 	return ""
 }
 
+// ownOrigin reports whether every Origin header of r names the origin r
+// was sent to: an http or https origin whose host and port are the
+// request's Host (its port, when Host names none, the origin scheme's
+// default: a proxy that ends TLS in front of tmux-mcp passes the Host on).
+// Another port of the same host is another origin, another user's page
+// perhaps. A request without Origin (a program; a browser's same-origin
+// GET) passes. It returns the first Origin refused.
+func ownOrigin(r *http.Request) (string, bool) {
+	for _, origin := range r.Header.Values("Origin") {
+		u, err := url.Parse(origin)
+		if err != nil || u.User != nil || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" {
+			return origin, false
+		}
+		scheme := strings.ToLower(u.Scheme)
+		if (scheme != "http" && scheme != "https") || u.Hostname() == "" {
+			return origin, false
+		}
+		host, port, err := net.SplitHostPort(r.Host)
+		if err != nil {
+			host, port = strings.Trim(r.Host, "[]"), ""
+		}
+		if !strings.EqualFold(u.Hostname(), host) || effectivePort(scheme, u.Port()) != effectivePort(scheme, port) {
+			return origin, false
+		}
+	}
+	return "", true
+}
+
 // guardBrowser refuses, with 403 Forbidden, what a web page could send:
 // a request whose Origin header is not on the allowlist (the MCP
 // specification requires streamable HTTP servers to validate Origin; a

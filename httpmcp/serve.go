@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"time"
 
 	"github.com/mark3labs/mcp-go/server"
 )
@@ -25,8 +26,8 @@ type Server struct {
 	tokenFile string
 	generated bool
 	ln        net.Listener
-	// view and viewPublic serve the live view (SetView); nil: no view.
-	view, viewPublic http.Handler
+	// view serves the live view (SetView); nil: no view.
+	view http.Handler
 }
 
 // New checks the options and reads a given token. It refuses what would
@@ -155,7 +156,7 @@ func (s *Server) Serve(ctx context.Context, mcpServer *server.MCPServer, d Drain
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", mcpHandler)
 	if s.view != nil {
-		mux.Handle("/view/", s.viewHandler())
+		mux.Handle("/view/", s.viewHandler(time.Now))
 		mux.Handle("/view", http.RedirectHandler("/view/", http.StatusMovedPermanently))
 	}
 	mux.Handle("/", notFound(url))

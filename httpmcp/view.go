@@ -1,34 +1,37 @@
 package httpmcp
 
 import (
-	"crypto/hmac"
 	"crypto/sha256"
 	"crypto/subtle"
-	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"mime"
 	"net/http"
 	"net/url"
 	"strings"
 	"time"
 )
 
-// The live view (--view) is served under /view/ behind the same Host and
-// Origin checks as /mcp and the same token. A browser cannot send a
-// bearer header when it opens a page, so the view also takes a cookie:
-// POST /view/login with the token sets it (HttpOnly, SameSite=Strict,
-// path /view/), holding an HMAC of the token rather than the token. The
-// sign-in page and its script are public (they hold no data); the link
-// tmux-mcp prints carries the token in its fragment (#token=...), which
-// browsers never send to a server, and the script posts it.
+// The live view (--view) is served under /view/ behind the same Host
+// check as /mcp, the Origin list, and a stricter Origin rule of its own:
+// a browser's request must come from the view's own origin (ownOrigin),
+// not from any loopback port. Its page, scripts and sign-in page are
+// public: they hold no data. Its data (the stream, the input, anything
+// else under /view/) needs the bearer token or a view credential
+// (viewcredential.go) in the Authorization header, never a cookie. The
+// page signs in by posting the token to /view/login from its own script
+// (the link tmux-mcp prints carries the token in its fragment, #token=,
+// which browsers never send to a server), keeps the credential it gets
+// in its storage, and renews it at /view/renew.
 
-// viewCookie is the view's session cookie.
-const viewCookie = "tmux_mcp_view"
+// oldViewCookie is the cookie earlier versions signed the view in with;
+// it is no longer taken, and the view ends it where a browser still has
+// it.
+const oldViewCookie = "tmux_mcp_view"
 
-// SetView mounts the live view: page serves /view/ (the page, its assets
-// and its stream), public the sign-in page's own files (/view/login and
-// /view/login.js, /view/login.css). Call before Serve.
-func (s *Server) SetView(page, public http.Handler) {
-	s.view, s.viewPublic = page, public
-}
+// SetView mounts the live view's handler (the page, its assets, the
+// sign-in page and the data). Call before Serve.
+func (s *Server) SetView(h http.Handler) { s.view = h }
 
 // ViewURL is the view's address, and the same with the token in its
 // fragment (a link that signs in; "" without a token or a view).
@@ -46,19 +49,31 @@ func (s *Server) ViewURL() (plain, signIn string) {
 	return plain, signIn
 }
 
-// viewCookieValue is what the cookie holds for token.
-func viewCookieValue(token string) string {
-	m := hmac.New(sha256.New, []byte(token))
-	m.Write([]byte("tmux-mcp view cookie"))
-	return hex.EncodeToString(m.Sum(nil))
+// viewPublic reports whether r asks for a file of the view that anyone
+// may have: the page, its assets, the sign-in page. Everything else
+// under /view/ is data.
+func viewPublic(r *http.Request) bool {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		return false
+	}
+	p := r.URL.Path
+	return p == "/view/" || p == "/view/login" || strings.HasPrefix(p, "/view/assets/")
 }
 
-// viewHandler wraps the view with its sign-in.
-func (s *Server) viewHandler() http.Handler {
+// viewCredentialAnswer is what /view/login and /view/renew answer.
+type viewCredentialAnswer struct {
+	Credential string `json:"credential"`
+	// ExpiresIn is the credential's life in seconds.
+	ExpiresIn int `json:"expires_in"`
+}
+
+// viewHandler wraps the view with its Origin rule and its sign-in; now is
+// the clock the credentials are minted and checked by.
+func (s *Server) viewHandler(now func() time.Time) http.Handler {
 	token, logger := s.token, s.o.Logger
+	creds := newViewCredentials(token, viewCredentialTTL)
 	want := sha256.Sum256([]byte(token))
-	cookie := viewCookieValue(token)
-	equal := func(got string) bool {
+	isToken := func(got string) bool {
 		sum := sha256.Sum256([]byte(got))
 		return subtle.ConstantTimeCompare(sum[:], want[:]) == 1
 	}
@@ -66,39 +81,75 @@ func (s *Server) viewHandler() http.Handler {
 		if token == "" {
 			return true
 		}
-		if got, given := bearer(r.Header.Get("Authorization")); given && equal(got) {
-			return true
+		got, given := bearer(r.Header.Get("Authorization"))
+		if !given {
+			return false
 		}
-		c, err := r.Cookie(viewCookie)
-		return err == nil && hmac.Equal([]byte(c.Value), []byte(cookie))
+		if strings.HasPrefix(got, viewCredentialPrefix) {
+			return creds.valid(got, now())
+		}
+		return isToken(got)
+	}
+	answer := func(w http.ResponseWriter) {
+		at := now()
+		cred, end := creds.mint(at)
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Cache-Control", "no-store")
+		json.NewEncoder(w).Encode(viewCredentialAnswer{Credential: cred, ExpiresIn: int(end.Sub(at).Seconds())}) //nolint:errcheck // the browser went away
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if origin, ok := ownOrigin(r); !ok {
+			logger.Debug("http: view refused another origin", "remote", r.RemoteAddr)
+			http.Error(w, fmt.Sprintf("Forbidden: Origin %q is not the view's own (%s)", origin, r.Host), http.StatusForbidden)
+			return
+		}
 		switch p := r.URL.Path; {
 		case p == "/view/login" && r.Method == http.MethodPost:
-			r.Body = http.MaxBytesReader(w, r.Body, 4096)
-			if token != "" && !equal(strings.TrimSpace(r.PostFormValue("token"))) {
+			got, err := postedToken(w, r)
+			if err != nil {
+				http.Error(w, "Bad Request: post {\"token\": \"...\"} as application/json", http.StatusBadRequest)
+				return
+			}
+			if token != "" && !isToken(got) {
 				logger.Debug("http: view sign-in refused", "remote", r.RemoteAddr)
-				http.Error(w, "Forbidden: wrong token. Go back and give the token tmux-mcp serves HTTP with.", http.StatusForbidden)
+				http.Error(w, "Forbidden: wrong token. Give the token tmux-mcp serves HTTP with.", http.StatusForbidden)
 				return
 			}
-			if token != "" {
-				http.SetCookie(w, &http.Cookie{Name: viewCookie, Value: cookie, Path: "/view/", HttpOnly: true,
-					SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil, MaxAge: int((30 * 24 * time.Hour).Seconds())})
+			answer(w)
+		case p == "/view/renew" && r.Method == http.MethodPost && authorized(r):
+			answer(w)
+		case viewPublic(r):
+			if _, err := r.Cookie(oldViewCookie); err == nil {
+				// An earlier tmux-mcp's sign-in, which the browser sends
+				// to every port of the host: end it.
+				http.SetCookie(w, &http.Cookie{Name: oldViewCookie, Value: "", Path: "/view/", MaxAge: -1, HttpOnly: true})
 			}
-			http.Redirect(w, r, "/view/", http.StatusSeeOther)
-		case p == "/view/login" || p == "/view/login.js" || p == "/view/login.css":
-			if r.Method != http.MethodGet && r.Method != http.MethodHead {
-				http.Error(w, "Method Not Allowed", http.StatusMethodNotAllowed)
-				return
-			}
-			s.viewPublic.ServeHTTP(w, r)
+			s.view.ServeHTTP(w, r)
 		case authorized(r):
 			s.view.ServeHTTP(w, r)
-		case p == "/view/" && r.Method == http.MethodGet:
-			http.Redirect(w, r, "/view/login", http.StatusSeeOther)
 		default:
 			logger.Debug("http: view refused", "remote", r.RemoteAddr)
+			w.Header().Set("WWW-Authenticate", `Bearer realm="tmux-mcp view"`)
 			http.Error(w, "Unauthorized: sign in at /view/login with the token tmux-mcp serves HTTP with", http.StatusUnauthorized)
 		}
 	})
+}
+
+// postedToken reads the token a sign-in posts: {"token": ...} as
+// application/json, or a form's token field.
+func postedToken(w http.ResponseWriter, r *http.Request) (string, error) {
+	r.Body = http.MaxBytesReader(w, r.Body, 4096)
+	if ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); ct == "application/json" {
+		var in struct {
+			Token string `json:"token"`
+		}
+		if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
+			return "", fmt.Errorf("sign-in body: %w", err)
+		}
+		return strings.TrimSpace(in.Token), nil
+	}
+	if err := r.ParseForm(); err != nil {
+		return "", fmt.Errorf("sign-in form: %w", err)
+	}
+	return strings.TrimSpace(r.PostFormValue("token")), nil
 }

@@ -100,10 +100,6 @@ func (d Deps) viewSession(ctx context.Context, srv *supervisor.Server, only stri
 		return res, &toolError{msg: "Cannot read the server: " + vs.Error, class: "server_unavailable",
 			hint: "Call server_health; the view shows the panes again once the server is up."}
 	}
-	cursor := map[tmux.PaneID][2]int{}
-	for _, p := range panes {
-		cursor[p.ID] = [2]int{p.CursorX, p.CursorY}
-	}
 	for _, se := range vs.Sessions {
 		if only != "" && se.ID != only {
 			continue
@@ -113,7 +109,13 @@ func (d Deps) viewSession(ctx context.Context, srv *supervisor.Server, only stri
 			wi := viewWindowItem{Window: w, Panes: []viewPaneItem{}}
 			wi.Window.Panes = nil
 			for _, p := range w.Panes {
-				c, err := srv.Capture(ctx, supervisor.CaptureRequest{Pane: tmux.PaneID(p.ID), Escape: escapes})
+				// The cursor as tmux has it when it captures, in the same
+				// round trip: its place, and whether the program shows it.
+				c, err := srv.Capture(ctx, supervisor.CaptureRequest{Pane: tmux.PaneID(p.ID), Escape: escapes, StateAfter: viewCursorState})
+				if err != nil {
+					return res, err
+				}
+				cur, err := stateNumbers(c.State, 3)
 				if err != nil {
 					return res, err
 				}
@@ -121,8 +123,7 @@ func (d Deps) viewSession(ctx context.Context, srv *supervisor.Server, only stri
 				for len(rows) < p.Height {
 					rows = append(rows, "")
 				}
-				cur := cursor[tmux.PaneID(p.ID)]
-				wi.Panes = append(wi.Panes, viewPaneItem{Pane: p, Rows: rows, CursorX: cur[0], CursorY: cur[1], CursorVisible: true})
+				wi.Panes = append(wi.Panes, viewPaneItem{Pane: p, Rows: rows, CursorX: cur[0], CursorY: cur[1], CursorVisible: cur[2] == 1})
 			}
 			item.Windows = append(item.Windows, wi)
 		}

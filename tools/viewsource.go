@@ -40,7 +40,7 @@ func (v viewSource) Overview(ctx context.Context) (view.Overview, error) {
 		}
 	}
 	slices.SortFunc(servers, func(a, b *supervisor.Server) int { return cmp.Compare(a.Socket().String(), b.Socket().String()) })
-	ov := view.Overview{Time: time.Now(), Servers: []view.Server{}, Jobs: []view.Job{}}
+	ov := view.Overview{Servers: []view.Server{}, Jobs: []view.Job{}}
 	running := map[string]string{} // server key + pane -> job
 	if d.jobs != nil {
 		for _, j := range d.jobs.All() {
@@ -171,8 +171,27 @@ func (v viewSource) viewServer(key string) (*supervisor.Server, error) {
 }
 
 // viewScreenState is read with the capture, in its round trip: the cursor
-// and the pane's size.
-const viewScreenState = "#{cursor_x} #{cursor_y} #{cursor_flag} #{pane_width} #{pane_height}"
+// and the pane's size. viewCursorState is the cursor only.
+const (
+	viewScreenState = "#{cursor_x} #{cursor_y} #{cursor_flag} #{pane_width} #{pane_height}"
+	viewCursorState = "#{cursor_x} #{cursor_y} #{cursor_flag}"
+)
+
+// stateNumbers parses the n numbers of a StateAfter line.
+func stateNumbers(state []byte, n int) ([]int, error) {
+	f := strings.Fields(string(state))
+	if len(f) != n {
+		return nil, errors.New("view: unexpected pane state")
+	}
+	nums := make([]int, n)
+	for i, x := range f {
+		var err error
+		if nums[i], err = strconv.Atoi(x); err != nil {
+			return nil, errors.New("view: unexpected pane state")
+		}
+	}
+	return nums, nil
+}
 
 // Screen captures pane's visible screen with its escapes, and its cursor.
 func (v viewSource) Screen(ctx context.Context, key, pane string) (view.Screen, error) {
@@ -184,17 +203,11 @@ func (v viewSource) Screen(ctx context.Context, key, pane string) (view.Screen, 
 	if err != nil {
 		return view.Screen{}, err
 	}
+	nums, err := stateNumbers(c.State, 5)
+	if err != nil {
+		return view.Screen{}, err
+	}
 	var s view.Screen
-	f := strings.Fields(string(c.State))
-	if len(f) != 5 {
-		return view.Screen{}, errors.New("view: unexpected pane state")
-	}
-	nums := make([]int, 5)
-	for i, x := range f {
-		if nums[i], err = strconv.Atoi(x); err != nil {
-			return view.Screen{}, errors.New("view: unexpected pane state")
-		}
-	}
 	s.CursorX, s.CursorY, s.CursorVisible, s.Width, s.Height = nums[0], nums[1], nums[2] == 1, nums[3], nums[4]
 	s.Rows = strings.Split(string(bytes.TrimSuffix(c.Content, []byte("\n"))), "\n")
 	if len(s.Rows) > s.Height {

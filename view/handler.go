@@ -10,10 +10,12 @@ import (
 	"time"
 )
 
-// Handler serves the page under /view/: the page and its assets, the
+// Handler serves the view under /view/: the page, the sign-in page
+// (/view/login) and their assets, which hold no data, and the data: the
 // event stream (/view/stream) and, when Options.Input is set and the
 // Source types, the input (/view/input). It authenticates nothing: the
-// HTTP server mounts it behind its token and Origin checks.
+// HTTP server mounts it behind its Origin checks and its credentials,
+// and answers the sign-in's POST itself.
 type Handler struct {
 	hub   *Hub
 	typer Typist
@@ -32,7 +34,8 @@ func NewHandler(src Source, o Options) *Handler {
 		h.typer = t
 	}
 	assets, _ := fs.Sub(assetFS, "assets")
-	h.mux.HandleFunc("GET /view/{$}", h.page)
+	h.mux.HandleFunc("GET /view/{$}", page("assets/index.html"))
+	h.mux.HandleFunc("GET /view/login", page("assets/login.html"))
 	h.mux.Handle("GET /view/assets/", http.StripPrefix("/view/assets/", noDirs(http.FileServerFS(assets))))
 	h.mux.HandleFunc("GET /view/stream", h.stream)
 	h.mux.HandleFunc("POST /view/input", h.input)
@@ -72,14 +75,17 @@ func noDirs(next http.Handler) http.Handler {
 	})
 }
 
-func (h *Handler) page(w http.ResponseWriter, r *http.Request) {
-	b, err := assetFS.ReadFile("assets/index.html")
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusInternalServerError)
-		return
+// page serves one of the HTML pages.
+func page(name string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		b, err := assetFS.ReadFile(name)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Write(b) //nolint:errcheck // the browser went away
 	}
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.Write(b) //nolint:errcheck // the browser went away
 }
 
 // stream sends the overview and the frames as server-sent events until
@@ -182,30 +188,4 @@ func (h *Handler) input(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
-}
-
-// SignIn serves the sign-in page's files, which hold no data: /view/login
-// (the page), /view/login.js and /view/login.css. The HTTP server serves
-// them to anyone and checks the posted token itself.
-func SignIn() http.Handler {
-	files := map[string]struct{ name, ctype string }{
-		"/view/login":     {"assets/login.html", "text/html; charset=utf-8"},
-		"/view/login.js":  {"assets/login.js", "text/javascript; charset=utf-8"},
-		"/view/login.css": {"assets/view.css", "text/css; charset=utf-8"},
-	}
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		f, ok := files[r.URL.Path]
-		if !ok {
-			http.NotFound(w, r)
-			return
-		}
-		b, err := assetFS.ReadFile(f.name)
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusInternalServerError)
-			return
-		}
-		secureHeaders(w.Header())
-		w.Header().Set("Content-Type", f.ctype)
-		w.Write(b) //nolint:errcheck // the browser went away
-	})
 }

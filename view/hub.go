@@ -255,12 +255,13 @@ func (h *Hub) refresh(ctx context.Context, gen int, watches map[paneKey]context.
 			}()
 		}
 	}
-	sum := overviewSum(ov)
 	data, err := json.Marshal(ov)
 	if err != nil {
 		h.o.Logger.Warn("view: overview", "err", err)
 		return
 	}
+	// An unchanged overview is not sent again.
+	sum := sha256.Sum256(data)
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.gen != gen || sum == h.ovSum {
@@ -269,14 +270,6 @@ func (h *Hub) refresh(ctx context.Context, gen int, watches map[paneKey]context.
 	h.ovSum = sum
 	h.overview = sseMessage("overview", data)
 	h.broadcastLocked(h.overview)
-}
-
-// overviewSum digests an overview without its time, so that an unchanged
-// one is not sent again.
-func overviewSum(ov Overview) [32]byte {
-	ov.Time = time.Time{}
-	b, _ := json.Marshal(ov)
-	return sha256.Sum256(b)
 }
 
 // watchPane sends pane's frames: one at once, then one after each change

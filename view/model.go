@@ -5,9 +5,8 @@ import "time"
 // Overview is every supervised server as the page shows it. It carries no
 // pane text: screens travel as frames.
 type Overview struct {
-	Time    time.Time `json:"time"`
-	Servers []Server  `json:"servers"`
-	Jobs    []Job     `json:"jobs"`
+	Servers []Server `json:"servers"`
+	Jobs    []Job    `json:"jobs"`
 	// Input says the page may type into panes (Options.Input).
 	Input bool `json:"input"`
 }

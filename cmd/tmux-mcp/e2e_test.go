@@ -39,6 +39,10 @@ func TestMain(m *testing.M) {
 		// This process is a hostile tmux server (fakeserver_test.go).
 		os.Exit(runFakeServer(socket))
 	}
+	if view := os.Getenv(otherWebEnv); view != "" {
+		// This process is another user's web server (view_attack_test.go).
+		os.Exit(runOtherWeb(view))
+	}
 	code := m.Run()
 	if built.dir != "" {
 		os.RemoveAll(built.dir)

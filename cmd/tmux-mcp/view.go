@@ -30,7 +30,7 @@ func checkView(c config, tier tools.Tier) error {
 // terminal, never to a log file or a pipe.
 func startView(o serveOptions, ts *tools.Server, e env, logger *slog.Logger) {
 	h := view.NewHandler(ts.View(), view.Options{Input: o.ViewInput, Logger: logger})
-	o.http.SetView(h, view.SignIn())
+	o.http.SetView(h)
 	plain, signIn := o.http.ViewURL()
 	logger.Info("view", "url", plain, "input", o.ViewInput)
 	if signIn != "" && o.LogFile == "" && isTerminal(e.stderr) {

@@ -16,6 +16,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux/tmuxtest"
 	"github.com/tmux-mcp/tmux-mcp/view/browsertest"
 )
 
@@ -113,6 +114,40 @@ func TestViewApp(t *testing.T) {
 	}
 	if !strings.Contains(text, "TEXT-FOR-THE-MODEL") || strings.Contains(text, "\x1b") || strings.Count(text, "── %") != 4 {
 		t.Errorf("view_session's text: want the 4 panes of logs as plain text, got:\n%s", text)
+	}
+
+	// The cursor as tmux has it: hidden in the pane whose program hid
+	// it, shown in the others.
+	agents := strings.Fields(v.tm.MustTmux("list-panes", "-t", "agents", "-F", "#{pane_id}"))
+	v.tm.MustTmux("send-keys", "-t", agents[0], `printf '\033[?25l'`, "Enter")
+	tmuxtest.WaitFor(t, 5*time.Second, "tmux to hide the cursor", func() bool {
+		return strings.TrimSpace(v.tm.MustTmux("display-message", "-p", "-t", agents[0], "#{cursor_flag}")) == "0"
+	})
+	var req mcp.CallToolRequest
+	req.Params.Name, req.Params.Arguments = "view_session", map[string]any{"session_name": "agents"}
+	out, err := c.CallTool(ctx, req)
+	if err != nil || out.IsError {
+		t.Fatalf("view_session: %v %v", err, out)
+	}
+	var shown struct {
+		Sessions []struct {
+			Windows []struct {
+				Panes []struct {
+					ID            string `json:"id"`
+					CursorVisible bool   `json:"cursor_visible"`
+				} `json:"panes"`
+			} `json:"windows"`
+		} `json:"sessions"`
+	}
+	if err := json.Unmarshal(structured(t, out), &shown); err != nil || len(shown.Sessions) != 1 {
+		t.Fatalf("view_session's structured content: %v, %d sessions", err, len(shown.Sessions))
+	}
+	for _, w := range shown.Sessions[0].Windows {
+		for _, p := range w.Panes {
+			if want := p.ID != agents[0]; p.CursorVisible != want {
+				t.Errorf("pane %s: cursor_visible %v, want %v (tmux's cursor_flag)", p.ID, p.CursorVisible, want)
+			}
+		}
 	}
 
 	// The host page: same machine, another port (an allowed origin is not

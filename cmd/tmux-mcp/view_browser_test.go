@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -117,13 +118,11 @@ func TestViewInBrowser(t *testing.T) {
 	ctx := browsertest.New(t, 1500, 1100)
 	v.bctx = ctx
 
-	// Without the cookie the page sends the browser to the sign-in.
+	// Without a credential the page sends the browser to the sign-in.
 	if err := chromedp.Do(ctx, chromedp.Navigate(v.base+"/view/")); err != nil {
 		t.Fatal(err)
 	}
-	if got := eval[string](t, ctx, `location.pathname`); got != "/view/login" {
-		t.Fatalf("without a token the page is at %s, want /view/login", got)
-	}
+	waitPage(t, ctx, 10*time.Second, "at the sign-in without a credential", `location.pathname === "/view/login"`)
 	if err := chromedp.Do(ctx, chromedp.Navigate(v.base+"/view/login#token="+url.QueryEscape(v.p.token))); err != nil {
 		t.Fatal(err)
 	}
@@ -188,8 +187,16 @@ func TestViewInBrowser(t *testing.T) {
 			time.Sleep(40 * time.Millisecond)
 		}
 		v.say(t, "SCROLL-DONE")
+		// What the page must show is tmux's screen once the pane has
+		// printed the last line (the FIFO is written; the pane's cat
+		// and tmux print it when they get the CPU): after that the
+		// pane prints nothing more.
 		pane := strings.TrimSpace(v.tm.MustTmux("list-panes", "-t", "logs", "-F", "#{pane_id}", "-f", "#{==:#{pane_index},0}"))
-		want := strings.TrimRight(v.tm.MustTmux("capture-pane", "-p", "-t", pane), "\n ")
+		var want string
+		tmuxtest.WaitFor(t, 5*time.Second, "tmux to print the last line", func() bool {
+			want = strings.TrimRight(v.tm.MustTmux("capture-pane", "-p", "-t", pane), "\n ")
+			return strings.HasSuffix(want, "\nSCROLL-DONE")
+		})
 		rows := fmt.Sprintf(`[...document.querySelectorAll('.pane[data-pane=%q] .row')].map(r => r.textContent.replace(/\s+$/, "")).join("\n").replace(/\s+$/, "")`, pane)
 		tmuxtest.WaitFor(t, 5*time.Second, "the page's pane to read as tmux's", func() bool {
 			return eval[string](t, ctx, rows) == want
@@ -255,6 +262,9 @@ func TestViewInBrowser(t *testing.T) {
 		get := func(path string, h map[string]string) int {
 			req, _ := http.NewRequest(http.MethodGet, v.base+path, nil)
 			for k, val := range h {
+				if k == "Host" {
+					req.Host = val
+				}
 				req.Header.Set(k, val)
 			}
 			resp, err := hc.Do(req)
@@ -265,31 +275,49 @@ func TestViewInBrowser(t *testing.T) {
 			return resp.StatusCode
 		}
 		bearer := v.p.auth()
+		// A credential as the page gets one.
+		resp, err := hc.Post(v.base+"/view/login", "application/json", strings.NewReader(`{"token": "`+v.p.token+`"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var signedIn struct {
+			Credential string `json:"credential"`
+		}
+		json.NewDecoder(resp.Body).Decode(&signedIn) //nolint:errcheck // checked below
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK || signedIn.Credential == "" || len(resp.Cookies()) != 0 {
+			t.Fatalf("sign-in: %d, credential %q, cookies %v; want 200, a credential, no cookie", resp.StatusCode, signedIn.Credential, resp.Cookies())
+		}
+		cred := "Bearer " + signedIn.Credential
 		for _, c := range []struct {
 			name, path string
 			h          map[string]string
 			want       int
 		}{
-			{"page without token", "/view/", nil, http.StatusSeeOther},
-			{"stream without token", "/view/stream", nil, http.StatusUnauthorized},
-			{"asset without token", "/view/assets/view.js", nil, http.StatusUnauthorized},
+			{"page without a credential (it holds no data)", "/view/", nil, http.StatusOK},
+			{"asset without a credential", "/view/assets/view.js", nil, http.StatusOK},
+			{"sign-in page", "/view/login", nil, http.StatusOK},
+			{"stream without a credential", "/view/stream", nil, http.StatusUnauthorized},
 			{"stream, wrong token", "/view/stream", map[string]string{"Authorization": "Bearer nope"}, http.StatusUnauthorized},
-			{"stream, forged cookie", "/view/stream", map[string]string{"Cookie": "tmux_mcp_view=00"}, http.StatusUnauthorized},
+			{"stream, a cookie", "/view/stream", map[string]string{"Cookie": "tmux_mcp_view=" + signedIn.Credential}, http.StatusUnauthorized},
+			{"stream, the credential", "/view/stream", map[string]string{"Authorization": cred}, http.StatusOK},
+			{"stream, the credential, the view's origin", "/view/stream", map[string]string{"Authorization": cred, "Origin": v.base}, http.StatusOK},
+			{"stream, the credential, another loopback port", "/view/stream", map[string]string{"Authorization": cred, "Origin": "http://127.0.0.1:1"}, http.StatusForbidden},
 			{"stream, foreign origin", "/view/stream", map[string]string{"Authorization": bearer["Authorization"], "Origin": "http://evil.example"}, http.StatusForbidden},
-			{"page, foreign origin", "/view/", map[string]string{"Authorization": bearer["Authorization"], "Origin": "http://evil.example"}, http.StatusForbidden},
-			{"sign-in page is public", "/view/login", nil, http.StatusOK},
+			{"page, foreign origin", "/view/", map[string]string{"Origin": "http://evil.example"}, http.StatusForbidden},
+			{"stream, a name that resolves here (DNS rebinding)", "/view/stream", map[string]string{"Authorization": cred, "Host": "evil.example:80"}, http.StatusForbidden},
 		} {
 			if got := get(c.path, c.h); got != c.want {
 				t.Errorf("%s: GET %s = %d, want %d", c.name, c.path, got, c.want)
 			}
 		}
-		resp, err := hc.PostForm(v.base+"/view/login", url.Values{"token": {"wrong"}})
+		resp, err = hc.Post(v.base+"/view/login", "application/json", strings.NewReader(`{"token": "wrong"}`))
 		if err != nil {
 			t.Fatal(err)
 		}
 		resp.Body.Close()
-		if resp.StatusCode != http.StatusForbidden || len(resp.Cookies()) != 0 {
-			t.Errorf("sign-in with a wrong token: %d, cookies %v; want 403, none", resp.StatusCode, resp.Cookies())
+		if resp.StatusCode != http.StatusForbidden {
+			t.Errorf("sign-in with a wrong token: %d; want 403", resp.StatusCode)
 		}
 		resp, err = hc.PostForm(v.base+"/view/input", url.Values{"text": {"x"}})
 		if err != nil {
@@ -297,12 +325,12 @@ func TestViewInBrowser(t *testing.T) {
 		}
 		resp.Body.Close()
 		if resp.StatusCode != http.StatusUnauthorized {
-			t.Errorf("input without a token: %d, want 401", resp.StatusCode)
+			t.Errorf("input without a credential: %d, want 401", resp.StatusCode)
 		}
 	})
 
 	t.Run("read-only", func(t *testing.T) {
-		status, err := chromedp.Run(ctx, chromedp.Evaluate[float64](`fetch("/view/input", {method: "POST", headers: {"Content-Type": "application/json"},
+		status, err := chromedp.Run(ctx, chromedp.Evaluate[float64](`fetch("/view/input", {method: "POST", headers: TmuxViewCredential.headers({"Content-Type": "application/json"}),
 			body: JSON.stringify({server: "x", pane: "%0", text: "echo typed", enter: true})}).then(r => r.status)`, chromedp.EvalAwaitPromise))
 		if err != nil {
 			t.Fatal(err)
@@ -312,9 +340,34 @@ func TestViewInBrowser(t *testing.T) {
 		}
 	})
 
+	t.Run("the credential is renewed", func(t *testing.T) {
+		kept := `JSON.parse(localStorage.getItem("tmux-mcp-view"))`
+		before := eval[string](t, ctx, kept+`.c`)
+		// As if its end were a minute away (a page renews when a third
+		// of its life is left), in a tab shown again after a while.
+		eval[bool](t, ctx, `(() => { const v = `+kept+`; v.end = Date.now() + 60000; localStorage.setItem("tmux-mcp-view", JSON.stringify(v));
+			document.dispatchEvent(new Event("visibilitychange")); return true; })()`)
+		waitPage(t, ctx, 10*time.Second, "the credential renewed", `tmuxView.state.renewals >= 1`)
+		after := eval[string](t, ctx, kept+`.c`)
+		if left := eval[float64](t, ctx, kept+`.end - Date.now()`); after == before || left < 14*60*1000 {
+			t.Errorf("renewed: the same credential %v, %.0f s left; want a new one of 15 min", after == before, left/1000)
+		}
+		req, _ := http.NewRequest(http.MethodGet, v.base+"/view/stream", nil)
+		req.Header.Set("Authorization", "Bearer "+after)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Errorf("the stream with the renewed credential: %d, want 200", resp.StatusCode)
+		}
+	})
+
 	t.Run("nothing of the panes in the log", func(t *testing.T) {
 		log := v.p.stderr.String()
-		for _, secret := range []string{"MARK-", v.p.token, "echo typed"} {
+		cred := eval[string](t, ctx, `JSON.parse(localStorage.getItem("tmux-mcp-view")).c`)
+		for _, secret := range []string{"MARK-", v.p.token, cred, "echo typed"} {
 			if strings.Contains(log, secret) {
 				t.Errorf("the log holds %q:\n%s", secret, log)
 			}
@@ -379,23 +432,49 @@ func TestViewInput(t *testing.T) {
 	waitPage(t, ctx, 10*time.Second, "12 panes drawn", paneCount+` === 12`)
 	panes := strings.Fields(v.tm.MustTmux("list-panes", "-t", "build", "-F", "#{pane_id}"))
 	target := panes[2]
-	// Choose the pane, type half a line, let the page redraw under it
-	// (an overview a second), type the rest, send it.
-	input := chromedp.CSS(`[data-session="$0"] form.input input`)
-	if err := chromedp.Do(ctx,
-		chromedp.Click(chromedp.CSS(fmt.Sprintf(`.pane[data-pane=%q]`, target))),
-		chromedp.SendKeys(input, "echo TYPED-"),
-	); err != nil {
+	// Choose the pane with a click whose button goes down before a
+	// redraw of the page (an overview a second) and up after it, as a
+	// slow hand's does, or any click while the machine is loaded.
+	box, err := chromedp.Run(ctx, chromedp.Dimensions(chromedp.CSS(fmt.Sprintf(`.pane[data-pane=%q]`, target))))
+	if err != nil {
 		t.Fatal(err)
 	}
+	x, y := (box.Content[0]+box.Content[4])/2, (box.Content[1]+box.Content[5])/2
 	n := eval[float64](t, ctx, `tmuxView.state.overviews`)
+	if err := chromedp.Do(ctx, chromedp.MouseEvent(chromedp.MousePressed, x, y, chromedp.ButtonLeft, chromedp.ClickCount(1))); err != nil {
+		t.Fatal(err)
+	}
+	waitPage(t, ctx, 10*time.Second, "a redraw", fmt.Sprintf(`tmuxView.state.overviews >= %v`, n+1))
+	if err := chromedp.Do(ctx, chromedp.MouseEvent(chromedp.MouseReleased, x, y, chromedp.ButtonLeft, chromedp.ClickCount(1))); err != nil {
+		t.Fatal(err)
+	}
+	// Type half a line, let the page redraw under it, type the rest,
+	// send it.
+	input := chromedp.CSS(`[data-session="$0"] form.input input`)
+	if err := chromedp.Do(ctx, chromedp.SendKeys(input, "echo TYPED-")); err != nil {
+		t.Fatal(err)
+	}
+	n = eval[float64](t, ctx, `tmuxView.state.overviews`)
 	waitPage(t, ctx, 10*time.Second, "two redraws", fmt.Sprintf(`tmuxView.state.overviews >= %v`, n+2))
 	if err := chromedp.Do(ctx, chromedp.SendKeys(input, "$((6*7))\n")); err != nil {
 		t.Fatal(err)
 	}
-	tmuxtest.WaitFor(t, 5*time.Second, "the typed line to run in the chosen pane", func() bool {
-		return strings.Contains(v.tm.MustTmux("capture-pane", "-p", "-t", target), "TYPED-42")
+	// The page answers once tmux has the keys: the input line is
+	// emptied then. The line runs in one pane: the chosen one.
+	waitPage(t, ctx, 10*time.Second, "the input sent", `document.querySelector('[data-session="$0"] form.input input').value === ""`)
+	ran := ""
+	tmuxtest.WaitFor(t, 5*time.Second, "the typed line to run in a pane", func() bool {
+		for _, p := range panes {
+			if strings.Contains(v.tm.MustTmux("capture-pane", "-p", "-t", p), "TYPED-42") {
+				ran = p
+				return true
+			}
+		}
+		return false
 	})
+	if ran != target {
+		t.Fatalf("the typed line ran in %s, not in %s, the pane clicked", ran, target)
+	}
 	for _, other := range []string{panes[0], panes[1], panes[3]} {
 		if strings.Contains(v.tm.MustTmux("capture-pane", "-p", "-t", other), "TYPED") {
 			t.Errorf("pane %s got the typing meant for %s", other, target)
@@ -403,6 +482,35 @@ func TestViewInput(t *testing.T) {
 	}
 	if strings.Contains(v.p.stderr.String(), "TYPED") {
 		t.Errorf("the keystrokes reached the log:\n%s", v.p.stderr)
+	}
+}
+
+// TestViewSignInForm: the sign-in page's form, the way in whenever no
+// link was printed (under an MCP client, with --log-file, through a
+// pipe): a wrong token typed into the field is refused on the page; the
+// right one opens the view with its panes drawn. (A form that the browser
+// posts itself goes with "Origin: null" under the page's Referrer-Policy,
+// which the Origin check refuses.)
+func TestViewSignInForm(t *testing.T) {
+	v := startViewServer(t)
+	ctx := browsertest.New(t, 1500, 1100)
+	if err := chromedp.Do(ctx, chromedp.Navigate(v.base+"/view/")); err != nil {
+		t.Fatal(err)
+	}
+	waitPage(t, ctx, 10*time.Second, "at the sign-in", `location.pathname === "/view/login" && !!document.querySelector("form button")`)
+	field, button := chromedp.CSS(`input[name="token"]`), chromedp.CSS(`form button`)
+	if err := chromedp.Do(ctx, chromedp.SendKeys(field, "not-the-token"), chromedp.Click(button)); err != nil {
+		t.Fatal(err)
+	}
+	waitPage(t, ctx, 10*time.Second, "the wrong token refused on the page", `location.pathname === "/view/login" && `+
+		`((document.getElementById("msg") || {}).textContent || "").includes("refused")`)
+	eval[bool](t, ctx, `document.querySelector('input[name="token"]').value = "", true`)
+	if err := chromedp.Do(ctx, chromedp.SendKeys(field, v.p.token), chromedp.Click(button)); err != nil {
+		t.Fatal(err)
+	}
+	waitPage(t, ctx, 15*time.Second, "the view open, 12 panes drawn", `location.pathname === "/view/" && `+paneCount+` === 12`)
+	if got := eval[string](t, ctx, `location.href`); strings.Contains(got, v.p.token) {
+		t.Errorf("the token is in the address bar: %s", got)
 	}
 }
 

@@ -1,21 +1,33 @@
-// login.js signs in with the token in the link's fragment (#token=...),
-// which never reaches a server log, then drops it from the address bar.
+// login.js signs in: with the token in the link's fragment (#token=...),
+// which never reaches a server, then dropped from the address bar; or
+// with the one typed into the form. The token goes in the body of a
+// POST from this page's own script, which carries this page's Origin;
+// the credential it is answered with is kept (credential.js), the token
+// never is.
 "use strict";
 (function () {
-  var msg = document.getElementById("msg");
-  if (/[?&]refused=1/.test(location.search)) msg.textContent = "That token was refused.";
-  function signIn() {
+  var form = document.querySelector("form.login"), field = form.elements.token, msg = document.getElementById("msg");
+  if (/[?&]ended=1/.test(location.search)) {
+    msg.textContent = "Your sign-in ended (tmux-mcp started again, or it expired): give the token again.";
+  }
+  function signIn(token) {
+    msg.textContent = "";
+    TmuxViewCredential.signIn(token).then(function (status) {
+      if (status === 200) { location.replace("/view/"); return; }
+      msg.textContent = status === 403 ? "That token was refused." : "Sign-in failed (HTTP " + status + ").";
+    }, function () { msg.textContent = "tmux-mcp did not answer."; });
+  }
+  function fromLink() {
     var m = /(?:^#|&)token=([^&]+)/.exec(location.hash);
     if (!m) return;
     history.replaceState(null, "", location.pathname);
-    fetch("/view/login", {
-      method: "POST", headers: { "Content-Type": "application/x-www-form-urlencoded" },
-      body: "token=" + m[1], redirect: "manual"
-    }).then(function (r) {
-      if (r.type === "opaqueredirect" || r.ok) location.replace("/view/");
-      else msg.textContent = "That token was refused.";
-    });
+    signIn(decodeURIComponent(m[1].replace(/\+/g, " ")));
   }
-  window.addEventListener("hashchange", signIn);
-  signIn();
+  form.addEventListener("submit", function (ev) {
+    ev.preventDefault();
+    var token = field.value.trim();
+    if (token) signIn(token);
+  });
+  window.addEventListener("hashchange", fromLink);
+  fromLink();
 })();

@@ -1,17 +1,27 @@
 // view.js keeps the page in step with tmux-mcp's event stream
-// (/view/stream): "overview" events redraw the servers, sessions, windows,
-// jobs and timelines; "frame" events update panes' rows, at most once per
-// animation frame. Every string from tmux (names, titles, commands, pane
-// text) is set as textContent, never as markup.
+// (/view/stream, read with fetch so that it carries the view's credential
+// in its Authorization header: credential.js): "overview" events update
+// the servers, sessions, windows, jobs and timelines; "frame" events
+// update panes' rows, at most once per animation frame. Every string from
+// tmux (names, titles, commands, pane text) is set as textContent, never
+// as markup.
+//
+// An overview updates the page in place: an element that stays (a pane,
+// a window, an input line) is never taken out of the document and put
+// back, which would lose a click under way (its press and release would
+// no longer meet on one element), the focus and the selection.
 "use strict";
 (function () {
+  var Cred = TmuxViewCredential;
   var screens = new Map(); // server + " " + pane -> {el, pre, label, screen}
   var pending = new Set();
   var overview = null;
   var selected = new Map(); // window id -> pane id the input types into
-  var inputs = new Map(); // server + window id -> its input form, kept across redraws
+  var inputs = new Map(); // server + window id -> its input form, kept across overviews
+  var nodes = new Map(); // key -> element of the page, kept across overviews
+  var used = new Set(); // the keys of nodes the last overview used
   // seen records, per server, each state the page showed (tests read it).
-  var state = { frames: 0, scrolls: 0, overviews: 0, drawn: 0, seen: {} };
+  var state = { frames: 0, scrolls: 0, overviews: 0, drawn: 0, connects: 0, renewals: 0, seen: {} };
   window.tmuxView = { screens: screens, state: state, overview: function () { return overview; } };
 
   function el(tag, cls, text) {
@@ -21,6 +31,56 @@
     return e;
   }
   function key(server, pane) { return server + " " + pane; }
+  // node is the page's element for k, made on first use; its class is cls.
+  function node(k, tag, cls) {
+    var e = nodes.get(k);
+    if (!e) { e = el(tag); nodes.set(k, e); }
+    if (e.className !== cls) e.className = cls;
+    used.add(k);
+    return e;
+  }
+  function setText(e, t) { t = String(t); if (e.textContent !== t) e.textContent = t; }
+  // place makes parent's element children kids, in order, moving only
+  // those that are not where they belong.
+  function place(parent, kids) {
+    var want = new Set(kids);
+    Array.prototype.slice.call(parent.children).forEach(function (c) { if (!want.has(c)) c.remove(); });
+    kids.forEach(function (k, i) {
+      if (parent.children[i] !== k) parent.insertBefore(k, parent.children[i] || null);
+    });
+  }
+
+  // The sign-in: a credential refused (ended, or tmux-mcp started again
+  // with another token) sends the page back to it.
+  var leaving = false;
+  function toSignIn() {
+    if (leaving) return;
+    leaving = true;
+    var had = !!Cred.kept();
+    Cred.drop();
+    location.replace(had ? "/view/login?ended=1" : "/view/login");
+  }
+  // Renewal: a while before the credential ends (a third of its life),
+  // and again soon after a renewal that did not get through.
+  var renewTimer = 0;
+  function scheduleRenewal(delay) {
+    clearTimeout(renewTimer);
+    var v = Cred.kept();
+    if (!v) return;
+    if (delay === undefined) delay = Math.max(0, v.end - Date.now() - v.life / 3);
+    renewTimer = setTimeout(function () {
+      Cred.renew().then(function (status) {
+        if (status === 200) { state.renewals++; scheduleRenewal(); }
+        else if (status === 401 || status === 403) toSignIn();
+        else scheduleRenewal(15000);
+      }, function () { scheduleRenewal(15000); });
+    }, delay);
+  }
+  // A page that slept (a hidden tab's timers are slowed) renews on waking.
+  document.addEventListener("visibilitychange", function () {
+    var v = Cred.kept();
+    if (!document.hidden && v && v.end - Date.now() < v.life / 3) scheduleRenewal(0);
+  });
 
   function screenFor(server, pane) {
     var k = key(server, pane), s = screens.get(k);
@@ -78,89 +138,104 @@
   function mib(b) { return (b / 1048576).toFixed(1) + " MiB"; }
 
   function renderServer(sv, jobsByPane) {
-    var h = sv.health || {};
-    var card = el("section", "server");
+    var h = sv.health || {}, k = "server " + sv.key;
+    var card = node(k, "section", "server");
     card.dataset.key = sv.key;
-    var head = el("div", "server-head");
-    head.appendChild(el("span", "server-name", sv.name || sv.key));
-    var st = el("span", "state state-" + (h.state || "unknown"), h.state || "unknown");
-    head.appendChild(st);
-    if (h.restoring) head.appendChild(el("span", "state state-restarting", "restoring"));
-    if (h.pid) head.appendChild(el("span", "muted", "pid " + h.pid));
-    if (h.version) head.appendChild(el("span", "muted", "tmux " + h.version));
+    // The head, the death and the timeline hold nothing a person works
+    // with: they are drawn anew.
+    var head = node(k + " head", "div", "server-head");
+    var parts = [el("span", "server-name", sv.name || sv.key), el("span", "state state-" + (h.state || "unknown"), h.state || "unknown")];
+    if (h.restoring) parts.push(el("span", "state state-restarting", "restoring"));
+    if (h.pid) parts.push(el("span", "muted", "pid " + h.pid));
+    if (h.version) parts.push(el("span", "muted", "tmux " + h.version));
     var restarts = el("span", "muted", "restarts " + (h.restarts || 0));
     restarts.dataset.restarts = h.restarts || 0;
-    head.appendChild(restarts);
+    parts.push(restarts);
     if (h.state === "up") {
-      head.appendChild(meter("fds", h.fds || 0, h.fd_limit || 0));
-      head.appendChild(meter("ptys", h.ptys || 0, h.pty_max || 0));
-      head.appendChild(el("span", "muted", "rss " + mib(h.rss_bytes || 0)));
+      parts.push(meter("fds", h.fds || 0, h.fd_limit || 0));
+      parts.push(meter("ptys", h.ptys || 0, h.pty_max || 0));
+      parts.push(el("span", "muted", "rss " + mib(h.rss_bytes || 0)));
     }
-    card.appendChild(head);
+    head.replaceChildren.apply(head, parts);
+    var kids = [head];
     if (h.last_death_cause) {
-      card.appendChild(el("div", "death", "last death: " + h.last_death_cause + (h.last_death ? " (" + h.last_death + ")" : "") +
-        (h.last_death_at ? ", " + since(h.last_death_at) : "")));
+      var death = node(k + " death", "div", "death");
+      setText(death, "last death: " + h.last_death_cause + (h.last_death ? " (" + h.last_death + ")" : "") +
+        (h.last_death_at ? ", " + since(h.last_death_at) : ""));
+      kids.push(death);
     }
-    if (sv.error) card.appendChild(el("div", "error", sv.error));
-    var sessions = el("div", "sessions");
-    (sv.sessions || []).forEach(function (se) {
-      var sd = el("div", "session");
-      sd.dataset.session = se.id;
-      sd.appendChild(el("div", "session-name", se.name + " (" + se.id + ")"));
-      se.windows.forEach(function (w) { sd.appendChild(renderWindow(sv, w, jobsByPane)); });
-      sessions.appendChild(sd);
-    });
-    card.appendChild(sessions);
+    if (sv.error) {
+      var err = node(k + " error", "div", "error");
+      setText(err, sv.error);
+      kids.push(err);
+    }
+    var sessions = node(k + " sessions", "div", "sessions");
+    place(sessions, (sv.sessions || []).map(function (se) { return renderSession(sv, se, jobsByPane); }));
+    kids.push(sessions);
     if (sv.events && sv.events.length) {
-      var tl = el("div", "timeline"), ul = el("ul");
-      tl.appendChild(el("h3", "", "Journal"));
-      sv.events.slice().reverse().forEach(function (e) {
-        var li = el("li", "ev-" + e.type);
-        li.textContent = new Date(e.time).toLocaleTimeString() + "  " + e.type + (e.cause ? " (" + e.cause + ")" : "") +
-          (e.detail ? ": " + e.detail : "");
-        ul.appendChild(li);
-      });
-      tl.appendChild(ul);
-      card.appendChild(tl);
+      var tl = node(k + " timeline", "div", "timeline"), title = node(k + " timeline title", "h3", ""), ul = node(k + " timeline list", "ul", "");
+      setText(title, "Journal");
+      ul.replaceChildren.apply(ul, sv.events.slice().reverse().map(function (e) {
+        return el("li", "ev-" + e.type, new Date(e.time).toLocaleTimeString() + "  " + e.type + (e.cause ? " (" + e.cause + ")" : "") +
+          (e.detail ? ": " + e.detail : ""));
+      }));
+      place(tl, [title, ul]);
+      kids.push(tl);
     }
+    place(card, kids);
     return card;
   }
 
+  function renderSession(sv, se, jobsByPane) {
+    var k = "session " + sv.key + " " + se.id;
+    var sd = node(k, "div", "session");
+    sd.dataset.session = se.id;
+    var name = node(k + " name", "div", "session-name");
+    setText(name, se.name + " (" + se.id + ")");
+    place(sd, [name].concat(se.windows.map(function (w) { return renderWindow(sv, w, jobsByPane); })));
+    return sd;
+  }
+
   function renderWindow(sv, w, jobsByPane) {
-    var wd = el("div", "window" + (w.active ? " window-active" : ""));
+    var k = "window " + sv.key + " " + w.id;
+    var wd = node(k, "div", "window" + (w.active ? " window-active" : ""));
     wd.dataset.window = w.id;
-    wd.appendChild(el("div", "window-name", w.index + ": " + w.name + " (" + w.id + ", " + w.width + "x" + w.height + ")"));
-    var box = el("div", "panes");
+    var name = node(k + " name", "div", "window-name");
+    setText(name, w.index + ": " + w.name + " (" + w.id + ", " + w.width + "x" + w.height + ")");
+    var box = node(k + " panes", "div", "panes");
     box.style.width = "calc(" + w.width + "ch + 2px)";
     box.style.height = "calc(" + w.height + " * var(--cell-h) + 2px)";
     box.style.font = "var(--font) ui-monospace, 'DejaVu Sans Mono', monospace";
-    w.panes.forEach(function (p) {
+    place(box, w.panes.map(function (p) {
       var s = screenFor(sv.key, p.id);
-      s.el.className = "pane" + (p.active ? " pane-active" : "");
+      var cls = "pane" + (p.active ? " pane-active" : "");
+      if (s.el.className !== cls) s.el.className = cls;
       s.el.style.left = p.left + "ch";
       s.el.style.top = "calc(" + p.top + " * var(--cell-h))";
       s.el.style.width = p.width + "ch";
       s.el.style.height = "calc(" + p.height + " * var(--cell-h))";
       s.el.title = (p.title || "") + (p.command ? " — " + p.command : "");
       s.el.dataset.agentState = p.agent ? p.agent.state : "";
-      var label = s.label;
-      label.replaceChildren();
-      label.appendChild(document.createTextNode(p.id + " " + (p.command || "")));
-      if (p.dead) label.appendChild(el("span", "badge agent-exited", "dead"));
-      if (p.agent) {
-        var a = el("span", "badge agent-" + p.agent.state, p.agent.name + ": " + p.agent.state.replace(/_/g, " "));
-        if (p.agent.question) a.title = p.agent.question;
-        label.appendChild(a);
-      }
-      if (p.job) {
-        var j = jobsByPane.get(key(sv.key, p.id));
-        label.appendChild(el("span", "badge job", "job " + p.job + (j && j.tool ? " (" + j.tool + ")" : "")));
+      var j = p.job ? jobsByPane.get(key(sv.key, p.id)) : null;
+      var sig = JSON.stringify([p.id, p.command, p.dead, p.agent, p.job, j && j.tool]);
+      if (s.label.dataset.sig !== sig) {
+        s.label.dataset.sig = sig;
+        var label = [document.createTextNode(p.id + " " + (p.command || ""))];
+        if (p.dead) label.push(el("span", "badge agent-exited", "dead"));
+        if (p.agent) {
+          var a = el("span", "badge agent-" + p.agent.state, p.agent.name + ": " + p.agent.state.replace(/_/g, " "));
+          if (p.agent.question) a.title = p.agent.question;
+          label.push(a);
+        }
+        if (p.job) label.push(el("span", "badge job", "job " + p.job + (j && j.tool ? " (" + j.tool + ")" : "")));
+        s.label.replaceChildren.apply(s.label, label);
       }
       s.el.onclick = function () { selected.set(w.id, p.id); };
-      box.appendChild(s.el);
-    });
-    wd.appendChild(box);
-    if (overview && overview.input) wd.appendChild(inputFor(sv, w));
+      return s.el;
+    }));
+    var kids = [name, box];
+    if (overview && overview.input) kids.push(inputFor(sv, w));
+    place(wd, kids);
     return wd;
   }
 
@@ -178,26 +253,29 @@
       var win = kept.win;
       var pane = selected.get(win.id) || (win.panes.find(function (p) { return p.active; }) || win.panes[0]).id;
       fetch("/view/input", {
-        method: "POST", headers: { "Content-Type": "application/json" },
+        method: "POST", cache: "no-store", credentials: "omit", headers: Cred.headers({ "Content-Type": "application/json" }),
         body: JSON.stringify({ server: sv.key, pane: pane, text: input.value, enter: true })
-      }).then(function (r) { if (r.ok) input.value = ""; else r.text().then(function (t) { input.title = t; }); });
+      }).then(function (r) {
+        if (r.ok) { input.value = ""; input.title = ""; return; }
+        if (r.status === 401) { toSignIn(); return; }
+        r.text().then(function (t) { input.title = t; });
+      }, function (e) { input.title = "not sent: " + e; });
     };
     return form;
   }
 
   function renderJobs(jobs) {
     var tbody = document.querySelector("#jobs tbody");
-    tbody.replaceChildren();
     document.getElementById("no-jobs").hidden = jobs.length > 0;
-    jobs.forEach(function (j) {
+    tbody.replaceChildren.apply(tbody, jobs.map(function (j) {
       var tr = el("tr");
       [j.id, j.server, j.pane, j.tool || "run_command", j.task_status || j.state,
         j.exit_status === undefined || j.exit_status === null ? "" : j.exit_status, j.elapsed.toFixed(0) + "s"].forEach(function (v) {
         tr.appendChild(el("td", "", v));
       });
       tr.dataset.job = j.id;
-      tbody.appendChild(tr);
-    });
+      return tr;
+    }));
   }
 
   function onOverview(ov) {
@@ -205,14 +283,10 @@
     overview = ov;
     var jobsByPane = new Map();
     (ov.jobs || []).forEach(function (j) { if (j.state === "running") jobsByPane.set(key(j.server, j.pane), j); });
-    var root = document.getElementById("servers");
-    // A redraw must not take the line a person is typing away from them.
-    var focused = document.activeElement && document.activeElement.closest && document.activeElement.closest("form.input") ?
-      document.activeElement : null;
-    var sel = focused ? [focused.selectionStart, focused.selectionEnd] : null;
-    var cards = document.createDocumentFragment(), live = new Set(), panes = 0, up = 0;
-    ov.servers.forEach(function (sv) {
-      cards.appendChild(renderServer(sv, jobsByPane));
+    var live = new Set(), panes = 0, up = 0;
+    used = new Set();
+    var cards = ov.servers.map(function (sv) {
+      var card = renderServer(sv, jobsByPane);
       var shown = (sv.health && sv.health.state || "unknown") + (sv.health && sv.health.restoring ? "+restoring" : "");
       var seen = state.seen[sv.key] || (state.seen[sv.key] = []);
       if (seen[seen.length - 1] !== shown) seen.push(shown);
@@ -220,34 +294,77 @@
       (sv.sessions || []).forEach(function (se) {
         se.windows.forEach(function (w) { w.panes.forEach(function (p) { live.add(key(sv.key, p.id)); panes++; }); });
       });
+      return card;
     });
-    root.replaceChildren(cards);
-    if (focused && focused.isConnected) { focused.focus(); focused.setSelectionRange(sel[0], sel[1]); }
+    if (!ov.servers.length) {
+      var none = node("none", "p", "muted");
+      setText(none, "No tmux server is supervised yet: the first tool call adopts or starts one.");
+      cards.push(none);
+    }
+    place(document.getElementById("servers"), cards);
+    nodes.forEach(function (_, k) { if (!used.has(k)) nodes.delete(k); });
     screens.forEach(function (_, k) { if (!live.has(k)) screens.delete(k); });
-    if (!ov.servers.length) root.appendChild(el("p", "muted", "No tmux server is supervised yet: the first tool call adopts or starts one."));
     renderJobs(ov.jobs || []);
-    document.getElementById("summary").textContent = ov.servers.length + " server(s), " + up + " up, " + panes + " pane(s)";
+    setText(document.getElementById("summary"), ov.servers.length + " server(s), " + up + " up, " + panes + " pane(s)");
   }
 
+  // The stream, as server-sent events: blocks apart by a blank line, of
+  // "event:", "data:" and "retry:" fields; ":" lines are comments.
+  function dispatch(block, stream) {
+    var event = "message", data = [];
+    block.split("\n").forEach(function (line) {
+      if (line === "" || line[0] === ":") return;
+      var at = line.indexOf(":"), field = at < 0 ? line : line.slice(0, at), value = at < 0 ? "" : line.slice(at + 1);
+      if (value[0] === " ") value = value.slice(1);
+      if (field === "event") event = value;
+      else if (field === "data") data.push(value);
+      else if (field === "retry" && /^\d+$/.test(value)) stream.retry = parseInt(value, 10);
+    });
+    if (!data.length) return;
+    if (event === "overview") onOverview(JSON.parse(data.join("\n")));
+    else if (event === "frame") onFrame(JSON.parse(data.join("\n")));
+  }
+
+  // connect reads the stream until it ends, then connects again: after
+  // the stream's retry time once it had been live (it starts again from
+  // keyframes), doubling up to 8 s while tmux-mcp cannot be reached.
+  var stream = { retry: 1000, failures: 0 };
   function connect() {
     var conn = document.getElementById("conn");
-    var es = new EventSource("/view/stream");
-    es.onopen = function () { conn.textContent = "live"; conn.className = "conn conn-live"; };
-    es.onerror = function () {
+    function lost() {
+      if (leaving) return;
       conn.textContent = "reconnecting";
       conn.className = "conn conn-lost";
-      if (es.readyState !== EventSource.CLOSED) return; // the browser retries by itself
-      // Refused (a new token since tmux-mcp restarted): sign in again;
-      // otherwise try again.
-      setTimeout(function () {
-        fetch("/view/", { redirect: "manual" }).then(function (r) {
-          if (r.type === "opaqueredirect" || r.status === 403) location.href = "/view/login";
-          else connect();
-        }, function () { setTimeout(connect, 1000); });
-      }, 1000);
-    };
-    es.addEventListener("overview", function (e) { onOverview(JSON.parse(e.data)); });
-    es.addEventListener("frame", function (e) { onFrame(JSON.parse(e.data)); });
+      var delay = Math.min(8000, stream.retry * Math.pow(2, stream.failures));
+      stream.failures++;
+      setTimeout(connect, delay);
+    }
+    fetch("/view/stream", { cache: "no-store", credentials: "omit", headers: Cred.headers({ Accept: "text/event-stream" }) }).then(function (r) {
+      if (r.status === 401 || r.status === 403) { toSignIn(); return; }
+      if (!r.ok || !r.body) throw new Error("stream: HTTP " + r.status);
+      state.connects++;
+      stream.failures = 0;
+      conn.textContent = "live";
+      conn.className = "conn conn-live";
+      var reader = r.body.getReader(), decoder = new TextDecoder(), buf = "";
+      function pump() {
+        return reader.read().then(function (chunk) {
+          if (chunk.done) return;
+          buf += decoder.decode(chunk.value, { stream: true });
+          for (var end = buf.indexOf("\n\n"); end >= 0; end = buf.indexOf("\n\n")) {
+            var block = buf.slice(0, end);
+            buf = buf.slice(end + 2);
+            dispatch(block, stream);
+          }
+          return pump();
+        });
+      }
+      return pump().then(lost);
+    }).catch(lost);
   }
+
+  // Without a credential the stream is refused (unless tmux-mcp serves
+  // without a token): the page goes to the sign-in.
+  scheduleRenewal();
   connect();
 })();
