@@ -117,8 +117,27 @@ func AnswerPermission(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		}
 		// Answering is the point of the call: the agent needs no second
 		// argument, a person at the pane does.
-		if err := d.checkAttended(ctx, srv, pn, p.boolean("allow_attended")); err != nil {
+		if err := d.checkAttended(ctx, srv, pn, p.boolean("allow_attended"), ""); err != nil {
 			return nil, err
+		}
+		// The answer's keys reach the panes synchronized with this one
+		// too: another agent or a person there is guarded as for any
+		// typing (an answer takes no allow_agent for them).
+		reached, err := reachedPanes(ctx, srv, pn)
+		if err != nil {
+			return nil, err
+		}
+		own, _, err := d.ownPaneOn(ctx, srv, false)
+		if err != nil {
+			return nil, err
+		}
+		for _, q := range reached[1:] {
+			if q.ID == own {
+				continue // checkTypingSelf decided
+			}
+			if err := d.checkDriven(ctx, srv, q, false, p.boolean("allow_attended"), viaSync(pn, q)); err != nil {
+				return nil, err
+			}
 		}
 		unlock, err := d.panes.lock(ctx, srv.Socket(), pn.ID)
 		if err != nil {
