@@ -166,7 +166,7 @@ func TestAgentBehindTerminalClient(t *testing.T) {
 	// The pane's client: a person's `tmux attach` to the nested server.
 	outer := e.window("env -u TMUX " + tmuxtest.Binary(t) + " -S " + inner.Socket + " attach-session -t agent")
 	e.tmux("resize-window", "-t", outer, "-x", "120", "-y", "40")
-	e.waitScreen(outer, "Claude at its prompt", func(s string) bool { return strings.Contains(s, "? for shortcuts") })
+	tmuxtest.WaitFor(t, 60*time.Second, "Claude at its prompt in "+outer, func() bool { return strings.Contains(e.screen(outer), "? for shortcuts") })
 	if a := e.agentState(outer); a != nil {
 		t.Fatalf("get_pane_info(%s).agent = %+v, want none: its tree shows a tmux client", outer, a)
 	}
@@ -176,7 +176,8 @@ func TestAgentBehindTerminalClient(t *testing.T) {
 	marker := filepath.Join(t.TempDir(), "touched")
 	stub.Push(agentstub.Reply{Command: "touch " + marker})
 	e.ok("submit_prompt", map[string]any{"pane_id": outer, "text": "create the marker file", "allow_agent": true, "timeout": 30}, nil)
-	e.waitScreen(outer, "the question", func(s string) bool { return strings.Contains(s, "Do you want to proceed?") })
+	stub.WaitPrompt(t, 1, 30*time.Second)
+	tmuxtest.WaitFor(t, 30*time.Second, "the question in "+outer, func() bool { return strings.Contains(e.screen(outer), "Do you want to proceed?") })
 	for _, tool := range []struct {
 		name string
 		args map[string]any
