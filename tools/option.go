@@ -268,7 +268,7 @@ func commandRisk(name, value string) string {
 
 // SetOption sets an option.
 func SetOption(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
-	t := newTool("set_option", "Set an option (hooks, command options, values with #() and values that end the server need the destructive tier).",
+	t := newTool("set_option", "Set an option (hooks, command options, #() and server-ending values need the destructive tier).",
 		hintsMutate, record(tString, []string{"option", "value", "status"}, nil),
 		mcp.WithString("option", mcp.Required()), mcp.WithString("value", mcp.Required()),
 		pScope, pTarget, pGlobal, pAllowAgent, pAllowAttended, pSocket)

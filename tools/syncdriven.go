@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -108,8 +109,8 @@ func (d Deps) guardSyncDriven(ctx context.Context, srv *supervisor.Server, scope
 // withSetOptionHint names set_option's own arguments in a refusal of
 // checkAgentPane or attendedBy.
 func withSetOptionHint(err error) error {
-	te, ok := err.(*toolError)
-	if !ok {
+	var te *toolError
+	if !errors.As(err, &te) {
 		return err
 	}
 	out := *te
