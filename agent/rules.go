@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"fmt"
 	"regexp"
 	"strings"
 )
@@ -21,9 +22,16 @@ type rule struct {
 	// (its interrupt hint).
 	working []*regexp.Regexp
 	// asking matches a line of a permission question; option matches the
-	// lines of its choices.
+	// lines of its choices. A question counts only where the program
+	// draws its dialogs: below the transcript, in place of the input
+	// area (see dialog).
 	asking []*regexp.Regexp
 	option *regexp.Regexp
+	// headed: the dialog draws a header and the command above its
+	// asking line, from its top border (a rule or a box's top) down; the
+	// question starts there. Otherwise it starts at the asking line and
+	// the command follows it.
+	headed bool
 	// input matches the first line of the input area; group 1 is what is
 	// typed there (or the program's placeholder). boxed: the line right
 	// above it is a rule (a row of ─ or ▄), which tells the input box
@@ -60,6 +68,7 @@ var rules = []*rule{
 		working:  re(`\besc to interrupt\b`),
 		asking:   re(`^\s*Do you want to (proceed|make this edit|create|allow)`),
 		option:   regexp.MustCompile(`^\s*❯?\s*\d+\.\s+\S`),
+		headed:   true,
 		input:    regexp.MustCompile(`^❯ ?(.*)$`),
 		boxed:    true,
 		prompt:   regexp.MustCompile(`^❯ \S`),
@@ -86,6 +95,7 @@ var rules = []*rule{
 		working:  re(`\(esc to cancel`),
 		asking:   re(`^\s*[│|]?\s*(Allow execution|Apply this change\?|Do you want to proceed\?)`),
 		option:   regexp.MustCompile(`^\s*[│|]?\s*[●○>]?\s*\d+\.\s+\S`),
+		headed:   true,
 		input:    regexp.MustCompile(`^ > ?(.*)$`),
 		boxed:    true,
 		prompt:   regexp.MustCompile(`^ > \S`),
@@ -125,35 +135,111 @@ func (r *rule) isWorking(lines []string) bool {
 }
 
 // isAsking reports whether the screen shows r's agent's permission
-// question.
+// question (see dialog).
 func (r *rule) isAsking(lines []string) bool {
-	_, ok := anyLine(lines, r.asking)
+	_, _, ok := r.dialog(lines)
 	return ok
 }
 
-// question returns the permission question: from the paragraph that holds
-// its line down to its last option, each line trimmed of box borders.
+// dialog finds the permission question on the screen where r's program
+// draws its dialogs: the first asking line below which neither an input
+// area nor the end of a turn is drawn (each of these CLIs draws its
+// transcript above its input area and a question in its place, so a
+// question below them is the transcript's: text a reply printed), and
+// the question's last option line (q when none shows).
+func (r *rule) dialog(lines []string) (q, end int, ok bool) {
+	for q = range lines {
+		if !matchAny(lines[q], r.asking) || r.transcriptBelow(lines, q) {
+			continue
+		}
+		end = q
+		for i := q + 1; i < len(lines); i++ {
+			if r.option != nil && r.option.MatchString(unbox(lines[i])) {
+				end = i
+			}
+		}
+		return q, end, true
+	}
+	return 0, 0, false
+}
+
+// transcriptBelow reports whether a line below line q is one the program
+// draws only below its transcript: its input line (for a boxed row, with
+// the box's rule above it; for another, unless it is one of the
+// question's options, which Codex marks with the same ›), or the line
+// that ends a turn.
+func (r *rule) transcriptBelow(lines []string, q int) bool {
+	for i := q + 1; i < len(lines); i++ {
+		l := lines[i]
+		if r.turnEnd != nil && r.turnEnd.MatchString(l) {
+			return true
+		}
+		if r.input == nil || !r.input.MatchString(l) {
+			continue
+		}
+		if r.boxed {
+			if isRule(lines[i-1]) {
+				return true
+			}
+			continue
+		}
+		if r.option == nil || !r.option.MatchString(unbox(l)) {
+			return true
+		}
+	}
+	return false
+}
+
+// matchAny reports whether one of exprs matches l.
+func matchAny(l string, exprs []*regexp.Regexp) bool {
+	for _, e := range exprs {
+		if e.MatchString(l) {
+			return true
+		}
+	}
+	return false
+}
+
+// maxQuestionLines bounds the question reported: past it, its first
+// questionHead lines and its last questionTail (the question line and
+// its options) are kept, and the cut says how many lines it left out.
+const (
+	maxQuestionLines = 64
+	questionHead     = 44
+	questionTail     = 16
+)
+
+// question returns the permission question: for a headed row from the
+// top of the dialog (its border; the top of the screen when the screen
+// does not show it, and the question says so), else from the asking
+// line, down to its last option, each line trimmed of box borders.
 func (r *rule) question(lines []string) string {
-	q, ok := anyLine(lines, r.asking)
+	q, end, ok := r.dialog(lines)
 	if !ok {
 		return ""
 	}
 	start := q
-	for start > 0 && q-start < 12 && !boxTop(lines[start-1]) {
-		start--
-	}
-	end := q
-	for i := q + 1; i < len(lines) && i-q < 12; i++ {
-		if r.option != nil && r.option.MatchString(unbox(lines[i])) {
-			end = i
+	cutAbove := false
+	if r.headed {
+		for start > 0 && !boxTop(lines[start-1]) {
+			start--
 		}
+		cutAbove = start == 0
 	}
 	var out []string
+	if cutAbove {
+		out = append(out, "[the question starts above the screen: its first lines are not shown]")
+	}
 	for _, l := range lines[start : end+1] {
 		l = strings.TrimSpace(unbox(l))
 		if l != "" && !isRule(l) && !boxTop(l) && !strings.HasPrefix(l, "╰") {
 			out = append(out, strings.TrimSpace(unbox(l)))
 		}
+	}
+	if len(out) > maxQuestionLines {
+		cut := len(out) - questionHead - questionTail
+		out = append(append(out[:questionHead:questionHead],
+			fmt.Sprintf("[%d lines of the question not shown]", cut)), out[len(out)-questionTail:]...)
 	}
 	return strings.TrimSpace(strings.Join(out, "\n"))
 }

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -38,6 +39,12 @@ func TestRules(t *testing.T) {
 			{screen: "claude-done", state: WaitingForInput, input: "", answer: "reply to: Write a haiku about tmux panes"},
 			{screen: "claude-permission", state: AskingPermission, input: "-",
 				question: []string{"Bash command", "touch /tmp/", "Do you want to proceed?", "1. Yes", "3. No"}},
+			// Issue 42: a reply that prints every CLI's question is transcript.
+			{screen: "claude-forged", state: WaitingForInput, input: "", answer: "Do you want to proceed?"},
+			{screen: "claude-permission-long", state: AskingPermission, input: "-",
+				question: []string{"Bash command", "echo FIRST-LINE-OF-THE-COMMAND-", "echo step-10", "touched", "Do you want to proceed?", "3. No"}},
+			{screen: "claude-permission-cut", state: AskingPermission, input: "-",
+				question: []string{"[the question starts above the screen", "echo step-60", "Do you want to proceed?", "3. No"}},
 		},
 		"codex": {
 			{screen: "codex-idle", state: WaitingForInput, input: "Ask Codex to do anything"},
@@ -49,6 +56,11 @@ func TestRules(t *testing.T) {
 			{screen: "codex-permission", state: AskingPermission,
 				question: []string{"Would you like to run the following command?", "$ touch /tmp/", "1. Yes, proceed (y)", "3. No, and tell Codex"}},
 			{screen: "codex-after-permission", state: WaitingForInput, input: "Ask Codex to do anything", answer: "command done"},
+			{screen: "codex-forged", state: WaitingForInput, input: "Ask Codex to do anything", answer: "Would you like to run"},
+			{screen: "codex-permission-long", state: AskingPermission,
+				question: []string{"Would you like to run the following command?", "$ echo FIRST-LINE-OF-THE-COMMAND-", "echo step-10", "touched", "1. Yes, proceed (y)"}},
+			{screen: "codex-permission-cut", state: AskingPermission,
+				question: []string{"$ echo FIRST-LINE-OF-THE-COMMAND-", "[… 80 lines]", "1. Yes, proceed (y)"}},
 		},
 		"gemini": {
 			{screen: "gemini-idle", state: WaitingForInput, input: "Type your message or @path/to/file"},
@@ -59,6 +71,11 @@ func TestRules(t *testing.T) {
 			{screen: "gemini-done", state: WaitingForInput, input: "Type your message or @path/to/file", answer: "reply to: Write a haiku about tmux panes"},
 			{screen: "gemini-permission", state: AskingPermission,
 				question: []string{"? Shell  touch /tmp/", "Allow execution of [Shell]?", "1. Allow once", "3. No, suggest changes (esc)"}},
+			{screen: "gemini-forged", state: WaitingForInput, input: "Type your message or @path/to/file", answer: "Allow execution of [Shell]?"},
+			{screen: "gemini-permission-long", state: AskingPermission,
+				question: []string{"? Shell  Run a shell command", "echo FIRST-LINE-OF-THE-COMMAND-", "echo step-10", "touched", "Allow execution of [Shell]?", "3. No"}},
+			{screen: "gemini-permission-cut", state: AskingPermission,
+				question: []string{"first 36 lines hidden", "echo step-60", "Allow execution of [Shell]?", "3. No"}},
 		},
 	}
 	for _, name := range Names() {
@@ -145,5 +162,43 @@ func TestInputRows(t *testing.T) {
 				t.Errorf("rows, last blank: got %v, want %v (input %q)", got, want, r.Input)
 			}
 		})
+	}
+}
+
+// TestQuestionBounds: a question in place of the input area is read from
+// its first line wherever its text repeats the question's own words (a
+// command may), and one longer than maxQuestionLines keeps its start and
+// its options and says how much it left out.
+func TestQuestionBounds(t *testing.T) {
+	// A command line that reads like Codex's question, in Codex's dialog.
+	codex := screen(t, "codex-permission-long")
+	for i, l := range codex {
+		if strings.Contains(l, "echo step-05") {
+			codex[i] = "    Would you like to run the following command?"
+		}
+	}
+	if q := Read("codex", codex).Question; !strings.Contains(q, "FIRST-LINE-OF-THE-COMMAND") {
+		t.Errorf("codex question with its words in the command = %q, want it from its first line", q)
+	}
+	// A Claude dialog 100 command lines tall.
+	claude := screen(t, "claude-permission-long")
+	var tall []string
+	for _, l := range claude {
+		tall = append(tall, l)
+		if strings.Contains(l, "FIRST-LINE-OF-THE-COMMAND") {
+			for i := range 100 {
+				tall = append(tall, fmt.Sprintf(" │   echo filler-%03d && \\", i))
+			}
+		}
+	}
+	r := Read("claude", tall)
+	lines := strings.Split(r.Question, "\n")
+	if r.State != AskingPermission || len(lines) > 65 {
+		t.Fatalf("tall question: state %s, %d lines, want asking, at most 65", r.State, len(lines))
+	}
+	for _, want := range []string{"echo FIRST-LINE-OF-THE-COMMAND-", "lines of the question not shown]", "Do you want to proceed?", "3. No"} {
+		if !strings.Contains(r.Question, want) {
+			t.Errorf("tall question lacks %q:\n%s", want, r.Question)
+		}
 	}
 }

@@ -48,10 +48,7 @@ func Read(name Name, screen []string) Reading {
 	if r == nil {
 		return Reading{State: Unknown}
 	}
-	lines := make([]string, len(screen))
-	for i, l := range screen {
-		lines[i] = strings.TrimRight(l, " ")
-	}
+	lines := trimRight(screen)
 	out := Reading{State: Unknown}
 	top := len(lines) // the first line of the input area
 	if i, input, ok := r.inputArea(lines); ok {
@@ -71,6 +68,15 @@ func Read(name Name, screen []string) Reading {
 	}
 	out.Answer = r.answer(lines[:top])
 	return out
+}
+
+// trimRight returns the lines of screen without their trailing blanks.
+func trimRight(screen []string) []string {
+	lines := make([]string, len(screen))
+	for i, l := range screen {
+		lines[i] = strings.TrimRight(l, " ")
+	}
+	return lines
 }
 
 // Known reports whether name is a row of the table.

@@ -33,28 +33,8 @@ func agentRounds(t *testing.T) int {
 func TestDriveAgentCLIs(t *testing.T) {
 	for _, name := range []string{agentstub.Claude, agentstub.Codex, agentstub.Gemini} {
 		t.Run(name, func(t *testing.T) {
-			exe := agentstub.CLI(t, name)
-			stub := agentstub.Start(t)
 			e := newEnv(t, Mutating)
-			l := stub.Launch(t, name, exe)
-			args := append([]string{"new-window", "-d", "-P", "-F", "#{pane_id}", "-t", "main:"}, l.CommandArgs()...)
-			p := e.tmux(args...)
-			panePID, err := strconv.Atoi(e.tmux("display-message", "-p", "-t", p, "#{pane_pid}"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			agentstub.Reap(t, panePID)
-			e.tmux("resize-window", "-t", p, "-x", "120", "-y", "40")
-
-			state := func() *AgentInfo {
-				var pi PaneInfo
-				e.ok("get_pane_info", map[string]any{"pane_id": p}, &pi)
-				return pi.Agent
-			}
-			tmuxtest.WaitFor(t, 60*time.Second, name+" at its prompt", func() bool {
-				a := state()
-				return a != nil && a.State == "waiting_for_input"
-			})
+			stub, p := e.agentCLI(name)
 			e.fails("send_keys", map[string]any{"pane_id": p, "keys": "hello"}, "runs "+name, "[agent_pane]")
 
 			rounds := agentRounds(t)
@@ -123,4 +103,45 @@ func TestDriveAgentCLIs(t *testing.T) {
 			e.fails("answer_permission", map[string]any{"pane_id": p, "answer": "yes"}, "is not asking anything", "[not_asking]")
 		})
 	}
+}
+
+// agentCLI starts the real agent CLI name (agentstub.CLI: skipped, or
+// failed under CI, when it is not installed) in a new 120x40 window of
+// the test's server, against a model stub of its own on loopback, and
+// waits until tmux-mcp reads it waiting for input. It returns the stub
+// and the pane.
+func (e *env) agentCLI(name string) (*agentstub.Stub, string) {
+	e.t.Helper()
+	exe := agentstub.CLI(e.t, name)
+	stub := agentstub.Start(e.t)
+	l := stub.Launch(e.t, name, exe)
+	args := append([]string{"new-window", "-d", "-P", "-F", "#{pane_id}", "-t", "main:"}, l.CommandArgs()...)
+	p := e.tmux(args...)
+	panePID, err := strconv.Atoi(e.tmux("display-message", "-p", "-t", p, "#{pane_pid}"))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	agentstub.Reap(e.t, panePID)
+	e.tmux("resize-window", "-t", p, "-x", "120", "-y", "40")
+	e.waitAgent(p, "waiting_for_input", 60*time.Second)
+	return stub, p
+}
+
+// agentState is the agent get_pane_info reads in pane p (nil for none).
+func (e *env) agentState(p string) *AgentInfo {
+	e.t.Helper()
+	var pi PaneInfo
+	e.ok("get_pane_info", map[string]any{"pane_id": p}, &pi)
+	return pi.Agent
+}
+
+// waitAgent waits until get_pane_info reads the agent in pane p in state.
+func (e *env) waitAgent(p, state string, timeout time.Duration) *AgentInfo {
+	e.t.Helper()
+	var a *AgentInfo
+	tmuxtest.WaitFor(e.t, timeout, "the agent in "+p+" "+state, func() bool {
+		a = e.agentState(p)
+		return a != nil && a.State == state
+	})
+	return a
 }

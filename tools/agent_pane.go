@@ -30,6 +30,10 @@ type paneAgent struct {
 	name   agent.Name
 	pid    int
 	exited bool // none runs now; this one did when this process last looked
+	// client is the terminal client (agent.TerminalClient) of a pane
+	// whose tree holds no agent but one, and clientPID its process.
+	client    string
+	clientPID int
 }
 
 // maxAgentsSeen bounds the panes whose agent is remembered (to tell
@@ -45,7 +49,9 @@ type agentSeen struct {
 // agentIn reads pn's process tree, from the pane's process down, for a
 // known agent CLI (agent.Detect). When none runs but this process saw one
 // in the same pane process before (the agent ended, its shell is back),
-// it returns that one, exited; a dead pane's last agent likewise.
+// it returns that one, exited; a dead pane's last agent likewise. When
+// none runs and none ran, ok is false and the result names the terminal
+// client in the tree, if any (agent.TerminalClient).
 func (d Deps) agentIn(ctx context.Context, srv *supervisor.Server, pn tmux.Pane) (paneAgent, bool, error) {
 	key := paneKey{srv.Socket(), pn.ID}
 	var found paneAgent
@@ -67,6 +73,8 @@ func (d Deps) agentIn(ctx context.Context, srv *supervisor.Server, pn tmux.Pane)
 		var name agent.Name
 		if name, p, ok = agent.Detect(procs); ok {
 			found = paneAgent{name: name, pid: p.PID}
+		} else if c, cp, isClient := agent.TerminalClient(procs); isClient {
+			found = paneAgent{client: c, clientPID: cp.PID}
 		}
 	}
 	io := d.panes
@@ -83,7 +91,7 @@ func (d Deps) agentIn(ctx context.Context, srv *supervisor.Server, pn tmux.Pane)
 		return paneAgent{name: seen.name, exited: true}, true, nil
 	}
 	delete(io.agents, key)
-	return paneAgent{}, false, nil
+	return found, false, nil
 }
 
 // readAgent returns the agent CLI pn runs and what its screen says (nil

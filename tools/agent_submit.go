@@ -3,6 +3,7 @@ package tools
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -73,14 +74,23 @@ func SubmitPrompt(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if err != nil {
 			return nil, err
 		}
-		ctx, cancel := context.WithTimeout(ctx, timeout)
+		// The timeout bounds the steps of the submission (the pane's
+		// lock and readiness, then the waits for the program); each
+		// read and key has the time of a tmux call (waituntil.go).
+		deadline := start.Add(timeout)
+		wctx, cancel := context.WithDeadline(ctx, deadline)
 		defer cancel()
-		tp, err := d.startTyping(ctx, p)
+		tp, err := d.startTyping(wctx, p)
+		if pastDeadline(err, deadline) && ctx.Err() == nil {
+			return nil, &toolError{class: "not_submitted",
+				msg:  fmt.Sprintf("prompt not submitted: the pane was not ready for keys within %s; nothing was typed", timeout),
+				hint: "submit_prompt again with a longer timeout"}
+		}
 		if err != nil {
 			return nil, err
 		}
 		defer tp.unlock()
-		s := submission{d: d, srv: tp.srv, pane: tp.pane, text: text, start: start, timeout: timeout}
+		s := submission{d: d, srv: tp.srv, pane: tp.pane, text: text, start: start, timeout: timeout, deadline: deadline}
 		return s.run(ctx)
 	})
 }
@@ -93,7 +103,9 @@ type submission struct {
 	text    string
 	start   time.Time
 	timeout time.Duration
-	name    agent.Name // the agent CLI in the pane, "" for another program
+	// deadline ends the waits for the program (start + timeout).
+	deadline time.Time
+	name     agent.Name // the agent CLI in the pane, "" for another program
 }
 
 // run submits s.text and returns the result.
@@ -238,7 +250,7 @@ func (d Deps) screenNow(ctx context.Context, srv *supervisor.Server, pane tmux.P
 func (s *submission) awaitTaken(ctx context.Context, before screenState) (screenState, error) {
 	last := before
 	changedAt := time.Time{}
-	err := watchUntil(ctx, s.srv, s.pane.ID, func() (bool, error) {
+	err := watchUntil(ctx, s.srv, s.pane.ID, s.deadline, func() (bool, error) {
 		now, err := s.d.screenNow(ctx, s.srv, s.pane.ID)
 		if err != nil {
 			return false, err
@@ -269,7 +281,7 @@ func (s *submission) awaitTaken(ctx context.Context, before screenState) (screen
 func (s *submission) awaitTakenBack(ctx context.Context, paste agent.Reading) (screenState, error) {
 	var last screenState
 	backAt := time.Time{}
-	err := watchUntil(ctx, s.srv, s.pane.ID, func() (bool, error) {
+	err := watchUntil(ctx, s.srv, s.pane.ID, s.deadline, func() (bool, error) {
 		now, err := s.d.screenNow(ctx, s.srv, s.pane.ID)
 		if err != nil {
 			return false, err
@@ -312,7 +324,7 @@ func (s *submission) awaitSubmitted(ctx context.Context, taken screenState) (scr
 	newline := false
 	tail := lastLineTail(s.text)
 	var now screenState
-	err := watchUntil(ctx, s.srv, s.pane.ID, func() (bool, error) {
+	err := watchUntil(ctx, s.srv, s.pane.ID, s.deadline, func() (bool, error) {
 		var err error
 		if now, err = s.d.screenNow(ctx, s.srv, s.pane.ID); err != nil {
 			return false, err
@@ -361,7 +373,7 @@ func lastLineTail(text string) string {
 // went wrong, and the screen as it is now, so that the caller sees it.
 func (s *submission) failure(ctx context.Context, what string, cause error) error {
 	msg := fmt.Sprintf("prompt not submitted to pane %s: %s", s.pane.ID, what)
-	if ctx.Err() != nil {
+	if errors.Is(cause, errWaitOver) || pastDeadline(cause, s.deadline) {
 		msg += fmt.Sprintf(" within %s", s.timeout)
 	} else if cause != nil {
 		msg += ": " + cause.Error()

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -9,8 +10,6 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/tmux-mcp/tmux-mcp/agent"
-	"github.com/tmux-mcp/tmux-mcp/supervisor"
-	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
 )
 
 // turnSettle is how long an agent must show a state other than working
@@ -18,6 +17,10 @@ import (
 // turn (a tool ran, the model is asked again) an agent may drop its
 // working line for a moment.
 const turnSettle = 500 * time.Millisecond
+
+// answerWait is how long answer_permission waits for the question to go
+// once its keys are typed.
+const answerWait = 5 * time.Second
 
 // agentTurnSchema is wait_for_agent's and answer_permission's result.
 var agentTurnSchema = record(tField, []string{"pane_id", "agent", "answer", "timed_out"}, nil)
@@ -56,17 +59,19 @@ func WaitForAgent(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 				msg:  fmt.Sprintf("pane %s runs no known agent CLI (%s is in the foreground)", pn.ID, pn.CurrentCommand),
 				hint: "wait_for_text waits for other programs"}
 		}
-		wctx, cancel := context.WithTimeout(ctx, timeout)
-		defer cancel()
+		// The reads have the time of a tmux call, not what is left of
+		// the wait: a read under way at the wait's end finishes, and its
+		// state is the one reported (a deadline running out in a tmux
+		// call is the wait's timeout, never a hung server).
 		out := agentTurn{PaneID: string(pn.ID)}
 		var since time.Time
 		var last agent.State
-		err = watchUntil(wctx, srv, pn.ID, func() (bool, error) {
-			cur, err := readPane(wctx, srv, pn.ID)
+		err = watchUntil(ctx, srv, pn.ID, start.Add(timeout), func() (bool, error) {
+			cur, err := readPane(ctx, srv, pn.ID)
 			if err != nil {
 				return false, err
 			}
-			info, r, err := d.readAgent(wctx, srv, cur)
+			info, r, err := d.readAgent(ctx, srv, cur)
 			if err != nil || info == nil {
 				return false, err
 			}
@@ -83,7 +88,7 @@ func WaitForAgent(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 			return false, nil
 		})
 		switch {
-		case err != nil && wctx.Err() != nil && ctx.Err() == nil:
+		case errors.Is(err, errWaitOver):
 			out.TimedOut = true
 		case err != nil:
 			return nil, err
@@ -112,8 +117,27 @@ func AnswerPermission(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		}
 		// Answering is the point of the call: the agent needs no second
 		// argument, a person at the pane does.
-		if err := d.checkAttended(ctx, srv, pn, p.boolean("allow_attended")); err != nil {
+		if err := d.checkAttended(ctx, srv, pn, p.boolean("allow_attended"), ""); err != nil {
 			return nil, err
+		}
+		// The answer's keys reach the panes synchronized with this one
+		// too: another agent or a person there is guarded as for any
+		// typing (an answer takes no allow_agent for them).
+		reached, err := reachedPanes(ctx, srv, pn)
+		if err != nil {
+			return nil, err
+		}
+		own, _, err := d.ownPaneOn(ctx, srv, false)
+		if err != nil {
+			return nil, err
+		}
+		for _, q := range reached[1:] {
+			if q.ID == own {
+				continue // checkTypingSelf decided
+			}
+			if err := d.checkDriven(ctx, srv, q, false, p.boolean("allow_attended"), viaSync(pn, q)); err != nil {
+				return nil, err
+			}
 		}
 		unlock, err := d.panes.lock(ctx, srv.Socket(), pn.ID)
 		if err != nil {
@@ -141,17 +165,15 @@ func AnswerPermission(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 			return nil, err
 		}
 		out := agentTurn{PaneID: string(pn.ID)}
-		wctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		defer cancel()
-		err = watchUntil(wctx, srv, pn.ID, func() (bool, error) {
-			a, r, err := d.readAgent(wctx, srv, pn)
+		err = watchUntil(ctx, srv, pn.ID, time.Now().Add(answerWait), func() (bool, error) {
+			a, r, err := d.readAgent(ctx, srv, pn)
 			if err != nil || a == nil {
 				return false, err
 			}
 			out.Agent, out.Answer = a, r.Answer
 			return r.State != agent.AskingPermission, nil
 		})
-		if err != nil && ctx.Err() == nil && wctx.Err() != nil {
+		if errors.Is(err, errWaitOver) {
 			return nil, &toolError{class: "not_answered",
 				msg: fmt.Sprintf("%s typed into pane %s, but %s still asks:\n%s", keyNames(keys), pn.ID, info.Name, r.Question)}
 		}
@@ -166,28 +188,4 @@ func AnswerPermission(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 // keyNames says which keys were typed.
 func keyNames(keys []string) string {
 	return fmt.Sprintf("%q", keys)
-}
-
-// watchUntil calls check each time pane may have changed and every
-// submitCheck, until it reports done, fails, or ctx ends.
-func watchUntil(ctx context.Context, srv *supervisor.Server, pane tmux.PaneID, check func() (bool, error)) error {
-	feed := watchPane(ctx, srv, pane, minPoll)
-	defer feed.close()
-	tick := time.NewTicker(submitCheck)
-	defer tick.Stop()
-	for {
-		done, err := check()
-		if err != nil || done {
-			return err
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-tick.C:
-		case _, ok := <-feed.C:
-			if !ok {
-				feed.reopen(ctx)
-			}
-		}
-	}
 }

@@ -70,7 +70,8 @@ func WaitForChannel(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if err != nil {
 			return nil, err
 		}
-		wctx, cancel := context.WithTimeout(ctx, limit)
+		deadline := time.Now().Add(limit)
+		wctx, cancel := context.WithDeadline(ctx, deadline)
 		defer cancel()
 		prog := startProgress(ctx, req, limit, "waiting for channel")
 		defer prog.stop()
@@ -80,7 +81,7 @@ func WaitForChannel(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		switch {
 		case ctx.Err() != nil:
 			return nil, ctx.Err()
-		case errors.Is(err, tmux.ErrTimeout) && wctx.Err() != nil:
+		case pastDeadline(err, deadline) || errors.Is(err, tmux.ErrTimeout) && wctx.Err() != nil:
 			return nil, &toolError{msg: fmt.Sprintf("wait-for timeout: channel '%s' was not signalled within %ss", c, secondsText(eff)),
 				class: "timeout", hint: "Signal it with signal_channel (tmux wait-for -S), or wait again."}
 		case err != nil:

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -27,7 +28,8 @@ var (
 const attendedWithin = 2 * time.Minute
 
 // checkTyping is the check every tool that types into pane pn makes
-// before it types: the caller's own pane (checkTypingSelf), and a pane
+// before it types: the caller's own pane (checkTypingSelf), and every
+// pane the keys reach (pn, and the panes synchronized with it) that
 // someone else drives (checkDriven) unless p allows it.
 func (d Deps) checkTyping(ctx context.Context, srv *supervisor.Server, pn tmux.Pane, p params) error {
 	if err := d.checkTypingSelf(ctx, srv, pn.ID); err != nil {
@@ -37,36 +39,93 @@ func (d Deps) checkTyping(ctx context.Context, srv *supervisor.Server, pn tmux.P
 	if err != nil {
 		return err
 	}
-	if own == pn.ID {
-		return nil // allowed above; the agent running there is the caller
-	}
-	return d.checkDriven(ctx, srv, pn, p.boolean("allow_agent"), p.boolean("allow_attended"))
-}
-
-// checkDriven refuses pane pn when another agent CLI runs in it
-// (checkAgentPane) or a person works in it (checkAttended).
-func (d Deps) checkDriven(ctx context.Context, srv *supervisor.Server, pn tmux.Pane, allowAgent, allowAttended bool) error {
-	if err := d.checkAgentPane(ctx, srv, pn, allowAgent); err != nil {
+	reached, err := reachedPanes(ctx, srv, pn)
+	if err != nil {
 		return err
 	}
-	return d.checkAttended(ctx, srv, pn, allowAttended)
+	for _, q := range reached {
+		if q.ID == own {
+			continue // allowed above; the agent running there is the caller
+		}
+		if err := d.checkDriven(ctx, srv, q, p.boolean("allow_agent"), p.boolean("allow_attended"), viaSync(pn, q)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// reachedPanes returns the panes that keys typed into pn reach: pn and,
+// when pn's synchronize-panes is on, every other pane of its window whose
+// option is on too (tmux copies each key to them: window_pane_copy_key,
+// and next-3.8 copies pastes too). tmux skips a pane in a mode, with its
+// input off or hidden by a zoom; those change without notice, so they
+// count here.
+func reachedPanes(ctx context.Context, srv *supervisor.Server, pn tmux.Pane) ([]tmux.Pane, error) {
+	synced, err := srv.SynchronizedPanes(ctx, pn.ID)
+	if errors.Is(err, tmux.ErrNotFound) {
+		return []tmux.Pane{pn}, nil // gone: the typing fails on its own
+	}
+	if err != nil || !synced[pn.ID] {
+		return []tmux.Pane{pn}, err
+	}
+	out := []tmux.Pane{pn}
+	for id, on := range synced {
+		if !on || id == pn.ID {
+			continue
+		}
+		q, err := srv.Pane(ctx, id)
+		if errors.Is(err, tmux.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, q)
+	}
+	return out, nil
+}
+
+// viaSync says how keys typed into target reach pane q: "" when q is the
+// target, else through synchronize-panes.
+func viaSync(target, q tmux.Pane) string {
+	if q.ID == target.ID {
+		return ""
+	}
+	return fmt.Sprintf("keys typed into pane %s reach pane %s too (window %s has synchronize-panes on): ", target.ID, q.ID, q.WindowID)
+}
+
+// checkDriven refuses pane pn when another agent CLI runs in it or shows
+// behind a terminal client (checkAgentPane), or a person works in it
+// (checkAttended). via, when not empty, says how the keys reach pn.
+func (d Deps) checkDriven(ctx context.Context, srv *supervisor.Server, pn tmux.Pane, allowAgent, allowAttended bool, via string) error {
+	if err := d.checkAgentPane(ctx, srv, pn, allowAgent, via); err != nil {
+		return err
+	}
+	return d.checkAttended(ctx, srv, pn, allowAttended, via)
 }
 
 // checkAgentPane refuses pane pn when another agent CLI runs in it
 // (unless allowAgent), or when that agent asks a permission question
 // (always: answer_permission answers it; nothing types into it by the
-// way).
-func (d Deps) checkAgentPane(ctx context.Context, srv *supervisor.Server, pn tmux.Pane, allowAgent bool) error {
+// way). A pane whose process tree shows no agent but a terminal client
+// (tmux attach, ssh, docker exec, ...; agent.TerminalClient) is read with
+// every agent's rules: a permission question on its screen is refused
+// always, and a screen that reads as an agent's needs allowAgent as a
+// local agent does (the keys reach an agent all the same; the screen only
+// adds refusals, it never lets anything through).
+func (d Deps) checkAgentPane(ctx context.Context, srv *supervisor.Server, pn tmux.Pane, allowAgent bool, via string) error {
 	pa, ok, err := d.agentIn(ctx, srv, pn)
 	if err != nil {
 		return err
 	}
 	switch {
+	case !ok && pa.client != "":
+		return d.checkBehindClient(ctx, srv, pn, pa, allowAgent, via)
 	case !ok || pa.exited:
 	case !allowAgent:
 		return &toolError{class: "agent_pane",
-			msg: fmt.Sprintf("pane %s runs %s, an agent CLI (process %d): typing into it needs allow_agent: true (send_keys, paste_text, submit_prompt take it)",
-				pn.ID, pa.name, pa.pid),
+			msg: fmt.Sprintf("%spane %s runs %s, an agent CLI (process %d): typing into it needs allow_agent: true (send_keys, paste_text, submit_prompt take it)",
+				via, pn.ID, pa.name, pa.pid),
 			hint: "submit_prompt types a prompt and checks it was submitted; wait_for_agent waits for its turn; answer_permission answers its question"}
 	default:
 		lines, err := paneScreen(ctx, srv, pn.ID)
@@ -75,9 +134,34 @@ func (d Deps) checkAgentPane(ctx context.Context, srv *supervisor.Server, pn tmu
 		}
 		if r := agent.Read(pa.name, lines); r.State == agent.AskingPermission {
 			return &toolError{class: "asking_permission",
-				msg:  fmt.Sprintf("%s in pane %s is asking a question; keys typed now would answer it:\n%s", pa.name, pn.ID, r.Question),
+				msg:  fmt.Sprintf("%s%s in pane %s is asking a question; keys typed now would answer it:\n%s", via, pa.name, pn.ID, r.Question),
 				hint: "answer_permission answers it"}
 		}
+	}
+	return nil
+}
+
+// checkBehindClient is checkAgentPane for a pane whose process tree ends
+// in terminal client pa.client: its screen, read with every agent's
+// rules, decides.
+func (d Deps) checkBehindClient(ctx context.Context, srv *supervisor.Server, pn tmux.Pane, pa paneAgent, allowAgent bool, via string) error {
+	lines, err := paneScreen(ctx, srv, pn.ID)
+	if err != nil {
+		return err
+	}
+	name, r, ok := agent.ReadAny(lines)
+	switch {
+	case !ok:
+	case r.State == agent.AskingPermission:
+		return &toolError{class: "asking_permission",
+			msg: fmt.Sprintf("%spane %s shows %s's permission question behind %s (process %d), which its process tree cannot see past; keys typed now would answer it:\n%s",
+				via, pn.ID, name, pa.client, pa.clientPID, r.Question),
+			hint: "answer it where the agent runs (the server, host or container " + pa.client + " reaches)"}
+	case !allowAgent:
+		return &toolError{class: "agent_pane",
+			msg: fmt.Sprintf("%spane %s shows %s, an agent CLI, behind %s (process %d): typing into it needs allow_agent: true (send_keys, paste_text, submit_prompt take it)",
+				via, pn.ID, name, pa.client, pa.clientPID),
+			hint: "the keys reach that agent; drive it where it runs if you can"}
 	}
 	return nil
 }
@@ -85,8 +169,9 @@ func (d Deps) checkAgentPane(ctx context.Context, srv *supervisor.Server, pn tmu
 // checkAttended refuses pane pn, unless allowAttended, when a person works
 // in it: a client attached to its session shows it as the active pane
 // and sent a key within attendedWithin. tmux-mcp's own clients are
-// control clients and never count.
-func (d Deps) checkAttended(ctx context.Context, srv *supervisor.Server, pn tmux.Pane, allowAttended bool) error {
+// control clients and never count. via, when not empty, says how the
+// keys reach pn.
+func (d Deps) checkAttended(ctx context.Context, srv *supervisor.Server, pn tmux.Pane, allowAttended bool, via string) error {
 	if allowAttended {
 		return nil
 	}
@@ -94,14 +179,20 @@ func (d Deps) checkAttended(ctx context.Context, srv *supervisor.Server, pn tmux
 	if err != nil {
 		return err
 	}
+	return attendedBy(clients, pn.ID, via)
+}
+
+// attendedBy is checkAttended's verdict over clients, the server's
+// clients as just listed.
+func attendedBy(clients []supervisor.AttachedClient, pane tmux.PaneID, via string) error {
 	for _, c := range clients {
-		if c.Control || c.Pane != pn.ID {
+		if c.Control || c.Pane != pane {
 			continue
 		}
 		if ago := time.Since(c.Activity); ago < attendedWithin {
 			return &toolError{class: "attended_pane",
-				msg: fmt.Sprintf("a person is working in pane %s: terminal %s shows it and typed %s ago; typing into it needs allow_attended: true",
-					pn.ID, c.TTY, ago.Round(time.Second)),
+				msg: fmt.Sprintf("%sa person is working in pane %s: terminal %s shows it and typed %s ago; typing into it needs allow_attended: true",
+					via, pane, c.TTY, ago.Round(time.Second)),
 				hint: "ask the person first, or use another pane"}
 		}
 	}

@@ -268,10 +268,10 @@ func commandRisk(name, value string) string {
 
 // SetOption sets an option.
 func SetOption(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
-	t := newTool("set_option", "Set an option (hooks, command options, values with #() and values that end the server need the destructive tier).",
+	t := newTool("set_option", "Set an option (hooks, command options, #() and server-ending values need the destructive tier).",
 		hintsMutate, record(tString, []string{"option", "value", "status"}, nil),
 		mcp.WithString("option", mcp.Required()), mcp.WithString("value", mcp.Required()),
-		pScope, pTarget, pGlobal, pSocket)
+		pScope, pTarget, pGlobal, pAllowAgent, pAllowAttended, pSocket)
 	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
 		name, value := p.str("option"), p.str("value")
 		if err := checkOptionName(name); err != nil {
@@ -304,6 +304,9 @@ func SetOption(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		}
 		if syncOption(name) {
 			if err := d.guardSyncOption(ctx, srv, scope, value); err != nil {
+				return nil, err
+			}
+			if err := d.guardSyncDriven(ctx, srv, scope, value, p.boolean("allow_agent"), p.boolean("allow_attended")); err != nil {
 				return nil, err
 			}
 		}

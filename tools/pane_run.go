@@ -321,14 +321,15 @@ func (r *run) sentError(err error) error {
 // status.
 func (r *run) await(ctx context.Context, base tmux.Pane, timeout time.Duration) (runResult, error) {
 	prog := startProgress(ctx, requestOf(ctx), timeout, "running a command in pane "+string(r.pane))
-	wctx, cancel := context.WithTimeout(ctx, timeout)
+	deadline := time.Now().Add(timeout)
+	wctx, cancel := context.WithDeadline(ctx, deadline)
 	err := r.srv.WaitForChannel(wctx, r.channel())
 	cancel()
 	prog.stop()
 	switch {
 	case ctx.Err() != nil:
 		return runResult{}, ctx.Err()
-	case err != nil && wctx.Err() != nil:
+	case err != nil && (wctx.Err() != nil || pastDeadline(err, deadline)):
 		res, err := r.collect(ctx, base, nil)
 		res.TimedOut = true
 		return res, err

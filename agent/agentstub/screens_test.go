@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -18,6 +19,13 @@ var idleMarker = map[string]string{
 	Claude: "? for shortcuts",
 	Codex:  "Ask Codex to do anything",
 	Gemini: "Type your message",
+}
+
+// askMarker is a line of each CLI's permission question.
+var askMarker = map[string]string{
+	Claude: "Do you want to proceed?",
+	Codex:  "Would you like to run",
+	Gemini: "Allow execution",
 }
 
 // TestScreens walks each CLI through its states (idle, typed, working,
@@ -140,4 +148,68 @@ func screens(t *testing.T, name string) {
 	time.Sleep(2 * time.Second)
 	save("ctrl-c-2", p.Capture())
 	note("tree after two C-c:\n%s", p.Tree())
+}
+
+// TestScreensQuestions records, for each CLI, the screens of issue 42's
+// questions: a reply that forges every CLI's question in the transcript
+// (<cli>-forged), a question about a 22-line command that the screen
+// holds whole (<cli>-permission-long) and about a 62-line one it cannot
+// (<cli>-permission-cut), each answered yes. It runs only with
+// AGENTSTUB_SCREENS=1.
+func TestScreensQuestions(t *testing.T) {
+	if os.Getenv(screensEnv) != "1" {
+		t.Skip("records agent/testdata screens; set " + screensEnv + "=1")
+	}
+	for _, name := range []string{Claude, Codex, Gemini} {
+		t.Run(name, func(t *testing.T) {
+			exe := CLI(t, name)
+			s := Start(t)
+			l := s.Launch(t, name, exe)
+			p := Run(t, l)
+			pid, err := strconv.Atoi(p.PID())
+			if err != nil {
+				t.Fatal(err)
+			}
+			Reap(t, pid)
+			dir := filepath.Join("..", "testdata")
+			save := func(state, screen string) {
+				t.Helper()
+				t.Logf("%s %s:\n%s", name, state, screen)
+				if err := os.WriteFile(filepath.Join(dir, name+"-"+state+".txt"), []byte(screen+"\n"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			p.WaitText(idleMarker[name], 60*time.Second)
+			stable(p, "idle", 2*time.Second, 60*time.Second)
+			prompt := func(n int, text string) {
+				t.Helper()
+				p.Paste(text)
+				p.WaitText(text, 10*time.Second)
+				stable(p, "typed", time.Second, 10*time.Second)
+				p.Keys("Enter")
+				s.WaitPrompt(t, n, 20*time.Second)
+			}
+			s.Push(Reply{Text: ForgedQuestion})
+			prompt(1, "say the forged thing")
+			p.WaitText("Allow once", 30*time.Second)
+			save("forged", stable(p, "forged", 2*time.Second, 30*time.Second))
+			for i, c := range []struct {
+				state string
+				lines int
+			}{{"permission-long", 20}, {"permission-cut", 60}} {
+				s.Push(Reply{Command: LongCommand(c.lines, filepath.Join(t.TempDir(), "touched"))})
+				prompt(2+i, fmt.Sprintf("run the long command %d", i))
+				p.WaitText(askMarker[name], 30*time.Second)
+				save(c.state, stable(p, c.state, 2*time.Second, 30*time.Second))
+				p.Keys("Enter") // the first option: yes (the command only echoes and touches)
+				p.WaitText("command done", 30*time.Second)
+				if strings.Contains(stable(p, "after yes", 2*time.Second, 30*time.Second), "A potential loop was detected") {
+					// Gemini CLI takes the echo lines for a loop and asks
+					// whether to keep watching for loops: yes (Escape).
+					p.Keys("Escape")
+					p.WaitText(idleMarker[name], 30*time.Second)
+				}
+			}
+		})
+	}
 }
