@@ -130,6 +130,9 @@ type Link struct {
 
 // conn is one ssh process and the MCP client over its stdio.
 type conn struct {
+	// n numbers the connections of a link (1, 2, ...), from the moment
+	// it serves (0 before).
+	n      int
 	cmd    *exec.Cmd
 	c      *client.Client
 	done   chan struct{} // closed when ssh has exited
@@ -140,6 +143,16 @@ type conn struct {
 
 // setErr records why the connection ended, the first reason only.
 func (c *conn) setErr(err error) { c.once.Do(func() { c.err = err }) }
+
+// ended reports whether ssh has exited.
+func (c *conn) ended() bool {
+	select {
+	case <-c.done:
+		return true
+	default:
+		return false
+	}
+}
 
 func newLink(t Target, o Options) *Link {
 	l := &Link{t: t, o: o, changed: make(chan struct{}), closed: make(chan struct{}),
@@ -210,6 +223,7 @@ func (l *Link) serve(c *conn) {
 	l.mu.Lock()
 	l.cur = c
 	l.st.Connects++
+	c.n = l.st.Connects
 	l.mu.Unlock()
 	l.setState(Up, nil, nil)
 	l.o.Log.Info("host up", "host", l.t.Name, "target", l.t.String(), "rtt_ms", l.Status().RTTMillis)
@@ -288,24 +302,38 @@ func (l *Link) Status() Status {
 // conn returns the connection to call through: at once when up, after
 // the attempt under way when connecting, never when down (ErrHostDown at
 // once: the caller should not wait for a backoff it cannot see).
-func (l *Link) conn(ctx context.Context) (*conn, error) { return l.await(ctx, false) }
+func (l *Link) conn(ctx context.Context) (*conn, error) { return l.await(ctx, false, nil) }
 
-// awaitUp waits until the link is up (through down and connecting) and
-// returns its connection, or ctx's error.
-func (l *Link) awaitUp(ctx context.Context) (*conn, error) { return l.await(ctx, true) }
+// awaitNext waits until the link is up (through down and connecting) on a
+// connection other than lost, and returns it, or ctx's error. lost is the
+// connection a call just lost: until the link has noticed its end, it is
+// still the link's current one, and a call made again on it fails at once
+// (a read retried so spun, hundreds of times in a few milliseconds).
+func (l *Link) awaitNext(ctx context.Context, lost *conn) (*conn, error) {
+	return l.await(ctx, true, lost)
+}
 
-// await waits for the link to be up; throughDown: a link that is down is
-// waited for too, else it fails at once.
-func (l *Link) await(ctx context.Context, throughDown bool) (*conn, error) {
+// await waits for the link to be up on a live connection other than not;
+// throughDown: a link that is down is waited for too, else it fails at
+// once.
+func (l *Link) await(ctx context.Context, throughDown bool, not *conn) (*conn, error) {
 	for {
 		l.mu.Lock()
 		c, st, ch := l.cur, l.st, l.changed
 		l.mu.Unlock()
 		switch {
-		case st.State == Up && c != nil:
-			return c, nil
 		case st.State == Closed || st.State == Down && !throughDown:
 			return nil, l.downError(st)
+		case st.State == Up && c != nil && c != not && !c.ended():
+			return c, nil
+		case st.State == Up && c != nil && c == not:
+			// The lost connection is still the current one: the link
+			// reports it down (a state change) once it sees it end.
+		case st.State == Up && c != nil:
+			// It has ended, and the link has not noticed yet.
+			if !throughDown {
+				return nil, l.downError(Status{Name: st.Name, Target: st.Target, State: Down, Error: "the connection has just ended"})
+			}
 		}
 		select {
 		case <-ch:
