@@ -35,6 +35,8 @@ type Options struct {
 	// tmux-mcp or another version, when the OS and CPU match.
 	Install bool
 	Self    string
+	// self is Self's SHA-256, read once for every link.
+	self *selfBinary
 	// PingEvery is how often an idle connection is pinged (5s); a ping
 	// that takes longer than PingTimeout (5s) ends the connection.
 	PingEvery, PingTimeout time.Duration
@@ -74,6 +76,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Log == nil {
 		o.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if o.self == nil {
+		o.self = &selfBinary{path: o.Self}
 	}
 	return o
 }
@@ -399,9 +404,8 @@ func (l *Link) sshArgs(remote string) []string {
 }
 
 // remoteCommand is the shell command line the host runs: the target's own
-// command, or tmux-mcp from the PATH or from the install cache (the cache
-// first when installing is allowed: a copy put there replaces an older
-// one on the PATH).
+// command, or tmux-mcp from the PATH or from the install cache, checked
+// before it runs (cache.go).
 func (l *Link) remoteCommand() string {
 	args := make([]string, len(l.o.RemoteArgs))
 	for i, a := range l.o.RemoteArgs {
@@ -410,16 +414,9 @@ func (l *Link) remoteCommand() string {
 	if l.t.Command != "" {
 		return l.t.Command + " " + strings.Join(args, " ")
 	}
-	find := `b=$(command -v tmux-mcp) || b=` + cachedBinary
-	if l.o.Install {
-		find = `b=` + cachedBinary + `; [ -x "$b" ] || b=$(command -v tmux-mcp) || b=` + cachedBinary
-	}
-	script := find + `; [ -x "$b" ] || { echo "tmux-mcp: not installed on this host" >&2; exit 127; }; exec "$b" "$@"`
-	return "sh -c " + shQuote(script) + " tmux-mcp " + strings.Join(args, " ")
+	sum, _ := l.o.self.sha256() // unknown: the cache is refused
+	return "sh -c " + shQuote(startScript(l.o.Install, sum)) + " tmux-mcp " + strings.Join(args, " ")
 }
-
-// cachedBinary is where --host-install puts tmux-mcp on a host (shell).
-const cachedBinary = `"${XDG_CACHE_HOME:-$HOME/.cache}/tmux-mcp/bin/tmux-mcp"`
 
 // shQuote quotes s for a POSIX shell (and fish, bash, zsh: the remote
 // login shell parses the command line first).
@@ -431,7 +428,7 @@ func shQuote(s string) string {
 // first when it is missing or another version and that is allowed.
 func (l *Link) connect() (*conn, error) {
 	c, ver, err := l.dial()
-	if err != nil && l.o.Install && errors.Is(err, errNotInstalled) {
+	if err != nil && l.o.Install && (errors.Is(err, errNotInstalled) || errors.Is(err, errOtherBuild)) {
 		if ierr := l.install(); ierr != nil {
 			return nil, fmt.Errorf("%w; installing it: %w", err, ierr)
 		}
@@ -512,6 +509,9 @@ func (l *Link) dial() (*conn, string, error) {
 		case <-time.After(2 * time.Second):
 			c.end(fmt.Errorf("initialize: %w", err))
 			<-c.done
+		}
+		if r := refusal(c.err); r != nil {
+			return nil, "", r
 		}
 		if ee := c.err; ee != nil && strings.Contains(ee.Error(), "exit status 127") {
 			return nil, "", fmt.Errorf("%w: %w", errNotInstalled, ee)

@@ -126,7 +126,7 @@ func TestPlatformMatches(t *testing.T) {
 func TestRemoteCommand(t *testing.T) {
 	l := newLink(Target{Name: "b", Host: "h"}, Options{RemoteArgs: []string{"serve", "--safety", "it's"}}.withDefaults())
 	got := l.remoteCommand()
-	for _, want := range []string{"sh -c '", `command -v tmux-mcp`, `.cache}/tmux-mcp/bin/tmux-mcp`, `exit 127`, `'serve' '--safety' 'it'\''s'`} {
+	for _, want := range []string{"sh -c '", `command -v tmux-mcp`, `x=$HOME/.cache;;`, `/tmux-mcp/bin/tmux-mcp`, `exit 127`, `'serve' '--safety' 'it'\''s'`} {
 		if !strings.Contains(got, want) {
 			t.Errorf("remote command %s\nlacks %s", got, want)
 		}
