@@ -82,7 +82,7 @@ func (l *Link) call(ctx context.Context, c *conn, req mcp.CallToolRequest) (*mcp
 	fwd := mcp.CallToolRequest{}
 	fwd.Params.Name = req.Params.Name
 	fwd.Params.Arguments = req.Params.Arguments
-	fwd.Params.Meta = traceMeta(ctx)
+	fwd.Params.Meta = callersMeta(ctx, traceMeta(ctx))
 	cctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	go func() {

@@ -33,11 +33,11 @@ func (d Deps) checkTyping(ctx context.Context, srv *supervisor.Server, pn tmux.P
 	if err := d.checkTypingSelf(ctx, srv, pn.ID); err != nil {
 		return err
 	}
-	own, _, err := d.ownPaneOn(ctx, srv, false)
+	own, err := d.ownPanesOn(ctx, srv, false)
 	if err != nil {
 		return err
 	}
-	if own == pn.ID {
+	if own.has(pn.ID) {
 		return nil // allowed above; the agent running there is the caller
 	}
 	return d.checkDriven(ctx, srv, pn, p.boolean("allow_agent"), p.boolean("allow_attended"))
