@@ -49,25 +49,31 @@ var (
 )
 
 // cacheFuncs is the shell code that finds the cache (x, c) and defines
-// the checks: ok PATH [LOOSE], walk DIR N and trusted.
+// the checks: dirs DIR (DIR, its parent and what is above them) and
+// trusted (the copy c). Two finds check every path at once, each printing
+// the paths that fail (a '-o -print' stands for the '!' csh would
+// expand): the install's own (the copy, bin, tmux-mcp) must belong to the
+// user or root and be writable by no one else; above them a root-owned
+// sticky directory may be writable.
 const cacheFuncs = `x=${XDG_CACHE_HOME:-}; case $x in /*) ;; *) x=$HOME/.cache;; esac; c=$x/tmux-mcp/bin/tmux-mcp; u=$(id -u); ` +
-	// ok: owned by the user or root and writable by no one else; with
-	// LOOSE, a root-owned sticky directory passes too.
-	`ok() { if [ -n "$(find "$1" -prune \( -user "$u" -o -user 0 \) -print 2>/dev/null)" ] && [ -z "$(find "$1" -prune \( -perm -020 -o -perm -002 \) -print 2>/dev/null)" ]; then return 0; fi; ` +
-	`[ -n "$2" ] && [ -n "$(find "$1" -prune -type d -user 0 -perm -1000 -print 2>/dev/null)" ]; }; ` +
 	`bad() { echo "` + untrustedMark + `$c: $1 ($(ls -ld "$2" 2>&1)); it must belong to you (uid $u) or root and be writable by no one else" >&2; exit 126; }; ` +
-	// walk: DIR and every directory above it up to the home (or /);
-	// the first 2-N are the install's own, never loose.
-	`walk() { d=$(cd -P "$1" 2>/dev/null && pwd -P) || bad "directory $1 cannot be entered" "$1"; h=$(cd -P "$HOME" 2>/dev/null && pwd -P) || h=; n=$2; ` +
-	`while :; do l=; if [ "$n" -ge 2 ]; then l=1; fi; ok "$d" $l || bad "directory $d is not safe" "$d"; ` +
-	`if [ "$d" = "$h" ] || [ "$d" = / ]; then break; fi; d=${d%/*}; [ -n "$d" ] || d=/; n=$((n+1)); done; }; ` +
+	`first() { IFS= read -r l || :; echo "$l"; }; ` +
+	`dirs() { d=$(cd -P "$1" 2>/dev/null && pwd -P) || bad "directory $1 cannot be entered" "$1"; p=${d%/*}; [ -n "$p" ] || p=/; ` +
+	`f=$(find "$d" "$p" ${2:+"$2"} -prune \( -user "$u" -o -user 0 -o -print \) \( -perm -020 -o -perm -002 \) -print 2>/dev/null | first); ` +
+	`[ -z "$f" ] || bad "$f is not safe" "$f"; h=$(cd -P "$HOME" 2>/dev/null && pwd -P) || h=; set --; q=$p; ` +
+	`while [ "$q" != "$h" ] && [ "$q" != / ]; do q=${q%/*}; [ -n "$q" ] || q=/; set -- "$@" "$q"; done; [ $# -gt 0 ] || return 0; ` +
+	`f=$(find "$@" -prune \( -user "$u" -o -user 0 -o -print \) \( -perm -020 -o -perm -002 \) \( -type d -user 0 -perm -1000 -o -print \) 2>/dev/null | first); ` +
+	`[ -z "$f" ] || bad "directory $f is not safe" "$f"; }; ` +
 	// sum: openssl's is the fastest (SHA extensions: 0.02 s of CPU for
 	// 33 MB here, coreutils' 0.15 s), then coreutils, macOS, BSD.
 	`sum() { s=$(openssl dgst -sha256 "$1" 2>/dev/null | awk '{print $NF}'); ` +
 	`[ "${#s}" -eq 64 ] || s=$( (sha256sum "$1" || shasum -a 256 "$1" || sha256 -q "$1") 2>/dev/null | awk '{print $1}'); echo "$s"; }; ` +
-	// trusted: the copy c, its directories, and its checksum against w.
-	`trusted() { if [ -L "$c" ]; then bad "it is a symbolic link" "$c"; fi; [ -f "$c" ] || bad "it is not a regular file" "$c"; ` +
-	`ok "$c" || bad "the file is not safe" "$c"; walk "${c%/*}" 0; s=$(sum "$c"); ` +
+	// trusted: the copy c, by its physical path from then on (what runs
+	// is what was checked, whatever a symbolic link on the way), with its
+	// directories, and its checksum against w.
+	`trusted() { d=$(cd -P "${c%/*}" 2>/dev/null && pwd -P) || bad "its directory cannot be entered" "${c%/*}"; c=$d/tmux-mcp; ` +
+	`if [ -L "$c" ]; then bad "it is a symbolic link" "$c"; fi; [ -f "$c" ] || bad "it is not a regular file" "$c"; ` +
+	`dirs "$d" "$c"; s=$(sum "$c"); ` +
 	`if [ -z "$w" ] || [ "$s" != "$w" ]; then echo "` + otherBuildMark + `$c has sha256 ${s:-unknown}, this tmux-mcp is ${w:-unknown}" >&2; exit 125; fi; }; `
 
 // startScript is what the host runs to start tmux-mcp: from the PATH, else
@@ -81,14 +87,14 @@ func startScript(install bool, sum string) string {
 		find = `if [ -e "$c" ] || [ -L "$c" ]; then b=$c; else b=$(command -v tmux-mcp) || b=$c; fi; `
 	}
 	return `w=` + sum + `; ` + cacheFuncs + find +
-		`if [ "$b" = "$c" ]; then if [ -e "$c" ] || [ -L "$c" ]; then trusted; else echo "tmux-mcp: not installed on this host" >&2; exit 127; fi; fi; ` +
+		`if [ "$b" = "$c" ]; then if [ -e "$c" ] || [ -L "$c" ]; then trusted; b=$c; else echo "tmux-mcp: not installed on this host" >&2; exit 127; fi; fi; ` +
 		`exec "$b" "$@"`
 }
 
 // installScript copies its stdin into the cache, checked against the
 // SHA-256 $1, after checking the directories it writes into as a start
 // checks them: it never writes where another user could change the copy.
-const installScript = cacheFuncs + `set -e; umask 077; mkdir -p "${c%/*}"; chmod 700 "${c%/*}"; walk "${c%/*}" 0; ` +
+const installScript = cacheFuncs + `set -e; umask 077; mkdir -p "${c%/*}"; chmod 700 "${c%/*}"; dirs "${c%/*}"; ` +
 	`n=${c%/*}/.tmux-mcp.$$; cat >"$n"; s=$(sum "$n"); ` +
 	`if [ "$s" != "$1" ]; then rm -f "$n"; echo "checksum mismatch: copied ${s:-unknown}" >&2; exit 1; fi; ` +
 	`chmod 755 "$n"; mv -f "$n" "$c"`

@@ -148,8 +148,8 @@ func TestStartScriptChecksTheCache(t *testing.T) {
 				t.Fatal(err)
 			}
 		}, wantCode: 125, wantErr: otherBuildMark},
-		{name: "the file writable by others", setup: func(l *cacheLayout, path string) { chmod(t, path, 0o757) }, wantCode: 126, wantErr: "the file is not safe"},
-		{name: "the file writable by the group", setup: func(l *cacheLayout, path string) { chmod(t, path, 0o775) }, wantCode: 126, wantErr: "the file is not safe"},
+		{name: "the file writable by others", setup: func(l *cacheLayout, path string) { chmod(t, path, 0o757) }, wantCode: 126, wantErr: "/bin/tmux-mcp is not safe"},
+		{name: "the file writable by the group", setup: func(l *cacheLayout, path string) { chmod(t, path, 0o775) }, wantCode: 126, wantErr: "/bin/tmux-mcp is not safe"},
 		{name: "bin writable by others", setup: func(l *cacheLayout, path string) { chmod(t, filepath.Dir(path), 0o777) }, wantCode: 126, wantErr: "is not safe"},
 		{name: "bin sticky and writable by others", setup: func(l *cacheLayout, path string) { chmod(t, filepath.Dir(path), 0o1777) }, wantCode: 126, wantErr: "is not safe"},
 		{name: "the home writable by the group", setup: func(l *cacheLayout, path string) { chmod(t, l.home, 0o770) }, wantCode: 126, wantErr: "/home is not safe"},
@@ -182,12 +182,24 @@ func TestStartScriptChecksTheCache(t *testing.T) {
 				t.Fatal(err)
 			}
 		}, wantCode: 126, wantErr: "/open is not safe"},
+		{name: "a home with spaces and quotes in its path", before: func(l *cacheLayout) {
+			l.home = filepath.Join(l.root, "my home's \"dir\"")
+			l.mkdir(l.home, 0o700)
+			l.cache = filepath.Join(l.home, ".cache")
+			l.env = []string{"HOME=" + l.home, "PATH=/usr/bin:/bin"}
+		}, wantCode: 0},
+		{name: "a home with spaces, writable by others", before: func(l *cacheLayout) {
+			l.home = filepath.Join(l.root, "my home")
+			l.mkdir(l.home, 0o777)
+			l.cache = filepath.Join(l.home, ".cache")
+			l.env = []string{"HOME=" + l.home, "PATH=/usr/bin:/bin"}
+		}, wantCode: 126, wantErr: "/my home is not safe"},
 		{name: "XDG_CACHE_HOME a root-owned sticky directory (as /tmp)", rootOnly: true, before: xdg(0o1777), wantCode: 0},
 		{name: "planted by another user", rootOnly: true, setup: func(l *cacheLayout, path string) {
 			if err := os.Chown(path, 65534, 65534); err != nil {
 				t.Fatal(err)
 			}
-		}, wantCode: 126, wantErr: "the file is not safe"},
+		}, wantCode: 126, wantErr: "/bin/tmux-mcp is not safe"},
 		{name: "bin of another user", rootOnly: true, setup: func(l *cacheLayout, path string) {
 			if err := os.Chown(filepath.Dir(path), 65534, 65534); err != nil {
 				t.Fatal(err)
