@@ -20,6 +20,14 @@ func hintFor(err error, t Target, o Options) string {
 		}
 		return fmt.Sprintf("Install tmux-mcp on %s (go install github.com/tmux-mcp/tmux-mcp/cmd/tmux-mcp@%s, or a release binary, on its PATH), "+
 			"or start tmux-mcp with --host-install to copy this binary there (same OS and CPU only)", t.Host, v)
+	case errors.Is(err, errUntrusted):
+		return fmt.Sprintf("Another user could have put or changed the tmux-mcp in the install cache on %s, so tmux-mcp neither runs nor "+
+			"replaces it: check who owns it and the directories above it, remove it if it is not yours, make those directories writable "+
+			"by you only (chmod go-w), or point XDG_CACHE_HOME there at a directory only you can write", t.Host)
+	case errors.Is(err, errOtherBuild) && !o.Install:
+		return fmt.Sprintf("The tmux-mcp in the install cache on %s is not this binary (an earlier --host-install of another version, "+
+			"or changed since): tmux-mcp runs a cached copy only when it is this one. Start tmux-mcp with --host-install to replace it, "+
+			"or install tmux-mcp on the host's PATH", t.Host)
 	case strings.Contains(msg, "Host key verification failed"), strings.Contains(msg, "REMOTE HOST IDENTIFICATION HAS CHANGED"):
 		return fmt.Sprintf("ssh does not know %s's host key, or it changed: connect once with `ssh %s` yourself and check the key; "+
 			"tmux-mcp never accepts a host key for you", t.Host, sshDest(t))

@@ -3,8 +3,6 @@ package hosts
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"io"
 	"os"
@@ -17,15 +15,13 @@ import (
 
 // install copies this binary into the host user's cache directory
 // (~/.cache/tmux-mcp/bin/tmux-mcp), when the host's OS and CPU are this
-// binary's; the copy is checked against this binary's SHA-256 on the host
-// before it replaces anything.
+// binary's. On the host the directories are checked as a start checks
+// them (cache.go) before anything is written, and the copy is checked
+// against this binary's SHA-256 before it replaces anything.
 func (l *Link) install() error {
-	self := l.o.Self
-	if self == "" {
-		var err error
-		if self, err = os.Executable(); err != nil {
-			return fmt.Errorf("this binary: %w", err)
-		}
+	sum, err := l.o.self.sha256()
+	if err != nil {
+		return fmt.Errorf("this binary: %w", err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -38,24 +34,21 @@ func (l *Link) install() error {
 		return fmt.Errorf("the host is %q, this binary %s/%s: install a tmux-mcp built for the host there", strings.TrimSpace(out),
 			runtime.GOOS, runtime.GOARCH)
 	}
+	self := l.o.self.path
+	if self == "" {
+		if self, err = os.Executable(); err != nil {
+			return fmt.Errorf("this binary: %w", err)
+		}
+	}
 	bin, err := os.Open(self)
 	if err != nil {
 		return fmt.Errorf("this binary: %w", err)
 	}
 	defer bin.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, bin); err != nil {
-		return fmt.Errorf("this binary: %w", err)
-	}
-	sum := hex.EncodeToString(h.Sum(nil))
-	if _, err := bin.Seek(0, io.SeekStart); err != nil {
-		return err
-	}
-	script := `set -e; d="${XDG_CACHE_HOME:-$HOME/.cache}/tmux-mcp/bin"; mkdir -p "$d"; chmod 700 "$d"; n="$d/.tmux-mcp.$$"; ` +
-		`cat >"$n"; s=$( (sha256sum "$n" 2>/dev/null || shasum -a 256 "$n") | cut -d" " -f1); ` +
-		`if [ "$s" != "$1" ]; then rm -f "$n"; echo "checksum mismatch: copied $s" >&2; exit 1; fi; ` +
-		`chmod 755 "$n"; mv -f "$n" "$d/tmux-mcp"`
-	if _, err := l.runSSH(ctx, "sh -c "+shQuote(script)+" install "+shQuote(sum), bin); err != nil {
+	if _, err := l.runSSH(ctx, "sh -c "+shQuote(installScript)+" install "+shQuote(sum), bin); err != nil {
+		if r := refusal(err); r != nil {
+			return r
+		}
 		return fmt.Errorf("copy: %w", err)
 	}
 	l.o.Log.Info("tmux-mcp installed on host", "host", l.t.Name, "sha256", sum)

@@ -35,6 +35,8 @@ type Options struct {
 	// tmux-mcp or another version, when the OS and CPU match.
 	Install bool
 	Self    string
+	// self is Self's SHA-256, read once for every link.
+	self *selfBinary
 	// PingEvery is how often an idle connection is pinged (5s); a ping
 	// that takes longer than PingTimeout (5s) ends the connection.
 	PingEvery, PingTimeout time.Duration
@@ -74,6 +76,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Log == nil {
 		o.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if o.self == nil {
+		o.self = &selfBinary{path: o.Self}
 	}
 	return o
 }
@@ -130,6 +135,9 @@ type Link struct {
 
 // conn is one ssh process and the MCP client over its stdio.
 type conn struct {
+	// n numbers the connections of a link (1, 2, ...), from the moment
+	// it serves (0 before).
+	n      int
 	cmd    *exec.Cmd
 	c      *client.Client
 	done   chan struct{} // closed when ssh has exited
@@ -140,6 +148,16 @@ type conn struct {
 
 // setErr records why the connection ended, the first reason only.
 func (c *conn) setErr(err error) { c.once.Do(func() { c.err = err }) }
+
+// ended reports whether ssh has exited.
+func (c *conn) ended() bool {
+	select {
+	case <-c.done:
+		return true
+	default:
+		return false
+	}
+}
 
 func newLink(t Target, o Options) *Link {
 	l := &Link{t: t, o: o, changed: make(chan struct{}), closed: make(chan struct{}),
@@ -210,6 +228,7 @@ func (l *Link) serve(c *conn) {
 	l.mu.Lock()
 	l.cur = c
 	l.st.Connects++
+	c.n = l.st.Connects
 	l.mu.Unlock()
 	l.setState(Up, nil, nil)
 	l.o.Log.Info("host up", "host", l.t.Name, "target", l.t.String(), "rtt_ms", l.Status().RTTMillis)
@@ -288,24 +307,38 @@ func (l *Link) Status() Status {
 // conn returns the connection to call through: at once when up, after
 // the attempt under way when connecting, never when down (ErrHostDown at
 // once: the caller should not wait for a backoff it cannot see).
-func (l *Link) conn(ctx context.Context) (*conn, error) { return l.await(ctx, false) }
+func (l *Link) conn(ctx context.Context) (*conn, error) { return l.await(ctx, false, nil) }
 
-// awaitUp waits until the link is up (through down and connecting) and
-// returns its connection, or ctx's error.
-func (l *Link) awaitUp(ctx context.Context) (*conn, error) { return l.await(ctx, true) }
+// awaitNext waits until the link is up (through down and connecting) on a
+// connection other than lost, and returns it, or ctx's error. lost is the
+// connection a call just lost: until the link has noticed its end, it is
+// still the link's current one, and a call made again on it fails at once
+// (a read retried so spun, hundreds of times in a few milliseconds).
+func (l *Link) awaitNext(ctx context.Context, lost *conn) (*conn, error) {
+	return l.await(ctx, true, lost)
+}
 
-// await waits for the link to be up; throughDown: a link that is down is
-// waited for too, else it fails at once.
-func (l *Link) await(ctx context.Context, throughDown bool) (*conn, error) {
+// await waits for the link to be up on a live connection other than not;
+// throughDown: a link that is down is waited for too, else it fails at
+// once.
+func (l *Link) await(ctx context.Context, throughDown bool, not *conn) (*conn, error) {
 	for {
 		l.mu.Lock()
 		c, st, ch := l.cur, l.st, l.changed
 		l.mu.Unlock()
 		switch {
-		case st.State == Up && c != nil:
-			return c, nil
 		case st.State == Closed || st.State == Down && !throughDown:
 			return nil, l.downError(st)
+		case st.State == Up && c != nil && c != not && !c.ended():
+			return c, nil
+		case st.State == Up && c != nil && c == not:
+			// The lost connection is still the current one: the link
+			// reports it down (a state change) once it sees it end.
+		case st.State == Up && c != nil:
+			// It has ended, and the link has not noticed yet.
+			if !throughDown {
+				return nil, l.downError(Status{Name: st.Name, Target: st.Target, State: Down, Error: "the connection has just ended"})
+			}
 		}
 		select {
 		case <-ch:
@@ -371,9 +404,8 @@ func (l *Link) sshArgs(remote string) []string {
 }
 
 // remoteCommand is the shell command line the host runs: the target's own
-// command, or tmux-mcp from the PATH or from the install cache (the cache
-// first when installing is allowed: a copy put there replaces an older
-// one on the PATH).
+// command, or tmux-mcp from the PATH or from the install cache, checked
+// before it runs (cache.go).
 func (l *Link) remoteCommand() string {
 	args := make([]string, len(l.o.RemoteArgs))
 	for i, a := range l.o.RemoteArgs {
@@ -382,16 +414,9 @@ func (l *Link) remoteCommand() string {
 	if l.t.Command != "" {
 		return l.t.Command + " " + strings.Join(args, " ")
 	}
-	find := `b=$(command -v tmux-mcp) || b=` + cachedBinary
-	if l.o.Install {
-		find = `b=` + cachedBinary + `; [ -x "$b" ] || b=$(command -v tmux-mcp) || b=` + cachedBinary
-	}
-	script := find + `; [ -x "$b" ] || { echo "tmux-mcp: not installed on this host" >&2; exit 127; }; exec "$b" "$@"`
-	return "sh -c " + shQuote(script) + " tmux-mcp " + strings.Join(args, " ")
+	sum, _ := l.o.self.sha256() // unknown: the cache is refused
+	return "sh -c " + shQuote(startScript(l.o.Install, sum)) + " tmux-mcp " + strings.Join(args, " ")
 }
-
-// cachedBinary is where --host-install puts tmux-mcp on a host (shell).
-const cachedBinary = `"${XDG_CACHE_HOME:-$HOME/.cache}/tmux-mcp/bin/tmux-mcp"`
 
 // shQuote quotes s for a POSIX shell (and fish, bash, zsh: the remote
 // login shell parses the command line first).
@@ -403,7 +428,7 @@ func shQuote(s string) string {
 // first when it is missing or another version and that is allowed.
 func (l *Link) connect() (*conn, error) {
 	c, ver, err := l.dial()
-	if err != nil && l.o.Install && errors.Is(err, errNotInstalled) {
+	if err != nil && l.o.Install && (errors.Is(err, errNotInstalled) || errors.Is(err, errOtherBuild)) {
 		if ierr := l.install(); ierr != nil {
 			return nil, fmt.Errorf("%w; installing it: %w", err, ierr)
 		}
@@ -484,6 +509,9 @@ func (l *Link) dial() (*conn, string, error) {
 		case <-time.After(2 * time.Second):
 			c.end(fmt.Errorf("initialize: %w", err))
 			<-c.done
+		}
+		if r := refusal(c.err); r != nil {
+			return nil, "", r
 		}
 		if ee := c.err; ee != nil && strings.Contains(ee.Error(), "exit status 127") {
 			return nil, "", fmt.Errorf("%w: %w", errNotInstalled, ee)

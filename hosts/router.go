@@ -65,9 +65,10 @@ func (r *Router) Call(ctx context.Context, host string, req mcp.CallToolRequest,
 		if err == nil || !readOnly || !errors.Is(err, ErrHostDown) {
 			return res, err
 		}
-		l.o.Log.Info("host: connection lost during a read; waiting for the host to make it again", "host", host, "tool", req.Params.Name)
+		l.o.Log.Info("host: connection lost during a read; waiting for the host to make it again", "host", host, "tool", req.Params.Name,
+			"connection", c.n)
 		wctx, cancel := context.WithTimeout(ctx, l.o.RetryReadsWithin)
-		c, err = l.awaitUp(wctx)
+		c, err = l.awaitNext(wctx, c)
 		cancel()
 		if err != nil {
 			return nil, &hostError{kind: ErrHostDown, msg: fmt.Sprintf("%v: host %s: the connection was lost during %s, and the host "+
@@ -81,7 +82,7 @@ func (l *Link) call(ctx context.Context, c *conn, req mcp.CallToolRequest) (*mcp
 	fwd := mcp.CallToolRequest{}
 	fwd.Params.Name = req.Params.Name
 	fwd.Params.Arguments = req.Params.Arguments
-	fwd.Params.Meta = traceMeta(ctx)
+	fwd.Params.Meta = callersMeta(ctx, traceMeta(ctx))
 	cctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	go func() {

@@ -32,28 +32,41 @@ const (
 
 var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,31}$`)
 
+// userRE admits the user names of every system ssh logs into: letters,
+// digits, '_', '.', '-' and '@' (a domain account's user@domain), never a
+// leading '-' or '.' (ssh would read an option), and nothing a shell or
+// ssh's own %-expansion reads ($, `, ', ", ;, |, &, (, ), %, spaces,
+// control characters).
+var userRE = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.@-]{0,255}$`)
+
 // hostRE admits host names, IPv4 and bracketed IPv6 literals; never a
 // leading "-", which ssh would read as an option.
 var hostRE = regexp.MustCompile(`^[A-Za-z0-9_.:%\[\]-]+$`)
 
-// ParseTarget parses NAME=ssh://[user@]host[:port][?command=...].
+// ParseTarget parses NAME=ssh://[user@]host[:port][?command=...]. Its
+// errors never repeat a password the value holds (Redact).
 func ParseTarget(s string) (Target, error) {
 	name, raw, ok := strings.Cut(strings.TrimSpace(s), "=")
 	if !ok {
-		return Target{}, fmt.Errorf("host %q: want NAME=ssh://[user@]host[:port]", s)
+		return Target{}, fmt.Errorf("host %q: want NAME=ssh://[user@]host[:port]", Redact(s))
 	}
 	if !nameRE.MatchString(name) {
-		return Target{}, fmt.Errorf("host name %q: want 1-32 letters, digits, '_', '.' or '-', starting with a letter or digit", name)
+		return Target{}, fmt.Errorf("host name %q: want 1-32 letters, digits, '_', '.' or '-', starting with a letter or digit", Redact(name))
 	}
 	if name == Local || name == All {
 		return Target{}, fmt.Errorf("host name %q is reserved (%q is this machine, %q every host)", name, Local, All)
 	}
 	u, err := url.Parse(raw)
 	if err != nil {
-		return Target{}, fmt.Errorf("host %s: %w", name, err)
+		// url.Error repeats the whole URL, password and all.
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return Target{}, fmt.Errorf("host %s: %q: %w", name, Redact(raw), err)
 	}
 	if u.Scheme != "ssh" {
-		return Target{}, fmt.Errorf("host %s: %q: only ssh:// is supported", name, raw)
+		return Target{}, fmt.Errorf("host %s: %q: only ssh:// is supported", name, Redact(raw))
 	}
 	t := Target{Name: name, Host: u.Hostname(), Command: u.Query().Get("command")}
 	if t.Host == "" || strings.HasPrefix(t.Host, "-") || !hostRE.MatchString(t.Host) {
@@ -64,8 +77,9 @@ func ParseTarget(s string) (Target, error) {
 			return Target{}, fmt.Errorf("host %s: no password in the URL: tmux-mcp never handles one (use ssh keys or the ssh agent)", name)
 		}
 		t.User = u.User.Username()
-		if t.User == "" || strings.HasPrefix(t.User, "-") {
-			return Target{}, fmt.Errorf("host %s: %q is not a user name", name, t.User)
+		if !userRE.MatchString(t.User) {
+			return Target{}, fmt.Errorf("host %s: %q is not a user name: want letters, digits, '_', '.', '-' or '@', "+
+				"starting with a letter, digit or '_'", name, t.User)
 		}
 	}
 	if p := u.Port(); p != "" {
@@ -76,7 +90,7 @@ func ParseTarget(s string) (Target, error) {
 		t.Port = n
 	}
 	if u.Path != "" && u.Path != "/" {
-		return Target{}, fmt.Errorf("host %s: %q: a path means nothing here (the remote command goes in ?command=)", name, u.Path)
+		return Target{}, fmt.Errorf("host %s: %q: a path means nothing here (the remote command goes in ?command=)", name, Redact(u.Path))
 	}
 	return t, nil
 }

@@ -25,6 +25,20 @@ func TestParseTarget(t *testing.T) {
 		{in: "b=ssh://-oProxyCommand=x", wantErr: "not a host name"},
 		{in: "b=ssh://-o@h", wantErr: "not a user name"},
 		{in: "b=ssh://me:secret@h", wantErr: "no password"},
+		{in: "b=ssh://me:se,cret@h", wantErr: "no password"},
+		{in: "b=ssh://me:secret@h:bad", wantErr: "invalid port"},
+		{in: "b=ssh://me:secret@-h", wantErr: "not a host name"},
+		{in: "b=http://me:secret@h", wantErr: "only ssh://"},
+		{in: "ssh://me:secret@h", wantErr: "want NAME=ssh://"},
+		{in: "me:secret@h=ssh://h", wantErr: "host name"},
+		{in: "b=ssh://$(id)@h", wantErr: "not a user name"},
+		{in: "b=ssh://me%0Aid@h", wantErr: "not a user name"},
+		{in: "b=ssh://`id`@h", wantErr: "invalid userinfo"},
+		{in: "b=ssh://me;id@h", wantErr: "not a user name"},
+		{in: "b=ssh://%25r@h", wantErr: "not a user name"},
+		{in: "b=ssh://.me@h", wantErr: "not a user name"},
+		{in: "dom=ssh://me@corp.example@h", want: Target{Name: "dom", User: "me@corp.example", Host: "h"}},
+		{in: "u=ssh://build_bot-2.x@h", want: Target{Name: "u", User: "build_bot-2.x", Host: "h"}},
 		{in: "b=ssh://h:99999", wantErr: "port"},
 		{in: "b=ssh://h/srv", wantErr: "a path means nothing"},
 	}
@@ -35,7 +49,7 @@ func TestParseTarget(t *testing.T) {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("ParseTarget(%q) = %+v, %v; want an error with %q", tt.in, got, err, tt.wantErr)
 				}
-				if strings.Contains(tt.in, "secret") && strings.Contains(err.Error(), "secret") {
+				if strings.Contains(tt.in, "cret") && strings.Contains(err.Error(), "cret") {
 					t.Errorf("the error repeats the password: %v", err)
 				}
 				return
@@ -44,6 +58,42 @@ func TestParseTarget(t *testing.T) {
 				t.Fatalf("ParseTarget(%q) = %+v, %v; want %+v", tt.in, got, err, tt.want)
 			}
 		})
+	}
+}
+
+func TestSplitSpecs(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []string
+	}{
+		{"a=ssh://h1 b=ssh://h2", []string{"a=ssh://h1", "b=ssh://h2"}},
+		{"a=ssh://h1,b=ssh://me@h2\n\tc=ssh://h3,", []string{"a=ssh://h1", "b=ssh://me@h2", "c=ssh://h3"}},
+		// A comma that no NAME= follows is the URL's (a password's here).
+		{"a=ssh://me:se,cret@h1,b=ssh://h2", []string{"a=ssh://me:se,cret@h1", "b=ssh://h2"}},
+	}
+	for _, tt := range tests {
+		if got := SplitSpecs(tt.in); strings.Join(got, "|") != strings.Join(tt.want, "|") {
+			t.Errorf("SplitSpecs(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestRedact(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"b=ssh://me:secret@h", "b=ssh://me:xxxxx@h"},
+		{`invalid value "b=ssh://me:secret@h:22" for flag -host: host b: no password`, `invalid value "b=ssh://me:xxxxx@h:22" for flag -host: host b: no password`},
+		{"a=ssh://me@h1,b=ssh://you:p,w@h2", "a=ssh://me@h1,b=ssh://you:xxxxx@h2"},
+		{"b=me:secret@h", "b=me:xxxxx@h"},
+		{"me:secret@h", "me:xxxxx@h"},
+		{"b=ssh://me:s@cr@t@h", "b=ssh://me:xxxxx@h"},
+		{"target=ssh://me@127.0.0.1:2222 rtt_ms=0.7", "target=ssh://me@127.0.0.1:2222 rtt_ms=0.7"},
+		{"b=ssh://h?command=/x:y", "b=ssh://h?command=/x:y"},
+		{"no at sign: a:b", "no at sign: a:b"},
+	}
+	for _, tt := range tests {
+		if got := Redact(tt.in); got != tt.want {
+			t.Errorf("Redact(%q) = %q, want %q", tt.in, got, tt.want)
+		}
 	}
 }
 
@@ -76,7 +126,7 @@ func TestPlatformMatches(t *testing.T) {
 func TestRemoteCommand(t *testing.T) {
 	l := newLink(Target{Name: "b", Host: "h"}, Options{RemoteArgs: []string{"serve", "--safety", "it's"}}.withDefaults())
 	got := l.remoteCommand()
-	for _, want := range []string{"sh -c '", `command -v tmux-mcp`, `.cache}/tmux-mcp/bin/tmux-mcp`, `exit 127`, `'serve' '--safety' 'it'\''s'`} {
+	for _, want := range []string{"sh -c '", `command -v tmux-mcp`, `x=$HOME/.cache;;`, `/tmux-mcp/bin/tmux-mcp`, `exit 127`, `'serve' '--safety' 'it'\''s'`} {
 		if !strings.Contains(got, want) {
 			t.Errorf("remote command %s\nlacks %s", got, want)
 		}

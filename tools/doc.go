@@ -26,7 +26,8 @@
 // machinery of the handlers (params, target, errors, schema, middleware,
 // tier), and the pieces some tools share, such as the stale-screen guard
 // (staleguard.go), the refusal to act on the caller's own pane
-// (selfprotect.go, ownpane.go), waiting for a pane to take keys (ready.go)
+// (selfprotect.go, ownpane.go; through a host hop from this machine,
+// hopcaller.go), waiting for a pane to take keys (ready.go)
 // and the line run_command types (runscript.go). Tests sit beside the file
 // that declares what they test.
 //

@@ -35,7 +35,7 @@ func (d Deps) checkTyping(ctx context.Context, srv *supervisor.Server, pn tmux.P
 	if err := d.checkTypingSelf(ctx, srv, pn.ID); err != nil {
 		return err
 	}
-	own, _, err := d.ownPaneOn(ctx, srv, false)
+	own, err := d.ownPanesOn(ctx, srv, false)
 	if err != nil {
 		return err
 	}
@@ -44,7 +44,7 @@ func (d Deps) checkTyping(ctx context.Context, srv *supervisor.Server, pn tmux.P
 		return err
 	}
 	for _, q := range reached {
-		if q.ID == own {
+		if own.has(q.ID) {
 			continue // allowed above; the agent running there is the caller
 		}
 		if err := d.checkDriven(ctx, srv, q, p.boolean("allow_agent"), p.boolean("allow_attended"), viaSync(pn, q)); err != nil {

@@ -100,8 +100,11 @@ func withHostArg(e Entry, names []string) Entry {
 func fansOut(name string) bool { return strings.HasPrefix(name, "list_") }
 
 // routeHosts is the middleware that sends a call with a host argument to
-// that host's tmux-mcp, and adds the hosts to a local server_health.
-func routeHosts(h Hosts, readOnly func(tool string) bool) server.ToolHandlerMiddleware {
+// that host's tmux-mcp, and adds the hosts to a local server_health. A
+// routed call carries self, the descriptor of this process, and those of
+// the call's own callers (hopcaller.go): never what the client put in the
+// call's _meta in their place.
+func routeHosts(h Hosts, readOnly func(tool string) bool, self hosts.Caller) server.ToolHandlerMiddleware {
 	return func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			args := req.GetArguments()
@@ -121,6 +124,9 @@ func routeHosts(h Hosts, readOnly func(tool string) bool) server.ToolHandlerMidd
 					}
 				}
 				req.Params.Arguments = rest
+			}
+			if host != hosts.Local {
+				ctx = hosts.WithCallers(ctx, hopCallersOf(ctx).chain(self))
 			}
 			switch host {
 			case hosts.Local:

@@ -10,6 +10,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/tmux-mcp/tmux-mcp/hosts"
 	"github.com/tmux-mcp/tmux-mcp/jobs"
 	"github.com/tmux-mcp/tmux-mcp/taskext"
 )
@@ -100,6 +101,10 @@ func New(d Deps, opts Options) (*Server, error) {
 	}
 	d.jobFiles = &runFiles{base: d.TempDir}
 	d.jobs = newJobTable(d)
+	if d.own == nil {
+		d.own = newOwnPanes(d.selfPIDs)
+		d.own.ancestors() // now, before a parent may exit and take the trail with it
+	}
 	registered := Select(Catalog(d), Destructive, opts.Toolsets)
 	d.index.byName = make(map[string]Entry, len(registered))
 	var hostNames []string
@@ -152,7 +157,10 @@ func New(d Deps, opts Options) (*Server, error) {
 	mcpOpts = append(mcpOpts, server.WithToolHandlerMiddleware(g.middleware))
 	mcpOpts = append(mcpOpts, tasks.ServerOptions()...)
 	mcpOpts = append(mcpOpts, server.WithToolHandlerMiddleware(logCalls(log)),
-		server.WithToolHandlerMiddleware(recoverPanics(log)))
+		server.WithToolHandlerMiddleware(recoverPanics(log)),
+		// The callers a routed call came through (hopcaller.go), for the
+		// own-pane guard here and for the calls routed on.
+		server.WithToolHandlerMiddleware(readCallers(hosts.MachineID())))
 	if opts.ValidateOutput {
 		mcpOpts = append(mcpOpts, server.WithOutputSchemaValidation())
 	}
@@ -166,7 +174,7 @@ func New(d Deps, opts Options) (*Server, error) {
 			e, ok := d.index.byName[tool]
 			return ok && e.Tool.Annotations.ReadOnlyHint != nil && *e.Tool.Annotations.ReadOnlyHint
 		}
-		mcpOpts = append(mcpOpts, server.WithToolHandlerMiddleware(routeHosts(opts.Hosts, readOnly)))
+		mcpOpts = append(mcpOpts, server.WithToolHandlerMiddleware(routeHosts(opts.Hosts, readOnly, d.selfCaller())))
 	}
 	s := server.NewMCPServer(opts.Name, opts.Version, mcpOpts...)
 	var selected []Entry

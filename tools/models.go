@@ -160,7 +160,7 @@ func (d Deps) paneInfo(p tmux.Pane, sock tmux.Socket) PaneInfo {
 // when not inside tmux.
 func (d Deps) isCaller(id tmux.PaneID, sock tmux.Socket) *bool {
 	if c, ok := d.own.known(sock); ok {
-		return callerMarks{inTmux: c.pane != "" || d.Caller.InTmux(), pane: c.pane}.isPane(id)
+		return callerMarks{inTmux: c.pane != "" || d.Caller.InTmux(), panes: []tmux.PaneID{c.pane}}.isPane(id)
 	}
 	if !d.Caller.InTmux() {
 		return nil

@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"os"
+	"slices"
 	"sync"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -54,6 +55,7 @@ type ownPanes struct {
 	selfPIDs func() []int
 	once     sync.Once
 	pids     map[int]bool
+	list     []int // pids, nearest first
 
 	mu       sync.Mutex
 	bySocket map[string]ownPane // by the socket's resolved path
@@ -75,11 +77,18 @@ func newOwnPanes(selfPIDs func() []int) *ownPanes {
 func (o *ownPanes) ancestors() map[int]bool {
 	o.once.Do(func() {
 		o.pids = map[int]bool{}
-		for _, pid := range o.selfPIDs() {
+		o.list = o.selfPIDs()
+		for _, pid := range o.list {
 			o.pids[pid] = true
 		}
 	})
 	return o.pids
+}
+
+// ancestorList is ancestors as a list, nearest first.
+func (o *ownPanes) ancestorList() []int {
+	o.ancestors()
+	return slices.Clone(o.list)
 }
 
 func (o *ownPanes) cached(sock tmux.Socket, serverPID int) (ownPane, bool) {
@@ -158,6 +167,49 @@ func (d Deps) ownPaneOn(ctx context.Context, srv *supervisor.Server, rows bool) 
 	return id, rowsOf(panes, id), nil
 }
 
+// owned is the caller's panes on one server: the pane this process runs
+// in and, for a call routed here from a tmux-mcp of this machine, the
+// panes its callers run in (hopcaller.go).
+type owned struct {
+	panes []tmux.PaneID
+	// rows are their rows in a fresh listing (one per session a pane's
+	// window is linked into), when asked for.
+	rows []tmux.Pane
+}
+
+func (o owned) has(id tmux.PaneID) bool { return id != "" && slices.Contains(o.panes, id) }
+
+// ownPanesOn returns the caller's panes on srv's server: this process's
+// own (ownPaneOn, cached), and the panes of the callers of a call routed
+// here from this machine, looked up afresh (one listing) for each call
+// that carries them. A descriptor adds panes, never takes this process's
+// own away.
+func (d Deps) ownPanesOn(ctx context.Context, srv *supervisor.Server, rows bool) (owned, error) {
+	id, ownRows, err := d.ownPaneOn(ctx, srv, rows)
+	if err != nil {
+		return owned{}, err
+	}
+	var o owned
+	if id != "" {
+		o.panes, o.rows = []tmux.PaneID{id}, ownRows
+	}
+	hop := hopCallersOf(ctx)
+	if !hop.here() {
+		return o, nil
+	}
+	panes, err := srv.ListPanesWith(ctx, ownPaneFields...)
+	if err != nil {
+		return owned{}, err
+	}
+	for _, p := range hop.find(panes, srv.Socket()) {
+		if !o.has(p) {
+			o.panes = append(o.panes, p)
+			o.rows = append(o.rows, rowsOf(panes, p)...)
+		}
+	}
+	return o, nil
+}
+
 // envPaneOn is ownPaneOn without a cache (Deps not built by Catalog): the
 // environment's pane only.
 func (d Deps) envPaneOn(ctx context.Context, srv *supervisor.Server, rows bool) (tmux.PaneID, []tmux.Pane, error) {
@@ -188,21 +240,32 @@ func rowsOf(panes []tmux.Pane, id tmux.PaneID) []tmux.Pane {
 // is then null.
 type callerMarks struct {
 	inTmux   bool
-	pane     tmux.PaneID
+	panes    []tmux.PaneID
 	windows  map[tmux.WindowID]bool
 	sessions map[tmux.SessionID]bool
+	rows     []tmux.Pane
 }
 
-// marks finds the caller on srv's server: its pane, and the windows and
-// sessions that hold that pane now.
+// paneIn returns the caller's pane that a window or session holds.
+func (m callerMarks) paneIn(window tmux.WindowID, session tmux.SessionID) tmux.PaneID {
+	for _, r := range m.rows {
+		if window != "" && r.WindowID == window || session != "" && r.SessionID == session {
+			return r.ID
+		}
+	}
+	return ""
+}
+
+// marks finds the caller on srv's server: its panes (ownPanesOn), and the
+// windows and sessions that hold them now.
 func (d Deps) marks(ctx context.Context, srv *supervisor.Server) (callerMarks, error) {
-	id, rows, err := d.ownPaneOn(ctx, srv, true)
+	own, err := d.ownPanesOn(ctx, srv, true)
 	if err != nil {
 		return callerMarks{}, err
 	}
-	m := callerMarks{inTmux: id != "" || d.Caller.InTmux(), pane: id,
-		windows: map[tmux.WindowID]bool{}, sessions: map[tmux.SessionID]bool{}}
-	for _, r := range rows {
+	m := callerMarks{inTmux: len(own.panes) > 0 || d.Caller.InTmux() || hopCallersOf(ctx).here(), panes: own.panes,
+		windows: map[tmux.WindowID]bool{}, sessions: map[tmux.SessionID]bool{}, rows: own.rows}
+	for _, r := range own.rows {
 		m.windows[r.WindowID] = true
 		m.sessions[r.SessionID] = true
 	}
@@ -216,7 +279,9 @@ func (m callerMarks) mark(b bool) *bool {
 	return &b
 }
 
-func (m callerMarks) isPane(id tmux.PaneID) *bool       { return m.mark(m.pane != "" && m.pane == id) }
+func (m callerMarks) isPane(id tmux.PaneID) *bool {
+	return m.mark(id != "" && slices.Contains(m.panes, id))
+}
 func (m callerMarks) isWindow(id tmux.WindowID) *bool   { return m.mark(m.windows[id]) }
 func (m callerMarks) isSession(id tmux.SessionID) *bool { return m.mark(m.sessions[id]) }
 
@@ -256,6 +321,9 @@ func (d Deps) paneOut(ctx context.Context, srv *supervisor.Server, x tmux.Pane) 
 	}
 	info := []PaneInfo{d.paneInfo(x, srv.Socket())}
 	if err := d.withAgents(ctx, srv, []tmux.Pane{x}, info); err != nil {
+		return nil, err
+	}
+	if err := d.markCallers(ctx, srv, info); err != nil {
 		return nil, err
 	}
 	return structured(info[0])

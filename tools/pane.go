@@ -54,6 +54,9 @@ func ListPanes(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if err := d.withAgents(ctx, srv, kept, out); err != nil {
 			return nil, err
 		}
+		if err := d.markCallers(ctx, srv, out); err != nil {
+			return nil, err
+		}
 		pg, err := paginate(out, la.filters, la.limit, false)
 		if err != nil {
 			return nil, err

@@ -51,8 +51,10 @@ func (d Deps) allowSelf(ctx context.Context, a selfAct) error {
 // true when TMUX says the MCP process may be running on sock's server
 // (same socket by real path, same socket name, or a pane but no socket to
 // compare).
-func (d Deps) callerOnServer(sock tmux.Socket) bool {
-	c := d.Caller
+func (d Deps) callerOnServer(sock tmux.Socket) bool { return d.Caller.on(sock) }
+
+// on is callerOnServer's test for one caller's TMUX and TMUX_PANE.
+func (c Caller) on(sock tmux.Socket) bool {
 	if !c.InTmux() {
 		return false
 	}
@@ -68,41 +70,47 @@ func (d Deps) callerOnServer(sock tmux.Socket) bool {
 // holdsCaller reports whether srv's server may hold tmux-mcp: by its
 // environment, or because one of its panes does.
 func (d Deps) holdsCaller(ctx context.Context, srv *supervisor.Server) (bool, error) {
-	if d.callerOnServer(srv.Socket()) {
+	if d.callerOnServer(srv.Socket()) || hopCallersOf(ctx).onServer(srv.Socket()) {
 		return true, nil
 	}
-	id, _, err := d.ownPaneOn(ctx, srv, false)
-	return id != "", err
+	own, err := d.ownPanesOn(ctx, srv, false)
+	return len(own.panes) > 0, err
 }
 
 // checkTypingSelf refuses keystrokes and pastes into the pane this MCP
 // process runs in, or into a pane synchronized with it (selfsync.go),
 // unless allowSelf lets them through.
 func (d Deps) checkTypingSelf(ctx context.Context, srv *supervisor.Server, pane tmux.PaneID) error {
-	own, _, err := d.ownPaneOn(ctx, srv, false)
-	if err != nil || own == "" {
+	own, err := d.ownPanesOn(ctx, srv, false)
+	if err != nil || len(own.panes) == 0 {
 		return err
 	}
-	if own == pane {
+	if own.has(pane) {
 		return d.allowSelf(ctx, selfAct{refusal: refuseSelfInput, typing: true,
 			ask: toolName(ctx) + " would type into pane " + string(pane) + " on tmux server " + srv.Socket().String() +
 				": the pane this agent runs in, where it could answer its own approval prompts. Allow it?"})
 	}
-	synced, err := syncedWithOwn(ctx, srv, own, pane)
-	if err != nil || !synced {
-		return err
+	for _, o := range own.panes {
+		synced, err := syncedWithOwn(ctx, srv, o, pane)
+		if err != nil {
+			return err
+		}
+		if !synced {
+			continue
+		}
+		return d.allowSelf(ctx, selfAct{refusal: refuseSyncInput, typing: true,
+			ask: toolName(ctx) + " would type into pane " + string(pane) + " on tmux server " + srv.Socket().String() +
+				", whose window has synchronize-panes on: the keys would also reach pane " + string(o) +
+				", the pane this agent runs in, where it could answer its own approval prompts. Allow it?"})
 	}
-	return d.allowSelf(ctx, selfAct{refusal: refuseSyncInput, typing: true,
-		ask: toolName(ctx) + " would type into pane " + string(pane) + " on tmux server " + srv.Socket().String() +
-			", whose window has synchronize-panes on: the keys would also reach pane " + string(own) +
-			", the pane this agent runs in, where it could answer its own approval prompts. Allow it?"})
+	return nil
 }
 
 // guardPane lets verb ("kill", "respawn", "clear", ...) reach pane on srv's server
 // when it is not tmux-mcp's own pane, or when allowSelf allows it.
 func (d Deps) guardPane(ctx context.Context, srv *supervisor.Server, pane tmux.PaneID, refusal, verb string) error {
-	own, _, err := d.ownPaneOn(ctx, srv, false)
-	if err != nil || own == "" || own != pane {
+	own, err := d.ownPanesOn(ctx, srv, false)
+	if err != nil || !own.has(pane) {
 		return err
 	}
 	return d.allowSelf(ctx, selfAct{refusal: refusal,

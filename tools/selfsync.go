@@ -63,15 +63,17 @@ func (d Deps) guardSyncOption(ctx context.Context, srv *supervisor.Server, scope
 	if flagRisk("on")(value) == "" {
 		return nil // off: nothing reaches anyone
 	}
-	own, rows, err := d.ownPaneOn(ctx, srv, true)
-	if err != nil || own == "" {
+	own, err := d.ownPanesOn(ctx, srv, true)
+	if err != nil || len(own.panes) == 0 {
 		return err
 	}
-	var window tmux.WindowID
-	var sessions []tmux.SessionID
-	for _, r := range rows {
-		window = r.WindowID
-		sessions = append(sessions, r.SessionID)
+	// The caller's panes by window and by session (one pane may be in
+	// several sessions through a linked window).
+	byWindow := map[tmux.WindowID]tmux.PaneID{}
+	bySession := map[tmux.SessionID]tmux.PaneID{}
+	for _, r := range own.rows {
+		byWindow[r.WindowID] = r.ID
+		bySession[r.SessionID] = r.ID
 	}
 	where := ""
 	target := ""
@@ -80,22 +82,22 @@ func (d Deps) guardSyncOption(ctx context.Context, srv *supervisor.Server, scope
 	}
 	switch {
 	case slices.Contains(scope, "-g") || target == "":
-		where = "every window of tmux server " + srv.Socket().String() + ", pane " + string(own) + "'s among them"
+		where = "every window of tmux server " + srv.Socket().String() + ", pane " + string(own.panes[0]) + "'s among them"
 	case strings.HasPrefix(target, "@"):
-		if tmux.WindowID(target) == window {
-			where = "window " + target + ", which holds pane " + string(own)
+		if pane, ok := byWindow[tmux.WindowID(target)]; ok {
+			where = "window " + target + ", which holds pane " + string(pane)
 		}
 	case strings.HasPrefix(target, "$"):
-		if slices.Contains(sessions, tmux.SessionID(target)) {
-			where = "the current window of session " + target + ", which holds pane " + string(own)
+		if pane, ok := bySession[tmux.SessionID(target)]; ok {
+			where = "the current window of session " + target + ", which holds pane " + string(pane)
 		}
 	case strings.HasPrefix(target, "%"):
 		p, err := srv.Pane(ctx, tmux.PaneID(target))
 		if err != nil {
 			return err
 		}
-		if p.WindowID == window {
-			where = "pane " + target + " in window " + string(window) + ", which holds pane " + string(own)
+		if pane, ok := byWindow[p.WindowID]; ok {
+			where = "pane " + target + " in window " + string(p.WindowID) + ", which holds pane " + string(pane)
 		}
 	}
 	if where == "" {

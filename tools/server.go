@@ -229,7 +229,7 @@ func KillServer(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 			return d.allowSelf(ctx, selfAct{refusal: refuseServer,
 				ask: "kill_server would kill tmux server " + sock.String() + " and every pane in it, " + where + ". Allow it?"})
 		}
-		asked := d.callerOnServer(sock)
+		asked := d.callerOnServer(sock) || hopCallersOf(ctx).onServer(sock)
 		if asked {
 			if err := ask(d.Caller.Pane); err != nil {
 				return nil, err
@@ -247,10 +247,10 @@ func KillServer(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 			return nil, err
 		}
 		if !asked {
-			if own, _, err := d.ownPaneOn(ctx, srv, false); err != nil {
+			if own, err := d.ownPanesOn(ctx, srv, false); err != nil {
 				return nil, err
-			} else if own != "" {
-				if err := ask(own); err != nil {
+			} else if len(own.panes) > 0 {
+				if err := ask(own.panes[0]); err != nil {
 					return nil, err
 				}
 			}

@@ -161,7 +161,7 @@ func KillSession(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		} else if m.sessions[s.ID] {
 			if err := d.allowSelf(ctx, selfAct{refusal: refuseSession,
 				ask: "kill_session would kill session " + string(s.ID) + " on tmux server " + srv.Socket().String() +
-					", which holds pane " + string(m.pane) + " where this agent runs. Allow it?"}); err != nil {
+					", which holds pane " + string(m.paneIn("", s.ID)) + " where this agent runs. Allow it?"}); err != nil {
 				return nil, err
 			}
 		}

@@ -84,7 +84,7 @@ func KillWindow(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		} else if m.windows[w.ID] {
 			if err := d.allowSelf(ctx, selfAct{refusal: refuseWindow,
 				ask: "kill_window would kill window " + string(w.ID) + " on tmux server " + srv.Socket().String() +
-					", which holds pane " + string(m.pane) + " where this agent runs. Allow it?"}); err != nil {
+					", which holds pane " + string(m.paneIn(w.ID, "")) + " where this agent runs. Allow it?"}); err != nil {
 				return nil, err
 			}
 		}

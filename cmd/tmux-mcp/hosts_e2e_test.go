@@ -44,8 +44,18 @@ func startSimHost(t *testing.T, name, bin string, extra ...string) *simHost {
 // and the extra environment.
 func startSimHostPath(t *testing.T, name, path string, extra ...string) *simHost {
 	t.Helper()
+	return startSimHostOn(t, name, path, "", extra...)
+}
+
+// startSimHostOn starts a simulated host whose tmux-mcp supervises the
+// tmux server on socket ("": one of its own).
+func startSimHostOn(t *testing.T, name, path, socket string, extra ...string) *simHost {
+	t.Helper()
 	dir := t.TempDir()
-	h := &simHost{name: name, dir: dir, socket: filepath.Join(dir, "tmux.sock")}
+	if socket == "" {
+		socket = filepath.Join(dir, "tmux.sock")
+	}
+	h := &simHost{name: name, dir: dir, socket: socket}
 	home := filepath.Join(dir, "home")
 	if err := os.MkdirAll(home, 0o700); err != nil {
 		t.Fatal(err)

@@ -63,6 +63,7 @@ func commands() []command {
 }
 
 func run(ctx context.Context, args []string, e env) int {
+	e.stderr = redactingWriter{e.stderr}
 	name := "serve"
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		name, args = args[0], args[1:]

@@ -35,6 +35,13 @@ const paneConns = 4
 // its environment: only the process ancestry can tell it where it runs.
 func paneBinary(t *testing.T, tm *tmuxtest.Server, bin string, keepEnv bool) (string, func(h client.ElicitationHandler, legacy bool) *client.Client) {
 	t.Helper()
+	return paneBinaryEnv(t, tm, bin, keepEnv)
+}
+
+// paneBinaryEnv is paneBinary with more environment for the binary
+// (KEY=VALUE, no quotes or white space).
+func paneBinaryEnv(t *testing.T, tm *tmuxtest.Server, bin string, keepEnv bool, extra ...string) (string, func(h client.ElicitationHandler, legacy bool) *client.Client) {
+	t.Helper()
 	dir := t.TempDir()
 	for i := 1; i <= paneConns; i++ {
 		for _, n := range []string{"in", "out"} {
@@ -47,9 +54,9 @@ func paneBinary(t *testing.T, tm *tmuxtest.Server, bin string, keepEnv bool) (st
 	if !keepEnv {
 		env += " -u TMUX -u TMUX_PANE"
 	}
-	for _, kv := range []string{"TMUX_MCP_SOCKET_PATH=" + tm.Socket, "TMUX_MCP_TMUX_CONFIG=/dev/null",
+	for _, kv := range append([]string{"TMUX_MCP_SOCKET_PATH=" + tm.Socket, "TMUX_MCP_TMUX_CONFIG=/dev/null",
 		"TMUX_MCP_JOURNAL=" + filepath.Join(dir, "journal.db"), "TMUX_MCP_SAFETY=destructive",
-		"TMUX_MCP_TMUX_BIN=" + tmuxtest.Binary(t)} {
+		"TMUX_MCP_TMUX_BIN=" + tmuxtest.Binary(t)}, extra...) {
 		env += " '" + kv + "'"
 	}
 	script := filepath.Join(dir, "agent.sh")

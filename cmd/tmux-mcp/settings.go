@@ -329,7 +329,7 @@ func settings() []setting {
 		{Flag: "host", Env: "TMUX_MCP_HOSTS", Repeat: true,
 			Usage: "another machine whose tmux the tools may name with host: NAME=ssh://[user@]host[:port]; tmux-mcp runs tmux-mcp there over ssh (repeat the flag, or separate with spaces; docs/hosts.md)",
 			set: func(c *config, v string) error {
-				specs := strings.FieldsFunc(v, func(r rune) bool { return r == ' ' || r == ',' || r == '\n' || r == '\t' })
+				specs := hosts.SplitSpecs(v)
 				if _, err := hosts.ParseTargets(specs); err != nil {
 					return err
 				}

@@ -202,6 +202,86 @@ func (s *Server) KillSessions() int {
 	return n
 }
 
+// EndSessions ends every ssh session as logind or sshd ends a login
+// session: the sessions of the processes sshd runs for its connections
+// and of the commands they run (the remote shell's) lose every process,
+// by SIGKILL, found by session ID among all processes; what left its
+// session (setsid) stays, wherever it was started. sshd itself keeps
+// listening. It returns the PIDs it killed, once they are gone.
+func (s *Server) EndSessions() []int {
+	if s.cmd == nil {
+		return nil
+	}
+	keep := map[int]bool{0: true, 1: true, s.sid(os.Getpid()): true, s.sid(s.cmd.Process.Pid): true}
+	// The login sessions: those of sshd's processes for the connections,
+	// and those their commands run in (sshd starts each in a session of
+	// its own); not those that what runs there made for itself.
+	sids := map[int]bool{}
+	var walk func(pid int)
+	walk = func(pid int) {
+		for _, c := range children(pid) {
+			if sid := s.sid(c); !keep[sid] {
+				sids[sid] = true
+			}
+			if isSSHD(c) {
+				walk(c)
+			}
+		}
+	}
+	walk(s.cmd.Process.Pid)
+	var killed []int
+	dirs, _ := filepath.Glob("/proc/[0-9]*")
+	for _, d := range dirs {
+		pid, err := strconv.Atoi(filepath.Base(d))
+		if err != nil || pid <= 1 || !sids[s.sid(pid)] {
+			continue
+		}
+		if syscall.Kill(pid, syscall.SIGKILL) == nil {
+			killed = append(killed, pid)
+		}
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for _, pid := range killed {
+		for alive(pid) && time.Now().Before(deadline) {
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	return killed
+}
+
+// isSSHD reports whether pid runs sshd (or OpenSSH 9.8's sshd-session
+// and sshd-auth, which serve a connection).
+func isSSHD(pid int) bool {
+	exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid))
+	if err != nil {
+		return false
+	}
+	switch filepath.Base(exe) {
+	case "sshd", "sshd-session", "sshd-auth":
+		return true
+	}
+	return false
+}
+
+// sid returns pid's session ID, 0 when it cannot be read.
+func (s *Server) sid(pid int) int {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	i := strings.LastIndexByte(string(b), ')')
+	if i < 0 {
+		return 0
+	}
+	// After the name: state, ppid, pgrp, session.
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 4 {
+		return 0
+	}
+	n, _ := strconv.Atoi(f[3])
+	return n
+}
+
 // children returns the PIDs of pid's child processes.
 func children(pid int) []int {
 	var out []int

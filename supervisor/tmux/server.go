@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sync"
-	"syscall"
 	"time"
 )
 
@@ -21,8 +20,10 @@ type StartOptions struct {
 }
 
 // StartedServer is a server process tmux-mcp started with tmux -D: it runs
-// in the foreground as our child, in its own process group, with exit-empty
-// off, so its exit status is known the moment it dies. It outlives tmux-mcp.
+// in the foreground as our child, in a session and process group of its
+// own (and a user manager's scope where there is one: detach.go), with
+// exit-empty off, so its exit status is known the moment it dies. It
+// outlives tmux-mcp and the login session that started it.
 type StartedServer struct {
 	PID int
 	// FDLimit is the RLIMIT_NOFILE soft limit the server was started with.
@@ -107,9 +108,30 @@ func (e *Exec) StartServer(ctx context.Context, opts StartOptions) (*StartedServ
 		return nil, fmt.Errorf("tmux: start server: %w", err)
 	}
 	argv := append(e.base(), "-D")
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Env = e.Environ()
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// Outside the login session (detach.go): in a user manager's scope
+	// where there is one; if systemd-run cannot start it there, by setsid
+	// alone.
+	for _, scope := range []bool{true, false} {
+		cmd, inScope := detached(argv, e.Environ(), scope)
+		s, err := e.startProcess(ctx, cmd, opts)
+		if err == nil {
+			s.release = sync.OnceFunc(unlock)
+			started = s
+			return s, nil
+		}
+		if !inScope || !errors.Is(err, errExitedAtOnce) {
+			return nil, err
+		}
+	}
+	return nil, fmt.Errorf("tmux: start server: %w", errExitedAtOnce)
+}
+
+// errExitedAtOnce is a server that exited before it answered.
+var errExitedAtOnce = errors.New("server exited at once")
+
+// startProcess starts cmd (tmux -D) and waits until the server answers.
+// The start lock is the caller's.
+func (e *Exec) startProcess(ctx context.Context, cmd *exec.Cmd, opts StartOptions) (*StartedServer, error) {
 	limit, err := prepareFDLimit(cmd, opts.FDLimit)
 	if err != nil {
 		return nil, fmt.Errorf("tmux: start server: %w", err)
@@ -133,13 +155,11 @@ func (e *Exec) StartServer(ctx context.Context, opts StartOptions) (*StartedServ
 		if err == nil || errors.Is(err, ErrCommand) && !IsServerDown(err) {
 			// "no sessions" style errors mean it answers. The lock is
 			// kept until the caller releases it (see Release).
-			s.release = sync.OnceFunc(unlock)
-			started = s
 			return s, nil
 		}
 		select {
 		case <-s.done:
-			return nil, fmt.Errorf("tmux: start server: server exited at once: %v", s.err)
+			return nil, fmt.Errorf("tmux: start server: %w: %v", errExitedAtOnce, s.err)
 		case <-ctx.Done():
 			cmd.Process.Kill() //nolint:errcheck // our own child
 			return nil, fmt.Errorf("tmux: start server: %w", ctx.Err())
