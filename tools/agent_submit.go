@@ -161,12 +161,24 @@ func (s *submission) run(ctx context.Context) (*mcp.CallToolResult, error) {
 			return nil, err
 		}
 		enters++
-		var newline bool
-		if after, newline, err = s.awaitSubmitted(ctx, taken); err != nil {
+		var took enterOutcome
+		if after, took, err = s.awaitSubmitted(ctx, taken); err != nil {
 			return nil, err
 		}
-		if !newline {
+		if took == enterSubmitted {
 			break
+		}
+		if took == enterUnanswered {
+			// Nothing came of the Enter: the input area still holds the
+			// paste as it was, and the program neither works nor asks.
+			// Seen with Gemini CLI on its first prompt beside busy loops
+			// (the key was read while no input handler was mounted).
+			// Another Enter is safe: one still on its way submits, and
+			// the later one finds an empty input, which agent CLIs ignore.
+			if enters == maxEnters {
+				return nil, s.failure(ctx, fmt.Sprintf("Enter was pressed %d times and the program took none of them; the prompt is in its input area, not submitted", enters), nil)
+			}
+			continue
 		}
 		// The program took Enter for a new line in the paste: Gemini CLI
 		// does for 40 ms after a paste by its own clock, which a busy
@@ -184,7 +196,7 @@ func (s *submission) run(ctx context.Context) (*mcp.CallToolResult, error) {
 	}
 	msg := "Prompt submitted to pane " + string(id)
 	if enters > 1 {
-		msg += fmt.Sprintf(" (Enter pressed %d times: the program took the first as a new line, which was taken back)", enters)
+		msg += fmt.Sprintf(" (Enter pressed %d times: the program took an Enter as a new line, which was taken back, or did not answer one)", enters)
 	}
 	if strings.Contains(s.text, "\n") && bracketed != nil && !*bracketed {
 		msg += " (line by line: the program did not ask for bracketed paste)"
@@ -307,13 +319,34 @@ func (s screenState) same(o screenState) bool {
 	return bytes.Equal(s.content, o.content) && s.cursorX == o.cursorX && s.line == o.line
 }
 
+// enterOutcome is what came of an Enter pressed after the paste.
+type enterOutcome int
+
+const (
+	// enterSubmitted: the program took the text as submitted.
+	enterSubmitted enterOutcome = iota
+	// enterNewline: an agent CLI took Enter as a new line in its input.
+	enterNewline
+	// enterUnanswered: an agent CLI's input area stayed as the paste left
+	// it for unansweredAfter, and it neither works nor asks.
+	enterUnanswered
+)
+
+// unansweredAfter is how long an agent CLI's input area may stay as the
+// paste left it after an Enter before the Enter counts as not taken. A
+// program that takes a key draws its answer (the input cleared, a new
+// line, a spinner) within milliseconds; this leaves a starved one time
+// to catch up, and an Enter pressed again after a late one is harmless.
+const unansweredAfter = 2 * time.Second
+
 // awaitSubmitted waits until the screen shows that Enter submitted the
 // text: for a known agent CLI, its input area no longer holds what the
 // paste put there, or it works or asks; for another program, the cursor
 // left the line it was on (a shell or REPL ran it), or, full-screen, the
 // line no longer holds the text. It reports too whether an agent CLI took
-// Enter as a new line instead (its input box grew by an empty row).
-func (s *submission) awaitSubmitted(ctx context.Context, taken screenState) (screenState, bool, error) {
+// Enter as a new line instead (its input box grew by an empty row), or
+// did not answer it at all.
+func (s *submission) awaitSubmitted(ctx context.Context, taken screenState) (screenState, enterOutcome, error) {
 	var takenInput string
 	inputKnown := false
 	takenRows := 0
@@ -321,18 +354,20 @@ func (s *submission) awaitSubmitted(ctx context.Context, taken screenState) (scr
 		r := agent.Read(s.name, taken.lines())
 		takenInput, inputKnown, takenRows = r.Input, r.InputKnown, r.InputRows
 	}
-	newline := false
+	outcome := enterSubmitted
 	tail := lastLineTail(s.text)
+	pressed := time.Now()
 	var now screenState
 	err := watchUntil(ctx, s.srv, s.pane.ID, s.deadline, func() (bool, error) {
 		var err error
 		if now, err = s.d.screenNow(ctx, s.srv, s.pane.ID); err != nil {
 			return false, err
 		}
-		if now.same(taken) {
+		agentRules := s.name != "" && inputKnown
+		if now.same(taken) && !agentRules {
 			return false, nil
 		}
-		if s.name != "" && inputKnown {
+		if agentRules {
 			r := agent.Read(s.name, now.lines())
 			switch {
 			case r.State == agent.Working || r.State == agent.AskingPermission:
@@ -341,7 +376,10 @@ func (s *submission) awaitSubmitted(ctx context.Context, taken screenState) (scr
 				return true, nil
 			case takenRows > 0 && r.InputKnown && r.Input == takenInput && r.InputRows == takenRows+1 && r.InputLastBlank:
 				// The input box grew by an empty row: Enter became a new line.
-				newline = true
+				outcome = enterNewline
+				return true, nil
+			case r.InputKnown && r.Input == takenInput && r.InputRows == takenRows && time.Since(pressed) >= unansweredAfter:
+				outcome = enterUnanswered
 				return true, nil
 			}
 			return false, nil
@@ -352,9 +390,9 @@ func (s *submission) awaitSubmitted(ctx context.Context, taken screenState) (scr
 		return !strings.Contains(now.cursorLine(taken.cursorY), tail), nil
 	})
 	if err != nil {
-		return now, false, s.failure(ctx, "Enter was pressed but the program did not take the text as submitted", err)
+		return now, enterSubmitted, s.failure(ctx, "Enter was pressed but the program did not take the text as submitted", err)
 	}
-	return now, newline, nil
+	return now, outcome, nil
 }
 
 // lastLineTail returns the end of text's last line, at most 16

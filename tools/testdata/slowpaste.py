@@ -5,7 +5,9 @@
 # submitted prompt is appended to the file argv[1], followed by "---".
 # With argv[2] "lagging-backspace" it redraws as a program starved of CPU
 # does: a Backspace first redraws the status line only (the new line still
-# in the box) and takes the character 0.4 s later.
+# in the box) and takes the character 0.4 s later; with "deaf-enter" the
+# first Enter after a paste is read and dropped, as Gemini CLI starved of
+# CPU at its start was seen to (no new line, no redraw).
 import os
 import sys
 import termios
@@ -21,7 +23,9 @@ log = open(sys.argv[1], "a")
 buf = ""
 transcript = []
 recent_paste = False
-lagging = len(sys.argv) > 2 and sys.argv[2] == "lagging-backspace"
+mode = sys.argv[2] if len(sys.argv) > 2 else ""
+lagging = mode == "lagging-backspace"
+deaf = mode == "deaf-enter"
 status = "ready"
 
 
@@ -61,6 +65,9 @@ try:
                 continue
             c, data = data[:1], data[1:]
             if c == b"\r":
+                if recent_paste and deaf:
+                    recent_paste = False
+                    continue
                 if recent_paste:
                     buf += "\n"
                     recent_paste = False
