@@ -3,17 +3,17 @@ package telemetry
 import (
 	"context"
 	"encoding/json"
+	"net/http"
 	"strconv"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"go.opentelemetry.io/otel/attribute"
 	semconv41 "go.opentelemetry.io/otel/semconv/v1.41.0"
 	"go.opentelemetry.io/otel/trace"
-
-	"github.com/tmux-mcp/tmux-mcp/taskext"
 )
 
-// The spans of MCP tasks (package taskext). A tools/call that becomes a
+// The spans of MCP tasks (the tasks layer, package taskext, which sits
+// above telemetry: cmd/tmux-mcp adapts its tracer interface to this one). A tools/call that becomes a
 // task is answered with its handle at once, but its span, which mcp-go
 // ends when the request is answered, is held open until the task ends:
 // it covers the work, with its outcome as its status (error.type
@@ -36,16 +36,50 @@ const (
 // errTypeCancelled is error.type of a task that was cancelled.
 const errTypeCancelled = "cancelled"
 
-// taskTracer implements taskext.Tracer.
+// TaskEnd is how a task ended, as its span records it (the tasks
+// layer's outcome; cmd/tmux-mcp adapts the one to the other, so that
+// telemetry stays below the tasks layer).
+type TaskEnd struct {
+	// Status is "completed", "failed" or "cancelled".
+	Status string
+	// Result is what the tool returned to a completed task.
+	Result *mcp.CallToolResult
+	// Code is a failed task's JSON-RPC error code.
+	Code int
+}
+
+// TaskRequest is a request the tasks layer answers itself.
+type TaskRequest struct {
+	Method string
+	ID     json.RawMessage
+	// Meta is the request's params._meta; Header its HTTP headers (nil on
+	// stdio).
+	Meta   *mcp.Meta
+	Header http.Header
+	// TaskID is the task the request names; Task the context of that
+	// task's call (its span), nil for none.
+	TaskID string
+	Task   context.Context
+}
+
+// TaskTracer traces MCP tasks and the requests about them.
+type TaskTracer interface {
+	// Detach holds the span of the tools/call of ctx open until end.
+	Detach(ctx context.Context, id string) (end func(TaskEnd))
+	// Request starts the span of a request the tasks layer answers.
+	Request(ctx context.Context, r TaskRequest) (end func(code int))
+}
+
+// taskTracer implements TaskTracer.
 type taskTracer struct {
 	t      *mcpTracer
 	meta   metaPropagator
 	header headerPropagator
 }
 
-// TaskTracer is the tracer of the tasks layer (taskext.Options.Tracer)
-// for transport ("stdio" or "http"); nil with telemetry off.
-func (t *Telemetry) TaskTracer(transport string) (taskext.Tracer, error) {
+// TaskTracer is the tracer of the tasks layer for transport ("stdio" or
+// "http"); nil with telemetry off.
+func (t *Telemetry) TaskTracer(transport string) (TaskTracer, error) {
 	if !t.tracing && !t.metering {
 		return nil, nil
 	}
@@ -58,10 +92,10 @@ func (t *Telemetry) TaskTracer(transport string) (taskext.Tracer, error) {
 
 // Detach holds the span of the tools/call of ctx open until the task
 // ends.
-func (tt taskTracer) Detach(ctx context.Context, id string) func(taskext.Outcome) {
+func (tt taskTracer) Detach(ctx context.Context, id string) func(TaskEnd) {
 	s := requestSpan(ctx)
 	if s == nil {
-		return func(taskext.Outcome) {}
+		return func(TaskEnd) {}
 	}
 	s.mu.Lock()
 	s.held = true
@@ -73,16 +107,16 @@ func (tt taskTracer) Detach(ctx context.Context, id string) func(taskext.Outcome
 
 // taskEnded records the task's outcome and ends the span once the
 // request was answered too.
-func (s *mcpSpan) taskEnded(o taskext.Outcome) {
-	s.span.SetAttributes(taskStatusKey.String(string(o.Status)))
+func (s *mcpSpan) taskEnded(o TaskEnd) {
+	s.span.SetAttributes(taskStatusKey.String(o.Status))
 	switch o.Status {
-	case taskext.Completed:
+	case "completed":
 		s.toolResult(o.Result)
-	case taskext.Failed:
+	case "failed":
 		code := strconv.Itoa(o.Code)
 		s.span.SetAttributes(semconv41.RPCResponseStatusCodeKey.String(code))
 		s.fail(code)
-	case taskext.Cancelled:
+	case "cancelled":
 		s.fail(errTypeCancelled)
 	}
 	s.mu.Lock()
@@ -109,7 +143,7 @@ func (s *mcpSpan) toolResult(res *mcp.CallToolResult) {
 }
 
 // Request starts the span of a request the tasks layer answers.
-func (tt taskTracer) Request(ctx context.Context, r taskext.Request) func(code int) {
+func (tt taskTracer) Request(ctx context.Context, r TaskRequest) func(code int) {
 	ctx = tt.meta.ExtractMeta(ctx, r.Meta)
 	if r.Header != nil {
 		ctx = tt.header.Extract(ctx, r.Header)

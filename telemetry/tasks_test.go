@@ -12,8 +12,6 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
-
-	"github.com/tmux-mcp/tmux-mcp/taskext"
 )
 
 // TestTaskSpanEndsWithTheTask: the span of a tools/call that became a
@@ -33,15 +31,15 @@ func TestTaskSpanEndsWithTheTask(t *testing.T) {
 	tests := []struct {
 		name      string
 		taskFirst bool
-		outcome   taskext.Outcome
+		outcome   TaskEnd
 		errType   string
 		class     string
 		wantCode  codes.Code
 	}{
-		{"completed, answered first", false, taskext.Outcome{Status: taskext.Completed, Result: &mcp.CallToolResult{}}, "", "", codes.Unset},
-		{"a tool error, ended first", true, taskext.Outcome{Status: taskext.Completed, Result: toolErr}, "tool_error", "timeout", codes.Error},
-		{"failed", false, taskext.Outcome{Status: taskext.Failed, Code: -32603}, "-32603", "", codes.Error},
-		{"cancelled, ended first", true, taskext.Outcome{Status: taskext.Cancelled}, "cancelled", "", codes.Error},
+		{"completed, answered first", false, TaskEnd{Status: "completed", Result: &mcp.CallToolResult{}}, "", "", codes.Unset},
+		{"a tool error, ended first", true, TaskEnd{Status: "completed", Result: toolErr}, "tool_error", "timeout", codes.Error},
+		{"failed", false, TaskEnd{Status: "failed", Code: -32603}, "-32603", "", codes.Error},
+		{"cancelled, ended first", true, TaskEnd{Status: "cancelled"}, "cancelled", "", codes.Error},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -69,13 +67,13 @@ func TestTaskSpanEndsWithTheTask(t *testing.T) {
 			// A request about the task: under its span, or linked to it
 			// from the caller's trace.
 			taskCtx := trace.ContextWithSpanContext(context.Background(), s.SpanContext())
-			tt.Request(context.Background(), taskext.Request{Method: "tasks/get", ID: []byte("7"), TaskID: "j1", Task: taskCtx})(0)
+			tt.Request(context.Background(), TaskRequest{Method: "tasks/get", ID: []byte("7"), TaskID: "j1", Task: taskCtx})(0)
 			get := rec.Ended()[len(rec.Ended())-1]
 			if get.Name() != "tasks/get" || get.Parent().SpanID() != s.SpanContext().SpanID() {
 				t.Errorf("tasks/get span %q, parent %v; want it under the task's span", get.Name(), get.Parent().SpanID())
 			}
 			caller := map[string]any{"traceparent": "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"}
-			tt.Request(context.Background(), taskext.Request{Method: "tasks/get", ID: []byte("8"), TaskID: "j1", Task: taskCtx,
+			tt.Request(context.Background(), TaskRequest{Method: "tasks/get", ID: []byte("8"), TaskID: "j1", Task: taskCtx,
 				Meta: &mcp.Meta{AdditionalFields: caller}})(-32602)
 			get = rec.Ended()[len(rec.Ended())-1]
 			if get.Parent().TraceID().String() != "0af7651916cd43dd8448eb211c80319c" || len(get.Links()) != 1 ||

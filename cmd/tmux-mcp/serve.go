@@ -182,7 +182,7 @@ func serve(ctx context.Context, o serveOptions, e env, logger *slog.Logger, tel 
 	if err != nil {
 		return fmt.Errorf("telemetry: %w", err)
 	}
-	taskTracer, err := tel.TaskTracer(transportName(o.http != nil))
+	tasksTraced, err := tel.TaskTracer(transportName(o.http != nil))
 	if err != nil {
 		return fmt.Errorf("telemetry: %w", err)
 	}
@@ -202,7 +202,7 @@ func serve(ctx context.Context, o serveOptions, e env, logger *slog.Logger, tel 
 	d.AllowSelfInput = o.AllowSelfInput
 	d.AllowOwnPane = o.AllowOwnPane
 	toolOpts := tools.Options{Version: version(), Toolsets: o.toolsets, DrainTimeout: drainTimeout, ServerOptions: mcpOpts,
-		TaskTracer: taskTracer}
+		TaskTracer: newTaskTracer(tasksTraced)}
 	router, err := startHosts(o, logger)
 	if err != nil {
 		return err
