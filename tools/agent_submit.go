@@ -115,6 +115,11 @@ func (s *submission) run(ctx context.Context) (*mcp.CallToolResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	if info != nil && reading.State == agent.Unknown && agent.HasScreenRules(agent.Name(info.Name)) {
+		if info, reading, err = s.awaitReadable(ctx); err != nil {
+			return nil, err
+		}
+	}
 	if info != nil && reading.State != agent.Exited {
 		s.name = agent.Name(info.Name)
 		switch reading.State {
@@ -280,6 +285,51 @@ func (s *submission) awaitTaken(ctx context.Context, before screenState) (screen
 		return last, s.failure(ctx, "the program kept redrawing after the paste; Enter was not pressed", err)
 	}
 	return last, nil
+}
+
+// unknownSettle is how long an agent CLI's screen that its rules do not
+// explain must stay the same before submit_prompt takes it for what it
+// is (a dialog, another version) rather than a redraw under way.
+const unknownSettle = time.Second
+
+// awaitReadable waits, for an agent CLI whose screen its rules do not
+// explain, until they do, or the screen has stayed the same for
+// unknownSettle and is not blank: a program redrawing (after a resize, a
+// split beside it; Codex clears its screen first, and beside busy loops
+// the clear can stay up a while) reads unknown for a moment, a dialog
+// for good. It returns the last reading.
+func (s *submission) awaitReadable(ctx context.Context) (*AgentInfo, agent.Reading, error) {
+	var info *AgentInfo
+	var reading agent.Reading
+	var last []byte
+	since := time.Now()
+	err := watchUntil(ctx, s.srv, s.pane.ID, s.deadline, func() (bool, error) {
+		var err error
+		pn, err := readPane(ctx, s.srv, s.pane.ID)
+		if err != nil {
+			return false, err
+		}
+		lines, err := paneScreen(ctx, s.srv, s.pane.ID)
+		if err != nil {
+			return false, err
+		}
+		if info, reading, err = s.d.readAgent(ctx, s.srv, pn); err != nil || info == nil {
+			return true, err
+		}
+		if reading.State != agent.Unknown {
+			return true, nil
+		}
+		screen := []byte(strings.Join(lines, "\n"))
+		if !bytes.Equal(screen, last) {
+			last, since = screen, time.Now()
+			return false, nil
+		}
+		return len(bytes.TrimSpace(screen)) > 0 && time.Since(since) >= unknownSettle, nil
+	})
+	if errors.Is(err, errWaitOver) {
+		err = nil // the last reading stands: unknown
+	}
+	return info, reading, err
 }
 
 // awaitTakenBack waits, after a Backspace meant to take back a new line

@@ -288,22 +288,7 @@ func TestSubmitPromptEnterTakenAsNewline(t *testing.T) {
 func submitIntoSlowPaste(t *testing.T, mode string) {
 	t.Helper()
 	e := newEnv(t, Mutating)
-	dir := t.TempDir()
-	py, err := os.ReadFile(python(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin := filepath.Join(dir, "gemini")
-	if err := os.WriteFile(bin, py, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	script, err := filepath.Abs("testdata/slowpaste.py")
-	if err != nil {
-		t.Fatal(err)
-	}
-	log := filepath.Join(dir, "submitted")
-	p := e.window("env -i TERM=screen HOME=" + dir + " " + bin + " -I " + script + " " + log + " " + mode)
-	e.waitScreen(p, "the input box", func(s string) bool { return strings.Contains(s, "Type your message") })
+	p, log := startSlowPaste(e, mode)
 	prompts := []string{"prompt one", "prompt two line one\nline two\nline three"}
 	for _, text := range prompts {
 		var got submitted
@@ -319,4 +304,49 @@ func submitIntoSlowPaste(t *testing.T, mode string) {
 	if got, want := string(b), strings.Join(prompts, "\n---\n")+"\n---\n"; got != want {
 		t.Errorf("the program got\n%s\nwant\n%s", got, want)
 	}
+}
+
+// TestSubmitPromptWhileRedrawing: an agent CLI caught redrawing (its
+// screen cleared after a resize, the box not back yet: Codex after a
+// split beside it, make ci once) is waited for, not refused as a dialog;
+// the prompt arrives once.
+func TestSubmitPromptWhileRedrawing(t *testing.T) {
+	e := newEnv(t, Mutating)
+	p, log := startSlowPaste(e, "slow-redraw")
+	e.tmux("resize-window", "-t", p, "-x", "100", "-y", "30")
+	e.waitScreen(p, "the cleared screen", func(s string) bool { return strings.TrimSpace(s) == "" })
+	var got submitted
+	e.ok("submit_prompt", map[string]any{"pane_id": p, "text": "prompt one", "allow_agent": true}, &got)
+	b, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := string(b), "prompt one\n---\n"; got != want {
+		t.Errorf("the program got %q, want %q", got, want)
+	}
+}
+
+// startSlowPaste starts testdata/slowpaste.py in mode, run as a copy of
+// python3 named gemini, in a window of e, and returns its pane and the
+// file it writes each submitted prompt to, once its box is drawn.
+func startSlowPaste(e *env, mode string) (pane, log string) {
+	t := e.t
+	t.Helper()
+	dir := t.TempDir()
+	py, err := os.ReadFile(python(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "gemini")
+	if err := os.WriteFile(bin, py, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	script, err := filepath.Abs("testdata/slowpaste.py")
+	if err != nil {
+		t.Fatal(err)
+	}
+	log = filepath.Join(dir, "submitted")
+	pane = e.window("env -i TERM=screen HOME=" + dir + " " + bin + " -I " + script + " " + log + " " + mode)
+	e.waitScreen(pane, "the input box", func(s string) bool { return strings.Contains(s, "Type your message") })
+	return pane, log
 }

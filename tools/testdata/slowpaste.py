@@ -7,8 +7,11 @@
 # does: a Backspace first redraws the status line only (the new line still
 # in the box) and takes the character 0.4 s later; with "deaf-enter" the
 # first Enter after a paste is read and dropped, as Gemini CLI starved of
-# CPU at its start was seen to (no new line, no redraw).
+# CPU at its start was seen to (no new line, no redraw); with
+# "slow-redraw" a resize clears the screen and the box comes back 1.5 s
+# later, as Codex redraws after a split beside a busy machine.
 import os
+import signal
 import sys
 import termios
 import time
@@ -42,6 +45,16 @@ def draw():
     sys.stdout.write("".join(out))
     sys.stdout.flush()
 
+
+def redraw_slowly(signum, frame):
+    sys.stdout.write("\x1b[H\x1b[2J")
+    sys.stdout.flush()
+    time.sleep(1.5)
+    draw()
+
+
+if mode == "slow-redraw":
+    signal.signal(signal.SIGWINCH, redraw_slowly)
 
 sys.stdout.write("\x1b[?2004h")
 draw()
