@@ -322,3 +322,67 @@ func TestStartScriptWithoutOpenSSL(t *testing.T) {
 		t.Errorf("without openssl, another sum: exit %d, ran %v, %q", code, ran, stderr)
 	}
 }
+
+// TestScriptsSurviveALoginShell: the host's login shell parses the remote
+// command line first; csh and tcsh expand '!' even in single quotes and
+// end a quoted word at a newline, so the scripts hold neither.
+func TestScriptsSurviveALoginShell(t *testing.T) {
+	for name, s := range map[string]string{"start": startScript(false, strings.Repeat("a", 64)),
+		"start --host-install": startScript(true, ""), "install": installScript} {
+		if i := strings.IndexAny(s, "!\n"); i >= 0 {
+			t.Errorf("%s script: %q at %d: %q", name, s[i], i, s[max(0, i-30):min(len(s), i+10)])
+		}
+	}
+}
+
+// TestRemoteCommandUnderLoginShells: ssh hands the remote command line to
+// the user's login shell (sh, bash, zsh, fish, tcsh: those installed
+// here); under each, the checked copy runs with its arguments intact (no
+// '!': csh expands it even in single quotes, and tmux-mcp's own
+// arguments never hold one), and a copy in a directory others can write is
+// refused.
+func TestRemoteCommandUnderLoginShells(t *testing.T) {
+	var found []string
+	for _, sh := range []string{"sh", "bash", "zsh", "fish", "tcsh"} {
+		if p, err := exec.LookPath(sh); err == nil {
+			found = append(found, p)
+		}
+	}
+	for _, sh := range found {
+		t.Run(filepath.Base(sh), func(t *testing.T) {
+			l := newCacheLayout(t)
+			path, _ := l.plant()
+			link := newLink(Target{Name: "h", Host: "h"}, Options{RemoteArgs: []string{"serve", "--safety", "it's $HOME `x`"},
+				Install: true, Self: path}.withDefaults())
+			run := func() (int, string) {
+				_ = os.Remove(l.marker)
+				cmd := exec.Command(sh, "-c", link.remoteCommand())
+				cmd.Env = append(l.env, "SHELL="+sh)
+				cmd.Dir = l.home
+				var stderr bytes.Buffer
+				cmd.Stderr = &stderr
+				err := cmd.Run()
+				var ee *exec.ExitError
+				if errors.As(err, &ee) {
+					return ee.ExitCode(), stderr.String()
+				} else if err != nil {
+					t.Fatal(err)
+				}
+				return 0, stderr.String()
+			}
+			if code, stderr := run(); code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			if b, err := os.ReadFile(l.marker); err != nil || string(b) != "serve --safety it's $HOME `x`\n" {
+				t.Errorf("the copy ran with %q (%v)", b, err)
+			}
+			chmod(t, filepath.Dir(path), 0o777)
+			if code, stderr := run(); code != 126 || !strings.Contains(stderr, untrustedMark) {
+				t.Errorf("bin writable by others: exit %d, %q", code, stderr)
+			}
+			if _, err := os.Stat(l.marker); err == nil {
+				t.Error("the copy ran from a directory others can write")
+			}
+		})
+	}
+}

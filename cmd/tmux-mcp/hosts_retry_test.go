@@ -86,7 +86,7 @@ func TestHostsReadRetryWaitsForNextConnection(t *testing.T) {
 		b, _ := os.ReadFile(input)
 		return strings.Count(string(b), `"get_job"`)
 	}
-	const kills = 12
+	const kills = 20
 	for k := 1; k <= kills; k++ {
 		tmuxtest.WaitFor(t, 30*time.Second, fmt.Sprintf("get_job to reach the host, attempt %d", k), func() bool { return attempts() >= k })
 		// The connection and the host's tmux-mcp with it (a tmux-mcp
