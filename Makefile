@@ -60,9 +60,9 @@ bench:
 
 # Short fuzz runs of every fuzz target (the committed corpora run in `make test`).
 fuzz:
-	$(GO) test -run '^$$' -fuzz FuzzQuote -fuzztime 30s ./supervisor/tmux/
-	$(GO) test -run '^$$' -fuzz FuzzControlParse -fuzztime 30s ./supervisor/tmux/
-	$(GO) test -run '^$$' -fuzz FuzzRecords -fuzztime 30s ./supervisor/tmux/
+	$(GO) test -run '^$$' -fuzz FuzzQuote -fuzztime 30s ./tmux/
+	$(GO) test -run '^$$' -fuzz FuzzControlParse -fuzztime 30s ./tmux/
+	$(GO) test -run '^$$' -fuzz FuzzRecords -fuzztime 30s ./tmux/
 
 # Everything CI checks, side by side where it can be (scripts/ci): lint
 # and the suites (scripts/citest: the race suite and every

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tmux-mcp/tmux-mcp/supervisor/proc"
-	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+	"github.com/tmux-mcp/tmux-mcp/proc"
+	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
 // machineWith is fixedMachine with more files and sysctls.

@@ -14,10 +14,10 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/tmux-mcp/tmux-mcp/proc"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/death"
-	"github.com/tmux-mcp/tmux-mcp/supervisor/proc"
-	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
-	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux/tmuxtest"
+	"github.com/tmux-mcp/tmux-mcp/tmux"
+	"github.com/tmux-mcp/tmux-mcp/tmux/tmuxtest"
 )
 
 // Every failing condition is produced for real against an isolated server,

@@ -10,10 +10,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tmux-mcp/tmux-mcp/proc"
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
-	"github.com/tmux-mcp/tmux-mcp/supervisor/proc"
-	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
-	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux/tmuxtest"
+	"github.com/tmux-mcp/tmux-mcp/tmux"
+	"github.com/tmux-mcp/tmux-mcp/tmux/tmuxtest"
 )
 
 // TestMain makes the test process the reaper of the tmux servers its tests

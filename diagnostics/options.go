@@ -7,8 +7,8 @@ import (
 	"runtime"
 	"time"
 
-	"github.com/tmux-mcp/tmux-mcp/supervisor/proc"
-	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+	"github.com/tmux-mcp/tmux-mcp/proc"
+	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
 // Options says what to diagnose and where to look.

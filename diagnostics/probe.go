@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
 // answer is what a live server told the probe. It holds numbers, option

@@ -9,7 +9,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/tmux-mcp/tmux-mcp/supervisor/proc"
+	"github.com/tmux-mcp/tmux-mcp/proc"
 )
 
 // clockTicks is USER_HZ, the unit of the times in /proc/<pid>/stat: 100 on

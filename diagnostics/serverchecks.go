@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/tmux-mcp/tmux-mcp/supervisor/death"
-	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
 // waitPast tells how a process ended, as a past event.

@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
-	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
 // spinRegressions are the known regressions of the versions with the

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
-	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
 // Run is the command line a job typed into its pane, as the machinery

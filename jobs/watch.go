@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
 // awaited is what one wait for a job's channel gave.

@@ -11,7 +11,7 @@ import (
 
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/death"
-	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
 // Event types the journal adds to the supervisor's.

@@ -9,7 +9,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/tmux-mcp/tmux-mcp/supervisor/death"
-	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
 // FormatVersion is the version of the file format this package writes.

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
 // RestorePlan is an ordered list of tmux commands that restores what a
@@ -106,7 +106,7 @@ func displayArg(s string) string {
 // Names, titles and directories in a snapshot are untrusted: a pane's
 // program sets its title and window name with escape sequences, and a
 // directory may be called "#(rm -rf ~)". Steps carry them as the text
-// they are; the wire (supervisor/tmux, literal.go) keeps every argument
+// they are; the wire (tmux, literal.go) keeps every argument
 // tmux would expand as a format literal, so replaying them runs nothing.
 // A name or title is replayed as the text that makes tmux store it as
 // recorded: where tmux stores it escaped, unescaped, or each restore would

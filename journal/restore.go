@@ -14,7 +14,7 @@ import (
 
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/death"
-	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
 // RestoreResult says what a restore did, or would do (DryRun).

@@ -6,7 +6,7 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
 // TestSettledAfter: a snapshot is settled only when every live pane had

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
 // Snapshot is the session tree of one tmux server at one moment: what a

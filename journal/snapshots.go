@@ -10,7 +10,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
-	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
 // TakeSnapshot reads the session tree of srv and stores it, unless it

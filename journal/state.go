@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
 // tmuxServer is the part of a supervised server the journal uses to read

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux/tmuxtest"
+	"github.com/tmux-mcp/tmux-mcp/tmux/tmuxtest"
 )
 
 // mcpbCLI returns the pinned mcpb CLI (MCPB, which make release-check

@@ -10,8 +10,8 @@ import (
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/tmux-mcp/tmux-mcp/supervisor/proc"
-	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+	"github.com/tmux-mcp/tmux-mcp/proc"
+	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
 // readOnly lists commands that change nothing a capture could see.

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/tmux-mcp/tmux-mcp/supervisor/capture"
-	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+	"github.com/tmux-mcp/tmux-mcp/tmux"
 	"go.opentelemetry.io/otel/attribute"
 )
 

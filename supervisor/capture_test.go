@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/tmux-mcp/tmux-mcp/supervisor/capture"
-	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
-	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux/tmuxtest"
+	"github.com/tmux-mcp/tmux-mcp/tmux"
+	"github.com/tmux-mcp/tmux-mcp/tmux/tmuxtest"
 )
 
 // captures counts capture-pane calls that reached tmux.

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
 // AttachedClient is one client attached to a session, as list-clients

@@ -3,7 +3,7 @@ package supervisor
 import (
 	"context"
 
-	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
 // tmux's environment commands, typed. A session of "" names the global

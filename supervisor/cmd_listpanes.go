@@ -4,7 +4,7 @@ import (
 	"context"
 	"strings"
 
-	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
 // list-panes queries the model queries (ListPanes, Pane) do not cover:

@@ -4,7 +4,7 @@ import (
 	"context"
 	"strings"
 
-	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
 // tmux's pane options, typed: the user options (@name) tmux-mcp keeps on

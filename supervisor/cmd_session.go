@@ -3,7 +3,7 @@ package supervisor
 import (
 	"context"
 
-	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
 // tmux's commands on one session, typed. Each method sends one command

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
-	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux/tmuxtest"
+	"github.com/tmux-mcp/tmux-mcp/tmux"
+	"github.com/tmux-mcp/tmux-mcp/tmux/tmuxtest"
 )
 
 // cmdFixture is a fresh session for one case of TestCmdMethods: window w

@@ -4,7 +4,7 @@ import (
 	"context"
 	"strconv"
 
-	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
 // tmux's commands on one window, typed. Each method sends one command

@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/tmux-mcp/tmux-mcp/supervisor/death"
-	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
-	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux/tmuxtest"
+	"github.com/tmux-mcp/tmux-mcp/tmux"
+	"github.com/tmux-mcp/tmux-mcp/tmux/tmuxtest"
 	"go.uber.org/goleak"
 )
 
@@ -164,7 +164,7 @@ func TestSIGSTOPTimesOutThenRestarts(t *testing.T) {
 	// The server process tmux-mcp started outlives supervision, and so does
 	// the goroutine that waits for its exit status.
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent(),
-		goleak.IgnoreAnyFunction("github.com/tmux-mcp/tmux-mcp/supervisor/tmux.(*StartedServer).wait"))
+		goleak.IgnoreAnyFunction("github.com/tmux-mcp/tmux-mcp/tmux.(*StartedServer).wait"))
 	ts := tmuxtest.New(t)
 	sup := newSup(t, ts, Config{CommandTimeout: 300 * time.Millisecond, Restart: death.RestartPolicy{HungAfter: time.Minute}})
 	srv := mustServer(t, sup)

@@ -1,6 +1,6 @@
 // Package supervisor is the policy around every tmux call: the only door to
-// package supervisor/tmux for anything that talks to a tmux server (the
-// one probe of diagnose aside, see supervisor/tmux).
+// package tmux for anything that talks to a tmux server (the
+// one probe of diagnose aside, see tmux).
 //
 // A [Supervisor] keeps one supervised [Server] per tmux socket, created
 // lazily. Every call a Server makes goes, in order, through a health gate
@@ -14,7 +14,7 @@
 //
 // The supervisor is four subsystems; three of them are packages below it,
 // and the arrows point down only (supervisor → capture, death, proc →
-// supervisor/tmux):
+// tmux):
 //
 //   - the call gate and rate limits, here: call.go (every command),
 //     lifecycle.go (the health gate, adopting or starting a server),
@@ -28,7 +28,7 @@
 //     and, here, monitor.go (noticing a death), restart.go (carrying the
 //     decision out) and restoregate.go (holding calls while the Restorer
 //     runs);
-//   - resources and the platform seams: package supervisor/proc (process
+//   - resources and the platform seams: package proc (process
 //     identity and exit, resource sampling, PTYs, socket listeners);
 //     resources.go here turns samples into warnings and refusals.
 //

@@ -7,7 +7,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
 // TmuxVersion returns the version of the tmux binary (tmux -V), for

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/tmux-mcp/tmux-mcp/supervisor/proc"
-	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+	"github.com/tmux-mcp/tmux-mcp/proc"
+	"github.com/tmux-mcp/tmux-mcp/tmux"
 	"go.opentelemetry.io/otel/attribute"
 )
 

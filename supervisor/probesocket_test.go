@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tmux-mcp/tmux-mcp/proc"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/death"
-	"github.com/tmux-mcp/tmux-mcp/supervisor/proc"
-	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux/tmuxtest"
+	"github.com/tmux-mcp/tmux-mcp/tmux/tmuxtest"
 )
 
 func TestProbeSocket(t *testing.T) {

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/tmux-mcp/tmux-mcp/supervisor/proc"
+	"github.com/tmux-mcp/tmux-mcp/proc"
 	"go.opentelemetry.io/otel/attribute"
 )
 

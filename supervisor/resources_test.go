@@ -7,7 +7,7 @@ import (
 
 	"testing"
 
-	"github.com/tmux-mcp/tmux-mcp/supervisor/proc"
+	"github.com/tmux-mcp/tmux-mcp/proc"
 )
 
 func TestEvaluateResources(t *testing.T) {

@@ -13,9 +13,9 @@ import (
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/tmux-mcp/tmux-mcp/proc"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/death"
-	"github.com/tmux-mcp/tmux-mcp/supervisor/proc"
-	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
 // died records a death, tells subscribers and carries out the restart

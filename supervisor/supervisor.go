@@ -9,7 +9,7 @@ import (
 
 	"github.com/tmux-mcp/tmux-mcp/supervisor/capture"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/death"
-	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
 // Config configures a Supervisor. Zero fields take the defaults documented

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/tmux-mcp/tmux-mcp/agent/agentstub"
-	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux/tmuxtest"
+	"github.com/tmux-mcp/tmux-mcp/tmux/tmuxtest"
 )
 
 // agentRounds is how many prompts TestDriveAgentCLIs submits to each CLI:

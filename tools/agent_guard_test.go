@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/tmux-mcp/tmux-mcp/agent/agentstub"
-	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux/tmuxtest"
+	"github.com/tmux-mcp/tmux-mcp/tmux/tmuxtest"
 )
 
 // bashCmd is a shell for a test pane: bash without startup files, the

@@ -11,7 +11,7 @@ import (
 	"github.com/tmux-mcp/tmux-mcp/agent"
 	"github.com/tmux-mcp/tmux-mcp/jobs"
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
-	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
 // AgentInfo is the agent CLI a pane runs (package agent's table: claude,

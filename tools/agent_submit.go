@@ -13,7 +13,7 @@ import (
 
 	"github.com/tmux-mcp/tmux-mcp/agent"
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
-	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
 // submitSettle is how long a pane's screen must stay unchanged after a

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/tmux-mcp/tmux-mcp/jobs"
-	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux/tmuxtest"
+	"github.com/tmux-mcp/tmux-mcp/tmux/tmuxtest"
 )
 
 // submitRounds is how many prompts TestSubmitPrompt submits to each

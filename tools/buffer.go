@@ -15,7 +15,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
-	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
 // Buffers are namespaced: load_buffer names them

@@ -14,7 +14,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
-	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
 // channelRe is libtmux-mcp's rule for wait-for channel names.

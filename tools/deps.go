@@ -8,7 +8,7 @@ import (
 
 	"github.com/tmux-mcp/tmux-mcp/jobs"
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
-	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
 // Deps is what tool handlers need. Everything is passed in: handlers read

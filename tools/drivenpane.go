@@ -10,7 +10,7 @@ import (
 
 	"github.com/tmux-mcp/tmux-mcp/agent"
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
-	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
 // A pane someone else drives (another agent CLI, or a person at a

@@ -3,7 +3,7 @@ package tools
 import (
 	"strings"
 
-	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
 // A pane's history at its history-limit.

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
 // fakeGrid is a pane's grid as tmux keeps it: history rows, then the

@@ -8,7 +8,7 @@ import (
 
 	"github.com/tmux-mcp/tmux-mcp/hosts"
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
-	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
 // The caller through the hops (hosts/caller.go). A call routed here from

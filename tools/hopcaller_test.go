@@ -15,7 +15,7 @@ import (
 
 	"github.com/tmux-mcp/tmux-mcp/hosts"
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
-	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux/tmuxtest"
+	"github.com/tmux-mcp/tmux-mcp/tmux/tmuxtest"
 )
 
 // callWithCallers makes a tool call whose _meta carries callers, as a

@@ -10,8 +10,8 @@ import (
 
 	"github.com/tmux-mcp/tmux-mcp/jobs"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/capture"
-	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
 	"github.com/tmux-mcp/tmux-mcp/taskext"
+	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
 // jobStarted is run_command's result with background: the job's ID, and

@@ -8,8 +8,8 @@ import (
 
 	"github.com/tmux-mcp/tmux-mcp/jobs"
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
-	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
 	"github.com/tmux-mcp/tmux-mcp/taskext"
+	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
 // The tools' side of the jobs engine (package jobs): the table one

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/tmux-mcp/tmux-mcp/jobs"
-	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux/tmuxtest"
+	"github.com/tmux-mcp/tmux-mcp/tmux/tmuxtest"
 )
 
 // memStore is a jobs.Store in memory, standing in for the journal (whose

@@ -9,7 +9,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
-	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
 // Journal is what the journal tools need of the session journal.

@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
-	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
 // The arguments every listing takes (listing.go): filters and a limit,

@@ -12,7 +12,7 @@ import (
 	"github.com/tmux-mcp/tmux-mcp/jobs"
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/death"
-	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
 // Logger names of the log notifications, one per concern, so a client can

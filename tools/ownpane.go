@@ -10,7 +10,7 @@ import (
 	"github.com/shirou/gopsutil/v3/process"
 
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
-	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
 // The pane tmux-mcp runs in (and so the agent that started it): on each

@@ -18,8 +18,8 @@ import (
 
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/capture"
-	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
 	"github.com/tmux-mcp/tmux-mcp/taskext"
+	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
 // Shared parameters of the tools that wait.

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux/tmuxtest"
+	"github.com/tmux-mcp/tmux-mcp/tmux/tmuxtest"
 )
 
 func TestRunCommand(t *testing.T) {

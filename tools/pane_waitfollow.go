@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
-	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
 // follow reads the lines from the first row not read yet down. It

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
 // paneIO is what the tools that type into panes share: one lock per pane,

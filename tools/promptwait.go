@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
-	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
 // A run_command ends when its end is recorded, and waits a moment

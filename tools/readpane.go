@@ -7,7 +7,7 @@ import (
 	"strconv"
 
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
-	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
 // paneStateFields are what readPane asks tmux for, in order.

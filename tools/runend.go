@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
-	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
 // A run's end, as its ending recorded it (runEnd), and the output up to

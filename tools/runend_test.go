@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
 // TestRunEndRow: the recorded end's row in a later state of the pane is

@@ -3,7 +3,7 @@ package tools
 import (
 	"strings"
 
-	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
 // promptMark finds a run's prompt row again after tmux freed history

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/tmux-mcp/tmux-mcp/jobs"
-	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux/tmuxtest"
+	"github.com/tmux-mcp/tmux-mcp/tmux/tmuxtest"
 )
 
 // testShell is a shell a pane can run, with the prompt "$ " and no

@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
-	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
 // Self-protection: typing into, respawning, killing or clearing the pane

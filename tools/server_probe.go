@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
-	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
 // probeCandidate returns what list_servers says of the socket at path,

@@ -9,7 +9,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux/tmuxtest"
+	"github.com/tmux-mcp/tmux-mcp/tmux/tmuxtest"
 )
 
 func TestListSessions(t *testing.T) {

@@ -13,7 +13,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
-	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux/tmuxtest"
+	"github.com/tmux-mcp/tmux-mcp/tmux/tmuxtest"
 )
 
 // catPane opens a pane running cat in session main: silent until keys

@@ -10,7 +10,7 @@ import (
 
 	"github.com/tmux-mcp/tmux-mcp/diagnostics"
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
-	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
 // realDiagnoser runs package diagnostics, as cmd/tmux-mcp's does, and

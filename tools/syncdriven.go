@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
-	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
 // Synchronized panes and the panes someone else drives. Typing into a

@@ -13,7 +13,7 @@ import (
 
 	"github.com/tmux-mcp/tmux-mcp/jobs"
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
-	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+	"github.com/tmux-mcp/tmux-mcp/tmux"
 	"github.com/tmux-mcp/tmux-mcp/view"
 )
 

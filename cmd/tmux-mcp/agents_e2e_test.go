@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/tmux-mcp/tmux-mcp/agent/agentstub"
-	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux/tmuxtest"
+	"github.com/tmux-mcp/tmux-mcp/tmux/tmuxtest"
 )
 
 // agentState is the agent object of a pane or of a turn, as a client

@@ -14,7 +14,7 @@ import (
 	"github.com/tmux-mcp/tmux-mcp/diagnostics"
 	"github.com/tmux-mcp/tmux-mcp/journal"
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
-	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+	"github.com/tmux-mcp/tmux-mcp/tmux"
 	"github.com/tmux-mcp/tmux-mcp/tools"
 )
 

@@ -7,7 +7,7 @@ import (
 	"github.com/tmux-mcp/tmux-mcp/diagnostics"
 	"github.com/tmux-mcp/tmux-mcp/journal"
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
-	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
 // diagnoseJournal adapts package journal to what diagnose reads of it. It

@@ -18,7 +18,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux/tmuxtest"
+	"github.com/tmux-mcp/tmux-mcp/tmux/tmuxtest"
 )
 
 // firstHourRun is run_command's result as a client decodes it.

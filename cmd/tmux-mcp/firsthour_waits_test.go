@@ -9,7 +9,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/client"
 
-	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux/tmuxtest"
+	"github.com/tmux-mcp/tmux-mcp/tmux/tmuxtest"
 )
 
 // Tests of an agent's first hour with waits (issue 18, items 1 and 2),

@@ -20,7 +20,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/tmux-mcp/tmux-mcp/hosts/sshdtest"
-	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux/tmuxtest"
+	"github.com/tmux-mcp/tmux-mcp/tmux/tmuxtest"
 )
 
 // simHost is a simulated machine: an sshd on loopback whose sessions run

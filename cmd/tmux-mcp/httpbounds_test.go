@@ -16,7 +16,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux/tmuxtest"
+	"github.com/tmux-mcp/tmux-mcp/tmux/tmuxtest"
 )
 
 // peakRSS is a process's resident set high-water mark (VmHWM), in bytes.

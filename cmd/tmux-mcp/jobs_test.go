@@ -13,7 +13,7 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux/tmuxtest"
+	"github.com/tmux-mcp/tmux-mcp/tmux/tmuxtest"
 )
 
 // job is the part of get_job's and list_jobs' results these tests read.

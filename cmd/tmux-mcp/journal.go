@@ -16,7 +16,7 @@ import (
 
 	"github.com/tmux-mcp/tmux-mcp/journal"
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
-	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
 const journalUsage = `Usage:

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux/tmuxtest"
+	"github.com/tmux-mcp/tmux-mcp/tmux/tmuxtest"
 )
 
 // attackerUID is the other local user of TestOtherUsersSockets. It needs

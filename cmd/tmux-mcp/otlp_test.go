@@ -31,7 +31,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux/tmuxtest"
+	"github.com/tmux-mcp/tmux-mcp/tmux/tmuxtest"
 )
 
 // collector is a local OTLP receiver that keeps the spans and metric

@@ -10,8 +10,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/client"
 
-	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
-	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux/tmuxtest"
+	"github.com/tmux-mcp/tmux-mcp/tmux"
+	"github.com/tmux-mcp/tmux-mcp/tmux/tmuxtest"
 )
 
 // startReadonly starts the binary at the readonly tier with tm as its

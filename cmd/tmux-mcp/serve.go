@@ -21,8 +21,8 @@ import (
 	"github.com/tmux-mcp/tmux-mcp/httpmcp"
 	"github.com/tmux-mcp/tmux-mcp/journal"
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
-	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
 	"github.com/tmux-mcp/tmux-mcp/telemetry"
+	"github.com/tmux-mcp/tmux-mcp/tmux"
 	"github.com/tmux-mcp/tmux-mcp/tools"
 )
 

@@ -23,7 +23,7 @@ import (
 	"time"
 
 	"github.com/tmux-mcp/tmux-mcp/jobs"
-	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux/tmuxtest"
+	"github.com/tmux-mcp/tmux-mcp/tmux/tmuxtest"
 )
 
 // The tests of this file drive the built binary's MCP tasks with the

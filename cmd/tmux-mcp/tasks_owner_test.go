@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/tmux-mcp/tmux-mcp/jobs"
-	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux/tmuxtest"
+	"github.com/tmux-mcp/tmux-mcp/tmux/tmuxtest"
 )
 
 // rpcCaller is one caller of the binary's streamable HTTP endpoint,

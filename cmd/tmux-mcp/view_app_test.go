@@ -16,7 +16,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux/tmuxtest"
+	"github.com/tmux-mcp/tmux-mcp/tmux/tmuxtest"
 	"github.com/tmux-mcp/tmux-mcp/view/browsertest"
 )
 

@@ -19,7 +19,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux/tmuxtest"
+	"github.com/tmux-mcp/tmux-mcp/tmux/tmuxtest"
 	"github.com/tmux-mcp/tmux-mcp/view/browsertest"
 )
 

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/tmux-mcp/tmux-mcp/scripts/internal/loadtest"
-	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
 // world is one run's private tmux world: a directory of its own under

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/tmux-mcp/tmux-mcp/scripts/internal/loadtest"
-	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
 // Fault kinds, in the order a run injects them.
@@ -206,7 +206,7 @@ func (r *run) stuckClient(ctx context.Context) Fault {
 		f.Skipped = err.Error()
 		return f
 	}
-	// supervisor/tmux has no client that stops reading on purpose (its
+	// tmux has no client that stops reading on purpose (its
 	// control client always drains), so this one fault starts the tmux
 	// client itself, with the argv and environment the exec transport
 	// would use.

@@ -31,7 +31,7 @@ import (
 	"time"
 
 	"github.com/tmux-mcp/tmux-mcp/scripts/internal/loadtest"
-	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
 // config is the run's settings.

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/tmux-mcp/tmux-mcp/scripts/internal/loadtest"
-	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
 // run is one soak run: its private directory, the tmux-mcp it drives, the

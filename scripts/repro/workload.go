@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/tmux-mcp/tmux-mcp/scripts/internal/loadtest"
-	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
 // pollRaw is the incident's poller: one `tmux capture-pane -p` subprocess

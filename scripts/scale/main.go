@@ -30,7 +30,7 @@ import (
 	"time"
 
 	"github.com/tmux-mcp/tmux-mcp/scripts/internal/loadtest"
-	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
 // level is a number of sessions and of panes in each.

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
 // Key identifies one capture of one pane: the planned range, the

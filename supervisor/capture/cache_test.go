@@ -6,7 +6,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
 func capOf(s string) Result {

@@ -4,7 +4,7 @@ import (
 	"context"
 	"sync"
 
-	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
 // Watcher connections are dialled on first use, one per watched session,

@@ -10,7 +10,7 @@
 // limit; it is the file to open to learn why a capture was served from
 // cache.
 //
-// The package talks to tmux only through the supervisor/tmux client it
+// The package talks to tmux only through the tmux client it
 // is given, and never calls back into the supervisor on a capture's path:
 // the supervisor resolves the pane's session first (Freshness.SessionOf,
 // its own list-panes when the pane is new) and hands it to

@@ -12,7 +12,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
 // pipeFeeds tell PaneChanges subscribers that a pane printed where no

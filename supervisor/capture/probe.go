@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
 // probeFormat is the probe's question: the pane's state (as a barrier

@@ -1,6 +1,6 @@
 package capture
 
-import "github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+import "github.com/tmux-mcp/tmux-mcp/tmux"
 
 // Request asks for a pane's contents.
 type Request struct {

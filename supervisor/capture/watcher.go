@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
 // watcher is a control-mode connection attached to one session. tmux sends

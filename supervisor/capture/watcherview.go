@@ -1,6 +1,6 @@
 package capture
 
-import "github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+import "github.com/tmux-mcp/tmux-mcp/tmux"
 
 // Watcher is a read-only view of one watcher connection, for tests and
 // diagnostics of the supervisor.

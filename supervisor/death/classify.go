@@ -11,7 +11,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
 // Evidence is what was seen of a server that stopped answering: live

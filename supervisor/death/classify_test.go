@@ -10,7 +10,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/tmux-mcp/tmux-mcp/supervisor/tmux"
+	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
 // Linux wait status encodings.
