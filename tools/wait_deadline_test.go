@@ -37,6 +37,7 @@ func TestWaitForAgentTimesOut(t *testing.T) {
 	calls := 40
 	for _, name := range []string{agentstub.Claude, agentstub.Codex} {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel() // each waits out its timeouts on a server of its own
 			e := newEnv(t, Mutating)
 			stub, p := e.agentCLI(name)
 			// Ten chunks 8 s apart: the turn outlasts the calls below.
@@ -69,14 +70,16 @@ func TestWaitForAgentTimesOut(t *testing.T) {
 // short timeouts, ends with its own timeout outcome while its pane keeps
 // changing, never with a tmux call's [timeout].
 func TestWaitsTimeOutOnTheirOwn(t *testing.T) {
-	e := newEnv(t, Mutating)
-	// A pane that prints all the time, so that reads are under way at
-	// every deadline.
-	busy := e.window("while :; do echo tick; sleep 0.01; done")
-	e.waitScreen(busy, "ticks", func(s string) bool { return strings.Contains(s, "tick") })
 	rounds := 20
-
+	// Each tool waits out its timeouts on a server of its own, beside
+	// the others: the test's time is the longest of them, not their sum.
 	t.Run("wait_for_text", func(t *testing.T) {
+		t.Parallel()
+		e := newEnv(t, Mutating)
+		// A pane that prints all the time, so that reads are under way
+		// at every deadline.
+		busy := e.window("while :; do echo tick; sleep 0.01; done")
+		e.waitScreen(busy, "ticks", func(s string) bool { return strings.Contains(s, "tick") })
 		for i := range rounds {
 			timeout := shortTimeouts[i%len(shortTimeouts)]
 			res := e.call("wait_for_text", map[string]any{"pane_id": busy, "patterns": []any{"never printed"}, "timeout": timeout})
@@ -93,6 +96,8 @@ func TestWaitsTimeOutOnTheirOwn(t *testing.T) {
 		}
 	})
 	t.Run("send_keys wait_for", func(t *testing.T) {
+		t.Parallel()
+		e := newEnv(t, Mutating)
 		sh := e.shell()
 		for i := range rounds {
 			res := e.call("send_keys", map[string]any{"pane_id": sh, "keys": "echo tock", "wait_for": "never printed",
@@ -112,6 +117,8 @@ func TestWaitsTimeOutOnTheirOwn(t *testing.T) {
 		}
 	})
 	t.Run("get_job", func(t *testing.T) {
+		t.Parallel()
+		e := newEnv(t, Mutating)
 		id := e.startJob(e.shell(), "while :; do echo tick; sleep 0.01; done")
 		for i := range rounds {
 			res := e.call("get_job", map[string]any{"job_id": id, "patterns": []any{"never printed"},
@@ -129,6 +136,8 @@ func TestWaitsTimeOutOnTheirOwn(t *testing.T) {
 		}
 	})
 	t.Run("wait_for_channel", func(t *testing.T) {
+		t.Parallel()
+		e := newEnv(t, Mutating)
 		for i := range rounds {
 			msg := e.fails("wait_for_channel", map[string]any{"channel": fmt.Sprintf("never-%d", i),
 				"timeout": shortTimeouts[i%len(shortTimeouts)]}, "was not signalled within", "[timeout]")
@@ -136,6 +145,8 @@ func TestWaitsTimeOutOnTheirOwn(t *testing.T) {
 		}
 	})
 	t.Run("run_command", func(t *testing.T) {
+		t.Parallel()
+		e := newEnv(t, Mutating)
 		for i := range 4 {
 			sh := e.shell()
 			res := e.call("run_command", map[string]any{"pane_id": sh, "command": "while :; do echo tick; sleep 0.01; done",
@@ -153,6 +164,8 @@ func TestWaitsTimeOutOnTheirOwn(t *testing.T) {
 		}
 	})
 	t.Run("submit_prompt", func(t *testing.T) {
+		t.Parallel()
+		e := newEnv(t, Mutating)
 		// A program that never takes a paste: every call ends at its
 		// timeout, with the screen.
 		p := e.window("stty -echo; echo READY; exec sleep 600")
