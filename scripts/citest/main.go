@@ -5,7 +5,8 @@
 // keeps two cores a quarter busy; run together, they keep them busy.
 //
 // Each package's test binary is built once per suite kind (with -race, and
-// without), its tests listed and dealt into shards of a few tests, and
+// without), two at a time while the tests of those built already run;
+// its tests are listed and dealt into shards of a few tests, and
 // each shard runs as `<pkg>.test -test.run '^(A|B)$'` in the package's
 // directory, its output turned into JSON by go tool test2json. A matrix
 // suite runs with TMUX_MCP_TEST_TMUX set to its tmux, which it builds
@@ -22,7 +23,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -35,6 +35,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -116,11 +117,11 @@ type pkg struct {
 
 // job is one shard of one package of one suite.
 type job struct {
-	suite *suite
-	pkg   pkg
-	bin   string
-	tests []string
-	out   string // its JSON
+	suite  *suite
+	pkg    pkg
+	binary *testBinary
+	tests  []string
+	out    string // its JSON
 	// A race job records which of its tests start tmux (tmuxtest's
 	// RecordEnv) into record, and closes done; the same shard's matrix
 	// jobs wait for it (after) and run only those tests: a test that
@@ -206,66 +207,27 @@ func run(ctx context.Context, cfg config) (*results, error) {
 	for _, s := range suites {
 		kinds[s.race] = true
 	}
-	bins := map[bool]map[string]string{} // race -> package -> test binary
-	var builds []func() error
-	for race := range kinds {
-		bins[race] = map[string]string{}
-		for _, p := range pkgs {
-			bin := filepath.Join(binDir, map[bool]string{true: "race", false: "plain"}[race], p.name+".test")
-			bins[race][p.path] = bin
-			// -vet=off: go test -c runs vet's test subset on every
-			// package, twice here (two kinds); make ci's lint runs the
-			// whole of go vet once.
-			args := []string{"test", "-c", "-vet=off", "-o", bin}
-			if race {
-				args = append(args, "-race")
-			}
-			args = append(args, p.path)
-			builds = append(builds, func() error {
-				if out, err := command(ctx, cfg.goBin, args...).CombinedOutput(); err != nil {
-					return fmt.Errorf("go test -c %s: %w\n%s", p.path, err, out)
-				}
-				return nil
-			})
+	// Test binaries are built two at a time while the tests of those
+	// already built run: the tests wait on tmux much of the time, and the
+	// compiles take what CPU they leave (on a cold machine the compiles
+	// are minutes). The first kind's binaries come first, the packages
+	// with the longest tests first among them (order), so that those
+	// start soonest.
+	first := suites[0].race
+	bins := map[bool]map[string]*testBinary{} // race -> package -> test binary
+	var builds []*testBinary
+	for _, race := range []bool{first, !first} {
+		if !kinds[race] {
+			continue
+		}
+		bins[race] = map[string]*testBinary{}
+		for _, p := range byWeight(pkgs) {
+			b := &testBinary{pkg: p, race: race, ready: make(chan struct{}),
+				path: filepath.Join(binDir, map[bool]string{true: "race", false: "plain"}[race], p.name+".test")}
+			bins[race][p.path] = b
+			builds = append(builds, b)
 		}
 	}
-	if err := inParallel(runtime.NumCPU(), builds); err != nil {
-		return nil, err
-	}
-	// Shards: the same for every suite; each suite's jobs are queued in
-	// turn, so that a matrix suite waiting for its tmux does not hold the
-	// others up.
-	var jobs []*job
-	for _, p := range pkgs {
-		anyBin := bins[suites[0].race][p.path]
-		tests, err := listTests(ctx, anyBin, p.dir)
-		if err != nil {
-			return nil, fmt.Errorf("list tests of %s: %w", p.path, err)
-		}
-		for _, shard := range deal(tests, cfg.perJob) {
-			var race *job
-			for _, s := range suites {
-				j := &job{suite: s, pkg: p, bin: bins[s.race][p.path], tests: shard, after: race}
-				if s.race {
-					race, j.done = j, make(chan struct{})
-				}
-				jobs = append(jobs, j)
-			}
-		}
-	}
-	// Longer shards first within each suite is unknown on a fresh
-	// machine; the race suite (CPU-heavy) goes first, then the matrix.
-	sort.SliceStable(jobs, func(i, j int) bool { return suiteIndex(suites, jobs[i].suite) < suiteIndex(suites, jobs[j].suite) })
-	for i, j := range jobs {
-		j.out = filepath.Join(cfg.out, j.suite.name, fmt.Sprintf("%s-%03d.json", j.pkg.name, i))
-		if j.done != nil {
-			j.record = strings.TrimSuffix(j.out, ".json") + ".tmux"
-		}
-	}
-	env := append(os.Environ(), "TMUX_MCP_TEST_BIN="+tmuxMCP)
-	// The dispatcher hands a worker the first job whose tmux is built and
-	// whose race shard has run, so that no worker sits waiting.
-	queue := make(chan *job)
 	wake := make(chan struct{}, 1)
 	poke := func() {
 		select {
@@ -273,6 +235,61 @@ func run(ctx context.Context, cfg config) (*results, error) {
 		default:
 		}
 	}
+	go func() {
+		sem := make(chan struct{}, runtime.NumCPU())
+		for _, b := range builds {
+			sem <- struct{}{}
+			go func() {
+				defer func() { <-sem }()
+				b.build(ctx, cfg.goBin)
+				poke()
+			}()
+		}
+	}()
+	// Shards: the same for every suite, dealt once a package's first
+	// binary can list its tests; each suite's jobs are queued in turn, so
+	// that a matrix suite waiting for its tmux does not hold the others
+	// up; the race suite (CPU-heavy) goes first, then the matrix.
+	listed := make(chan []*job)
+	for _, p := range pkgs {
+		go func() {
+			b := bins[first][p.path]
+			select {
+			case <-b.ready:
+			case <-ctx.Done():
+				listed <- nil
+				return
+			}
+			if b.err != nil {
+				res.fail("%v", b.err)
+				listed <- nil
+				return
+			}
+			tests, err := listTests(ctx, b.path, p.dir)
+			if err != nil {
+				res.fail("list tests of %s: %v", p.path, err)
+				listed <- nil
+				return
+			}
+			var jobs []*job
+			for _, shard := range deal(tests, cfg.perJob) {
+				var race *job
+				for _, s := range suites {
+					j := &job{suite: s, pkg: p, binary: bins[s.race][p.path], tests: shard, after: race}
+					if s.race {
+						race, j.done = j, make(chan struct{})
+					}
+					jobs = append(jobs, j)
+				}
+			}
+			listed <- jobs
+		}()
+	}
+	env := append(os.Environ(), "TMUX_MCP_TEST_BIN="+tmuxMCP)
+	// The dispatcher hands a worker the first job whose binary and tmux
+	// are built and whose race shard has run, so that no worker sits
+	// waiting.
+	queue := make(chan *job)
 	var wg sync.WaitGroup
 	for range cfg.jobs {
 		wg.Add(1)
@@ -290,12 +307,29 @@ func run(ctx context.Context, cfg config) (*results, error) {
 			poke()
 		}()
 	}
-	pending := jobs
-	for len(pending) > 0 && ctx.Err() == nil {
+	var pending []*job
+	unlisted, n := len(pkgs), 0
+	add := func(jobs []*job) {
+		unlisted--
+		for _, j := range jobs {
+			j.out = filepath.Join(cfg.out, j.suite.name, fmt.Sprintf("%s-%03d.json", j.pkg.name, n))
+			n++
+			if j.done != nil {
+				j.record = strings.TrimSuffix(j.out, ".json") + ".tmux"
+			}
+		}
+		pending = append(pending, jobs...)
+		sort.SliceStable(pending, func(a, b int) bool {
+			return suiteIndex(suites, pending[a].suite) < suiteIndex(suites, pending[b].suite)
+		})
+	}
+	for (len(pending) > 0 || unlisted > 0) && ctx.Err() == nil {
 		i := slices.IndexFunc(pending, func(j *job) bool { return j.runnable() })
 		if i < 0 {
 			select {
 			case <-wake:
+			case jobs := <-listed:
+				add(jobs)
 			case <-ctx.Done():
 			}
 			continue
@@ -304,6 +338,12 @@ func run(ctx context.Context, cfg config) (*results, error) {
 		pending = slices.Delete(pending, i, i+1)
 		select {
 		case queue <- j:
+		case jobs := <-listed:
+			add(jobs)
+			pending = append([]*job{j}, pending...) // offered again first
+			sort.SliceStable(pending, func(a, b int) bool {
+				return suiteIndex(suites, pending[a].suite) < suiteIndex(suites, pending[b].suite)
+			})
 		case <-ctx.Done():
 		}
 	}
@@ -319,31 +359,58 @@ func run(ctx context.Context, cfg config) (*results, error) {
 
 func suiteIndex(suites []*suite, s *suite) int { return slices.Index(suites, s) }
 
-// inParallel runs fs, n at a time, and returns their errors joined.
-func inParallel(n int, fs []func() error) error {
-	sem := make(chan struct{}, n)
-	var mu sync.Mutex
-	var errs []error
-	var wg sync.WaitGroup
-	for _, f := range fs {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			if err := f(); err != nil {
-				mu.Lock()
-				errs = append(errs, err)
-				mu.Unlock()
-			}
-		}()
-	}
-	wg.Wait()
-	return errors.Join(errs...)
+// testBinary is one package's test binary of one kind, built once.
+type testBinary struct {
+	pkg   pkg
+	race  bool
+	path  string
+	ready chan struct{} // closed once built (or failed: err)
+	err   error
+	// reported: a failed build is reported once, however many jobs use it.
+	reported atomic.Bool
 }
 
-// runnable reports whether j's tmux is built and its race shard has run.
+// build compiles b. -vet=off: go test -c runs vet's test subset on every
+// package, twice here (two kinds); make ci's lint runs the whole of go
+// vet once.
+func (b *testBinary) build(ctx context.Context, goBin string) {
+	defer close(b.ready)
+	args := []string{"test", "-c", "-vet=off", "-o", b.path}
+	if b.race {
+		args = append(args, "-race")
+	}
+	args = append(args, b.pkg.path)
+	if out, err := command(ctx, goBin, args...).CombinedOutput(); err != nil {
+		b.err = fmt.Errorf("go test -c %s: %w\n%s", b.pkg.path, err, out)
+	}
+}
+
+// byWeight orders packages for building: those whose tests take longest
+// on a fresh machine (driving agent CLIs, browsers, the binary end to
+// end) first, so that their tests start soonest; the rest as listed.
+func byWeight(pkgs []pkg) []pkg {
+	heavy := []string{"/tools", "/cmd/tmux-mcp", "/supervisor", "/hosts", "/view", "/journal"}
+	rank := func(p pkg) int {
+		for i, h := range heavy {
+			if strings.HasSuffix(p.path, h) {
+				return i
+			}
+		}
+		return len(heavy)
+	}
+	out := slices.Clone(pkgs)
+	sort.SliceStable(out, func(i, j int) bool { return rank(out[i]) < rank(out[j]) })
+	return out
+}
+
+// runnable reports whether j's binary and tmux are built and its race
+// shard has run.
 func (j *job) runnable() bool {
+	select {
+	case <-j.binary.ready:
+	default:
+		return false
+	}
 	select {
 	case <-j.suite.ready:
 	default:
@@ -393,6 +460,12 @@ func runJob(ctx context.Context, cfg config, j *job, env []string, res *results)
 	if j.suite.err != nil {
 		return // reported once for the suite
 	}
+	if j.binary.err != nil {
+		if !j.binary.reported.Swap(true) {
+			res.fail("%v", j.binary.err)
+		}
+		return
+	}
 	if j.after != nil {
 		select {
 		case <-j.after.done:
@@ -416,7 +489,7 @@ func runJob(ctx context.Context, cfg config, j *job, env []string, res *results)
 		return
 	}
 	pattern := "^(" + strings.Join(j.tests, "|") + ")$"
-	args := []string{"tool", "test2json", "-t", "-p", j.pkg.path, j.bin, "-test.v=test2json", "-test.run", pattern,
+	args := []string{"tool", "test2json", "-t", "-p", j.pkg.path, j.binary.path, "-test.v=test2json", "-test.run", pattern,
 		"-test.count=1", "-test.timeout=" + cfg.timeout.String()}
 	cmd := command(ctx, cfg.goBin, args...)
 	cmd.Dir = j.pkg.dir
