@@ -1,0 +1,122 @@
+package agentstub
+
+import (
+	"encoding/json"
+	"slices"
+	"testing"
+)
+
+// The MCP tool replies are proven end to end by cmd/tmux-mcp's
+// TestReadmeClientsDriveTmux (each CLI calls run_command and send_keys);
+// these check the parts that read what each CLI sends.
+
+func TestFindTool(t *testing.T) {
+	claude := []string{"Bash", "mcp__tmux-mcp__run_command", "mcp__tmux-mcp__send_keys", "mcp__tmux-mcp__send_keys_batch"}
+	codex := []string{"exec_command", "mcp__tmux_mcp__send_keys", "mcp__tmux_mcp__send_keys_batch"}
+	gemini := []string{"run_shell_command", "mcp_tmux-mcp_send_keys", "mcp_tmux-mcp_send_keys_batch"}
+	tests := []struct {
+		offered    []string
+		tool, want string
+	}{
+		{claude, "send_keys", "mcp__tmux-mcp__send_keys"},
+		{claude, "run_command", "mcp__tmux-mcp__run_command"},
+		{claude, "Bash", "Bash"},
+		{claude, "kill_server", ""},
+		{claude, "keys", ""}, // the end of a name, not a name after a server's prefix
+		{codex, "send_keys", "mcp__tmux_mcp__send_keys"},
+		{codex, "keys", ""},
+		{gemini, "send_keys", "mcp_tmux-mcp_send_keys"},
+		{gemini, "keys_batch", ""},
+	}
+	for _, tt := range tests {
+		if got := findTool(tt.offered, tt.tool); got != tt.want {
+			t.Errorf("findTool(%q, %q) = %q, want %q", tt.offered, tt.tool, got, tt.want)
+		}
+	}
+}
+
+func TestDeferredNames(t *testing.T) {
+	text := "You are...\n\n" + deferredMarker + " Their schemas are NOT loaded. Use ToolSearch with query \"select:<name>[,<name>...]\" to load them:\n" +
+		"CronCreate\nmcp__tmux-mcp__run_command\nmcp__tmux-mcp__send_keys\n\nAvailable agent types for the Agent tool:\n- claude: ..."
+	want := []string{"CronCreate", "mcp__tmux-mcp__run_command", "mcp__tmux-mcp__send_keys"}
+	if got := deferredNames(text); !slices.Equal(got, want) {
+		t.Errorf("deferredNames = %q, want %q", got, want)
+	}
+	if got := deferredNames("no list here"); got != nil {
+		t.Errorf("deferredNames without the list = %q, want none", got)
+	}
+}
+
+func TestResultText(t *testing.T) {
+	tests := []struct{ name, raw, want string }{
+		{"a string (Claude, Codex)", `"Wall time: 0.1 seconds\nOutput:\n{\"ok\":true}"`, "Wall time: 0.1 seconds\nOutput:\n{\"ok\":true}"},
+		{"text blocks (Claude)", `[{"type":"text","text":"one"},{"type":"text","text":"two"}]`, "one\ntwo"},
+		{"Gemini's output", `{"output":"<untrusted_context>\nKeys sent\n</untrusted_context>"}`, "<untrusted_context>\nKeys sent\n</untrusted_context>"},
+		{"Gemini's error", `{"error":"refused"}`, "refused"},
+		{"no text", `[{"type":"tool_reference","tool_name":"x"}]`, `[{"type":"tool_reference","tool_name":"x"}]`},
+		{"nothing", ``, ""},
+	}
+	for _, tt := range tests {
+		if got := resultText(json.RawMessage(tt.raw)); got != tt.want {
+			t.Errorf("%s: resultText = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+// TestMCPCallChain checks the bookkeeping of a turn that calls two tools,
+// the first deferred (loaded with ToolSearch first): the calls, their
+// results and the replies that follow each.
+func TestMCPCallChain(t *testing.T) {
+	s := &Stub{notify: make(chan struct{})}
+	r := Reply{Tool: "run_command", Args: map[string]any{"command": "true"}, Text: "all done",
+		Next: &Reply{Tool: "send_keys", Args: map[string]any{"keys": "x"}}}
+	deferred := []string{"ToolSearch", "mcp__s__run_command", "mcp__s__send_keys"}
+	loaded := func(n string) bool { return n == "ToolSearch" }
+
+	search := s.callMCP("id", r, deferred, loaded)
+	if search.Name != "ToolSearch" || search.Args["query"] != "select:mcp__s__run_command" {
+		t.Fatalf("first call = %+v, want ToolSearch of mcp__s__run_command", search)
+	}
+	next, ok := s.mcpResult(search.ID, "", false)
+	if !ok || next.Tool != "run_command" {
+		t.Fatalf("after ToolSearch: %+v (%t), want the call of run_command", next, ok)
+	}
+	call := s.callMCP("id", next, deferred, func(string) bool { return true })
+	if call.Name != "mcp__s__run_command" {
+		t.Fatalf("second call = %+v, want mcp__s__run_command", call)
+	}
+	next, ok = s.mcpResult(call.ID, "ran", false)
+	if !ok || next.Tool != "send_keys" || next.Text != "tool done: send_keys" {
+		t.Fatalf("after run_command: %+v (%t), want Next, send_keys", next, ok)
+	}
+	call = s.callMCP("id", next, deferred, nil)
+	next, ok = s.mcpResult(call.ID, "sent", true)
+	if !ok || next.Tool != "" || next.Text != "tool done: send_keys" {
+		t.Fatalf("after send_keys: %+v (%t), want the text", next, ok)
+	}
+	if _, ok := s.mcpResult("other", "", false); ok {
+		t.Error("the result of a call not made by callMCP was taken")
+	}
+	got := s.Calls()
+	want := []ToolCall{
+		{Tool: "run_command", Name: "mcp__s__run_command", Args: r.Args, Offered: deferred, Searched: true, Done: true, Result: "ran"},
+		{Tool: "send_keys", Name: "mcp__s__send_keys", Args: r.Next.Args, Offered: deferred, Done: true, Result: "sent", IsError: true},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("Calls = %+v, want %+v", got, want)
+	}
+	for i := range want {
+		g, w := got[i], want[i]
+		if g.Tool != w.Tool || g.Name != w.Name || g.Searched != w.Searched || g.Done != w.Done || g.Result != w.Result || g.IsError != w.IsError || !slices.Equal(g.Offered, w.Offered) {
+			t.Errorf("call %d = %+v, want %+v", i, g, w)
+		}
+	}
+
+	missing := s.callMCP("id", Reply{Tool: "kill_server"}, deferred, nil)
+	if missing.Name != "" || missing.Text == "" {
+		t.Errorf("a tool not offered: %+v, want no call and a text", missing)
+	}
+	if c := s.Calls()[2]; c.Name != "" || !c.Done {
+		t.Errorf("a tool not offered is recorded as %+v, want over and without a name", c)
+	}
+}
