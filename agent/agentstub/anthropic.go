@@ -9,15 +9,17 @@ import (
 // The Anthropic Messages API, as Claude Code calls it.
 
 type anthropicRequest struct {
-	Model    string `json:"model"`
-	Stream   bool   `json:"stream"`
-	Messages []struct {
-		Role    string          `json:"role"`
-		Content json.RawMessage `json:"content"`
-	} `json:"messages"`
-	Tools []struct {
+	Model    string             `json:"model"`
+	Stream   bool               `json:"stream"`
+	Messages []anthropicMessage `json:"messages"`
+	Tools    []struct {
 		Name string `json:"name"`
 	} `json:"tools"`
+}
+
+type anthropicMessage struct {
+	Role    string          `json:"role"`
+	Content json.RawMessage `json:"content"`
 }
 
 type anthropicBlock struct {
@@ -67,6 +69,7 @@ func (s *Stub) anthropicMessages(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.offer(anthropicNames(&req))
+	s.anthropicTasks(&req)
 	// The last user message, when nothing but system messages (Claude
 	// Code appends one with the environment) follows it.
 	var last []anthropicBlock

@@ -1,6 +1,9 @@
 package agentstub
 
-import "strings"
+import (
+	"regexp"
+	"strings"
+)
 
 // deferredMarker begins the system text in which Claude Code names its
 // deferred tools, one a line after the colon, up to an empty line.
@@ -63,4 +66,71 @@ func (s *Stub) anthropicMCP(req *anthropicRequest, reply Reply) (use map[string]
 func anthropicNames(req *anthropicRequest) []string {
 	names, _ := anthropicOffered(req)
 	return names
+}
+
+// Claude Code, in a session on protocol 2026-07-28, moves a call the
+// server answers with a task to the background: the tool's result says
+// so ("... It was moved to the background as task k6ap5p4xn and keeps
+// running ..."), and the result comes later in a user message of its own,
+// a <task-notification> with the task's id, status and result.
+var (
+	backgroundTaskID = regexp.MustCompile(`moved to the background as task ([A-Za-z0-9_-]+)`)
+	taskNotification = regexp.MustCompile(`(?s)<task-notification>(.*?)</task-notification>`)
+	notificationID   = regexp.MustCompile(`<task-id>([^<]+)</task-id>`)
+	notificationDone = regexp.MustCompile(`<status>([^<]+)</status>`)
+	notificationText = regexp.MustCompile(`(?s)<result>\n?(.*?)\n?</result>`)
+)
+
+// backgroundTask is the id of the background task a tool result says the
+// call became, or "".
+func backgroundTask(result string) string {
+	if m := backgroundTaskID.FindStringSubmatch(result); m != nil {
+		return m[1]
+	}
+	return ""
+}
+
+// taskNotice is a task notification: the task, whether it completed, its
+// result.
+type taskNotice struct {
+	id, result string
+	completed  bool
+}
+
+// taskNotices are the task notifications in text.
+func taskNotices(text string) []taskNotice {
+	var out []taskNotice
+	for _, m := range taskNotification.FindAllStringSubmatch(text, -1) {
+		id := notificationID.FindStringSubmatch(m[1])
+		if id == nil {
+			continue
+		}
+		n := taskNotice{id: strings.TrimSpace(id[1])}
+		if st := notificationDone.FindStringSubmatch(m[1]); st != nil {
+			n.completed = strings.TrimSpace(st[1]) == "completed"
+		}
+		if r := notificationText.FindStringSubmatch(m[1]); r != nil {
+			n.result = r[1]
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
+// anthropicTasks ends the calls whose background tasks' notifications
+// req's user messages carry.
+func (s *Stub) anthropicTasks(req *anthropicRequest) {
+	for _, m := range req.Messages {
+		if m.Role != "user" {
+			continue
+		}
+		for _, b := range anthropicBlocks(m.Content) {
+			if b.Type != "text" || !strings.Contains(b.Text, "<task-notification>") {
+				continue
+			}
+			for _, n := range taskNotices(b.Text) {
+				s.taskOver(n.id, n.result, !n.completed)
+			}
+		}
+	}
 }

@@ -40,8 +40,9 @@ type ToolCall struct {
 	// Searched says the CLI had only named the tool (Claude Code's
 	// deferred tools), and the stub loaded it with ToolSearch first.
 	Searched bool
-	// Done says the call is over: its result came back, or it could not
-	// be made (Name empty).
+	// Done says the call is over: its result came back (for a call that
+	// became a background task, in the task's notification), or it could
+	// not be made (Name empty).
 	Done bool
 	// Result is the result as the CLI sent it back to the model: its text
 	// (the text parts, joined by newlines; a form without text parts as
@@ -51,6 +52,10 @@ type ToolCall struct {
 	// Code's is_error, Gemini CLI's error response; Codex has no such
 	// mark).
 	IsError bool
+	// Task is the CLI's id of the background task the call became
+	// (Claude Code's, for a call the server answered with a task): the
+	// call is over when the task's notification brings its result.
+	Task string
 }
 
 // mcpPending is a call in flight: the index of its ToolCall and, for
@@ -229,7 +234,9 @@ func (s *Stub) mcpResult(id, result string, isError bool) (reply Reply, ok bool)
 		return p.reply, true
 	}
 	c := &s.calls[p.index]
-	c.Done, c.Result, c.IsError = true, result, isError
+	if c.Task = backgroundTask(result); c.Task == "" {
+		c.Done, c.Result, c.IsError = true, result, isError
+	}
 	s.wake()
 	r := Reply{Text: p.reply.Text, Delay: p.reply.Delay}
 	if p.reply.Next != nil {
@@ -245,6 +252,19 @@ func (s *Stub) mcpResult(id, result string, isError bool) (reply Reply, ok bool)
 		r.Delay = s.delay
 	}
 	return r, true
+}
+
+// taskOver ends the call that became the background task id, with the
+// result its notification brought.
+func (s *Stub) taskOver(id, result string, isError bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i := range s.calls {
+		if c := &s.calls[i]; c.Task == id && !c.Done {
+			c.Done, c.Result, c.IsError = true, result, isError
+			s.wake()
+		}
+	}
 }
 
 // resultText is the text of a tool result as a CLI sends it: a string, a

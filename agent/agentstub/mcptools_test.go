@@ -3,6 +3,7 @@ package agentstub
 import (
 	"encoding/json"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -118,5 +119,32 @@ func TestMCPCallChain(t *testing.T) {
 	}
 	if c := s.Calls()[2]; c.Name != "" || !c.Done {
 		t.Errorf("a tool not offered is recorded as %+v, want over and without a name", c)
+	}
+}
+
+// TestBackgroundTask checks a call Claude Code moved to the background
+// (a session on 2026-07-28): not over with the tool result that says so,
+// over with the result of its task's notification, in a later request.
+func TestBackgroundTask(t *testing.T) {
+	s := &Stub{notify: make(chan struct{})}
+	call := s.callMCP("id", Reply{Tool: "run_command"}, []string{"mcp__s__run_command"}, nil)
+	started := "MCP tool \"s/run_command\" started server-side task j0123. It was moved to the background as task k6ap5p4xn and keeps running on the server; " +
+		"you'll receive a notification with the result when it completes."
+	if _, ok := s.mcpResult(call.ID, started, false); !ok {
+		t.Fatal("the tool result was not taken")
+	}
+	if c := s.Calls()[0]; c.Done || c.Task != "k6ap5p4xn" {
+		t.Fatalf("after the tool result: %+v, want not over, task k6ap5p4xn", c)
+	}
+	notice := "<system-reminder>\n[SYSTEM NOTIFICATION - NOT USER INPUT]\n\n<task-notification>\n<task-id>k6ap5p4xn</task-id>\n<status>completed</status>\n" +
+		"<summary>MCP task j0123 (s/run_command) completed.</summary>\n<result>\n{\"exit_status\":0,\"output\":[\"ran-42\"]}\n</result>\n</task-notification>\n</system-reminder>"
+	content, _ := json.Marshal([]map[string]string{{"type": "text", "text": notice}})
+	s.anthropicTasks(&anthropicRequest{Messages: []anthropicMessage{{Role: "user", Content: content}}})
+	want := `{"exit_status":0,"output":["ran-42"]}`
+	if c := s.Calls()[0]; !c.Done || c.Result != want || c.IsError {
+		t.Errorf("after the notification: %+v, want over with %s", c, want)
+	}
+	if got := taskNotices(strings.Replace(notice, "completed</status>", "failed</status>", 1)); len(got) != 1 || got[0].completed {
+		t.Errorf("a failed task's notice = %+v, want one, not completed", got)
 	}
 }
