@@ -30,6 +30,27 @@ func anthropicOffered(req *anthropicRequest) (names []string, loaded map[string]
 	return names, loaded
 }
 
+// Claude Code starts a turn while MCP servers still connect (-p waits for
+// them only so long): it names them in a system text and asks the model
+// to search for their tools with ToolSearch, which waits for them; a
+// search that found nothing while they connect says so.
+const (
+	connectingMarker = "The following MCP servers are still connecting"
+	searchConnecting = "Some MCP servers are still connecting"
+)
+
+// anthropicConnecting says req names MCP servers still connecting.
+func anthropicConnecting(req *anthropicRequest) bool {
+	for _, m := range req.Messages {
+		for _, b := range anthropicBlocks(m.Content) {
+			if strings.Contains(b.Text, connectingMarker) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // deferredNames are the names of the deferred-tools list in text.
 func deferredNames(text string) []string {
 	_, after, ok := strings.Cut(text, deferredMarker)
@@ -55,7 +76,11 @@ func deferredNames(text string) []string {
 // not offered.
 func (s *Stub) anthropicMCP(req *anthropicRequest, reply Reply) (use map[string]any, text string) {
 	names, loaded := anthropicOffered(req)
-	c := s.callMCP("toolu_stub", reply, names, func(n string) bool { return loaded[n] })
+	connecting := strings.Contains(reply.searchResult, searchConnecting)
+	if reply.searches == 0 {
+		connecting = anthropicConnecting(req)
+	}
+	c := s.callMCP("toolu_stub", reply, names, func(n string) bool { return loaded[n] }, connecting)
 	if c.Name == "" {
 		return nil, c.Text
 	}

@@ -34,7 +34,7 @@ func (req *geminiRequest) toolNames() []string {
 // geminiMCP is the functionCall of reply's MCP tool call, or nil and the
 // text that says the tool is not offered.
 func (s *Stub) geminiMCP(req *geminiRequest, reply Reply) (call map[string]any, text string) {
-	c := s.callMCP("gemini_call_", reply, req.toolNames(), nil)
+	c := s.callMCP("gemini_call_", reply, req.toolNames(), nil, false)
 	if c.Name == "" {
 		return nil, c.Text
 	}

@@ -24,7 +24,7 @@ func (req *responsesRequest) toolNames() []string {
 // and the text that says the tool is not offered. A namespace's tool is
 // called by its name and its namespace.
 func (s *Stub) openaiMCP(req *responsesRequest, reply Reply) (item map[string]any, text string) {
-	c := s.callMCP("call_stub", reply, req.toolNames(), nil)
+	c := s.callMCP("call_stub", reply, req.toolNames(), nil, false)
 	if c.Name == "" {
 		return nil, c.Text
 	}

@@ -160,49 +160,61 @@ type outCall struct {
 	Text     string
 }
 
+// maxSearches bounds the ToolSearch calls the stub makes for one call.
+// While a server connects, Claude Code's ToolSearch waits for it some
+// seconds before it answers that it still connects; a server that fails
+// to connect in time is no longer named so, which ends the searches
+// before this bound.
+const maxSearches = 10
+
 // callMCP starts the call of r.Tool among offered: it records the call
-// and returns what to send. loaded says whether an offered name can be
-// called as it is (false for Claude Code's deferred tools, which are
-// loaded with ToolSearch first); nil means every one can.
-func (s *Stub) callMCP(prefix string, r Reply, offered []string, loaded func(name string) bool) outCall {
+// (or, for the reply that follows a ToolSearch, updates its record) and
+// returns what to send. loaded says whether an offered name can be called
+// as it is (false for Claude Code's deferred tools, which are loaded with
+// ToolSearch first); nil means every one can. connecting says the CLI
+// still connects MCP servers whose tools the request does not name yet
+// (Claude Code, which asks the model to search for them): the stub then
+// searches by the tool's name, as a model does, and again while the
+// search says so, up to maxSearches.
+func (s *Stub) callMCP(prefix string, r Reply, offered []string, loaded func(name string) bool, connecting bool) outCall {
 	name := findTool(offered, r.Tool)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.mcpPending == nil {
 		s.mcpPending = map[string]mcpPending{}
 	}
-	if r.searched {
-		// The ToolSearch step is over: its call's record.
-		i := r.callIndex
-		s.calls[i].Offered = offered
-		return s.startCall(prefix, i, name, r, false)
+	i := r.callIndex
+	if r.searches == 0 {
+		s.calls = append(s.calls, ToolCall{Tool: r.Tool, Args: r.Args})
+		i = len(s.calls) - 1
 	}
-	s.calls = append(s.calls, ToolCall{Tool: r.Tool, Name: name, Args: r.Args, Offered: offered})
-	i := len(s.calls) - 1
-	if name == "" {
-		s.calls[i].Done = true
+	s.calls[i].Name, s.calls[i].Offered = name, offered
+	var query string
+	switch {
+	case name != "" && (loaded == nil || loaded(name)):
+		return s.startCall(prefix, i, name, r)
+	case r.searches == maxSearches:
+	case name != "":
+		query = "select:" + name
+	case connecting:
+		query = r.Tool
+	}
+	if query == "" {
+		s.calls[i].Name, s.calls[i].Done = "", true
 		s.wake()
 		return outCall{Text: toolNotOffered(r.Tool, offered)}
 	}
-	if loaded != nil && !loaded(name) {
-		s.calls[i].Searched = true
-		s.seq++
-		id := fmt.Sprintf("%s%d", prefix, s.seq)
-		r.searched, r.callIndex = true, i
-		s.mcpPending[id] = mcpPending{index: i, search: true, reply: r}
-		return outCall{ID: id, Name: "ToolSearch", Args: map[string]any{"query": "select:" + name, "max_results": 1}}
-	}
-	return s.startCall(prefix, i, name, r, true)
+	s.calls[i].Searched = true
+	s.seq++
+	id := fmt.Sprintf("%s%d", prefix, s.seq)
+	r.searches++
+	r.callIndex = i
+	s.mcpPending[id] = mcpPending{index: i, search: true, reply: r}
+	return outCall{ID: id, Name: "ToolSearch", Args: map[string]any{"query": query, "max_results": 5}}
 }
 
 // startCall registers call i as in flight; s.mu is held.
-func (s *Stub) startCall(prefix string, i int, name string, r Reply, fresh bool) outCall {
-	if name == "" {
-		s.calls[i].Done = true
-		s.wake()
-		return outCall{Text: toolNotOffered(r.Tool, s.calls[i].Offered)}
-	}
-	s.calls[i].Name = name
+func (s *Stub) startCall(prefix string, i int, name string, r Reply) outCall {
 	s.seq++
 	id := fmt.Sprintf("%s%d", prefix, s.seq)
 	s.mcpPending[id] = mcpPending{index: i, reply: r}
@@ -231,6 +243,7 @@ func (s *Stub) mcpResult(id, result string, isError bool) (reply Reply, ok bool)
 	}
 	delete(s.mcpPending, id)
 	if p.search {
+		p.reply.searchResult = result
 		return p.reply, true
 	}
 	c := &s.calls[p.index]

@@ -74,7 +74,7 @@ func TestMCPCallChain(t *testing.T) {
 	deferred := []string{"ToolSearch", "mcp__s__run_command", "mcp__s__send_keys"}
 	loaded := func(n string) bool { return n == "ToolSearch" }
 
-	search := s.callMCP("id", r, deferred, loaded)
+	search := s.callMCP("id", r, deferred, loaded, false)
 	if search.Name != "ToolSearch" || search.Args["query"] != "select:mcp__s__run_command" {
 		t.Fatalf("first call = %+v, want ToolSearch of mcp__s__run_command", search)
 	}
@@ -82,7 +82,7 @@ func TestMCPCallChain(t *testing.T) {
 	if !ok || next.Tool != "run_command" {
 		t.Fatalf("after ToolSearch: %+v (%t), want the call of run_command", next, ok)
 	}
-	call := s.callMCP("id", next, deferred, func(string) bool { return true })
+	call := s.callMCP("id", next, deferred, func(string) bool { return true }, false)
 	if call.Name != "mcp__s__run_command" {
 		t.Fatalf("second call = %+v, want mcp__s__run_command", call)
 	}
@@ -90,7 +90,7 @@ func TestMCPCallChain(t *testing.T) {
 	if !ok || next.Tool != "send_keys" || next.Text != "tool done: send_keys" {
 		t.Fatalf("after run_command: %+v (%t), want Next, send_keys", next, ok)
 	}
-	call = s.callMCP("id", next, deferred, nil)
+	call = s.callMCP("id", next, deferred, nil, false)
 	next, ok = s.mcpResult(call.ID, "sent", true)
 	if !ok || next.Tool != "" || next.Text != "tool done: send_keys" {
 		t.Fatalf("after send_keys: %+v (%t), want the text", next, ok)
@@ -113,7 +113,7 @@ func TestMCPCallChain(t *testing.T) {
 		}
 	}
 
-	missing := s.callMCP("id", Reply{Tool: "kill_server"}, deferred, nil)
+	missing := s.callMCP("id", Reply{Tool: "kill_server"}, deferred, nil, false)
 	if missing.Name != "" || missing.Text == "" {
 		t.Errorf("a tool not offered: %+v, want no call and a text", missing)
 	}
@@ -122,12 +122,60 @@ func TestMCPCallChain(t *testing.T) {
 	}
 }
 
+// TestMCPCallWhileConnecting checks a call of a tool whose server the CLI
+// still connects (Claude Code names the server, not its tools): the stub
+// searches for the tool by its name while the search says the server
+// still connects, calls it once it is offered, and gives up after
+// maxSearches.
+func TestMCPCallWhileConnecting(t *testing.T) {
+	s := &Stub{notify: make(chan struct{})}
+	before := []string{"ToolSearch", "Bash"}
+	after := []string{"ToolSearch", "Bash", "mcp__s__run_command"}
+	r := Reply{Tool: "run_command"}
+	for i := 1; ; i++ {
+		search := s.callMCP("id", r, before, nil, true)
+		if search.Name != "ToolSearch" || search.Args["query"] != "run_command" {
+			t.Fatalf("search %d = %+v, want ToolSearch of run_command", i, search)
+		}
+		next, ok := s.mcpResult(search.ID, "No matching deferred tools found. Some MCP servers are still connecting: s.", false)
+		if !ok || next.Tool != "run_command" {
+			t.Fatalf("after search %d: %+v (%t), want the call of run_command", i, next, ok)
+		}
+		r = next
+		if i == 2 {
+			break
+		}
+	}
+	call := s.callMCP("id", r, after, nil, false)
+	if call.Name != "mcp__s__run_command" {
+		t.Fatalf("once the server is up: %+v, want the call of mcp__s__run_command", call)
+	}
+	if got := s.Calls(); len(got) != 1 || !got[0].Searched || got[0].Name != "mcp__s__run_command" || got[0].Done {
+		t.Fatalf("Calls = %+v, want one call in flight, searched for", got)
+	}
+
+	r = Reply{Tool: "send_keys"}
+	for i := 1; i <= maxSearches; i++ {
+		search := s.callMCP("id", r, before, nil, true)
+		if search.Name != "ToolSearch" {
+			t.Fatalf("search %d = %+v, want ToolSearch", i, search)
+		}
+		r, _ = s.mcpResult(search.ID, "Some MCP servers are still connecting: s.", false)
+	}
+	if gave := s.callMCP("id", r, before, nil, true); gave.Name != "" || gave.Text == "" {
+		t.Errorf("after %d searches: %+v, want no call and a text", maxSearches, gave)
+	}
+	if c := s.Calls()[1]; c.Name != "" || !c.Done {
+		t.Errorf("a tool never offered is recorded as %+v, want over and without a name", c)
+	}
+}
+
 // TestBackgroundTask checks a call Claude Code moved to the background
 // (a session on 2026-07-28): not over with the tool result that says so,
 // over with the result of its task's notification, in a later request.
 func TestBackgroundTask(t *testing.T) {
 	s := &Stub{notify: make(chan struct{})}
-	call := s.callMCP("id", Reply{Tool: "run_command"}, []string{"mcp__s__run_command"}, nil)
+	call := s.callMCP("id", Reply{Tool: "run_command"}, []string{"mcp__s__run_command"}, nil, false)
 	started := "MCP tool \"s/run_command\" started server-side task j0123. It was moved to the background as task k6ap5p4xn and keeps running on the server; " +
 		"you'll receive a notification with the result when it completes."
 	if _, ok := s.mcpResult(call.ID, started, false); !ok {

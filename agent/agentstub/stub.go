@@ -62,10 +62,13 @@ type Reply struct {
 	// of Text: another tool call, say.
 	Next *Reply
 
-	// searched and callIndex mark the reply that follows Claude Code's
-	// ToolSearch for the tool: the call of Calls' record callIndex.
-	searched  bool
-	callIndex int
+	// searches, callIndex and searchResult mark the reply that follows
+	// Claude Code's ToolSearch for the tool: the call of Calls' record
+	// callIndex, after searches searches, the last of which answered
+	// searchResult.
+	searches     int
+	callIndex    int
+	searchResult string
 }
 
 // DefaultText is the reply to prompt when the script says nothing else:
