@@ -80,7 +80,9 @@ func runClient(t *testing.T, bin, dir string, env, args []string, mayFail bool) 
 // Codex CLI's listing starts no server, so it must show it enabled with
 // the command given, and Codex's app server (which needs no login to
 // start a thread's MCP servers) must list tmux-mcp's tools and call
-// list_sessions.
+// list_sessions. (The lines that make every tool work headless, and the
+// calls of run_command and send_keys, are cmd/tmux-mcp's
+// TestReadmeClientsDriveTmux, with the local binary.)
 func TestClients(t *testing.T) {
 	dir := clientsDir(t)
 	prefix, _ := installLauncher(t)
@@ -128,7 +130,7 @@ func TestClients(t *testing.T) {
 		},
 		{
 			client: "gemini",
-			add:    addArgs([]string{"-s", "user"}, "-e", []string{"tmux-mcp"}),
+			add:    addArgs([]string{"-s", "user", "--trust"}, "-e", []string{"tmux-mcp"}),
 			list:   []string{"mcp", "list"},
 			want:   regexp.MustCompile(`(?m)^✓ tmux-mcp: npx -y tmux-mcp \(stdio\) - Connected$`),
 		},

@@ -9,21 +9,25 @@ import (
 // The Anthropic Messages API, as Claude Code calls it.
 
 type anthropicRequest struct {
-	Model    string `json:"model"`
-	Stream   bool   `json:"stream"`
-	Messages []struct {
-		Role    string          `json:"role"`
-		Content json.RawMessage `json:"content"`
-	} `json:"messages"`
-	Tools []struct {
+	Model    string             `json:"model"`
+	Stream   bool               `json:"stream"`
+	Messages []anthropicMessage `json:"messages"`
+	Tools    []struct {
 		Name string `json:"name"`
 	} `json:"tools"`
 }
 
+type anthropicMessage struct {
+	Role    string          `json:"role"`
+	Content json.RawMessage `json:"content"`
+}
+
 type anthropicBlock struct {
-	Type      string `json:"type"`
-	Text      string `json:"text"`
-	ToolUseID string `json:"tool_use_id"`
+	Type      string          `json:"type"`
+	Text      string          `json:"text"`
+	ToolUseID string          `json:"tool_use_id"`
+	Content   json.RawMessage `json:"content"`  // a tool_result's
+	IsError   bool            `json:"is_error"` // a tool_result's
 }
 
 // blocks reads a message's content: a string or a list of blocks.
@@ -64,6 +68,8 @@ func (s *Stub) anthropicMessages(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
+	s.offer(anthropicNames(&req))
+	s.anthropicTasks(&req)
 	// The last user message, when nothing but system messages (Claude
 	// Code appends one with the environment) follows it.
 	var last []anthropicBlock
@@ -79,7 +85,12 @@ func (s *Stub) anthropicMessages(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case hasToolResult(last):
 		for _, b := range last {
-			if b.Type == "tool_result" {
+			if b.Type != "tool_result" {
+				continue
+			}
+			if r, ok := s.mcpResult(b.ToolUseID, resultText(b.Content), b.IsError); ok {
+				reply = r
+			} else {
 				reply = s.toolResult(b.ToolUseID)
 			}
 		}
@@ -90,9 +101,13 @@ func (s *Stub) anthropicMessages(w http.ResponseWriter, r *http.Request) {
 		// probe): a short answer, not a prompt.
 		reply = Reply{Text: "stub"}
 	}
-	var toolID string
-	if reply.Command != "" {
-		toolID = s.toolCall("toolu_stub", reply)
+	// use is the tool_use block of a reply that calls a tool.
+	var use map[string]any
+	switch {
+	case reply.Command != "":
+		use = anthropicToolUse(s.toolCall("toolu_stub", reply), reply.Command)
+	case reply.Tool != "":
+		use, reply.Text = s.anthropicMCP(&req, reply)
 	}
 	model := req.Model
 	if model == "" {
@@ -103,8 +118,8 @@ func (s *Stub) anthropicMessages(w http.ResponseWriter, r *http.Request) {
 	if !req.Stream {
 		content := []map[string]any{{"type": "text", "text": reply.Text}}
 		stop := "end_turn"
-		if toolID != "" {
-			content = []map[string]any{anthropicToolUse(toolID, reply.Command)}
+		if use != nil {
+			content = []map[string]any{use}
 			stop = "tool_use"
 		}
 		writeJSON(w, map[string]any{"id": msgID, "type": "message", "role": "assistant", "model": model,
@@ -117,9 +132,12 @@ func (s *Stub) anthropicMessages(w http.ResponseWriter, r *http.Request) {
 		"stop_reason": nil, "stop_sequence": nil, "usage": usage}})
 	e.event("ping", map[string]any{"type": "ping"})
 	stop := "end_turn"
-	if toolID != "" {
+	if use != nil {
 		stop = "tool_use"
-		tu := anthropicToolUse(toolID, reply.Command)
+		tu := map[string]any{}
+		for k, v := range use {
+			tu[k] = v
+		}
 		input := mustJSON(tu["input"])
 		tu["input"] = map[string]any{}
 		if !e.sleep(reply.Delay) {

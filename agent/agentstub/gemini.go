@@ -35,6 +35,7 @@ func (s *Stub) gemini(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, map[string]any{"totalTokens": 100})
 		return
 	}
+	s.offer(req.toolNames())
 	var reply Reply
 	n := len(req.Contents)
 	tools := 0
@@ -43,15 +44,16 @@ func (s *Stub) gemini(w http.ResponseWriter, r *http.Request) {
 	}
 	switch {
 	case method == "streamGenerateContent" && n > 0 && req.Contents[n-1].Role == "user" && hasFunctionResponse(req.Contents[n-1].Parts):
-		var fr struct {
-			ID string `json:"id"`
-		}
+		var fr geminiFunctionResponse
 		for _, p := range req.Contents[n-1].Parts {
 			if len(p.FunctionResponse) > 0 {
 				json.Unmarshal(p.FunctionResponse, &fr) //nolint:errcheck // no id: the default reply
 			}
 		}
-		reply = s.toolResult(fr.ID)
+		var ok bool
+		if reply, ok = s.mcpResult(fr.ID, resultText(fr.Response), fr.isError()); !ok {
+			reply = s.toolResult(fr.ID)
+		}
 	case method == "streamGenerateContent" && tools > 0 && n > 0 && req.Contents[n-1].Role == "user":
 		var parts []string
 		for _, p := range req.Contents[n-1].Parts {
@@ -88,6 +90,16 @@ func (s *Stub) gemini(w http.ResponseWriter, r *http.Request) {
 		e.event("", candidate([]map[string]any{{"functionCall": map[string]any{"id": id, "name": "run_shell_command",
 			"args": map[string]any{"command": reply.Command, "description": "Run a shell command"}}}}, "STOP"))
 		return
+	}
+	if reply.Tool != "" {
+		var call map[string]any
+		if call, reply.Text = s.geminiMCP(&req, reply); call != nil {
+			if !e.sleep(reply.Delay) {
+				return
+			}
+			e.event("", candidate([]map[string]any{{"functionCall": call}}, "STOP"))
+			return
+		}
 	}
 	cs := chunks(reply.Text)
 	for i, c := range cs {

@@ -11,17 +11,21 @@ import (
 type responsesRequest struct {
 	Model string `json:"model"`
 	Input []struct {
-		Type    string `json:"type"`
-		Role    string `json:"role"`
-		CallID  string `json:"call_id"`
+		Type    string          `json:"type"`
+		Role    string          `json:"role"`
+		CallID  string          `json:"call_id"`
+		Output  json.RawMessage `json:"output"` // a *_call_output's
 		Content []struct {
 			Type string `json:"type"`
 			Text string `json:"text"`
 		} `json:"content"`
 	} `json:"input"`
 	Tools []struct {
-		Type string `json:"type"`
-		Name string `json:"name"`
+		Type  string `json:"type"`
+		Name  string `json:"name"`
+		Tools []struct {
+			Name string `json:"name"`
+		} `json:"tools"` // a namespace's (Codex's MCP servers)
 	} `json:"tools"`
 }
 
@@ -51,11 +55,16 @@ func (s *Stub) openaiResponses(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
+	s.offer(req.toolNames())
 	var reply Reply
 	n := len(req.Input)
 	switch {
 	case n > 0 && strings.HasSuffix(req.Input[n-1].Type, "_call_output"):
-		reply = s.toolResult(req.Input[n-1].CallID)
+		in := req.Input[n-1]
+		var ok bool
+		if reply, ok = s.mcpResult(in.CallID, resultText(in.Output), false); !ok {
+			reply = s.toolResult(in.CallID)
+		}
 	case n > 0 && req.Input[n-1].Role == "user" && len(req.Tools) > 0:
 		var parts []string
 		for _, c := range req.Input[n-1].Content {
@@ -74,11 +83,17 @@ func (s *Stub) openaiResponses(w http.ResponseWriter, r *http.Request) {
 	e := startSSE(w, r)
 	e.event("response.created", map[string]any{"type": "response.created",
 		"response": map[string]any{"id": respID, "object": "response", "status": "in_progress", "model": req.Model}})
-	if reply.Command != "" {
+	var item map[string]any // a function call
+	switch {
+	case reply.Command != "":
 		callID := s.toolCall("call_stub", reply)
 		name, args := req.shellCall(reply.Command)
-		item := map[string]any{"type": "function_call", "id": "fc_" + callID, "call_id": callID,
+		item = map[string]any{"type": "function_call", "id": "fc_" + callID, "call_id": callID,
 			"name": name, "arguments": args, "status": "completed"}
+	case reply.Tool != "":
+		item, reply.Text = s.openaiMCP(&req, reply)
+	}
+	if item != nil {
 		if !e.sleep(reply.Delay) {
 			return
 		}

@@ -8,7 +8,10 @@
 // scripted reply: by default a fixed text that echoes the prompt ("reply
 // to: <first 40 characters>"), optionally streamed slowly (SetDelay) or a
 // request to run a shell command (Reply.Command), which makes the CLI ask
-// for permission first. The stub records every prompt it receives.
+// for permission first, or a call of a tool of an MCP server the CLI runs
+// (Reply.Tool), found under the name the CLI gives it. The stub records
+// every prompt it receives, the tools each request offered (Offered), and
+// each MCP tool call with the result the CLI sent back (Calls).
 //
 // Launch gives the environment and argv that start a CLI hermetically
 // against the stub: home and config directories in t.TempDir(), a fake
@@ -47,6 +50,25 @@ type Reply struct {
 	// first); once the tool's result comes back, the model answers with
 	// Text (or "command done: <Command>").
 	Command string
+	// Tool, when set, makes the answer a call of an MCP tool with the
+	// arguments Args: Tool is its name on its server (run_command), and
+	// the stub calls the tool the request offers under that name as each
+	// CLI prefixes it (mcptools.go). Calls records the call and the
+	// result the CLI sends back; once that is back, the model answers
+	// with Text (or "tool done: <Tool>") or Next.
+	Tool string
+	Args map[string]any
+	// Next, when set, is the answer once Tool's result is back instead
+	// of Text: another tool call, say.
+	Next *Reply
+
+	// searches, callIndex and searchResult mark the reply that follows
+	// Claude Code's ToolSearch for the tool: the call of Calls' record
+	// callIndex, after searches searches, the last of which answered
+	// searchResult.
+	searches     int
+	callIndex    int
+	searchResult string
 }
 
 // DefaultText is the reply to prompt when the script says nothing else:
@@ -79,8 +101,12 @@ type Stub struct {
 	pending  map[string]Reply // by tool call id: the reply that follows a tool result
 	prompts  []string
 	requests []Request
-	notify   chan struct{} // closed and replaced when a prompt arrives
+	notify   chan struct{} // closed and replaced when a prompt or an MCP tool's result arrives
 	seq      int
+
+	calls      []ToolCall            // the MCP tool calls (Reply.Tool)
+	mcpPending map[string]mcpPending // by tool call id: the MCP tool calls in flight
+	offers     [][]string            // the tool names each request with tools offered
 }
 
 // Start serves a stub until the test ends.
@@ -194,6 +220,8 @@ func (s *Stub) turn(prompt string) Reply {
 	if r.Text == "" {
 		if r.Command != "" {
 			r.Text = "command done: " + r.Command
+		} else if r.Tool != "" {
+			r.Text = "tool done: " + r.Tool
 		} else {
 			r.Text = DefaultText(prompt)
 		}
