@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tmux-mcp/tmux-mcp/jobs"
+	"github.com/tmux-mcp/tmux-mcp/jobrecord"
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
 	"github.com/tmux-mcp/tmux-mcp/view"
@@ -46,7 +46,7 @@ func (v viewSource) Overview(ctx context.Context) (view.Overview, error) {
 		for _, j := range d.jobs.All() {
 			rec := j.Record()
 			ov.Jobs = append(ov.Jobs, liveViewJob(rec))
-			if rec.State == jobs.Running {
+			if rec.State == jobrecord.Running {
 				running[rec.Socket.String()+" "+string(rec.Pane)] = rec.ID
 			}
 		}
@@ -147,15 +147,15 @@ func idNumber(id string) int {
 }
 
 // liveViewJob is a job as the view lists it: no command, no output.
-func liveViewJob(rec jobs.Record) view.Job {
+func liveViewJob(rec jobrecord.Record) view.Job {
 	end := time.Now()
-	if rec.State != jobs.Running && !rec.Ended.IsZero() {
+	if rec.State != jobrecord.Running && !rec.Ended.IsZero() {
 		end = rec.Ended
 	}
 	j := view.Job{ID: rec.ID, Server: rec.Socket.String(), Pane: string(rec.Pane), Session: rec.SessionName, State: rec.State,
 		ExitStatus: rec.ExitStatus, Started: rec.Started.UTC().Format(time.RFC3339), Elapsed: end.Sub(rec.Started).Truncate(time.Second).Seconds()}
 	if rec.Call != nil {
-		j.Tool, j.TaskStatus = rec.Call.Tool, rec.Call.Status
+		j.Tool, j.TaskStatus = rec.Call.Tool, string(rec.Call.Status)
 	}
 	return j
 }
