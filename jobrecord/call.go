@@ -7,7 +7,8 @@ import (
 
 // Call is the part of a job's record that a tool call made an MCP task
 // keeps beyond a command's: the task's state, so that tasks/get answers
-// after tmux-mcp restarted.
+// after tmux-mcp restarted. The task layer (taskext.Snapshot) holds the
+// same value, not a copy of its fields.
 type Call struct {
 	Tool    string     `json:"tool"`
 	Status  TaskStatus `json:"status"`

@@ -38,21 +38,21 @@ func (s taskStore) Create(_ context.Context, req mcp.CallToolRequest, owner stri
 		sock = s.d.Sup.Config().DefaultSocket
 	}
 	j, err := s.d.jobs.StartCall(sock, req.Params.Name, jobs.CallControl{Stop: ctl.Stop, Fail: ctl.Fail},
-		jobrecord.Call{Status: jobrecord.Working, Owner: owner})
+		jobrecord.Call{Status: taskext.Working, Owner: owner})
 	if err != nil {
 		return "", err
 	}
 	return j.ID(), nil
 }
 
-// Save records a change of the task's state in its job.
+// Save records a change of the task's state in its job: the snapshot's
+// call is the job's.
 func (s taskStore) Save(snap taskext.Snapshot) {
 	j, err := s.d.jobs.Lookup(context.Background(), snap.ID)
 	if err != nil {
 		return
 	}
-	j.UpdateCall(jobrecord.Call{Status: jobrecord.TaskStatus(snap.Status), Message: snap.Message, Result: snap.Result,
-		Error: (*jobrecord.RPCError)(snap.Error), TTL: snap.TTL, PollInterval: snap.PollInterval, Lost: snap.Lost})
+	j.UpdateCall(snap.Call)
 }
 
 // deathClasses are the error classes of a tool result that mean the tmux
@@ -91,10 +91,7 @@ func (s taskStore) Load(id string) (taskext.Snapshot, bool) {
 	if rec.Kind != jobrecord.KindCall || rec.Call == nil {
 		return taskext.Snapshot{}, false
 	}
-	c := rec.Call
-	snap := taskext.Snapshot{ID: rec.ID, Tool: c.Tool, Status: taskext.Status(c.Status), Message: c.Message,
-		Created: rec.Started, Updated: rec.Started, TTL: c.TTL, PollInterval: c.PollInterval, Result: c.Result,
-		Error: (*taskext.RPCError)(c.Error), Lost: c.Lost, Owner: c.Owner}
+	snap := taskext.Snapshot{ID: rec.ID, Created: rec.Started, Updated: rec.Started, Call: *rec.Call}
 	if !rec.Ended.IsZero() {
 		snap.Updated = rec.Ended
 	}
