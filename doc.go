@@ -10,7 +10,7 @@
 //   - jobs, journal, telemetry, diagnostics: the supervisor's users.
 //   - supervisor, with its parts supervisor/capture and supervisor/death;
 //     jobrecord, the one record of a job, which jobs keeps, journal
-//     stores and taskext answers from.
+//     stores, taskext answers from and view lists.
 //   - tmux (the wire, with tmux/native, tmux's client protocol, and
 //     tmux/codec), proc (the platform seams), agent: the ground floor,
 //     importing nothing of the module but their own sub-packages.

@@ -1,9 +1,9 @@
 // Package jobrecord is the one record of a job: what the job table
 // (package jobs) holds of each background command and MCP task, what the
-// journal stores (jobs/ of each server, as this type's JSON) and what the
-// task layer (package taskext) answers from. One type, one schema: a
-// field added here is kept across a restart and read back by the next
-// tmux-mcp.
+// journal stores (jobs/ of each server, as this type's JSON), what the
+// task layer (package taskext) answers from, and what the live view's
+// page lists. One type, one schema: a field added here is kept across a
+// restart, shown where it is shown, and read back by the next tmux-mcp.
 //
 // It sits below both jobs and journal (which cannot import each other)
 // and imports nothing of the module but the wire's socket and pane IDs.
