@@ -8,7 +8,9 @@
 //   - tools (the MCP surface) beside httpmcp, taskext, hosts and view, and
 //     conformance (the suite's fixtures).
 //   - jobs, journal, telemetry, diagnostics: the supervisor's users.
-//   - supervisor, with its parts supervisor/capture and supervisor/death.
+//   - supervisor, with its parts supervisor/capture and supervisor/death;
+//     jobrecord, the one record of a job, which jobs keeps, journal
+//     stores, taskext answers from and view lists.
 //   - tmux (the wire, with tmux/native, tmux's client protocol, and
 //     tmux/codec), proc (the platform seams), agent: the ground floor,
 //     importing nothing of the module but their own sub-packages.

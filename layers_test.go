@@ -138,10 +138,10 @@ func TestTelemetryHasItsPlace(t *testing.T) {
 // circle can form. A package not listed takes the rank of its nearest
 // listed parent folder.
 var layers = map[string]int{
-	"tmux": 0, "proc": 0, "httpmcp": 0, "taskext": 0, "agent": 0, "hosts": 0, "view": 0, "scripts/internal/loadtest": 0,
-	"supervisor/capture": 1, "supervisor/death": 1, "agent/agentstub": 1,
-	"supervisor": 2,
-	"journal":    3, "telemetry": 3, "diagnostics": 3, "jobs": 3,
+	"tmux": 0, "proc": 0, "httpmcp": 0, "agent": 0, "hosts": 0, "scripts/internal/loadtest": 0,
+	"supervisor/capture": 1, "supervisor/death": 1, "agent/agentstub": 1, "jobrecord": 1,
+	"supervisor": 2, "taskext": 2, "view": 2,
+	"journal": 3, "telemetry": 3, "diagnostics": 3, "jobs": 3,
 	"tools": 4, "conformance": 4,
 	"cmd": 5, "scripts": 5, "packaging": 5,
 }
@@ -159,10 +159,12 @@ func rankOf(rel string) (int, string, bool) {
 
 // TestImportsPointDown enforces the layering of the whole module: the
 // wire and the platform seams at the bottom, the supervisor's subsystems
-// above them, then the supervisor, its users (journal, telemetry,
-// diagnostics, jobs), the tools, and the binaries at the top. A package
-// may import a package of a lower rank, or a package within its own folder
-// (tmux/native from tmux), never one beside or above.
+// and the job's one record (jobrecord) above them, then the supervisor
+// (beside it the tasks layer and the view, which use the record), its
+// users (journal, telemetry, diagnostics, jobs), the tools, and the
+// binaries at the top. A package may import a package of a lower rank,
+// or a package within its own folder (tmux/native from tmux), never one
+// beside or above.
 func TestImportsPointDown(t *testing.T) {
 	const module = "github.com/tmux-mcp/tmux-mcp/"
 	seen := map[string]bool{}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/tmux-mcp/tmux-mcp/jobrecord"
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
@@ -19,29 +20,6 @@ import (
 // typed into a pane: the engine neither watches nor signals anything; it
 // keeps the record and tells the task's owner (CallControl) to stop or to
 // fail.
-
-// KindCall is Record.Kind of a call; "" is a command.
-const KindCall = "call"
-
-// Call is what a record of a call keeps beyond a command's: the task's
-// state, so that tasks/get answers after tmux-mcp restarted.
-type Call struct {
-	Tool    string
-	Status  string // the task's status: working, input_required, completed, failed, cancelled
-	Message string
-	// Result is the tool result of a completed task, Error the JSON-RPC
-	// error of a failed one (JSON), as the task reports them.
-	Result json.RawMessage
-	Error  json.RawMessage
-	TTL    time.Duration
-	// PollInterval is the polling interval the task asked for.
-	PollInterval time.Duration
-	// Lost: the task failed because its server died; the job is lost.
-	Lost bool
-	// Owner is the key of the caller the task belongs to (a digest,
-	// taskext.Owner): the tools show the job to it alone.
-	Owner string
-}
 
 // CallControl is how the table acts on a call's task.
 type CallControl struct {
@@ -67,7 +45,7 @@ func newCallID() string {
 // and returns it, forgetting the oldest ended call if MaxCalls are held.
 // It fails with ErrTooManyCalls when MaxCalls run, and with
 // supervisor.ErrClosed once the table is closed.
-func (t *Table) StartCall(sock tmux.Socket, tool string, ctl CallControl, c Call) (*Job, error) {
+func (t *Table) StartCall(sock tmux.Socket, tool string, ctl CallControl, c jobrecord.Call) (*Job, error) {
 	t.mu.Lock()
 	if t.closed {
 		t.mu.Unlock()
@@ -80,7 +58,7 @@ func (t *Table) StartCall(sock tmux.Socket, tool string, ctl CallControl, c Call
 	j := newJob(t, newCallID(), sock)
 	j.ctl = ctl
 	c.Tool = tool
-	j.rec = Record{ID: j.id, Socket: sock, Kind: KindCall, Call: &c, State: Running, Started: time.Now(), Proc: os.Getpid()}
+	j.rec = jobrecord.Record{ID: j.id, Socket: sock, Kind: jobrecord.KindCall, Call: &c, State: jobrecord.Running, Started: time.Now(), Proc: os.Getpid()}
 	close(j.verified)
 	t.jobs[j.id] = j
 	rec := j.rec
@@ -92,42 +70,39 @@ func (t *Table) StartCall(sock tmux.Socket, tool string, ctl CallControl, c Call
 // UpdateCall records a change of a running call's task; a task that
 // ended (completed, failed, cancelled) ends the job: exited, with the
 // status as its reason.
-func (j *Job) UpdateCall(c Call) {
+func (j *Job) UpdateCall(c jobrecord.Call) {
 	j.mu.Lock()
 	if j.rec.Call == nil {
 		j.mu.Unlock()
 		return
 	}
 	c.Tool, c.Owner = j.rec.Call.Tool, j.rec.Call.Owner
-	if running := j.rec.State == Running; running && c.Status == j.rec.Call.Status && c.Message == j.rec.Call.Message {
+	if running := j.rec.State == jobrecord.Running; running && c.Status == j.rec.Call.Status && c.Message == j.rec.Call.Message {
 		// Nothing the record keeps changed (the task's first state, which
 		// StartCall recorded): no journal write.
 		j.mu.Unlock()
 		return
 	}
 	j.rec.Call = &c
-	running := j.rec.State == Running
+	running := j.rec.State == jobrecord.Running
 	rec := j.rec
 	j.mu.Unlock()
-	switch c.Status {
-	case "completed", "failed", "cancelled":
-		if running {
-			why := "task " + c.Status
-			if c.Message != "" {
-				why += ": " + c.Message
-			}
-			state := Exited
-			if c.Lost {
-				state, why = Lost, c.Message
-			}
-			j.end(state, nil, why, time.Now())
-			return
+	if running && c.Status.Terminal() {
+		why := "task " + string(c.Status)
+		if c.Message != "" {
+			why += ": " + c.Message
 		}
+		state := jobrecord.Exited
+		if c.Lost {
+			state, why = jobrecord.Lost, c.Message
+		}
+		j.end(state, nil, why, time.Now())
+		return
 	}
 	j.t.put(rec)
 }
 
-// kind returns the job's Record.Kind.
+// kind returns the job's jobrecord.Record.Kind.
 func (j *Job) kind() string {
 	j.mu.Lock()
 	defer j.mu.Unlock()
@@ -136,17 +111,17 @@ func (j *Job) kind() string {
 
 // loseCall ends a call taken over from the store that was running: its
 // handler ran in a tmux-mcp process that is gone.
-func loseCall(rec Record) Record {
+func loseCall(rec jobrecord.Record) jobrecord.Record {
 	why := "tmux-mcp stopped while the call ran"
 	if rec.Proc > 0 {
 		why += " (process " + byteless(rec.Proc) + ")"
 	}
-	rec.State, rec.Reason, rec.Ended = Lost, why, time.Now()
+	rec.State, rec.Reason, rec.Ended = jobrecord.Lost, why, time.Now()
 	if rec.Call != nil {
 		c := *rec.Call
-		e, _ := json.Marshal(map[string]any{"code": -32603, "message": "the call was lost: " + why +
-			"; its result is unknown, and what it started (a command in a pane) may still run: read the pane before doing it again"})
-		c.Status, c.Message, c.Error, c.Result = "failed", why, e, nil
+		e := &jobrecord.RPCError{Code: -32603, Message: "the call was lost: " + why +
+			"; its result is unknown, and what it started (a command in a pane) may still run: read the pane before doing it again"}
+		c.Status, c.Message, c.Error, c.Result = jobrecord.Failed, why, e, nil
 		rec.Call = &c
 	}
 	return rec
@@ -172,7 +147,7 @@ func (j *Job) stopCall(ctx context.Context, grace time.Duration) ([]Step, error)
 
 // putCall is put for a call: a result beyond maxCallResult stays in
 // memory.
-func putCall(rec Record) Record {
+func putCall(rec jobrecord.Record) jobrecord.Record {
 	if rec.Call == nil || len(rec.Call.Result) <= maxCallResult {
 		return rec
 	}

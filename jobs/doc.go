@@ -14,19 +14,19 @@
 // or captures itself: the caller that typed the line hands over a [Run],
 // which waits for the line's end, reads its output and watches its pane.
 //
-// A job is [Running], then [Exited] (with its exit status, or none when
-// it is unknown) or [Lost] (its pane was closed or respawned, or its
-// server died or was replaced). The end is found three ways, whichever
+// A job is [jobrecord.Running], then [jobrecord.Exited] (with its exit
+// status, or none when it is unknown) or [jobrecord.Lost] (its pane was
+// closed or respawned, or its server died or was replaced). The end is found three ways, whichever
 // comes first:
 //   - the wait-for channel ([Run.Await]): the line's ending signals it
 //     after recording the end in a pane option; exact, and no tmux call
 //     while the command runs;
 //   - the job's processes (proc.go): the processes below the pane's
 //     process that were not there before the line was typed
-//     ([Record.Before]). When they are gone and no end is recorded, the
-//     shell dropped the rest of the line, which every POSIX shell does
-//     after a command dies of SIGINT (C-c): the job has exited, its
-//     status unknown;
+//     ([jobrecord.Record.Before]). When they are gone and no end is
+//     recorded, the shell dropped the rest of the line, which every POSIX
+//     shell does after a command dies of SIGINT (C-c): the job has exited,
+//     its status unknown;
 //   - the pane and the server: a pane closed or respawned, or a server
 //     that died (supervisor.EventServerDied), makes the job lost.
 //
@@ -35,8 +35,8 @@
 // group of the pane's process, nor tmux-mcp's).
 //
 // Persistence: every change of state is recorded in the [Store] (the
-// journal, through cmd/tmux-mcp) as a [Record], which holds no command
-// line. Closing the [Table] stops watching but not the jobs: they run on,
+// journal, which keeps the record as it is) as a [jobrecord.Record], the
+// one record of a job, which holds no command line. Closing the [Table] stops watching but not the jobs: they run on,
 // recorded as running. A tmux-mcp that starts ([Table.Open]) takes over
 // the jobs of tmux-mcp processes that are gone and re-arms the running
 // ones: it checks each against the live server before it reports it

@@ -11,12 +11,13 @@ import (
 
 // TestJobsImportsOnlyTheSupervisor keeps the arrows pointing down: outside
 // tests, the engine imports no package of this module but the supervisor,
-// its capture caps (supervisor/capture: the tail a record keeps) and the
-// wire's model (tmux); tools and cmd import it, never the
-// other way. layers_test.go at the module root ranks the whole module.
+// its capture caps (supervisor/capture: the tail a record keeps), the
+// wire's model (tmux) and the job's record (jobrecord); tools and cmd
+// import it, never the other way. layers_test.go at the module root ranks the whole module.
 func TestJobsImportsOnlyTheSupervisor(t *testing.T) {
 	const module = "github.com/tmux-mcp/tmux-mcp"
-	allowed := map[string]bool{module + "/supervisor": true, module + "/supervisor/capture": true, module + "/tmux": true}
+	allowed := map[string]bool{module + "/supervisor": true, module + "/supervisor/capture": true, module + "/tmux": true,
+		module + "/jobrecord": true}
 	files, err := filepath.Glob("*.go")
 	if err != nil {
 		t.Fatal(err)

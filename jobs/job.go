@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tmux-mcp/tmux-mcp/jobrecord"
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/capture"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
@@ -33,7 +34,7 @@ type Job struct {
 	run Run
 
 	mu     sync.Mutex
-	rec    Record
+	rec    jobrecord.Record
 	output []string // the output as last read, capped at the capture default
 	final  bool     // output is up to the end
 	// seen: a process of the job was seen, so the shell did start it;
@@ -70,7 +71,7 @@ func newID() string {
 func (j *Job) ID() string { return j.id }
 
 // Record returns the job's record.
-func (j *Job) Record() Record {
+func (j *Job) Record() jobrecord.Record {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	r := j.rec
@@ -144,7 +145,7 @@ func (j *Job) paneID() tmux.PaneID {
 // when j had ended already.
 func (j *Job) end(state string, status *int, reason string, at time.Time) bool {
 	j.mu.Lock()
-	if j.rec.State != Running {
+	if j.rec.State != jobrecord.Running {
 		j.mu.Unlock()
 		return false
 	}
@@ -177,7 +178,7 @@ func (j *Job) learn(res Result, keep int) {
 	j.mu.Lock()
 	// A read that began before the end (get_job's, while the watcher
 	// found the end) must not replace the output up to the end.
-	if j.rec.State != Running || j.final && res.ExitStatus == nil {
+	if j.rec.State != jobrecord.Running || j.final && res.ExitStatus == nil {
 		j.mu.Unlock()
 		return
 	}

@@ -79,8 +79,8 @@ func below(tree map[int][]int, pid int) []int {
 }
 
 // PaneProcesses returns the PIDs of the processes below pane (a pane's
-// process), sorted: what [Record.Before] holds, read just before a job is
-// typed.
+// process), sorted: what [jobrecord.Record.Before] holds, read just
+// before a job is typed.
 func PaneProcesses(ctx context.Context, pane int) ([]int, error) {
 	procs, _, err := descendants(ctx, pane)
 	slices.Sort(procs)

@@ -5,13 +5,16 @@ import (
 	"fmt"
 	"os"
 	"time"
+
+	"github.com/tmux-mcp/tmux-mcp/jobrecord"
 )
 
 // After a restart. A tmux-mcp that starts takes over the jobs of the
-// tmux-mcp processes that are gone (Record.Proc), from the store, and
-// checks the running ones against the live server before it reports them
-// (AwaitVerified): same server, same pane process, else lost; an end
-// recorded in the pane's option, else it waits for their channel again.
+// tmux-mcp processes that are gone (jobrecord.Record.Proc), from the
+// store, and checks the running ones against the live server before it
+// reports them (AwaitVerified): same server, same pane process, else
+// lost; an end recorded in the pane's option, else it waits for their
+// channel again.
 
 // load takes over the stored jobs of tmux-mcp processes that are gone:
 // ended ones are listed; running ones are checked against the live server
@@ -27,19 +30,19 @@ func (t *Table) load() {
 	}
 	me := os.Getpid()
 	var rearm []*Job
-	var lost []Record
+	var lost []jobrecord.Record
 	t.mu.Lock()
 	for _, rec := range recs {
 		if t.jobs[rec.ID] != nil || rec.Proc != me && rec.Proc > 0 && processAlive(rec.Proc) {
 			continue // another tmux-mcp watches it
 		}
 		j := newJob(t, rec.ID, rec.Socket)
-		if rec.Kind == KindCall && rec.State == Running {
+		if rec.Kind == jobrecord.KindCall && rec.State == jobrecord.Running {
 			rec = loseCall(rec)
 			lost = append(lost, rec)
 		}
 		j.rec = rec
-		if rec.State == Running {
+		if rec.State == jobrecord.Running {
 			rearm = append(rearm, j)
 		} else {
 			close(j.done)
@@ -86,11 +89,11 @@ func (t *Table) rearm(j *Job) {
 		return
 	}
 	if err != nil {
-		j.end(Lost, nil, "the tmux server is gone", time.Now())
+		j.end(jobrecord.Lost, nil, "the tmux server is gone", time.Now())
 		return
 	}
 	if pid := srv.Health().PID; rec.ServerPID != 0 && pid != rec.ServerPID {
-		j.end(Lost, nil, fmt.Sprintf("the tmux server was replaced (pid %d, now %d)", rec.ServerPID, pid), time.Now())
+		j.end(jobrecord.Lost, nil, fmt.Sprintf("the tmux server was replaced (pid %d, now %d)", rec.ServerPID, pid), time.Now())
 		return
 	}
 	j.srv, j.run = srv, t.resume(srv, rec)
@@ -106,7 +109,7 @@ func (t *Table) rearm(j *Job) {
 		j.learn(res, j.keep())
 		status := *res.ExitStatus
 		j.run.ClearEnd(ctx)
-		j.end(Exited, &status, "", time.Now())
+		j.end(jobrecord.Exited, &status, "", time.Now())
 		return
 	}
 	t.put(j.Record())

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/tmux-mcp/tmux-mcp/jobrecord"
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
@@ -63,4 +64,4 @@ type Feed interface {
 
 // ResumeFunc makes the Run of a job taken over from the store, on srv, its
 // server, as it is now.
-type ResumeFunc func(srv *supervisor.Server, rec Record) Run
+type ResumeFunc func(srv *supervisor.Server, rec jobrecord.Record) Run

@@ -4,6 +4,8 @@ import (
 	"context"
 	"syscall"
 	"time"
+
+	"github.com/tmux-mcp/tmux-mcp/jobrecord"
 )
 
 // Step is one step of Stop.
@@ -19,7 +21,7 @@ type Step struct {
 // It returns the steps taken, none when j does not run or is not watched.
 func (j *Job) Stop(ctx context.Context, grace time.Duration, interrupt func(context.Context) error) ([]Step, error) {
 	steps := []Step{}
-	if j.kind() == KindCall {
+	if j.kind() == jobrecord.KindCall {
 		if !j.Running() {
 			return steps, nil
 		}
@@ -73,7 +75,7 @@ func (j *Job) Stop(ctx context.Context, grace time.Duration, interrupt func(cont
 	if _, alive, err := jobProcesses(ctx, rec.PanePID, rec.Before); err == nil && alive && j.Running() && !j.hasBeenSeen() {
 		// No process of the job in all that time, where its pane's are
 		// seen: the shell never ran it.
-		j.end(Exited, nil, "it never ran: the shell did not start its line", time.Now())
+		j.end(jobrecord.Exited, nil, "it never ran: the shell did not start its line", time.Now())
 	}
 	return steps, nil
 }

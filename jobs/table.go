@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tmux-mcp/tmux-mcp/jobrecord"
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
@@ -88,7 +89,7 @@ type Table struct {
 
 	mu        sync.Mutex
 	jobs      map[string]*Job
-	listeners []func(Record)
+	listeners []func(jobrecord.Record)
 	closed    bool
 }
 
@@ -118,7 +119,7 @@ func (t *Table) Open() {
 
 // OnChange registers fn to hear of every job that ends (or is lost). fn
 // must not block.
-func (t *Table) OnChange(fn func(Record)) {
+func (t *Table) OnChange(fn func(jobrecord.Record)) {
 	t.mu.Lock()
 	t.listeners = append(t.listeners, fn)
 	t.mu.Unlock()
@@ -235,9 +236,9 @@ func (t *Table) Drop(j *Job) {
 // Launch records a reserved job whose command run sent to srv, and starts
 // watching it. rec describes it; Launch sets its ID, State (Running) and
 // Proc (this process).
-func (t *Table) Launch(j *Job, srv *supervisor.Server, run Run, rec Record) {
+func (t *Table) Launch(j *Job, srv *supervisor.Server, run Run, rec jobrecord.Record) {
 	j.srv, j.run = srv, run
-	rec.ID, rec.State, rec.Proc = j.id, Running, os.Getpid()
+	rec.ID, rec.State, rec.Proc = j.id, jobrecord.Running, os.Getpid()
 	j.mu.Lock()
 	j.rec = rec
 	j.mu.Unlock()
@@ -280,7 +281,7 @@ func (t *Table) watch(j *Job) {
 	}()
 }
 
-func (t *Table) put(rec Record) {
+func (t *Table) put(rec jobrecord.Record) {
 	if t.store != nil {
 		t.store.PutJob(putCall(rec))
 	}
@@ -300,7 +301,7 @@ func (t *Table) trim(calls bool, keep int) bool {
 	var ended []*Job
 	n := 0
 	for _, j := range t.jobs {
-		if j.pending || (j.kind() == KindCall) != calls {
+		if j.pending || (j.kind() == jobrecord.KindCall) != calls {
 			continue
 		}
 		n++
@@ -331,12 +332,12 @@ func (t *Table) serverDied(e supervisor.Event) {
 	}
 	for _, j := range t.All() {
 		rec := j.Record()
-		if j.sock != e.Socket || rec.State != Running || e.PID != 0 && rec.ServerPID != 0 && rec.ServerPID != e.PID {
+		if j.sock != e.Socket || rec.State != jobrecord.Running || e.PID != 0 && rec.ServerPID != 0 && rec.ServerPID != e.PID {
 			continue
 		}
 		why := fmt.Sprintf("the tmux server died (%s)", e.Cause)
-		j.end(Lost, nil, why, at)
-		if rec.Kind == KindCall && j.ctl.Fail != nil {
+		j.end(jobrecord.Lost, nil, why, at)
+		if rec.Kind == jobrecord.KindCall && j.ctl.Fail != nil {
 			j.ctl.Fail(why)
 		}
 	}

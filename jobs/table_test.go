@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tmux-mcp/tmux-mcp/jobrecord"
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/death"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
@@ -20,23 +21,23 @@ var sockA, sockB = tmux.Socket{Name: "a"}, tmux.Socket{Name: "b"}
 // memStore is a Store in memory.
 type memStore struct {
 	mu   sync.Mutex
-	recs []Record
+	recs []jobrecord.Record
 }
 
-func (m *memStore) PutJob(r Record) {
+func (m *memStore) PutJob(r jobrecord.Record) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.recs = append(m.recs, r)
 }
 
-func (m *memStore) Jobs() ([]Record, error) {
+func (m *memStore) Jobs() ([]jobrecord.Record, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return slices.Clone(m.recs), nil
 }
 
 // last returns the last record put of id.
-func (m *memStore) last(id string) (Record, bool) {
+func (m *memStore) last(id string) (jobrecord.Record, bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for _, r := range slices.Backward(m.recs) {
@@ -44,7 +45,7 @@ func (m *memStore) last(id string) (Record, bool) {
 			return r, true
 		}
 	}
-	return Record{}, false
+	return jobrecord.Record{}, false
 }
 
 // events is an Events the test sends events through.
@@ -151,10 +152,10 @@ func TestLookupRefuses(t *testing.T) {
 // leaves a running one whose tmux-mcp is alive to it.
 func TestOpenTakesOverEndedJobs(t *testing.T) {
 	status := 3
-	ended := Record{ID: "j0000000001", Socket: sockA, Pane: "%1", State: Exited, ExitStatus: &status,
+	ended := jobrecord.Record{ID: "j0000000001", Socket: sockA, Pane: "%1", State: jobrecord.Exited, ExitStatus: &status,
 		Started: time.Now().Add(-time.Minute), Ended: time.Now(), Proc: 1 << 30, Tail: []string{"out"}}
-	other := Record{ID: "j0000000002", Socket: sockA, Pane: "%2", State: Running, Started: time.Now(), Proc: os.Getppid()}
-	store := &memStore{recs: []Record{ended, other}}
+	other := jobrecord.Record{ID: "j0000000002", Socket: sockA, Pane: "%2", State: jobrecord.Running, Started: time.Now(), Proc: os.Getppid()}
+	store := &memStore{recs: []jobrecord.Record{ended, other}}
 	tb := New(Config{Store: store})
 	tb.Open()
 	defer tb.Close()
@@ -167,7 +168,7 @@ func TestOpenTakesOverEndedJobs(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec, out, err := j.Read(t.Context(), 10)
-	if err != nil || j.Running() || rec.State != Exited || *rec.ExitStatus != 3 || !slices.Equal(out, []string{"out"}) {
+	if err != nil || j.Running() || rec.State != jobrecord.Exited || *rec.ExitStatus != 3 || !slices.Equal(out, []string{"out"}) {
 		t.Errorf("Read of the ended job = %+v, %q, %v; want it exited 3 with its tail", rec, out, err)
 	}
 	if steps, err := j.Stop(t.Context(), time.Second, nil); len(steps) != 0 || err != nil {
@@ -185,31 +186,31 @@ func TestServerDiedLosesJobs(t *testing.T) {
 	store, ev := &memStore{}, &events{}
 	tb := New(Config{Store: store, Events: ev})
 	tb.Open()
-	heard := make(chan Record, 4)
-	tb.OnChange(func(r Record) { heard <- r })
+	heard := make(chan jobrecord.Record, 4)
+	tb.OnChange(func(r jobrecord.Record) { heard <- r })
 	launch := func(sock tmux.Socket, pane tmux.PaneID) *Job {
 		t.Helper()
 		j, err := tb.Reserve(sock, pane)
 		if err != nil {
 			t.Fatal(err)
 		}
-		tb.Launch(j, nil, idleRun{}, Record{Socket: sock, Pane: pane, Started: time.Now(), ServerPID: 42})
+		tb.Launch(j, nil, idleRun{}, jobrecord.Record{Socket: sock, Pane: pane, Started: time.Now(), ServerPID: 42})
 		return j
 	}
 	a, b := launch(sockA, "%1"), launch(sockB, "%1")
-	if rec, ok := store.last(a.ID()); !ok || rec.State != Running || rec.ID != a.ID() || rec.Proc != os.Getpid() {
+	if rec, ok := store.last(a.ID()); !ok || rec.State != jobrecord.Running || rec.ID != a.ID() || rec.Proc != os.Getpid() {
 		t.Errorf("stored at launch: %+v, want it running, watched by this process", rec)
 	}
 	ev.send(supervisor.Event{Type: supervisor.EventServerDied, Socket: sockA, PID: 42, Cause: death.CauseKilled})
 	select {
 	case r := <-heard:
-		if r.ID != a.ID() || r.State != Lost || !strings.Contains(r.Reason, "the tmux server died (killed)") {
+		if r.ID != a.ID() || r.State != jobrecord.Lost || !strings.Contains(r.Reason, "the tmux server died (killed)") {
 			t.Errorf("listener heard %+v, want %s lost", r, a.ID())
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("no listener heard of the lost job")
 	}
-	if rec, _ := store.last(a.ID()); rec.State != Lost {
+	if rec, _ := store.last(a.ID()); rec.State != jobrecord.Lost {
 		t.Errorf("stored after the death: %+v, want lost", rec)
 	}
 	if a.Running() || !b.Running() {
@@ -231,18 +232,18 @@ func TestCallsBounded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tb.Launch(cmd, nil, idleRun{}, Record{Socket: sockA, Pane: "%1", Started: time.Now()})
-	cmd.end(Exited, nil, "", time.Now())
+	tb.Launch(cmd, nil, idleRun{}, jobrecord.Record{Socket: sockA, Pane: "%1", Started: time.Now()})
+	cmd.end(jobrecord.Exited, nil, "", time.Now())
 	var calls []*Job
 	start := func() (*Job, error) {
-		return tb.StartCall(sockA, "get_job", CallControl{}, Call{Status: "working"})
+		return tb.StartCall(sockA, "get_job", CallControl{}, jobrecord.Call{Status: "working"})
 	}
 	for range MaxCalls + 10 {
 		j, err := start()
 		if err != nil {
 			t.Fatalf("call %d: %v", len(calls), err)
 		}
-		j.UpdateCall(Call{Status: "completed"})
+		j.UpdateCall(jobrecord.Call{Status: "completed"})
 		calls = append(calls, j)
 	}
 	for i, j := range calls {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/tmux-mcp/tmux-mcp/jobrecord"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
@@ -139,7 +140,7 @@ func (j *Job) ended(ctx context.Context, a awaited) bool {
 		j.learn(a.res, j.keep())
 		status := *a.res.ExitStatus
 		j.run.ClearEnd(ctx)
-		return j.end(Exited, &status, j.stopReason(), time.Now()) || !j.Running()
+		return j.end(jobrecord.Exited, &status, j.stopReason(), time.Now()) || !j.Running()
 	}
 	return j.checkPane(ctx)
 }
@@ -153,22 +154,22 @@ func (j *Job) checkPane(ctx context.Context) bool {
 	case ctx.Err() != nil:
 		return true
 	case err != nil && tmux.IsServerDown(err):
-		return j.end(Lost, nil, "the tmux server is gone", time.Now()) || !j.Running()
+		return j.end(jobrecord.Lost, nil, "the tmux server is gone", time.Now()) || !j.Running()
 	case err == nil && rec.ServerPID != 0 && pid != rec.ServerPID:
-		return j.end(Lost, nil, fmt.Sprintf("the tmux server was replaced (pid %d, now %d)", rec.ServerPID, pid), time.Now()) || !j.Running()
+		return j.end(jobrecord.Lost, nil, fmt.Sprintf("the tmux server was replaced (pid %d, now %d)", rec.ServerPID, pid), time.Now()) || !j.Running()
 	}
 	pn, err := j.run.Pane(ctx)
 	switch {
 	case ctx.Err() != nil:
 		return true
 	case errors.Is(err, tmux.ErrPaneNotFound):
-		return j.end(Lost, nil, "its pane was closed", time.Now()) || !j.Running()
+		return j.end(jobrecord.Lost, nil, "its pane was closed", time.Now()) || !j.Running()
 	case err != nil:
 		return !j.Running()
 	case pn.Dead:
-		return j.end(Lost, nil, "its pane's process exited", time.Now()) || !j.Running()
+		return j.end(jobrecord.Lost, nil, "its pane's process exited", time.Now()) || !j.Running()
 	case rec.PanePID != 0 && pn.PID != rec.PanePID:
-		return j.end(Lost, nil, fmt.Sprintf("its pane was respawned (pid %d, now %d)", rec.PanePID, pn.PID), time.Now()) || !j.Running()
+		return j.end(jobrecord.Lost, nil, fmt.Sprintf("its pane was respawned (pid %d, now %d)", rec.PanePID, pn.PID), time.Now()) || !j.Running()
 	}
 	return !j.Running()
 }
@@ -231,20 +232,20 @@ func (j *Job) settled(ctx context.Context) bool {
 		j.learn(res, j.keep())
 		status := *res.ExitStatus
 		j.run.ClearEnd(ctx)
-		return j.end(Exited, &status, j.stopReason(), time.Now()) || !j.Running()
+		return j.end(jobrecord.Exited, &status, j.stopReason(), time.Now()) || !j.Running()
 	}
 	why := "interrupted"
 	if r := j.stopReason(); r != "" {
 		why = r
 	}
-	return j.end(Exited, nil, why+": the shell dropped the rest of the command line, so the exit status is unknown", time.Now()) ||
+	return j.end(jobrecord.Exited, nil, why+": the shell dropped the rest of the command line, so the exit status is unknown", time.Now()) ||
 		!j.Running()
 }
 
 // Read returns the job's record and its output: while it runs, read from
 // the pane (keep lines at least, the job's own bound if more; the read may
 // find it ended), else what was last read.
-func (j *Job) Read(ctx context.Context, keep int) (Record, []string, error) {
+func (j *Job) Read(ctx context.Context, keep int) (jobrecord.Record, []string, error) {
 	r := j.runner()
 	if r != nil && j.Running() && !j.started() {
 		j.probe(ctx, false)
@@ -256,7 +257,7 @@ func (j *Job) Read(ctx context.Context, keep int) (Record, []string, error) {
 		switch {
 		case err != nil && j.Running():
 			if !j.checkPane(ctx) {
-				return Record{}, nil, err
+				return jobrecord.Record{}, nil, err
 			}
 		case err == nil:
 			j.learn(res, max(keep, j.keep()))
@@ -265,7 +266,7 @@ func (j *Job) Read(ctx context.Context, keep int) (Record, []string, error) {
 			// too).
 			if res.ExitStatus != nil && res.Prompted {
 				status := *res.ExitStatus
-				if j.end(Exited, &status, j.stopReason(), time.Now()) {
+				if j.end(jobrecord.Exited, &status, j.stopReason(), time.Now()) {
 					r.ClearEnd(ctx)
 				}
 			}

@@ -13,6 +13,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/tmux-mcp/tmux-mcp/jobrecord"
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/death"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
@@ -242,11 +243,11 @@ func BenchmarkPutJobAtBound(b *testing.B) {
 	j, _ := mustOpen(b, "", nil)
 	t0 := time.Now()
 	for i := range keepJobs {
-		j.PutJob(Job{ID: "e" + strconv.Itoa(i), Socket: testSock, State: JobExited, Started: t0.Add(time.Duration(i) * time.Millisecond),
+		j.PutJob(jobrecord.Record{ID: "e" + strconv.Itoa(i), Socket: testSock, State: jobrecord.Exited, Started: t0.Add(time.Duration(i) * time.Millisecond),
 			Tail: []string{"some output", "more output"}})
 	}
 	flush(b, j)
-	job := Job{ID: "e0", Socket: testSock, State: JobExited, Started: t0, Tail: []string{"updated"}}
+	job := jobrecord.Record{ID: "e0", Socket: testSock, State: jobrecord.Exited, Started: t0, Tail: []string{"updated"}}
 	b.ResetTimer()
 	for range b.N {
 		j.PutJob(job)

@@ -42,7 +42,7 @@
 //	    events/          8-byte big-endian sequence -> JSON Record
 //	    ids/             old ID ("$3", "@7", "%12") -> JSON Mapping
 //	    created/         pane ID -> JSON Created (argv, cwd, environment tmux-mcp used)
-//	    jobs/            job ID -> JSON Job (background commands: state, exit status, last output tail)
+//	    jobs/            job ID -> JSON jobrecord.Record (background commands and task calls: state, exit status, last output tail)
 //
 // Sequences come from the bucket's NextSequence, so keys are unique and
 // ascending across processes. A file whose version is older than

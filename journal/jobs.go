@@ -8,83 +8,14 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/tmux-mcp/tmux-mcp/jobrecord"
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
-	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
-// Job states, as the tools report them.
-const (
-	JobRunning = "running"
-	JobExited  = "exited"
-	JobLost    = "lost"
-)
-
-// Job is a background command a tmux-mcp process typed into a pane
-// (run_command with background), as the jobs/ bucket of its server keeps
-// it: enough to list it after tmux-mcp restarts, to find its end again
-// (its nonce and where the pane's history stood when it was typed), and
-// what was known of it when it ended or was lost. The command line itself
-// is not kept.
-type Job struct {
-	ID          string      `json:"id"`
-	Socket      tmux.Socket `json:"socket"`
-	Pane        tmux.PaneID `json:"pane"`
-	SessionID   string      `json:"session_id,omitempty"`
-	SessionName string      `json:"session_name,omitempty"`
-	// Nonce names the job's end (a pane option) and wait-for channel.
-	Nonce      string    `json:"nonce"`
-	State      string    `json:"state"`
-	ExitStatus *int      `json:"exit_status,omitempty"`
-	Reason     string    `json:"reason,omitempty"`
-	Started    time.Time `json:"started"`
-	Ended      time.Time `json:"ended,omitzero"`
-	// ServerPID and PanePID identify the server and the pane's process the
-	// job ran under: another PID is another server or a respawned pane.
-	ServerPID int       `json:"server_pid"`
-	PanePID   int       `json:"pane_pid"`
-	Anchor    JobAnchor `json:"anchor"`
-	// Before are the processes below the pane's process just before the
-	// job was typed: they are not the job's.
-	Before []int `json:"before,omitempty"`
-	// File is the file the job's line sources.
-	File string `json:"file,omitempty"`
-	// Tail is the end of the output as last read, bounded by the tools.
-	Tail              []string `json:"tail,omitempty"`
-	TruncatedLines    int      `json:"truncated_lines,omitempty"`
-	HistoryOverflowed bool     `json:"history_overflowed,omitempty"`
-	// Proc is the PID of the tmux-mcp process that watches the job.
-	Proc int `json:"proc"`
-	// Kind is "call" for an MCP task's call (Call), "" for a command.
-	Kind string   `json:"kind,omitempty"`
-	Call *JobCall `json:"call,omitempty"`
-}
-
-// JobCall is the task of a job that is a tool call: its state, and its
-// result or error once it ended, as the task reports them (JSON).
-type JobCall struct {
-	Tool         string          `json:"tool"`
-	Status       string          `json:"status"`
-	Message      string          `json:"message,omitempty"`
-	Result       json.RawMessage `json:"result,omitempty"`
-	Error        json.RawMessage `json:"error,omitempty"`
-	TTL          time.Duration   `json:"ttl,omitempty"`
-	PollInterval time.Duration   `json:"poll_interval,omitempty"`
-	// Owner is the key of the caller the task belongs to: a digest,
-	// never a credential or a session ID.
-	Owner string `json:"owner,omitempty"`
-}
-
-// JobAnchor is where a pane's history stood when a job was typed into it.
-type JobAnchor struct {
-	HistorySize  int `json:"history_size"`
-	HistoryLimit int `json:"history_limit"`
-	Width        int `json:"width"`
-	Height       int `json:"height"`
-	CursorY      int `json:"cursor_y"`
-	// Lines is how many lines the job's command shows as from the
-	// prompt's row (0 in records of before: one).
-	Lines int `json:"lines,omitempty"`
-}
+// The jobs/ bucket of each server keeps its jobs, background commands
+// (run_command with background) and the calls that became MCP tasks: each
+// is the job's one record, jobrecord.Record, in that type's JSON. The
+// command line itself is not kept.
 
 // keepJobs is how many jobs of each kind (commands, and calls: MCP
 // tasks) each server keeps: beyond it the oldest that ended are deleted.
@@ -96,11 +27,16 @@ const keepJobs = 200
 // It never blocks: the record is written in the background. A job that is
 // not running never goes back to running: a record that would do so (a
 // late write of a process that had not heard of the end) is dropped.
-func (j *Journal) PutJob(job Job) {
+func (j *Journal) PutJob(job jobrecord.Record) {
 	if j == nil || job.ID == "" {
 		return
 	}
-	job.Tail = slices.Clone(job.Tail)
+	// Written later: nothing of the caller's may change under it.
+	job.Tail, job.Before = slices.Clone(job.Tail), slices.Clone(job.Before)
+	if job.Call != nil {
+		c := *job.Call
+		job.Call = &c
+	}
 	key := socketKey(job.Socket)
 	j.w.enqueue(func(tx *bolt.Tx) error {
 		b, err := serverBucket(tx, key, job.Socket)
@@ -108,8 +44,8 @@ func (j *Journal) PutJob(job Job) {
 			return err
 		}
 		jb := b.Bucket(bucketJobs)
-		if job.State == JobRunning {
-			if old, ok := readJob(jb.Get([]byte(job.ID))); ok && old.State != JobRunning {
+		if job.State == jobrecord.Running {
+			if old, ok := readJob(jb.Get([]byte(job.ID))); ok && old.State != jobrecord.Running {
 				return nil
 			}
 		}
@@ -137,11 +73,11 @@ func (j *Journal) PutJob(job Job) {
 }
 
 // Jobs returns the jobs of every server, oldest first.
-func (j *Journal) Jobs() ([]Job, error) {
+func (j *Journal) Jobs() ([]jobrecord.Record, error) {
 	if j == nil {
 		return nil, ErrOff
 	}
-	var out []Job
+	var out []jobrecord.Record
 	err := j.view(func(servers *bolt.Bucket) error {
 		if servers == nil {
 			return nil
@@ -159,7 +95,7 @@ func (j *Journal) Jobs() ([]Job, error) {
 			})
 		})
 	})
-	slices.SortStableFunc(out, func(a, b Job) int {
+	slices.SortStableFunc(out, func(a, b jobrecord.Record) int {
 		if c := a.Started.Compare(b.Started); c != 0 {
 			return c
 		}
@@ -170,10 +106,10 @@ func (j *Journal) Jobs() ([]Job, error) {
 
 // readJob decodes a job record; ok is false for one that is unreadable
 // (written by a newer tmux-mcp, or damaged).
-func readJob(v []byte) (Job, bool) {
-	var job Job
+func readJob(v []byte) (jobrecord.Record, bool) {
+	var job jobrecord.Record
 	if v == nil || json.Unmarshal(v, &job) != nil || job.ID == "" {
-		return Job{}, false
+		return jobrecord.Record{}, false
 	}
 	return job, true
 }
@@ -199,7 +135,7 @@ func trimJobs(jb *bolt.Bucket, keep int) error {
 	jb.ForEach(func(k, v []byte) error { //nolint:errcheck // never fails
 		job, ok := readJob(v)
 		n[job.Kind]++
-		if !ok || job.State != JobRunning {
+		if !ok || job.State != jobrecord.Running {
 			done[job.Kind] = append(done[job.Kind], ended{append([]byte(nil), k...), job.Started})
 		}
 		return nil
@@ -225,16 +161,16 @@ func trimJobs(jb *bolt.Bucket, keep int) error {
 // than e's, when e has one) are left to the processes that know them.
 func loseJobs(b *bolt.Bucket, e supervisor.Event) error {
 	jb := b.Bucket(bucketJobs)
-	var lost []Job
+	var lost []jobrecord.Record
 	jb.ForEach(func(_, v []byte) error { //nolint:errcheck // never fails
 		job, ok := readJob(v)
-		if ok && job.State == JobRunning && (e.PID == 0 || job.ServerPID == e.PID) {
+		if ok && job.State == jobrecord.Running && (e.PID == 0 || job.ServerPID == e.PID) {
 			lost = append(lost, job)
 		}
 		return nil
 	})
 	for _, job := range lost {
-		job.State = JobLost
+		job.State = jobrecord.Lost
 		job.Ended = e.Time
 		job.Reason = "the tmux server died (" + string(e.Cause) + ")"
 		v, err := json.Marshal(job)

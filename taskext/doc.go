@@ -48,7 +48,9 @@
 //
 // A task is recorded through a [Store] (tmux-mcp's job table: one ID
 // space, one journal record), which also finds the tasks of an earlier
-// tmux-mcp process after a restart.
+// tmux-mcp process after a restart. A task's state is the call part of
+// its job's record ([Snapshot] holds a jobrecord.Call, whose [Status] and
+// [RPCError] these are): the store saves that value as it is.
 //
 // Where to start: [Manager] in manager.go; the middleware in call.go; the
 // methods in methods.go and, for 2025-11-25, v1.go; the transports in

@@ -14,6 +14,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/tmux-mcp/tmux-mcp/jobrecord"
 )
 
 // Defaults of [Options].
@@ -287,8 +289,8 @@ func (m *Manager) create(ctx context.Context, req mcp.CallToolRequest, ttl time.
 		ttl = m.opts.TTL
 	}
 	ttl = min(ttl, m.opts.MaxTTL)
-	t.snap = Snapshot{ID: id, Tool: req.Params.Name, Status: Working, Created: now, Updated: now,
-		TTL: ttl, PollInterval: m.opts.PollInterval, Owner: owner}
+	t.snap = Snapshot{ID: id, Created: now, Updated: now, Call: jobrecord.Call{Tool: req.Params.Name, Status: Working,
+		TTL: ttl, PollInterval: m.opts.PollInterval, Owner: owner}}
 	m.mu.Lock()
 	m.tasks[id] = t
 	m.mu.Unlock()

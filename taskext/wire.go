@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/tmux-mcp/tmux-mcp/jobrecord"
 )
 
 // Extension is the extension's identifier.
@@ -22,53 +24,37 @@ const (
 	notificationTasks = "notifications/tasks"
 )
 
-// Status is a task's state.
-type Status string
+// Status is a task's state: the status of its job's call, the one the
+// journal keeps.
+type Status = jobrecord.TaskStatus
 
 // The states of a task.
 const (
-	Working       Status = "working"
-	InputRequired Status = "input_required"
-	Completed     Status = "completed"
-	Failed        Status = "failed"
-	Cancelled     Status = "cancelled"
+	Working       = jobrecord.Working
+	InputRequired = jobrecord.InputRequired
+	Completed     = jobrecord.Completed
+	Failed        = jobrecord.Failed
+	Cancelled     = jobrecord.Cancelled
 )
 
-// Terminal reports whether s is an end state.
-func (s Status) Terminal() bool { return s == Completed || s == Failed || s == Cancelled }
-
 // RPCError is a JSON-RPC error as a failed task carries it.
-type RPCError struct {
-	Code    int    `json:"code"`
-	Message string `json:"message"`
-	Data    any    `json:"data,omitempty"`
-}
+type RPCError = jobrecord.RPCError
 
 // Snapshot is a task's state at one moment: what tasks/get answers, what
-// a notification carries and what the store records.
+// a notification carries and what the store records. Its Call is the
+// task's part of its job's record (tool, status, message, TTL, poll
+// interval, result, error, lost, owner), the value the store keeps, not
+// a copy of it; the snapshot adds the task's ID and times, and what only
+// this process holds.
 type Snapshot struct {
 	ID      string
-	Tool    string
-	Status  Status
-	Message string
 	Created time.Time
 	Updated time.Time
-	// TTL is how long the task is kept after it was created; 0: no limit.
-	TTL time.Duration
-	// PollInterval is the polling interval the client is asked to keep.
-	PollInterval time.Duration
-	// Result is the tool result of a completed task.
-	Result json.RawMessage
-	// Error is the JSON-RPC error of a failed task.
-	Error *RPCError
+	jobrecord.Call
 	// Inputs are the outstanding input requests of an input_required
-	// task, by key.
+	// task, by key: only this process can take their answers, so no
+	// record keeps them.
 	Inputs map[string]json.RawMessage
-	// Lost: the task failed because what it worked on went away (its
-	// tmux server died).
-	Lost bool
-	// Owner is the key of the caller the task belongs to (owner.go).
-	Owner string
 }
 
 // wireTask is a task on the wire: the CreateTaskResult of a tools/call

@@ -8,6 +8,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/tmux-mcp/tmux-mcp/jobrecord"
 	"github.com/tmux-mcp/tmux-mcp/jobs"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/capture"
 	"github.com/tmux-mcp/tmux-mcp/taskext"
@@ -47,10 +48,10 @@ func (d Deps) startJob(ctx context.Context, p params, cmd string, noHistory bool
 		d.jobs.Drop(j)
 		return nil, err
 	}
-	d.jobs.Launch(j, srv, jobRun{r, base}, jobs.Record{Socket: srv.Socket(), Pane: pn.ID, SessionID: string(base.SessionID),
+	d.jobs.Launch(j, srv, jobRun{r, base}, jobrecord.Record{Socket: srv.Socket(), Pane: pn.ID, SessionID: string(base.SessionID),
 		SessionName: base.SessionName, Nonce: r.nonce, Started: started, ServerPID: srv.Health().PID, PanePID: base.PID,
-		HistorySize: base.HistorySize, HistoryLimit: base.HistoryLimit, Width: base.Width, Height: base.Height, CursorY: base.CursorY,
-		Lines:  r.lines,
+		Anchor: jobrecord.Anchor{HistorySize: base.HistorySize, HistoryLimit: base.HistoryLimit, Width: base.Width, Height: base.Height,
+			CursorY: base.CursorY, Lines: r.lines},
 		Before: before, File: r.file})
 	// The job ID goes to the client once the journal holds the job: a
 	// tmux-mcp killed the moment after leaves it to the next one.
@@ -60,7 +61,7 @@ func (d Deps) startJob(ctx context.Context, p params, cmd string, noHistory bool
 	}
 	cancel()
 	return structured(jobStarted{runResult: runResult{PaneID: string(pn.ID), Output: []string{}, ReadyTimedOut: tp.notReady,
-		Elapsed: seconds(time.Since(start))}, JobID: j.ID(), State: jobs.Running})
+		Elapsed: seconds(time.Since(start))}, JobID: j.ID(), State: jobrecord.Running})
 }
 
 // jobDurableWait bounds the wait for a new job's journal record.
@@ -126,15 +127,15 @@ func viewJobAll(ctx context.Context, j *jobs.Job, keep int) (jobResult, []string
 }
 
 // listItem is a job without its output.
-func listItem(rec jobs.Record) jobItem {
+func listItem(rec jobrecord.Record) jobItem {
 	end := time.Now()
-	if rec.State != jobs.Running && !rec.Ended.IsZero() {
+	if rec.State != jobrecord.Running && !rec.Ended.IsZero() {
 		end = rec.Ended
 	}
 	it := jobItem{JobID: rec.ID, State: rec.State, ExitStatus: rec.ExitStatus, Reason: rec.Reason, PaneID: string(rec.Pane),
 		SessionName: rec.SessionName, StartedAt: rec.Started.UTC().Format(time.RFC3339), Elapsed: seconds(end.Sub(rec.Started))}
 	if rec.Call != nil {
-		it.Tool, it.TaskStatus = rec.Call.Tool, rec.Call.Status
+		it.Tool, it.TaskStatus = rec.Call.Tool, string(rec.Call.Status)
 	}
 	return it
 }
@@ -205,7 +206,7 @@ func awaitJob(ctx context.Context, j *jobs.Job, timeout time.Duration, patterns 
 		}
 		v.MatchedLines, _, _ = capture.CapTail(v.MatchedLines, waitTailLines, waitTailBytes)
 		switch {
-		case v.State != jobs.Running:
+		case v.State != jobrecord.Running:
 			v.Outcome = "ended"
 		case len(v.MatchedLines) > 0:
 			v.Outcome = "matched"
@@ -264,7 +265,7 @@ func ListJobs(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 	t := newTool("list_jobs", "Background jobs, newest first, without output (get_job).",
 		hintsRead, record(tInt, []string{"matched", "left_out"}, map[string]any{
 			"jobs": map[string]any{"type": "array", "items": jobItemSchema}}),
-		mcp.WithString("state", mcp.Enum(jobs.Running, jobs.Exited, jobs.Lost)), pSessionName, pSocket,
+		mcp.WithString("state", mcp.Enum(jobrecord.Running, jobrecord.Exited, jobrecord.Lost)), pSessionName, pSocket,
 		pFilters, mcp.WithInteger("limit"))
 	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
 		a, err := parseListArgs(p, 50)
@@ -351,7 +352,7 @@ func StopJob(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 // progress while they last; its C-c goes into the pane as send_keys types.
 func (d Deps) stopJob(ctx context.Context, j *jobs.Job, grace time.Duration) ([]stopStep, error) {
 	steps := []stopStep{}
-	if j.Record().Kind == jobs.KindCall {
+	if j.Record().Kind == jobrecord.KindCall {
 		// An MCP task's call: cancelling it is all there is to do.
 		done, err := j.Stop(ctx, grace, nil)
 		for _, s := range done {

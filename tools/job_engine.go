@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/tmux-mcp/tmux-mcp/jobrecord"
 	"github.com/tmux-mcp/tmux-mcp/jobs"
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
 	"github.com/tmux-mcp/tmux-mcp/taskext"
@@ -31,7 +32,7 @@ type jobRun struct {
 
 // resumeRun is the jobRun of a job taken over from the store
 // (jobs.ResumeFunc).
-func (d Deps) resumeRun(srv *supervisor.Server, rec jobs.Record) jobs.Run {
+func (d Deps) resumeRun(srv *supervisor.Server, rec jobrecord.Record) jobs.Run {
 	r := d.newRun(srv, rec.Pane)
 	r.nonce, r.file, r.lines = rec.Nonce, rec.File, max(rec.Lines, 1)
 	base := tmux.Pane{ID: rec.Pane, PID: rec.PanePID, HistorySize: rec.HistorySize, HistoryLimit: rec.HistoryLimit,

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tmux-mcp/tmux-mcp/jobs"
+	"github.com/tmux-mcp/tmux-mcp/jobrecord"
 	"github.com/tmux-mcp/tmux-mcp/tmux/tmuxtest"
 )
 
@@ -15,22 +15,22 @@ import (
 // own tests, and the binary's, use the bbolt file).
 type memStore struct {
 	mu   sync.Mutex
-	jobs map[string]jobs.Record
+	jobs map[string]jobrecord.Record
 }
 
-func (m *memStore) PutJob(r jobs.Record) {
+func (m *memStore) PutJob(r jobrecord.Record) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if old, ok := m.jobs[r.ID]; ok && old.State != jobs.Running && r.State == jobs.Running {
+	if old, ok := m.jobs[r.ID]; ok && old.State != jobrecord.Running && r.State == jobrecord.Running {
 		return
 	}
 	m.jobs[r.ID] = r
 }
 
-func (m *memStore) Jobs() ([]jobs.Record, error) {
+func (m *memStore) Jobs() ([]jobrecord.Record, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	var out []jobs.Record
+	var out []jobrecord.Record
 	for _, r := range m.jobs {
 		out = append(out, r)
 	}
@@ -42,7 +42,7 @@ func (m *memStore) Jobs() ([]jobs.Record, error) {
 // restart or ended while no tmux-mcp watched it; closing leaves no
 // watcher behind.
 func TestJobsAfterRestart(t *testing.T) {
-	store := &memStore{jobs: map[string]jobs.Record{}}
+	store := &memStore{jobs: map[string]jobrecord.Record{}}
 	e := newEnv(t, Mutating, func(d *Deps) { d.Jobs = store })
 	a, b := e.shell(), e.shell()
 	fa, fb := fifo(t), fifo(t)+"b"
@@ -75,14 +75,14 @@ func TestJobsAfterRestart(t *testing.T) {
 	if l.Matched != 2 {
 		t.Fatalf("list_jobs after the restart = %+v, want both jobs", l)
 	}
-	if r := e.awaitJob(jb); r.State != jobs.Exited || deref(r.ExitStatus) != 0 || !slices.Equal(r.Output, []string{"B-waits", "B-down"}) {
+	if r := e.awaitJob(jb); r.State != jobrecord.Exited || deref(r.ExitStatus) != 0 || !slices.Equal(r.Output, []string{"B-waits", "B-down"}) {
 		t.Errorf("job that ended while nobody watched = %+v, want exited 0 with [B-waits B-down]", r)
 	}
-	if r := e.getJob(ja, nil); r.State != jobs.Running {
+	if r := e.getJob(ja, nil); r.State != jobrecord.Running {
 		t.Errorf("job still running after the restart = %+v, want running", r)
 	}
 	release(t, fa, "up")
-	if r := e.awaitJob(ja); r.State != jobs.Exited || deref(r.ExitStatus) != 4 || !slices.Equal(r.Output, []string{"A-waits", "A-up"}) {
+	if r := e.awaitJob(ja); r.State != jobrecord.Exited || deref(r.ExitStatus) != 4 || !slices.Equal(r.Output, []string{"A-waits", "A-up"}) {
 		t.Errorf("job ending after the restart = %+v, want exited 4 with [A-waits A-up]", r)
 	}
 }

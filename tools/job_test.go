@@ -12,6 +12,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/tmux-mcp/tmux-mcp/jobrecord"
 	"github.com/tmux-mcp/tmux-mcp/jobs"
 	"github.com/tmux-mcp/tmux-mcp/tmux/tmuxtest"
 )
@@ -40,7 +41,7 @@ func (e *env) startJob(pane, command string) string {
 	e.t.Helper()
 	var r jobStarted
 	e.ok("run_command", map[string]any{"pane_id": pane, "command": command, "background": true}, &r)
-	if r.JobID == "" || r.State != jobs.Running || r.ExitStatus != nil || r.PaneID != pane {
+	if r.JobID == "" || r.State != jobrecord.Running || r.ExitStatus != nil || r.PaneID != pane {
 		e.t.Fatalf("run_command background = %+v, want a running job in %s", r, pane)
 	}
 	return r.JobID
@@ -62,7 +63,7 @@ func (e *env) getJob(id string, args map[string]any) jobResult {
 func (e *env) awaitJob(id string) jobResult {
 	e.t.Helper()
 	for range 10 {
-		if r := e.getJob(id, map[string]any{"timeout": 5}); r.State != jobs.Running {
+		if r := e.getJob(id, map[string]any{"timeout": 5}); r.State != jobrecord.Running {
 			return r
 		}
 	}
@@ -98,7 +99,7 @@ func TestJobRunsInBackground(t *testing.T) {
 	if !strings.Contains(cap.Result, "OTHER_PANE") {
 		t.Errorf("capture of another pane while the job runs = %q, want OTHER_PANE", cap.Result)
 	}
-	if r := e.getJob(id, nil); r.State != jobs.Running || r.ExitStatus != nil || r.PaneID != p || r.Outcome != "" {
+	if r := e.getJob(id, nil); r.State != jobrecord.Running || r.ExitStatus != nil || r.PaneID != p || r.Outcome != "" {
 		t.Errorf("get_job while it runs = %+v, want running, no exit status", r)
 	}
 	var l listResult
@@ -124,7 +125,7 @@ func TestJobRunsInBackground(t *testing.T) {
 		t.Errorf("log message %s, want the job ID and its exit status", logged.raw)
 	}
 	r := e.getJob(id, nil)
-	if r.State != jobs.Exited || deref(r.ExitStatus) != 0 || !slices.Equal(r.Output, []string{"SECRET_OUTPUT_1"}) || r.Truncated {
+	if r.State != jobrecord.Exited || deref(r.ExitStatus) != 0 || !slices.Equal(r.Output, []string{"SECRET_OUTPUT_1"}) || r.Truncated {
 		t.Errorf("get_job after the end = %+v (exit %v), want exited 0 with [SECRET_OUTPUT_1]", r, deref(r.ExitStatus))
 	}
 	if text := readContent(t, c, jobURI(id)); !strings.Contains(text, `"state": "exited"`) {
@@ -148,16 +149,16 @@ func TestJobWaitsForPattern(t *testing.T) {
 	// echoes: a match is the output's.
 	id := e.startJob(p, `echo boot""ing; echo LISTENING on $((8000+80)); read x < `+f+"; exit 3")
 	r := e.getJob(id, map[string]any{"timeout": 10, "patterns": []any{"on 8080"}})
-	if r.Outcome != "matched" || r.State != jobs.Running || !slices.Equal(r.MatchedLines, []string{"LISTENING on 8080"}) {
+	if r.Outcome != "matched" || r.State != jobrecord.Running || !slices.Equal(r.MatchedLines, []string{"LISTENING on 8080"}) {
 		t.Errorf("get_job(patterns) = %+v, want matched while running", r)
 	}
 	r = e.getJob(id, map[string]any{"timeout": 0.3})
-	if r.Outcome != "timeout" || r.State != jobs.Running {
+	if r.Outcome != "timeout" || r.State != jobrecord.Running {
 		t.Errorf("get_job(timeout 0.3) = %+v, want a timeout while it runs", r)
 	}
 	release(t, f, "")
 	r = e.awaitJob(id)
-	if r.Outcome != "ended" || r.State != jobs.Exited || deref(r.ExitStatus) != 3 ||
+	if r.Outcome != "ended" || r.State != jobrecord.Exited || deref(r.ExitStatus) != 3 ||
 		!slices.Equal(r.Output, []string{"booting", "LISTENING on 8080"}) {
 		t.Errorf("get_job(timeout) = %+v (exit %v), want ended with status 3", r, deref(r.ExitStatus))
 	}
@@ -177,12 +178,12 @@ func TestJobForgedMarkers(t *testing.T) {
 	f := fifo(t)
 	id := e.startJob(p, `echo TMCPE_fake:0; printf 'TMCPE_%s:%s\n' 0123456789ab 0; echo "TMCPS_x"; echo FORGED; read x < `+f+`; exit 7`)
 	r := e.getJob(id, map[string]any{"timeout": 10, "patterns": []any{"^FORGED$"}, "regex": true})
-	if r.Outcome != "matched" || r.State != jobs.Running || r.ExitStatus != nil {
+	if r.Outcome != "matched" || r.State != jobrecord.Running || r.ExitStatus != nil {
 		t.Fatalf("get_job after the forged markers = %+v, want it running", r)
 	}
 	release(t, f, "")
 	r = e.awaitJob(id)
-	if r.State != jobs.Exited || deref(r.ExitStatus) != 7 ||
+	if r.State != jobrecord.Exited || deref(r.ExitStatus) != 7 ||
 		!slices.Equal(r.Output, []string{"TMCPE_fake:0", "TMCPE_0123456789ab:0", "TMCPS_x", "FORGED"}) {
 		t.Errorf("job = %+v (exit %v), want exit 7 and the forged lines as output", r, deref(r.ExitStatus))
 	}
@@ -222,7 +223,7 @@ func TestStopJob(t *testing.T) {
 					t.Errorf("step %+v: want a target and the time waited", s)
 				}
 			}
-			if !slices.Equal(got, tt.signals) || !r.Steps[len(r.Steps)-1].Ended || r.State != jobs.Exited ||
+			if !slices.Equal(got, tt.signals) || !r.Steps[len(r.Steps)-1].Ended || r.State != jobrecord.Exited ||
 				deref(r.ExitStatus) != tt.status || !strings.HasPrefix(r.Reason, tt.reason) {
 				t.Errorf("stop_job = %+v (exit %v), want steps %v, the last ending it, exit %v, reason %q", r, deref(r.ExitStatus),
 					tt.signals, tt.status, tt.reason)
@@ -238,7 +239,7 @@ func TestStopJob(t *testing.T) {
 			}
 			var again stopResult
 			e.ok("stop_job", map[string]any{"job_id": id}, &again)
-			if len(again.Steps) != 0 || again.State != jobs.Exited {
+			if len(again.Steps) != 0 || again.State != jobrecord.Exited {
 				t.Errorf("stop_job of an ended job = %+v, want no step", again)
 			}
 		})
@@ -278,7 +279,7 @@ func TestJobInterruptedInPane(t *testing.T) {
 	e.tmux("send-keys", "-t", p, "C-c")
 	n.wait(t, i, 10*time.Second, "update of "+jobURI(id), updated(jobURI(id)))
 	r := e.getJob(id, nil)
-	if r.State != jobs.Exited || r.ExitStatus != nil || !strings.HasPrefix(r.Reason, "interrupted") || !slices.Equal(r.Output, []string{"started"}) {
+	if r.State != jobrecord.Exited || r.ExitStatus != nil || !strings.HasPrefix(r.Reason, "interrupted") || !slices.Equal(r.Output, []string{"started"}) {
 		t.Errorf("job after C-c = %+v, want exited, status unknown, interrupted, output [started]", r)
 	}
 }
@@ -293,7 +294,7 @@ func TestJobLost(t *testing.T) {
 		e.getJob(id, map[string]any{"timeout": 10, "patterns": []any{"before"}})
 		e.tmux("kill-pane", "-t", p)
 		r := e.awaitJob(id)
-		if r.State != jobs.Lost || r.ExitStatus != nil || r.Reason != "its pane was closed" || !slices.Equal(r.Output, []string{"before"}) {
+		if r.State != jobrecord.Lost || r.ExitStatus != nil || r.Reason != "its pane was closed" || !slices.Equal(r.Output, []string{"before"}) {
 			t.Errorf("job after kill-pane = %+v, want lost, its last output kept", r)
 		}
 	})
@@ -306,7 +307,7 @@ func TestJobLost(t *testing.T) {
 			t.Fatal(err)
 		}
 		r := e.awaitJob(id)
-		if r.State != jobs.Lost || r.ExitStatus != nil || !strings.Contains(r.Reason, "server") || !slices.Equal(r.Output, []string{"before"}) ||
+		if r.State != jobrecord.Lost || r.ExitStatus != nil || !strings.Contains(r.Reason, "server") || !slices.Equal(r.Output, []string{"before"}) ||
 			r.Elapsed <= 0 {
 			t.Errorf("job after kill -9 of the server = %+v, want lost with its last output and elapsed time", r)
 		}
@@ -334,13 +335,13 @@ func TestJobShells(t *testing.T) {
 			f := fifo(t)
 			id := e.startJob(p, "read x < "+f+"; echo got-$x")
 			release(t, f, "it")
-			if r := e.awaitJob(id); r.State != jobs.Exited || deref(r.ExitStatus) != 0 || !slices.Equal(r.Output, []string{"got-it"}) {
+			if r := e.awaitJob(id); r.State != jobrecord.Exited || deref(r.ExitStatus) != 0 || !slices.Equal(r.Output, []string{"got-it"}) {
 				t.Errorf("job in %s = %+v, want exited 0 with [got-it]", sh.name, r)
 			}
 			id = e.startJob(p, "sleep 1000")
 			var r stopResult
 			e.ok("stop_job", map[string]any{"job_id": id}, &r)
-			if r.State != jobs.Exited || len(r.Steps) == 0 || !r.Steps[len(r.Steps)-1].Ended {
+			if r.State != jobrecord.Exited || len(r.Steps) == 0 || !r.Steps[len(r.Steps)-1].Ended {
 				t.Errorf("stop_job in %s = %+v, want it ended", sh.name, r)
 			}
 		})

@@ -9,7 +9,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
-	"github.com/tmux-mcp/tmux-mcp/jobs"
+	"github.com/tmux-mcp/tmux-mcp/jobrecord"
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/death"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
@@ -236,15 +236,15 @@ func (l *eventLog) close() {
 // A task's call is not logged: the message goes to every session, and a
 // task is its caller's alone (its own notifications and tasks/get tell
 // that caller).
-func (l *eventLog) jobEnded(rec jobs.Record) {
-	if rec.Kind == jobs.KindCall {
+func (l *eventLog) jobEnded(rec jobrecord.Record) {
+	if rec.Kind == jobrecord.KindCall {
 		return
 	}
 	data := map[string]any{"event": "job_" + rec.State, "job_id": rec.ID, "state": rec.State, "pane_id": string(rec.Pane),
 		"socket": rec.Socket.String(), "elapsed_seconds": seconds(rec.Ended.Sub(rec.Started)), "exit_status": rec.ExitStatus}
 	var msg string
 	switch {
-	case rec.State == jobs.Lost:
+	case rec.State == jobrecord.Lost:
 		msg = fmt.Sprintf("job %s in pane %s lost: %s", rec.ID, rec.Pane, rec.Reason)
 	case rec.ExitStatus != nil:
 		msg = fmt.Sprintf("job %s in pane %s exited with status %d", rec.ID, rec.Pane, *rec.ExitStatus)

@@ -11,6 +11,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/tmux-mcp/tmux-mcp/hosts"
+	"github.com/tmux-mcp/tmux-mcp/jobrecord"
 	"github.com/tmux-mcp/tmux-mcp/jobs"
 	"github.com/tmux-mcp/tmux-mcp/taskext"
 )
@@ -202,7 +203,7 @@ func New(d Deps, opts Options) (*Server, error) {
 	}
 	srv.log = newEventLog(s, hooks, d.events())
 	srv.jobs = d.jobs
-	srv.jobs.OnChange(func(rec jobs.Record) {
+	srv.jobs.OnChange(func(rec jobrecord.Record) {
 		srv.subs.jobChanged(rec.ID)
 		srv.log.jobEnded(rec)
 	})

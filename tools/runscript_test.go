@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tmux-mcp/tmux-mcp/jobs"
+	"github.com/tmux-mcp/tmux-mcp/jobrecord"
 	"github.com/tmux-mcp/tmux-mcp/tmux/tmuxtest"
 )
 
@@ -430,7 +430,7 @@ func TestRunCommandTypeahead(t *testing.T) {
 			e.ok("get_job", map[string]any{"job_id": started.JobID, "timeout": 10}, &j)
 			// The terminal echoes the keys while the job runs, as it
 			// would without run_command: the output shows them.
-			if j.State != jobs.Exited || deref(j.ExitStatus) != 0 || !slices.Equal(j.Output, []string{"echo typed-ahead", "slept"}) {
+			if j.State != jobrecord.Exited || deref(j.ExitStatus) != 0 || !slices.Equal(j.Output, []string{"echo typed-ahead", "slept"}) {
 				t.Errorf("get_job = %s, exit %v, output %q; want exited 0 with the echo of the keys and slept", j.State, deref(j.ExitStatus), j.Output)
 			}
 			// dash has no line editor: the echo of the keys comes before

@@ -2,10 +2,10 @@ package tools
 
 import (
 	"context"
-	"encoding/json"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/tmux-mcp/tmux-mcp/jobrecord"
 	"github.com/tmux-mcp/tmux-mcp/jobs"
 	"github.com/tmux-mcp/tmux-mcp/taskext"
 )
@@ -38,25 +38,21 @@ func (s taskStore) Create(_ context.Context, req mcp.CallToolRequest, owner stri
 		sock = s.d.Sup.Config().DefaultSocket
 	}
 	j, err := s.d.jobs.StartCall(sock, req.Params.Name, jobs.CallControl{Stop: ctl.Stop, Fail: ctl.Fail},
-		jobs.Call{Status: string(taskext.Working), Owner: owner})
+		jobrecord.Call{Status: taskext.Working, Owner: owner})
 	if err != nil {
 		return "", err
 	}
 	return j.ID(), nil
 }
 
-// Save records a change of the task's state in its job.
+// Save records a change of the task's state in its job: the snapshot's
+// call is the job's.
 func (s taskStore) Save(snap taskext.Snapshot) {
 	j, err := s.d.jobs.Lookup(context.Background(), snap.ID)
 	if err != nil {
 		return
 	}
-	c := jobs.Call{Status: string(snap.Status), Message: snap.Message, Result: snap.Result, TTL: snap.TTL,
-		PollInterval: snap.PollInterval, Lost: snap.Lost}
-	if snap.Error != nil {
-		c.Error, _ = json.Marshal(snap.Error)
-	}
-	j.UpdateCall(c)
+	j.UpdateCall(snap.Call)
 }
 
 // deathClasses are the error classes of a tool result that mean the tmux
@@ -92,33 +88,25 @@ func (s taskStore) Load(id string) (taskext.Snapshot, bool) {
 		return taskext.Snapshot{}, false
 	}
 	rec := j.Record()
-	if rec.Kind != jobs.KindCall || rec.Call == nil {
+	if rec.Kind != jobrecord.KindCall || rec.Call == nil {
 		return taskext.Snapshot{}, false
 	}
-	c := rec.Call
-	snap := taskext.Snapshot{ID: rec.ID, Tool: c.Tool, Status: taskext.Status(c.Status), Message: c.Message,
-		Created: rec.Started, Updated: rec.Started, TTL: c.TTL, PollInterval: c.PollInterval, Result: c.Result, Owner: c.Owner}
+	snap := taskext.Snapshot{ID: rec.ID, Created: rec.Started, Updated: rec.Started, Call: *rec.Call}
 	if !rec.Ended.IsZero() {
 		snap.Updated = rec.Ended
-	}
-	if len(c.Error) > 0 {
-		var e taskext.RPCError
-		if json.Unmarshal(c.Error, &e) == nil {
-			snap.Error = &e
-		}
 	}
 	switch {
 	case snap.Status == taskext.Completed && len(snap.Result) == 0:
 		// Its result was too large to keep across a restart.
 		snap.Status = taskext.Failed
-		snap.Error = &taskext.RPCError{Code: mcp.INTERNAL_ERROR, Message: c.Message}
+		snap.Error = &taskext.RPCError{Code: mcp.INTERNAL_ERROR, Message: snap.Message}
 	case !snap.Status.Terminal():
 		// Only this process runs tasks: one still running in the record
 		// belongs to a process that is gone.
 		snap.Status = taskext.Failed
 		snap.Error = &taskext.RPCError{Code: mcp.INTERNAL_ERROR, Message: "the call was lost: " + rec.Reason}
 	case snap.Status == taskext.Failed && snap.Error == nil:
-		snap.Error = &taskext.RPCError{Code: mcp.INTERNAL_ERROR, Message: c.Message}
+		snap.Error = &taskext.RPCError{Code: mcp.INTERNAL_ERROR, Message: snap.Message}
 	}
 	return snap, true
 }
@@ -126,13 +114,13 @@ func (s taskStore) Load(id string) (taskext.Snapshot, bool) {
 // seesJob reports whether the caller o may read or stop the job of rec: a
 // background command is every caller's (issue 48 will give it a team); a
 // task's call is its caller's alone (taskext: owner.go).
-func seesJob(o taskext.Owner, rec jobs.Record) bool {
-	return rec.Kind != jobs.KindCall || rec.Call != nil && o.Sees(rec.Call.Owner)
+func seesJob(o taskext.Owner, rec jobrecord.Record) bool {
+	return rec.Kind != jobrecord.KindCall || rec.Call != nil && o.Sees(rec.Call.Owner)
 }
 
 // listsJob reports whether list_jobs of the caller o shows the job of rec:
 // a task's call only to its caller, and only when that caller is one
 // client (a sessionless HTTP caller's tasks are found by ID alone).
-func listsJob(o taskext.Owner, rec jobs.Record) bool {
-	return rec.Kind != jobs.KindCall || rec.Call != nil && o.Lists(rec.Call.Owner)
+func listsJob(o taskext.Owner, rec jobrecord.Record) bool {
+	return rec.Kind != jobrecord.KindCall || rec.Call != nil && o.Lists(rec.Call.Owner)
 }

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tmux-mcp/tmux-mcp/jobs"
+	"github.com/tmux-mcp/tmux-mcp/jobrecord"
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
 	"github.com/tmux-mcp/tmux-mcp/view"
@@ -43,14 +43,15 @@ func (v viewSource) Overview(ctx context.Context) (view.Overview, error) {
 	ov := view.Overview{Servers: []view.Server{}, Jobs: []view.Job{}}
 	running := map[string]string{} // server key + pane -> job
 	if d.jobs != nil {
+		now := time.Now()
 		for _, j := range d.jobs.All() {
 			rec := j.Record()
-			ov.Jobs = append(ov.Jobs, liveViewJob(rec))
-			if rec.State == jobs.Running {
+			ov.Jobs = append(ov.Jobs, view.Listed(rec, now))
+			if rec.State == jobrecord.Running {
 				running[rec.Socket.String()+" "+string(rec.Pane)] = rec.ID
 			}
 		}
-		slices.SortFunc(ov.Jobs, func(a, b view.Job) int { return cmp.Compare(b.Started, a.Started) })
+		slices.SortFunc(ov.Jobs, func(a, b view.Job) int { return b.Started.Compare(a.Started) })
 	}
 	for _, srv := range servers {
 		if srv.State() == supervisor.StateClosed || srv.State() == supervisor.StateUnknown {
@@ -144,20 +145,6 @@ func socketLabel(s tmux.Socket) string {
 func idNumber(id string) int {
 	n, _ := strconv.Atoi(strings.TrimLeft(id, "$@%"))
 	return n
-}
-
-// liveViewJob is a job as the view lists it: no command, no output.
-func liveViewJob(rec jobs.Record) view.Job {
-	end := time.Now()
-	if rec.State != jobs.Running && !rec.Ended.IsZero() {
-		end = rec.Ended
-	}
-	j := view.Job{ID: rec.ID, Server: rec.Socket.String(), Pane: string(rec.Pane), Session: rec.SessionName, State: rec.State,
-		ExitStatus: rec.ExitStatus, Started: rec.Started.UTC().Format(time.RFC3339), Elapsed: end.Sub(rec.Started).Truncate(time.Second).Seconds()}
-	if rec.Call != nil {
-		j.Tool, j.TaskStatus = rec.Call.Tool, rec.Call.Status
-	}
-	return j
 }
 
 // viewServer finds a supervised server by the view's key.

@@ -10,7 +10,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/tmux-mcp/tmux-mcp/agent/agentstub"
-	"github.com/tmux-mcp/tmux-mcp/jobs"
+	"github.com/tmux-mcp/tmux-mcp/jobrecord"
 )
 
 // shortTimeouts are the timeouts the deadline tests cycle through: a
@@ -130,7 +130,7 @@ func TestWaitsTimeOutOnTheirOwn(t *testing.T) {
 			}
 			var j jobResult
 			decode(t, res, &j)
-			if j.Outcome != "timeout" || j.State != jobs.Running {
+			if j.Outcome != "timeout" || j.State != jobrecord.Running {
 				t.Errorf("get_job call %d = outcome %q, state %s; want timeout, running", i, j.Outcome, j.State)
 			}
 		}

@@ -6,8 +6,9 @@
 // Source (package tools implements it over the supervisor, the jobs and the
 // journal) through one Hub per process, which runs only while a browser
 // watches: an overview of every server (health, sessions, windows, panes
-// with their agent state and job, the journal's recent events) when it
-// changes, and each pane's screen as frames at a bounded rate, rows that
+// with their agent state and job, the journal's recent events) and of the
+// jobs (each its record, jobrecord.Record, with only what the page shows:
+// [Listed]) when it changes, and each pane's screen as frames at a bounded rate, rows that
 // changed only, woken by the supervisor's watcher events. Pane text and
 // keystrokes never reach a log.
 //

@@ -1,6 +1,10 @@
 package view
 
-import "time"
+import (
+	"time"
+
+	"github.com/tmux-mcp/tmux-mcp/jobrecord"
+)
 
 // Overview is every supervised server as the page shows it. It carries no
 // pane text: screens travel as frames.
@@ -69,18 +73,34 @@ type Agent struct {
 	Question string `json:"question,omitempty"`
 }
 
-// Job is a background job or MCP task.
+// Job is a background job or MCP task as the page lists it: the job's
+// one record (jobrecord.Record, in its JSON: the journal's schema), with
+// only what the page shows kept ([Listed]), and how long it ran.
 type Job struct {
-	ID         string  `json:"id"`
-	Server     string  `json:"server"`
-	Pane       string  `json:"pane"`
-	Session    string  `json:"session,omitempty"`
-	State      string  `json:"state"`
-	Tool       string  `json:"tool,omitempty"`
-	TaskStatus string  `json:"task_status,omitempty"`
-	ExitStatus *int    `json:"exit_status,omitempty"`
-	Started    string  `json:"started"`
-	Elapsed    float64 `json:"elapsed"`
+	jobrecord.Record
+	// Elapsed is how long the job ran (or runs) in whole seconds, by the
+	// server's clock when the overview was read: a browser's clock may be
+	// another machine's.
+	Elapsed float64 `json:"elapsed"`
+}
+
+// Listed is rec as the page lists it at now: its ID, server, pane,
+// session, state, exit status, start and, for a task's call, the tool and
+// the task's status. Nothing else of the record goes to a browser: no
+// output tail, no task result, error or owner, nothing that names the
+// job's end or its files.
+func Listed(rec jobrecord.Record, now time.Time) Job {
+	end := now
+	if rec.State != jobrecord.Running && !rec.Ended.IsZero() {
+		end = rec.Ended
+	}
+	j := Job{Record: jobrecord.Record{ID: rec.ID, Socket: rec.Socket, Pane: rec.Pane, SessionName: rec.SessionName, State: rec.State,
+		ExitStatus: rec.ExitStatus, Started: rec.Started, Kind: rec.Kind},
+		Elapsed: end.Sub(rec.Started).Truncate(time.Second).Seconds()}
+	if rec.Call != nil {
+		j.Call = &jobrecord.Call{Tool: rec.Call.Tool, Status: rec.Call.Status}
+	}
+	return j
 }
 
 // Event is one journal event (deaths, restarts, restores, changes).

@@ -68,58 +68,12 @@ func (a journalTools) Resolve(sock tmux.Socket, oldID string) (string, bool) {
 	return a.j.Resolve(sock, oldID)
 }
 
-// journalJobs keeps the background jobs (package jobs) in the journal.
-type journalJobs struct{ j *journal.Journal }
-
-// toolsJobs returns what tools.Deps.Jobs gets: nil (not a typed nil) when
-// the journal is off.
+// toolsJobs returns what tools.Deps.Jobs gets: the journal itself, which
+// stores the jobs' records as they are (and Flush makes them durable:
+// jobs.Table.Durable); nil (not a typed nil) when the journal is off.
 func toolsJobs(j *journal.Journal) jobs.Store {
 	if j == nil {
 		return nil
 	}
-	return journalJobs{j}
-}
-
-// Flush waits until the jobs put are written (jobs.Table.Durable).
-func (a journalJobs) Flush(ctx context.Context) error { return a.j.Flush(ctx) }
-
-func (a journalJobs) PutJob(r jobs.Record) {
-	a.j.PutJob(journal.Job{ID: r.ID, Socket: r.Socket, Pane: r.Pane, SessionID: r.SessionID, SessionName: r.SessionName,
-		Nonce: r.Nonce, State: r.State, ExitStatus: r.ExitStatus, Reason: r.Reason, Started: r.Started, Ended: r.Ended,
-		ServerPID: r.ServerPID, PanePID: r.PanePID, Before: r.Before, File: r.File,
-		Anchor: journal.JobAnchor{HistorySize: r.HistorySize, HistoryLimit: r.HistoryLimit, Width: r.Width, Height: r.Height,
-			CursorY: r.CursorY, Lines: r.Lines},
-		Tail: r.Tail, TruncatedLines: r.TruncatedLines, HistoryOverflowed: r.HistoryOverflowed, Proc: r.Proc,
-		Kind: r.Kind, Call: journalCall(r.Call)})
-}
-
-func journalCall(c *jobs.Call) *journal.JobCall {
-	if c == nil {
-		return nil
-	}
-	return &journal.JobCall{Tool: c.Tool, Status: c.Status, Message: c.Message, Result: c.Result, Error: c.Error,
-		TTL: c.TTL, PollInterval: c.PollInterval, Owner: c.Owner}
-}
-
-func jobsCall(c *journal.JobCall) *jobs.Call {
-	if c == nil {
-		return nil
-	}
-	return &jobs.Call{Tool: c.Tool, Status: c.Status, Message: c.Message, Result: c.Result, Error: c.Error,
-		TTL: c.TTL, PollInterval: c.PollInterval, Owner: c.Owner}
-}
-
-func (a journalJobs) Jobs() ([]jobs.Record, error) {
-	stored, err := a.j.Jobs()
-	out := make([]jobs.Record, 0, len(stored))
-	for _, x := range stored {
-		out = append(out, jobs.Record{ID: x.ID, Socket: x.Socket, Pane: x.Pane, SessionID: x.SessionID,
-			SessionName: x.SessionName, Nonce: x.Nonce, State: x.State, ExitStatus: x.ExitStatus, Reason: x.Reason,
-			Started: x.Started, Ended: x.Ended, ServerPID: x.ServerPID, PanePID: x.PanePID, Before: x.Before, File: x.File,
-			HistorySize: x.Anchor.HistorySize, HistoryLimit: x.Anchor.HistoryLimit, Width: x.Anchor.Width,
-			Height: x.Anchor.Height, CursorY: x.Anchor.CursorY, Lines: x.Anchor.Lines,
-			Tail: x.Tail, TruncatedLines: x.TruncatedLines, HistoryOverflowed: x.HistoryOverflowed, Proc: x.Proc,
-			Kind: x.Kind, Call: jobsCall(x.Call)})
-	}
-	return out, err
+	return j
 }

@@ -5,10 +5,14 @@ import (
 	"encoding/json"
 	"io"
 	"os/exec"
+	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
+	"github.com/tmux-mcp/tmux-mcp/jobrecord"
+	"github.com/tmux-mcp/tmux-mcp/journal"
 	"github.com/tmux-mcp/tmux-mcp/tmux/tmuxtest"
 )
 
@@ -195,4 +199,64 @@ func TestTasksAcrossRestart(t *testing.T) {
 			t.Errorf("list_jobs row of %s: got %q, want %q", id, got[id], w)
 		}
 	}
+}
+
+// TestLostTaskAcrossRestart: a task whose tmux server is killed under it
+// fails and its job is lost; after tmux-mcp restarted, tasks/get still
+// answers failed saying the server died, list_jobs lists the job lost,
+// and the journal's record of it says its call was lost (the journal's
+// record of before dropped that).
+func TestLostTaskAcrossRestart(t *testing.T) {
+	bin := buildBinary(t)
+	tm := tmuxtest.New(t)
+	tm.Start("main")
+	pane := bashPane(t, tm)
+	env := binaryEnv(tm.Socket)
+
+	c1 := startTaskClient(t, bin, env)
+	r := c1.call("tools/call", map[string]any{"name": "run_command",
+		"arguments": map[string]any{"pane_id": pane, "command": "sleep 600", "timeout": 900}})
+	id, _ := r["taskId"].(string)
+	if r["resultType"] != "task" || id == "" {
+		t.Fatalf("run_command: got %v, want a task", r)
+	}
+	pid := tm.PID()
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	if got := c1.awaitTask(id); got["status"] != "failed" {
+		t.Fatalf("task %s after kill -9 of its server: %v, want failed", id, got)
+	}
+	c1.close()
+
+	c2 := startTaskClient(t, bin, env)
+	got := c2.call("tasks/get", map[string]any{"taskId": id})
+	if b, _ := json.Marshal(got["error"]); got["status"] != "failed" || !strings.Contains(string(b), "died") {
+		t.Errorf("tasks/get %s after a restart: %v, want failed, saying the server died", id, got)
+	}
+	list := c2.call("tools/call", map[string]any{"name": "list_jobs", "arguments": map[string]any{}})
+	if b, _ := json.Marshal(list["structuredContent"]); !strings.Contains(string(b), `"job_id":"`+id+`"`) ||
+		!strings.Contains(string(b), `"state":"lost"`) {
+		t.Errorf("list_jobs after a restart: %s, want %s lost", b, id)
+	}
+	c2.close()
+
+	j, err := journal.Open(filepath.Join(filepath.Dir(tm.Socket), "journal.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	recs, err := j.Jobs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rec := range recs {
+		if rec.ID == id {
+			if rec.State != jobrecord.Lost || rec.Call == nil || !rec.Call.Lost || rec.Call.Status != jobrecord.Failed {
+				t.Errorf("the journal's record of the task: state %s, call %+v; want lost, its call failed and lost", rec.State, rec.Call)
+			}
+			return
+		}
+	}
+	t.Errorf("the journal has no record of task %s: %+v", id, recs)
 }

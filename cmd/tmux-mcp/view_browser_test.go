@@ -214,6 +214,67 @@ func TestViewInBrowser(t *testing.T) {
 		waitPage(t, ctx, 5*time.Second, "13 panes", paneCount+` === 13`)
 	})
 
+	t.Run("the jobs table", func(t *testing.T) {
+		// A background command, one that ends at once with a status, and
+		// a task's call: a row each, from the jobs' records, and the
+		// command's pane badged while it runs.
+		panes := strings.Fields(v.tm.MustTmux("list-panes", "-t", "agents", "-F", "#{pane_id}"))
+		c := v.p.client(t, nil)
+		background := func(pane, command string) string {
+			t.Helper()
+			var started struct {
+				JobID string `json:"job_id"`
+			}
+			res := callTool(t, c, "run_command", map[string]any{"pane_id": pane, "command": command, "background": true})
+			if err := json.Unmarshal(res.RawStructuredContent, &started); err != nil || started.JobID == "" {
+				t.Fatalf("run_command background: %s, %v", res.RawStructuredContent, err)
+			}
+			return started.JobID
+		}
+		sleeper, exits := background(panes[0], "sleep 300"), background(panes[1], "(exit 3)")
+		tc := legacyCaller(t, v.p)
+		r := tc.result("tools/call", map[string]any{"name": "run_command", "task": map[string]any{},
+			"arguments": map[string]any{"pane_id": panes[2], "command": "sleep 300", "timeout": 900}})
+		task, _ := r["task"].(map[string]any)
+		taskID, _ := task["taskId"].(string)
+		if taskID == "" {
+			t.Fatalf("run_command with task: got %v, want a task", r)
+		}
+		// row is the jobs table's row of a job, its cells joined by |
+		// ("" when there is none).
+		row := func(id string) string {
+			return fmt.Sprintf(`[...document.querySelectorAll('#jobs tbody tr')].filter(tr => tr.dataset.job === %q)`+
+				`.map(tr => [...tr.cells].map(td => td.textContent).join("|")).join("")`, id)
+		}
+		want := func(id, pane, tool, state, exit string) string {
+			return fmt.Sprintf("%s|%s|%s|%s|%s|%s|", id, key, pane, tool, state, exit)
+		}
+		tests := []struct{ id, want string }{
+			{sleeper, want(sleeper, panes[0], "run_command", "running", "")},
+			{exits, want(exits, panes[1], "run_command", "exited", "3")},
+			// A task's call has no pane of its own: the task's status.
+			{taskID, want(taskID, "", "run_command", "working", "")},
+		}
+		for _, tt := range tests {
+			waitPage(t, ctx, 10*time.Second, "the row of "+tt.id, fmt.Sprintf(`(%s).startsWith(%q)`, row(tt.id), tt.want))
+			got := eval[string](t, ctx, row(tt.id))
+			if rest := strings.TrimPrefix(got, tt.want); rest == got || strings.Trim(rest, "0123456789") != "s" {
+				t.Errorf("row of %s: %q, want %q and the seconds elapsed", tt.id, got, tt.want+"Ns")
+			}
+		}
+		badgeOf := fmt.Sprintf(`document.querySelector('.pane[data-pane=%q] .badge.job')`, panes[0])
+		badge := "(" + badgeOf + " || {}).textContent"
+		if got := eval[string](t, ctx, badge); got != "job "+sleeper {
+			t.Errorf("badge of the command's pane: %q, want %q", got, "job "+sleeper)
+		}
+
+		callTool(t, c, "stop_job", map[string]any{"job_id": sleeper})
+		tc.result("tasks/cancel", map[string]any{"taskId": taskID})
+		waitPage(t, ctx, 10*time.Second, "the command stopped", fmt.Sprintf(`(%s).split("|")[4] === "exited"`, row(sleeper)))
+		waitPage(t, ctx, 10*time.Second, "the task cancelled", fmt.Sprintf(`(%s).split("|")[4] === "cancelled"`, row(taskID)))
+		waitPage(t, ctx, 10*time.Second, "no badge once the command ended", "!"+badgeOf)
+	})
+
 	t.Run("a killed server shows down, then restored", func(t *testing.T) {
 		pid := v.tm.PID()
 		if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {

@@ -31,6 +31,12 @@
     return e;
   }
   function key(server, pane) { return server + " " + pane; }
+  // A job is its record (the journal's JSON, jobrecord.Record): its server
+  // is its socket, as the servers' keys name it (the path, else the -L
+  // name); a task's call says its tool and the task's status.
+  function jobServer(j) { return j.socket ? j.socket.Path || j.socket.Name : ""; }
+  function jobTool(j) { return j.call ? j.call.tool : ""; }
+  function jobStatus(j) { return j.call && j.call.status || j.state; }
   // node is the page's element for k, made on first use; its class is cls.
   function node(k, tag, cls) {
     var e = nodes.get(k);
@@ -217,7 +223,7 @@
       s.el.title = (p.title || "") + (p.command ? " — " + p.command : "");
       s.el.dataset.agentState = p.agent ? p.agent.state : "";
       var j = p.job ? jobsByPane.get(key(sv.key, p.id)) : null;
-      var sig = JSON.stringify([p.id, p.command, p.dead, p.agent, p.job, j && j.tool]);
+      var sig = JSON.stringify([p.id, p.command, p.dead, p.agent, p.job, j && jobTool(j)]);
       if (s.label.dataset.sig !== sig) {
         s.label.dataset.sig = sig;
         var label = [document.createTextNode(p.id + " " + (p.command || ""))];
@@ -227,7 +233,7 @@
           if (p.agent.question) a.title = p.agent.question;
           label.push(a);
         }
-        if (p.job) label.push(el("span", "badge job", "job " + p.job + (j && j.tool ? " (" + j.tool + ")" : "")));
+        if (p.job) label.push(el("span", "badge job", "job " + p.job + (j && jobTool(j) ? " (" + jobTool(j) + ")" : "")));
         s.label.replaceChildren.apply(s.label, label);
       }
       s.el.onclick = function () { selected.set(w.id, p.id); };
@@ -269,7 +275,7 @@
     document.getElementById("no-jobs").hidden = jobs.length > 0;
     tbody.replaceChildren.apply(tbody, jobs.map(function (j) {
       var tr = el("tr");
-      [j.id, j.server, j.pane, j.tool || "run_command", j.task_status || j.state,
+      [j.id, jobServer(j), j.pane, jobTool(j) || "run_command", jobStatus(j),
         j.exit_status === undefined || j.exit_status === null ? "" : j.exit_status, j.elapsed.toFixed(0) + "s"].forEach(function (v) {
         tr.appendChild(el("td", "", v));
       });
@@ -282,7 +288,7 @@
     state.overviews++;
     overview = ov;
     var jobsByPane = new Map();
-    (ov.jobs || []).forEach(function (j) { if (j.state === "running") jobsByPane.set(key(j.server, j.pane), j); });
+    (ov.jobs || []).forEach(function (j) { if (j.state === "running") jobsByPane.set(key(jobServer(j), j.pane), j); });
     var live = new Set(), panes = 0, up = 0;
     used = new Set();
     var cards = ov.servers.map(function (sv) {
