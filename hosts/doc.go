@@ -12,8 +12,9 @@
 // BatchMode=yes and the user's configuration, agent and known_hosts.
 //
 // Where things are: target.go parses --host (redact.go keeps passwords
-// out of messages); link.go keeps one host's connection up, router.go
-// routes calls over the links; caller.go and machine_*.go describe the
+// out of messages); link.go keeps one host's connection up, carrying out
+// what reconnect.go decides (when to try again: pure, the time passed in,
+// tested without ssh); router.go routes calls over the links; caller.go and machine_*.go describe the
 // caller a routed call comes from, so that a host that is this machine
 // guards the agent's own pane; install.go and cache.go copy this binary
 // to a host and check the copy before it runs; subscribe.go holds resource

@@ -109,7 +109,7 @@ func TestMeasureHop(t *testing.T) {
 	// host being up again on a new connection, polled every 5 ms.
 	var rec []time.Duration
 	for i := 0; i < 20; i++ {
-		// A connection that has served a while (hosts.stableAfter) is
+		// A connection that has served a while (the reconnect policy's StableAfter, 2s) is
 		// retried at once when lost; one just made backs off.
 		time.Sleep(2500 * time.Millisecond)
 		before := f.hosts(t)["beta"].Connects
