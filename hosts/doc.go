@@ -19,4 +19,7 @@
 // guards the agent's own pane; install.go and cache.go copy this binary
 // to a host and check the copy before it runs; subscribe.go holds resource
 // subscriptions on the hosts; hint.go says what to do when a host is down.
+// The end-to-end tests (*_e2e_test.go, package hosts_test) drive the built
+// binary against hosts simulated by sshd on loopback (sshdtest), through
+// internal/e2etest.
 package hosts
