@@ -4,9 +4,9 @@
 // supervises its own tmux, journal and resources exactly as a local one
 // does; this side only routes calls, watches the connection (a ping
 // every few seconds gives its round-trip time and finds a half-open
-// one), and reconnects with exponential backoff when it is lost. While a
-// host is down its calls fail at once with ErrHostDown; other hosts are
-// not affected.
+// one), and reconnects when it is lost: at once after a connection that
+// served a while, else with exponential backoff. While a host is down its
+// calls fail at once with ErrHostDown; other hosts are not affected.
 //
 // tmux-mcp never handles a password or a host key: ssh runs with
 // BatchMode=yes and the user's configuration, agent and known_hosts.
