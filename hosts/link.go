@@ -13,7 +13,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/cenkalti/backoff/v4"
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -44,7 +43,7 @@ type Options struct {
 	// start (30s).
 	StartTimeout time.Duration
 	// RetryMin and RetryMax bound the wait between reconnection attempts
-	// (200ms, 15s), growing exponentially with jitter.
+	// (200ms, 15s), growing exponentially with jitter (reconnect.go).
 	RetryMin, RetryMax time.Duration
 	// RetryReadsWithin is how long a read-only call whose connection was
 	// lost waits for the host to come back and runs again (30s).
@@ -65,12 +64,6 @@ func (o Options) withDefaults() Options {
 	if o.StartTimeout <= 0 {
 		o.StartTimeout = 30 * time.Second
 	}
-	if o.RetryMin <= 0 {
-		o.RetryMin = 200 * time.Millisecond
-	}
-	if o.RetryMax <= 0 {
-		o.RetryMax = 15 * time.Second
-	}
 	if o.RetryReadsWithin <= 0 {
 		o.RetryReadsWithin = 30 * time.Second
 	}
@@ -81,6 +74,11 @@ func (o Options) withDefaults() Options {
 		o.self = &selfBinary{path: o.Self}
 	}
 	return o
+}
+
+// reconnectPolicy is the links' reconnect policy under these options.
+func (o Options) reconnectPolicy() reconnectPolicy {
+	return reconnectPolicy{Min: o.RetryMin, Max: o.RetryMax}
 }
 
 // State is a link's connection state.
@@ -113,10 +111,6 @@ type Status struct {
 	// Hint says what to do about Error or a version mismatch.
 	Hint string `json:"hint,omitempty"`
 }
-
-// stableAfter is how long a connection must have served for its loss to
-// be retried at once.
-const stableAfter = 2 * time.Second
 
 // Link is the connection to one host's tmux-mcp, kept up.
 type Link struct {
@@ -172,23 +166,16 @@ func (l *Link) start() {
 	go l.run()
 }
 
+// run keeps the link up: it connects, serves, and when the connection
+// ends carries out what the reconnect policy decides (reconnect.go).
 func (l *Link) run() {
 	defer l.wg.Done()
-	b := backoff.NewExponentialBackOff()
-	b.InitialInterval = l.o.RetryMin
-	b.MaxInterval = l.o.RetryMax
-	b.MaxElapsedTime = 0
-	b.RandomizationFactor = 0.25
-	b.Reset()
-	lastErr := ""
+	r := newReconnects(l.o.reconnectPolicy(), reconnectJitter)
 	for {
 		l.setState(Connecting, nil, nil)
 		c, err := l.connect()
-		wait := time.Duration(-1)
 		if err == nil {
-			b.Reset()
-			lastErr = ""
-			began := time.Now()
+			r.up(time.Now())
 			l.serve(c)
 			select {
 			case <-l.closed:
@@ -196,28 +183,20 @@ func (l *Link) run() {
 			default:
 			}
 			err = c.err
-			// A connection that served a while and was lost is tried
-			// again at once; one that ends as soon as it is made backs off.
-			if time.Since(began) > stableAfter {
-				wait = 0
-			}
 		}
-		if wait < 0 {
-			wait = b.NextBackOff()
-		}
-		next := time.Now().Add(wait)
+		d := r.down(time.Now(), err)
+		next := time.Now().Add(d.Wait)
 		l.setState(Down, err, &next)
 		// The same failure again is not news: it is logged once.
 		level := slog.LevelWarn
-		if err.Error() == lastErr {
+		if d.Repeat {
 			level = slog.LevelDebug
 		}
-		lastErr = err.Error()
-		l.o.Log.Log(context.Background(), level, "host down", "host", l.t.Name, "err", err, "retry_in", wait.Round(time.Millisecond))
+		l.o.Log.Log(context.Background(), level, "host down", "host", l.t.Name, "err", err, "retry_in", d.Wait.Round(time.Millisecond), "why", d.Reason)
 		select {
 		case <-l.closed:
 			return
-		case <-time.After(wait):
+		case <-time.After(d.Wait):
 		}
 	}
 }

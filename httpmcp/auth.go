@@ -23,8 +23,9 @@ import (
 // (invalid_token: the credentials given are refused), each with a body
 // that says what to do; all four clients show that body. The OAuth
 // discovery paths (/.well-known/oauth-protected-resource,
-// /.well-known/oauth-authorization-server, and every other path but /mcp)
-// answer 404, as a server without authorization metadata does.
+// /.well-known/oauth-authorization-server, and every other path but /mcp
+// and the live view's /view/) answer 404, as a server without
+// authorization metadata does.
 
 // tokenHelp says where the token comes from, for the refusals.
 type tokenHelp struct {
@@ -93,8 +94,8 @@ func requireBearer(token string, help tokenHelp, logger *slog.Logger, next http.
 	})
 }
 
-// notFound answers every path but /mcp, the OAuth discovery paths among
-// them, with 404 and where MCP is.
+// notFound answers every path but /mcp and the view's, the OAuth
+// discovery paths among them, with 404 and where MCP is.
 func notFound(url string) http.Handler {
 	msg := "404 page not found: tmux-mcp serves MCP at " + url + " only; it does not do OAuth " +
 		"(no authorization server, no client registration): send the header \"Authorization: Bearer <token>\"."

@@ -13,11 +13,14 @@
 //     name, and an Origin not on Options.Origins, get 403 (origin.go,
 //     guardBrowser). This runs before authentication, so a page learns
 //     nothing else.
-//  3. Path: every path but /mcp (and /view/ with the live view) is 404,
-//     OAuth discovery paths among them (auth.go, notFound). The view
-//     has checks of its own (view.go): a browser's Origin must be the
-//     view's own; its page is public, its data need the token or a view
-//     credential (viewcredential.go) in the Authorization header.
+//  3. Path: /mcp is MCP, and goes on to the checks below. With the live
+//     view mounted (SetView), /view/ and everything under it is the view
+//     and /view redirects there (301); the view has checks of its own
+//     instead of those below (view.go): a browser's Origin must be the
+//     view's own; its page, assets and sign-in page are public, its data
+//     need the token or a view credential (viewcredential.go) in the
+//     Authorization header. Every other path is 404, without a token
+//     too, OAuth discovery paths among them (auth.go, notFound).
 //  4. Authentication: no bearer token is 400, another token 403, with a
 //     body that says where the token is and each client's line to send
 //     it; never 401, which MCP clients take for the start of OAuth

@@ -133,8 +133,10 @@ type Drainer interface {
 // 403), the bearer token (400 without one, 403 with another: see
 // auth.go), the body limit (413), the session cap (503), and a session
 // for the notification stream (GET), then each of layers (the first
-// outermost; tmux-mcp's MCP tasks), then mcp-go. Every other path is 404,
-// without a token too: OAuth discovery finds nothing.
+// outermost; tmux-mcp's MCP tasks), then mcp-go. With a view (SetView),
+// /view/ is the view behind checks of its own (view.go) and /view
+// redirects there. Every other path is 404, without a token too: OAuth
+// discovery finds nothing.
 func (s *Server) Serve(ctx context.Context, mcpServer *server.MCPServer, d Drainer, layers ...func(http.Handler) http.Handler) error {
 	o, logger := s.o, s.o.Logger
 	sessions := newSessionCap(o.MaxSessions)

@@ -46,10 +46,20 @@ func (nopDrainer) Drain(ctx context.Context) error { return nil }
 // returns the URL of /mcp and the token.
 func serveTest(t *testing.T, o Options) (string, string) {
 	t.Helper()
+	return serveTestView(t, o, nil)
+}
+
+// serveTestView is serveTest with view mounted as the live view (none
+// when nil).
+func serveTestView(t *testing.T, o Options, view http.Handler) (string, string) {
+	t.Helper()
 	o.Addr = "127.0.0.1:0"
 	s, err := New(o)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if view != nil {
+		s.SetView(view)
 	}
 	runtime := t.TempDir()
 	if err := s.Open(func(k string) string { return map[string]string{"XDG_RUNTIME_DIR": runtime}[k] }); err != nil {
@@ -119,5 +129,57 @@ func TestServeRefusals(t *testing.T) {
 				t.Errorf("%s: %s %q; want %d saying %q", tt.name, resp.Status, body, tt.want, tt.says)
 			}
 		})
+	}
+}
+
+// TestServePaths: what each path is, as doc.go's third check says: /mcp
+// is MCP (the token asked for); with the view mounted /view/ and what is
+// under it is the view and /view redirects there; every other path is
+// 404 without a token, the OAuth discovery paths among them, and the
+// view's paths too when no view is mounted.
+func TestServePaths(t *testing.T) {
+	view := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "the view at "+r.URL.Path) })
+	hc := &http.Client{Timeout: 10 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	for _, mounted := range []bool{false, true} {
+		var h http.Handler
+		if mounted {
+			h = view
+		}
+		url, _ := serveTestView(t, Options{Origins: DefaultOrigins}, h)
+		base := strings.TrimSuffix(url, "/mcp")
+		for _, tt := range []struct {
+			path     string
+			want     int
+			says     string // in the body, or the Location of a redirect
+			withView bool   // the want holds with the view mounted; without it the path is 404
+		}{
+			{"/mcp", http.StatusBadRequest, "no bearer token", false},
+			{"/view/", http.StatusOK, "the view at /view/", true},
+			{"/view/assets/view.js", http.StatusOK, "the view at /view/assets/view.js", true},
+			{"/view", http.StatusMovedPermanently, "/view/", true},
+			{"/", http.StatusNotFound, "does not do OAuth", false},
+			{"/mcp/x", http.StatusNotFound, "does not do OAuth", false},
+			{"/views", http.StatusNotFound, "does not do OAuth", false},
+			{"/.well-known/oauth-protected-resource", http.StatusNotFound, "does not do OAuth", false},
+			{"/.well-known/oauth-authorization-server", http.StatusNotFound, "does not do OAuth", false},
+		} {
+			want, says := tt.want, tt.says
+			if tt.withView && !mounted {
+				want, says = http.StatusNotFound, "does not do OAuth"
+			}
+			resp, err := hc.Get(base + tt.path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			got := string(body)
+			if resp.StatusCode == http.StatusMovedPermanently {
+				got = resp.Header.Get("Location")
+			}
+			if resp.StatusCode != want || !strings.Contains(got, says) {
+				t.Errorf("view mounted %v: GET %s = %s %q; want %d with %q", mounted, tt.path, resp.Status, got, want, says)
+			}
+		}
 	}
 }

@@ -74,6 +74,17 @@ func (s *Server) call(ctx context.Context, name string, f func(context.Context, 
 // in-flight slots every other call needs, and its timeout is no sign of
 // an ailing server.
 func (s *Server) callOn(ctx context.Context, name string, tr tmux.Transport, f func(context.Context, tmux.Transport) ([]byte, error)) ([]byte, error) {
+	return s.callVia(ctx, name, tr, func(ctx context.Context, tr tmux.Transport) ([]byte, tmux.Transport, error) {
+		out, err := f(ctx, tr)
+		return out, tr, err
+	})
+}
+
+// callVia is callOn for work that may take another transport than the
+// one chosen (a capture before tmux 3.6 goes over exec while the control
+// connection is up): f returns the transport that carried the command,
+// which the span's tmux.transport and the event name.
+func (s *Server) callVia(ctx context.Context, name string, tr tmux.Transport, f func(context.Context, tmux.Transport) ([]byte, tmux.Transport, error)) ([]byte, error) {
 	slots, blocking := s.inflight, tr != nil
 	if blocking {
 		slots = s.blocking
@@ -110,14 +121,16 @@ func (s *Server) callOn(ctx context.Context, name string, tr tmux.Transport, f f
 		tr = s.client.Transport()
 	}
 	ctx, span := s.tracer.Start(ctx, "tmux "+name, trace.WithSpanKind(trace.SpanKindClient),
-		trace.WithAttributes(attribute.String("tmux.command", name), attribute.String("tmux.transport", tr.Kind()),
-			attribute.String("tmux.socket", s.sock.String())))
+		trace.WithAttributes(attribute.String("tmux.command", name), attribute.String("tmux.socket", s.sock.String())))
 	start := s.now()
-	out, err := f(ctx, tr)
+	out, via, err := f(ctx, tr)
 	dur := s.now().Sub(start)
+	if via == nil {
+		via = tr
+	}
 	class := tmux.ClassName(err)
-	span.SetAttributes(attribute.Int("tmux.output_bytes", len(out)), attribute.Bool("tmux.cache_hit", false),
-		attribute.Bool("tmux.rate_limited", wait > 0))
+	span.SetAttributes(attribute.String("tmux.transport", via.Kind()), attribute.Int("tmux.output_bytes", len(out)),
+		attribute.Bool("tmux.cache_hit", false), attribute.Bool("tmux.rate_limited", wait > 0))
 	if err != nil {
 		span.SetAttributes(attribute.String("tmux.error_class", class))
 		span.SetStatus(codes.Error, class)
@@ -125,7 +138,7 @@ func (s *Server) callOn(ctx context.Context, name string, tr tmux.Transport, f f
 	span.End()
 	s.commands.Add(1)
 	s.meter.add(start)
-	s.bus.emit(Event{Type: EventCommand, Socket: s.sock, Command: name, Transport: tr.Kind(), Duration: dur, ErrClass: class})
+	s.bus.emit(Event{Type: EventCommand, Socket: s.sock, Command: name, Transport: via.Kind(), Duration: dur, ErrClass: class})
 	if err != nil && (tmux.IsServerDown(err) || (!blocking && errors.Is(err, tmux.ErrTimeout))) {
 		s.nudge()
 	} else if s.socketMoved() {
@@ -199,12 +212,13 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 }
 
 // callCapture is call for capture-pane: the capture, and the pane state
-// read just after it in the same round trip (tmux.Client.CaptureThen).
+// read just after it in the same round trip (tmux.Client.CaptureThen),
+// over the transport the capture takes on this version.
 func (s *Server) callCapture(ctx context.Context, opts tmux.CaptureOptions, then string) (out, state []byte, err error) {
-	out, err = s.call(ctx, "capture-pane", func(ctx context.Context, _ tmux.Transport) ([]byte, error) {
-		out, st, err := s.client.CaptureThen(ctx, opts, then)
+	out, err = s.callVia(ctx, "capture-pane", nil, func(ctx context.Context, _ tmux.Transport) ([]byte, tmux.Transport, error) {
+		out, st, via, err := s.client.CaptureThen(ctx, opts, then)
 		state = st
-		return out, err
+		return out, via, err
 	})
 	return out, state, err
 }

@@ -184,7 +184,7 @@ func (o CaptureOptions) args() []string {
 // buffer a control connection would need, which 3.4 and 3.5a could crash
 // on, ControlBuffersCrash, and which notifies every control client).
 func (c *Client) Capture(ctx context.Context, o CaptureOptions) ([]byte, error) {
-	out, _, err := c.CaptureThen(ctx, o, "")
+	out, _, _, err := c.CaptureThen(ctx, o, "")
 	return out, err
 }
 
@@ -192,37 +192,39 @@ func (c *Client) Capture(ctx context.Context, o CaptureOptions) ([]byte, error) 
 // display-message -p of the format then for the same target (when then
 // is not ""), whose one line it returns apart: the pane's state just
 // after the capture. Over one client connection (before 3.6) the two run
-// in one command queue, with nothing between them.
-func (c *Client) CaptureThen(ctx context.Context, o CaptureOptions, then string) (content, state []byte, err error) {
+// in one command queue, with nothing between them. via is the transport
+// that carried the capture: before 3.6 the client connection (Exec) even
+// while the control connection is up.
+func (c *Client) CaptureThen(ctx context.Context, o CaptureOptions, then string) (content, state []byte, via Transport, err error) {
 	args := append([]string{"capture-pane", "-p"}, o.args()...)
 	display := []string{"display-message", "-p", "-t", o.Target, then}
 	if ctrl := c.Control(); ctrl != nil {
 		v, err := c.ServerVersion(ctx)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, ctrl, err
 		}
 		if v.Capabilities().ControlCapture {
 			if then == "" {
 				out, err := ctrl.Run(ctx, args...)
-				return out, nil, err
+				return out, nil, ctrl, err
 			}
 			outs, errs := ctrl.Pipeline(ctx, args, display)
 			if errs[0] != nil {
-				return nil, nil, errs[0]
+				return nil, nil, ctrl, errs[0]
 			}
-			return outs[0], bytes.TrimSuffix(outs[1], []byte("\n")), errs[1]
+			return outs[0], bytes.TrimSuffix(outs[1], []byte("\n")), ctrl, errs[1]
 		}
 	}
 	if then == "" {
 		out, err := c.exec.Run(ctx, args...)
-		return out, nil, err
+		return out, nil, c.exec, err
 	}
 	out, err := c.exec.RunSequence(ctx, args, display)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, c.exec, err
 	}
 	// The capture's lines, then the display's one line.
 	out = bytes.TrimSuffix(out, []byte("\n"))
 	i := bytes.LastIndexByte(out, '\n')
-	return out[:i+1], out[i+1:], nil
+	return out[:i+1], out[i+1:], c.exec, nil
 }

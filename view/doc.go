@@ -14,4 +14,7 @@
 //
 // The assets (HTML, CSS, JavaScript) are embedded; nothing is fetched from
 // the internet and nothing is built at run time.
+//
+// The end-to-end tests (*_e2e_test.go, package view_test) drive the built
+// binary's view in chromium (browsertest), through internal/e2etest.
 package view

@@ -10,37 +10,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/tmux-mcp/tmux-mcp/tmux"
 	"github.com/tmux-mcp/tmux-mcp/tmux/tmuxtest"
 )
-
-// toolFails calls a tool through c and requires a tool error result whose
-// text holds every fragment (a protocol error, such as an internal error,
-// fails the test).
-func toolFails(t *testing.T, c *client.Client, name string, args map[string]any, fragments ...string) {
-	t.Helper()
-	res, err := callToolErr(c, name, args)
-	if err != nil {
-		t.Fatalf("%s: protocol error %v, want a tool error result", name, err)
-	}
-	got := ""
-	for _, x := range res.Content {
-		if tc, ok := x.(mcp.TextContent); ok {
-			got += tc.Text
-		}
-	}
-	if !res.IsError {
-		t.Fatalf("%s: success %q, want an error result", name, got)
-	}
-	for _, f := range fragments {
-		if !strings.Contains(got, f) {
-			t.Errorf("%s: error %q, want it to contain %q", name, got, f)
-		}
-	}
-}
 
 // TestAttacksThroughTheBinary replays issue 17's attacks on the built
 // binary, each in a subtest of its own: format jobs in names, titles and

@@ -31,12 +31,12 @@ func BenchmarkJobEndPush(b *testing.B) {
 			b.Fatal(err)
 		}
 		getJob(b, c, id, map[string]any{"timeout": 10, "patterns": []any{"waits"}})
-		i := pushed.len()
+		i := pushed.Len()
 		b.StartTimer()
 		start := time.Now()
 		writeFifo(b, f, "")
-		got := pushed.wait(b, i, 10*time.Second, "resources/updated for "+uri, isUpdate(uri))
-		lat = append(lat, got.at.Sub(start))
+		got := pushed.Wait(b, i, 10*time.Second, "resources/updated for "+uri, isUpdate(uri))
+		lat = append(lat, got.At.Sub(start))
 		b.StopTimer()
 		if err := rpc(c, "resources/unsubscribe", map[string]any{"uri": uri}); err != nil {
 			b.Fatal(err)

@@ -361,16 +361,6 @@ func healthCountsOf(b *testing.B, c *client.Client) healthCounts {
 	return h
 }
 
-func text(res *mcp.CallToolResult) string {
-	var s strings.Builder
-	for _, c := range res.Content {
-		if t, ok := c.(mcp.TextContent); ok {
-			s.WriteString(t.Text)
-		}
-	}
-	return s.String()
-}
-
 func drain(ch chan struct{}) {
 	for {
 		select {

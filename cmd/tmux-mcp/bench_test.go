@@ -9,6 +9,7 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/tmux-mcp/tmux-mcp/internal/e2etest"
 	"github.com/tmux-mcp/tmux-mcp/tmux/tmuxtest"
 )
 
@@ -41,12 +42,12 @@ func BenchmarkStdioToolLatencyTelemetry(b *testing.B) {
 	bin := buildBinary(b)
 	tm := tmuxtest.New(b)
 	tm.Start("main")
-	live := newHTTPCollector(b)
+	live := e2etest.NewHTTPCollector(b)
 	hung, _ := blackhole(b)
 	for _, bc := range []struct {
 		name     string
 		endpoint string
-	}{{"off", ""}, {"live_collector", live.endpoint}, {"hung_collector", hung}} {
+	}{{"off", ""}, {"live_collector", live.Endpoint}, {"hung_collector", hung}} {
 		b.Run(bc.name, func(b *testing.B) {
 			env := []string{"TMUX_MCP_SERVER_RATE=1000000"}
 			if bc.endpoint != "" {

@@ -8,8 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mark3labs/mcp-go/mcp"
-
 	"github.com/tmux-mcp/tmux-mcp/tmux/tmuxtest"
 )
 
@@ -96,17 +94,4 @@ func TestClientEnvironments(t *testing.T) {
 			}
 		})
 	}
-}
-
-// structured returns a tool result's structured content as JSON.
-func structured(tb testing.TB, res *mcp.CallToolResult) []byte {
-	tb.Helper()
-	if len(res.RawStructuredContent) > 0 {
-		return res.RawStructuredContent
-	}
-	b, err := json.Marshal(res.StructuredContent)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return b
 }

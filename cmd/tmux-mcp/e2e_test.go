@@ -2,178 +2,98 @@ package main
 
 import (
 	"bufio"
-	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"slices"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/tmux-mcp/tmux-mcp/internal/e2etest"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
 	"github.com/tmux-mcp/tmux-mcp/tmux/tmuxtest"
 )
-
-// built is the binary the tests of one run share: linking it (gRPC and
-// protobuf included) costs seconds.
-var built struct {
-	once sync.Once
-	dir  string
-	bin  string
-	err  error
-}
 
 func TestMain(m *testing.M) {
 	if socket := os.Getenv(fakeServerEnv); socket != "" {
 		// This process is a hostile tmux server (fakeserver_test.go).
 		os.Exit(runFakeServer(socket))
 	}
-	if view := os.Getenv(otherWebEnv); view != "" {
-		// This process is another user's web server (view_attack_test.go).
-		os.Exit(runOtherWeb(view))
-	}
-	code := m.Run()
-	if built.dir != "" {
-		os.RemoveAll(built.dir)
-	}
-	os.Exit(code)
+	e2etest.Main(m)
 }
 
-// buildBinary builds tmux-mcp once per test run, into a temporary
-// directory removed when the run ends.
-func buildBinary(tb testing.TB) string {
-	tb.Helper()
-	if testing.Short() {
-		tb.Skip("builds the binary")
-	}
-	built.once.Do(func() {
-		// A test runner that built the binary already (scripts/citest,
-		// which runs this package in many processes) names it.
-		if bin := os.Getenv("TMUX_MCP_TEST_BIN"); bin != "" {
-			built.bin = bin
-			return
-		}
-		if built.dir, built.err = os.MkdirTemp("", "tmux-mcp-test"); built.err != nil {
-			return
-		}
-		built.bin = filepath.Join(built.dir, "tmux-mcp")
-		if out, err := exec.Command("go", "build", "-o", built.bin, ".").CombinedOutput(); err != nil {
-			built.err = fmt.Errorf("go build: %w\n%s", err, out)
-		}
-	})
-	if built.err != nil {
-		tb.Fatal(built.err)
-	}
-	return built.bin
-}
+// The names the tests of this package call the end-to-end helpers by;
+// the helpers live in internal/e2etest, which hosts and view share.
+type (
+	syncBuffer = e2etest.Buffer
+	httpProc   = e2etest.HTTP
+	pushed     = e2etest.Notifications
+	received   = e2etest.Received
+)
 
-// binaryEnv is the environment for the binary: the test's isolated server,
-// a journal beside its socket (never the user's), nothing from the
-// caller's tmux, and no OpenTelemetry settings but those in extra.
-func binaryEnv(socket string, extra ...string) []string {
-	env := slices.DeleteFunc(tmuxtest.Env(), func(kv string) bool { return strings.HasPrefix(kv, "OTEL_") })
-	return append(env, append([]string{
-		"TMUX_MCP_SOCKET_PATH=" + socket,
-		"TMUX_MCP_TMUX_CONFIG=/dev/null",
-		"TMUX_MCP_JOURNAL=" + filepath.Join(filepath.Dir(socket), "journal.db"),
-	}, extra...)...)
-}
+func buildBinary(tb testing.TB) string { tb.Helper(); return e2etest.Binary(tb) }
 
-// syncBuffer is a goroutine-safe bytes.Buffer for a child's stderr.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
+func binaryEnv(socket string, extra ...string) []string { return e2etest.Env(socket, extra...) }
 
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-// startStdio starts the binary as an MCP stdio server and initializes a
-// client. The returned cmd is the child process.
 func startStdio(tb testing.TB, bin string, env []string) (*client.Client, *exec.Cmd, *syncBuffer) {
 	tb.Helper()
-	var cmd *exec.Cmd
-	stderr := &syncBuffer{}
-	c, err := client.NewStdioMCPClientWithOptions(bin, env, []string{"serve"},
-		transport.WithCommandFunc(func(ctx context.Context, command string, env []string, args []string) (*exec.Cmd, error) {
-			cmd = exec.CommandContext(ctx, command, args...)
-			cmd.Env = env
-			return cmd, nil
-		}),
-		transport.WithCommandStderrWriter(stderr))
-	if err != nil {
-		tb.Fatalf("start: %v", err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	var init mcp.InitializeRequest
-	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
-	init.Params.ClientInfo = mcp.Implementation{Name: "e2e", Version: "0"}
-	if _, err := c.Initialize(ctx, init); err != nil {
-		c.Close()
-		tb.Fatalf("initialize: %v\nstderr:\n%s", err, stderr)
-	}
-	return c, cmd, stderr
+	return e2etest.StartStdio(tb, bin, env)
+}
+
+func startLegacyStdio(tb testing.TB, bin string, env []string) (*client.Client, *pushed, *syncBuffer) {
+	tb.Helper()
+	return e2etest.StartLegacyStdio(tb, bin, env)
+}
+
+func startHTTP(t *testing.T, tm *tmuxtest.Server, args ...string) *httpProc {
+	t.Helper()
+	return e2etest.StartHTTP(t, tm, args...)
 }
 
 func callTool(tb testing.TB, c *client.Client, name string, args map[string]any) *mcp.CallToolResult {
 	tb.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	var req mcp.CallToolRequest
-	req.Params.Name = name
-	req.Params.Arguments = args
-	res, err := c.CallTool(ctx, req)
-	if err != nil {
-		tb.Fatalf("%s: %v", name, err)
-	}
-	if res.IsError {
-		tb.Fatalf("%s: error result %v", name, res.Content)
-	}
-	return res
+	return e2etest.CallTool(tb, c, name, args)
 }
 
-// sessionNames returns the session names in a list_sessions result.
+func callToolErr(c *client.Client, name string, args map[string]any) (*mcp.CallToolResult, error) {
+	return e2etest.CallToolErr(c, name, args)
+}
+
+func toolFails(t *testing.T, c *client.Client, name string, args map[string]any, fragments ...string) {
+	t.Helper()
+	e2etest.ToolFails(t, c, name, args, fragments...)
+}
+
+func decode(tb testing.TB, res *mcp.CallToolResult, out any) {
+	tb.Helper()
+	e2etest.Decode(tb, res, out)
+}
+
+func structured(tb testing.TB, res *mcp.CallToolResult) []byte {
+	tb.Helper()
+	return e2etest.Structured(tb, res)
+}
+
+func text(res *mcp.CallToolResult) string { return e2etest.Text(res) }
+
 func sessionNames(tb testing.TB, res *mcp.CallToolResult) []string {
 	tb.Helper()
-	raw := res.RawStructuredContent
-	if len(raw) == 0 {
-		raw, _ = json.Marshal(res.StructuredContent)
-	}
-	var out struct {
-		Result []struct {
-			Name string `json:"session_name"`
-		} `json:"result"`
-	}
-	if err := json.Unmarshal(raw, &out); err != nil {
-		tb.Fatalf("decode list_sessions: %v", err)
-	}
-	var names []string
-	for _, s := range out.Result {
-		names = append(names, s.Name)
-	}
-	return names
+	return e2etest.SessionNames(tb, res)
 }
+
+func rpc(c *client.Client, method string, params any) error { return e2etest.RPC(c, method, params) }
+
+func contentURI(pane string) string { return e2etest.ContentURI(pane) }
+
+func isUpdate(uri string) func(received) bool { return e2etest.IsUpdate(uri) }
+
+func isLogOf(event string) func(received) bool { return e2etest.IsLogOf(event) }
 
 // serverCaps returns the capabilities of ts's server.
 func serverCaps(tb testing.TB, ts *tmuxtest.Server) tmux.Capabilities {
@@ -294,13 +214,13 @@ func TestHTTPEndToEnd(t *testing.T) {
 	tm := tmuxtest.New(t)
 	tm.Start("main")
 	p := startHTTP(t, tm, "--safety", "destructive")
-	c := p.client(t, nil)
+	c := p.Client(t, nil)
 	exercise(t, c)
 	c.Close()
-	if err := p.stop(t); err != nil {
-		t.Errorf("exit after SIGTERM: %v, want 0\nstderr:\n%s", err, p.stderr)
+	if err := p.Stop(t); err != nil {
+		t.Errorf("exit after SIGTERM: %v, want 0\nstderr:\n%s", err, p.Stderr)
 	}
-	if !strings.Contains(p.stderr.String(), "tmux-mcp stopped") {
-		t.Errorf("stderr has no clean-shutdown line:\n%s", p.stderr)
+	if !strings.Contains(p.Stderr.String(), "tmux-mcp stopped") {
+		t.Errorf("stderr has no clean-shutdown line:\n%s", p.Stderr)
 	}
 }

@@ -14,11 +14,11 @@ import (
 	"time"
 
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
-	metricpb "go.opentelemetry.io/proto/otlp/metrics/v1"
 	resourcepb "go.opentelemetry.io/proto/otlp/resource/v1"
 	"go.yaml.in/yaml/v3"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/tmux-mcp/tmux-mcp/internal/e2etest"
 	"github.com/tmux-mcp/tmux-mcp/tmux/tmuxtest"
 )
 
@@ -197,7 +197,7 @@ func TestFleetCollectorConfig(t *testing.T) {
 // anywhere, and every metric and label the PromQL of docs/fleet.md names.
 func TestFleetExample(t *testing.T) {
 	bin := buildBinary(t)
-	col := newHTTPCollector(t)
+	col := e2etest.NewHTTPCollector(t)
 	example := readEnvFile(t, fleetEnv)
 	const secretKeys, secretEnv = "fleet-k3ys-7f31", "fleet-s3cret-9c0d"
 
@@ -211,7 +211,7 @@ func TestFleetExample(t *testing.T) {
 		for k, v := range example {
 			switch k {
 			case "OTEL_EXPORTER_OTLP_ENDPOINT":
-				v = col.endpoint
+				v = col.Endpoint
 			case "OTEL_RESOURCE_ATTRIBUTES":
 				v += ",host.name=" + host
 			case "OTEL_METRIC_EXPORT_INTERVAL":
@@ -256,20 +256,20 @@ func TestFleetExample(t *testing.T) {
 	var missing []string // what the last look did not find, reported if the wait fails
 	defer func() {
 		if len(missing) > 0 {
-			t.Logf("missing at the collector: %q; host.names that sent: %q", missing, col.hostNames())
+			t.Logf("missing at the collector: %q; host.names that sent: %q", missing, col.HostNames())
 		}
 	}()
 	tmuxtest.WaitFor(t, 15*time.Second, "both hosts' spans and metrics at the collector", func() bool {
 		missing = nil
 		for _, host := range hosts {
-			got := col.hostMetrics(host)
+			got := col.HostMetrics(host)
 			for _, name := range want[host] {
 				if got[name] == nil {
 					missing = append(missing, host+" metric "+name)
 				}
 			}
 			for _, span := range []string{"tools/call create_session", "tmux new-session"} {
-				if col.hostSpans(host, span) == 0 {
+				if len(col.HostSpans(host, span)) == 0 {
 					missing = append(missing, host+" span "+span)
 				}
 			}
@@ -277,19 +277,17 @@ func TestFleetExample(t *testing.T) {
 		return len(missing) == 0
 	})
 
-	col.mu.Lock()
 	resources := map[string][]*resourcepb.Resource{}
-	for _, rs := range col.resSpans {
+	for _, rs := range col.ResourceSpans() {
 		resources["spans"] = append(resources["spans"], rs.GetResource())
 	}
-	for _, rm := range col.resMetrics {
+	for _, rm := range col.ResourceMetrics() {
 		resources["metrics"] = append(resources["metrics"], rm.GetResource())
 	}
-	col.mu.Unlock()
 	instance := map[string]string{} // by host.name
 	for signal, rs := range resources {
 		for _, r := range rs {
-			attrs := resourceAttrs(r)
+			attrs := e2etest.ResourceAttrs(r)
 			host := attrs["host.name"]
 			if !slices.Contains(hosts, host) {
 				t.Errorf("%s from host.name %q, want alpha or beta: %v", signal, host, attrs)
@@ -313,7 +311,7 @@ func TestFleetExample(t *testing.T) {
 
 	// Each host's metrics are about its own tmux server; only beta's died.
 	for _, host := range hosts {
-		metrics := col.hostMetrics(host)
+		metrics := col.HostMetrics(host)
 		for _, m := range metrics["tmux.command.duration"] {
 			for _, dp := range m.GetHistogram().GetDataPoints() {
 				if sock := kvString(dp.GetAttributes(), "tmux.socket"); sock != servers[host].Socket {
@@ -333,17 +331,15 @@ func TestFleetExample(t *testing.T) {
 	}
 
 	// Nothing a pane or a call carried.
-	col.mu.Lock()
 	var sent [][]byte
-	for _, rs := range col.resSpans {
+	for _, rs := range col.ResourceSpans() {
 		b, _ := proto.Marshal(rs)
 		sent = append(sent, b)
 	}
-	for _, rm := range col.resMetrics {
+	for _, rm := range col.ResourceMetrics() {
 		b, _ := proto.Marshal(rm)
 		sent = append(sent, b)
 	}
-	col.mu.Unlock()
 	for _, b := range sent {
 		for _, secret := range []string{secretKeys, secretEnv} {
 			if bytes.Contains(b, []byte(secret)) {
@@ -353,7 +349,7 @@ func TestFleetExample(t *testing.T) {
 	}
 
 	// The PromQL of docs/fleet.md names series and labels that exist.
-	names, labels := col.prometheusNames()
+	names, labels := prometheusNames(col)
 	doc, err := os.ReadFile(fleetDoc)
 	if err != nil {
 		t.Fatal(err)
@@ -379,72 +375,6 @@ func TestFleetExample(t *testing.T) {
 	}
 }
 
-// resourceAttrs returns a resource's string attributes.
-func resourceAttrs(r *resourcepb.Resource) map[string]string {
-	out := map[string]string{}
-	for _, kv := range r.GetAttributes() {
-		out[kv.GetKey()] = kv.GetValue().GetStringValue()
-	}
-	return out
-}
-
-// hostMetrics returns the metrics received from host.name host, by name.
-func (c *collector) hostMetrics(host string) map[string][]*metricpb.Metric {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	out := map[string][]*metricpb.Metric{}
-	for _, rm := range c.resMetrics {
-		if resourceAttrs(rm.GetResource())["host.name"] != host {
-			continue
-		}
-		for _, sm := range rm.GetScopeMetrics() {
-			for _, m := range sm.GetMetrics() {
-				out[m.GetName()] = append(out[m.GetName()], m)
-			}
-		}
-	}
-	return out
-}
-
-// hostNames returns the host.names of the resources that sent anything.
-func (c *collector) hostNames() []string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	var out []string
-	add := func(r *resourcepb.Resource) {
-		if h := resourceAttrs(r)["host.name"]; !slices.Contains(out, h) {
-			out = append(out, h)
-		}
-	}
-	for _, rs := range c.resSpans {
-		add(rs.GetResource())
-	}
-	for _, rm := range c.resMetrics {
-		add(rm.GetResource())
-	}
-	return out
-}
-
-// hostSpans counts the spans named name received from host.name host.
-func (c *collector) hostSpans(host, name string) int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	n := 0
-	for _, rs := range c.resSpans {
-		if resourceAttrs(rs.GetResource())["host.name"] != host {
-			continue
-		}
-		for _, ss := range rs.GetScopeSpans() {
-			for _, s := range ss.GetSpans() {
-				if s.GetName() == name {
-					n++
-				}
-			}
-		}
-	}
-	return n
-}
-
 // The deleted resource attributes of otelcol.yaml's resource/metrics.
 var fleetDroppedResource = []string{"process.pid", "process.runtime.version", "telemetry.sdk.language", "telemetry.sdk.name", "telemetry.sdk.version"}
 
@@ -453,12 +383,10 @@ var fleetDroppedResource = []string{"process.pid", "process.runtime.version", "t
 // translation, UnderscoreEscapingWithSuffixes, with the resource as
 // labels): name and unit suffixes, _total on counters, _bucket, _sum and
 // _count on histograms.
-func (c *collector) prometheusNames() (names, labels map[string]bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
+func prometheusNames(c *e2etest.Collector) (names, labels map[string]bool) {
 	names, labels = map[string]bool{}, map[string]bool{"le": true, "job": true, "instance": true}
 	label := func(k string) { labels[promEscape.ReplaceAllString(k, "_")] = true }
-	for _, rm := range c.resMetrics {
+	for _, rm := range c.ResourceMetrics() {
 		for _, kv := range rm.GetResource().GetAttributes() {
 			if !slices.Contains(fleetDroppedResource, kv.GetKey()) {
 				label(kv.GetKey())

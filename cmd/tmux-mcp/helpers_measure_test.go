@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tmux-mcp/tmux-mcp/internal/e2etest"
 	"github.com/tmux-mcp/tmux-mcp/tmux/tmuxtest"
 )
 
@@ -58,20 +59,10 @@ func TestMeasureHelperProcesses(t *testing.T) {
 		filepath.Base(bin), len(kids), float64(kidRSS)/(1<<20), float64(selfRSS)/(1<<20), clients, watchersOf(t, c))
 }
 
-// procStat returns the fields of /proc/PID/stat after the command name
-// (the state first), or nil when the process is gone.
-func procStat(pid int) []string {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return nil
-	}
-	return strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
-}
-
 // procParentRSS returns a process's parent PID and resident memory in
 // bytes, from /proc (0, 0 when it is gone).
 func procParentRSS(pid int) (int, int64) {
-	f := procStat(pid)
+	f := e2etest.ProcStat(pid)
 	if len(f) < 22 {
 		return 0, 0
 	}

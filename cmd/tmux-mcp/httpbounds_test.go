@@ -40,9 +40,9 @@ func peakRSS(t *testing.T, pid int) int64 {
 }
 
 // dial opens a raw connection to the server of p.
-func (p *httpProc) dial(t *testing.T) net.Conn {
+func dial(t *testing.T, p *httpProc) net.Conn {
 	t.Helper()
-	u, err := url.Parse(p.url)
+	u, err := url.Parse(p.URL)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,13 +68,13 @@ func TestHTTPBodyLimit(t *testing.T) {
 	tm := tmuxtest.New(t)
 	tm.Start("main")
 	p := startHTTP(t, tm)
-	if resp, _ := p.post(t, nil, initializeBody, p.auth()); resp.StatusCode != http.StatusOK {
+	if resp, _ := p.Post(t, nil, initializeBody, p.Auth()); resp.StatusCode != http.StatusOK {
 		t.Fatalf("initialize: %s", resp.Status)
 	}
-	before := peakRSS(t, p.cmd.Process.Pid)
+	before := peakRSS(t, p.Cmd.Process.Pid)
 	const size = 50 << 20
 	chunk := strings.Repeat(" ", 1<<20)
-	auth := "Authorization: Bearer " + p.token + "\r\n"
+	auth := "Authorization: Bearer " + p.Token + "\r\n"
 	for _, tt := range []struct {
 		name  string
 		head  string
@@ -84,7 +84,7 @@ func TestHTTPBodyLimit(t *testing.T) {
 		{"chunked", requestHead(auth, "Transfer-Encoding: chunked\r\n"), func(s string) string { return fmt.Sprintf("%x\r\n%s\r\n", len(s), s) }},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			c := p.dial(t)
+			c := dial(t, p)
 			go func() {
 				// Fails once the server has answered and closed: expected.
 				if _, err := io.WriteString(c, tt.head); err != nil {
@@ -107,10 +107,10 @@ func TestHTTPBodyLimit(t *testing.T) {
 			}
 		})
 	}
-	if grew := peakRSS(t, p.cmd.Process.Pid) - before; grew > 24<<20 {
+	if grew := peakRSS(t, p.Cmd.Process.Pid) - before; grew > 24<<20 {
 		t.Errorf("peak RSS grew by %d MiB for two refused 50 MiB bodies; want under 24 MiB", grew>>20)
 	}
-	if resp, body := p.post(t, nil, `{"jsonrpc":"2.0","id":1,"method":"ping"`+strings.Repeat(" ", 1<<20)+`}`, p.auth()); resp.StatusCode == http.StatusRequestEntityTooLarge {
+	if resp, body := p.Post(t, nil, `{"jsonrpc":"2.0","id":1,"method":"ping"`+strings.Repeat(" ", 1<<20)+`}`, p.Auth()); resp.StatusCode == http.StatusRequestEntityTooLarge {
 		t.Errorf("a 1 MiB body: %s %s, want it read", resp.Status, body)
 	}
 }
@@ -126,9 +126,9 @@ func TestHTTPSlowBody(t *testing.T) {
 	for i := range 20 {
 		extra := []string{"Content-Length: 1000\r\n"}
 		if i%2 == 0 {
-			extra = append(extra, "Authorization: Bearer "+p.token+"\r\n")
+			extra = append(extra, "Authorization: Bearer "+p.Token+"\r\n")
 		}
-		c := p.dial(t)
+		c := dial(t, p)
 		if _, err := io.WriteString(c, requestHead(extra...)+`{"jsonrpc"`); err != nil {
 			t.Fatal(err)
 		}
@@ -157,7 +157,7 @@ func TestHTTPConnLimit(t *testing.T) {
 	get := func(c net.Conn) int {
 		t.Helper()
 		c.SetDeadline(time.Now().Add(10 * time.Second)) //nolint:errcheck // a dead conn fails the write
-		if _, err := io.WriteString(c, "GET /nothing HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer "+p.token+"\r\n\r\n"); err != nil {
+		if _, err := io.WriteString(c, "GET /nothing HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer "+p.Token+"\r\n\r\n"); err != nil {
 			return 0
 		}
 		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
@@ -169,20 +169,20 @@ func TestHTTPConnLimit(t *testing.T) {
 	}
 	var held []net.Conn
 	for range 3 {
-		c := p.dial(t)
+		c := dial(t, p)
 		if got := get(c); got != http.StatusNotFound {
 			t.Fatalf("connection %d: status %d, want 404", len(held), got)
 		}
 		held = append(held, c)
 	}
 	for range 5 {
-		if got := get(p.dial(t)); got != http.StatusServiceUnavailable {
+		if got := get(dial(t, p)); got != http.StatusServiceUnavailable {
 			t.Errorf("connection over the limit: status %d, want 503", got)
 		}
 	}
 	held[0].Close()
 	tmuxtest.WaitFor(t, 10*time.Second, "a slot freed by a closed connection", func() bool {
-		return get(p.dial(t)) == http.StatusNotFound
+		return get(dial(t, p)) == http.StatusNotFound
 	})
 }
 
@@ -193,7 +193,7 @@ func TestHTTPLongCallOutlivesReadTimeout(t *testing.T) {
 	tm := tmuxtest.New(t)
 	tm.Start("main")
 	p := startHTTP(t, tm, "--http-read-timeout", "1s")
-	c := p.client(t, nil)
+	c := p.Client(t, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	var req mcp.CallToolRequest
@@ -202,7 +202,7 @@ func TestHTTPLongCallOutlivesReadTimeout(t *testing.T) {
 	start := time.Now()
 	res, err := c.CallTool(ctx, req)
 	if err != nil {
-		t.Fatalf("wait_for_text: %v\nstderr:\n%s", err, p.stderr)
+		t.Fatalf("wait_for_text: %v\nstderr:\n%s", err, p.Stderr)
 	}
 	if waited := time.Since(start); waited < 3*time.Second {
 		t.Errorf("wait_for_text returned after %v: %v; want it to wait its 3s", waited, res.Content)

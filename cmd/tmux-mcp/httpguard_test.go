@@ -20,14 +20,14 @@ func TestHTTPGetNeedsASession(t *testing.T) {
 	tm := tmuxtest.New(t)
 	tm.Start("main")
 	p := startHTTP(t, tm)
-	url := p.url
+	url := p.URL
 	hc := &http.Client{Timeout: 10 * time.Second}
 
 	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}`
 	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Authorization", "Bearer "+p.token)
+	req.Header.Set("Authorization", "Bearer "+p.Token)
 	resp, err := hc.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -44,7 +44,7 @@ func TestHTTPGetNeedsASession(t *testing.T) {
 		t.Cleanup(cancel)
 		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 		req.Header.Set("Accept", "text/event-stream")
-		req.Header.Set("Authorization", "Bearer "+p.token)
+		req.Header.Set("Authorization", "Bearer "+p.Token)
 		for k, v := range headers {
 			req.Header.Set(k, v)
 		}

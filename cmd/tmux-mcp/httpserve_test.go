@@ -7,159 +7,15 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
-
-	"github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/client/transport"
-	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/tmux-mcp/tmux-mcp/tmux/tmuxtest"
 )
 
-// httpProc is the binary serving streamable HTTP.
-type httpProc struct {
-	cmd       *exec.Cmd
-	done      chan struct{} // closed when the process has exited
-	err       error         // its exit, once done
-	stderr    *syncBuffer
-	url       string // http://127.0.0.1:PORT/mcp, or http://localhost/mcp on a socket
-	tokenFile string // "" with --http-no-auth
-	token     string
-	runtime   string // $XDG_RUNTIME_DIR of the process
-}
-
-var (
-	listeningURL = regexp.MustCompile(`msg=listening url=(\S+)`)
-	tokenFileRE  = regexp.MustCompile(`token_file=(\S+)`)
-)
-
-// startHTTP starts the binary on tm's server with args (--http
-// 127.0.0.1:0 unless args name --http-socket), waits until it listens, and
-// reads the token it generated. SIGTERM and a wait end it at cleanup.
-func startHTTP(t *testing.T, tm *tmuxtest.Server, args ...string) *httpProc {
-	t.Helper()
-	bin := buildBinary(t)
-	if !contains(args, "--http-socket") && !contains(args, "--http") {
-		args = append([]string{"--http", "127.0.0.1:0"}, args...)
-	}
-	p := &httpProc{stderr: &syncBuffer{}, runtime: t.TempDir(), done: make(chan struct{})}
-	p.cmd = exec.Command(bin, append([]string{"serve"}, args...)...)
-	p.cmd.Env = binaryEnv(tm.Socket, "XDG_RUNTIME_DIR="+p.runtime)
-	p.cmd.Stderr = p.stderr
-	if err := p.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { p.err = p.cmd.Wait(); close(p.done) }()
-	t.Cleanup(func() { p.stop(t) })
-	tmuxtest.WaitFor(t, 10*time.Second, "HTTP listener", func() bool {
-		return listeningURL.MatchString(p.stderr.String()) || p.exited()
-	})
-	line := p.stderr.String()
-	m := listeningURL.FindStringSubmatch(line)
-	if m == nil {
-		t.Fatalf("tmux-mcp exited (%v) before listening; stderr:\n%s", p.err, line)
-	}
-	p.url = m[1]
-	if m := tokenFileRE.FindStringSubmatch(line); m != nil {
-		p.tokenFile = m[1]
-		b, err := os.ReadFile(p.tokenFile)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p.token = strings.TrimSpace(string(b))
-	}
-	return p
-}
-
-func (p *httpProc) exited() bool {
-	select {
-	case <-p.done:
-		return true
-	default:
-		return false
-	}
-}
-
-// stop ends the process with SIGTERM and returns how it exited.
-func (p *httpProc) stop(t *testing.T) error {
-	t.Helper()
-	if !p.exited() {
-		p.cmd.Process.Signal(syscall.SIGTERM) //nolint:errcheck // may have exited meanwhile
-	}
-	select {
-	case <-p.done:
-	case <-time.After(15 * time.Second):
-		p.cmd.Process.Kill() //nolint:errcheck // stuck: the test fails anyway
-		<-p.done
-		t.Errorf("tmux-mcp did not stop on SIGTERM; stderr:\n%s", p.stderr)
-	}
-	return p.err
-}
-
 const initializeBody = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}`
-
-// post sends body to the server with the headers given ("Authorization"
-// among them, or not) and returns the response, its body read.
-func (p *httpProc) post(t *testing.T, hc *http.Client, body string, headers map[string]string) (*http.Response, string) {
-	t.Helper()
-	req, err := http.NewRequest(http.MethodPost, p.url, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	for k, v := range headers {
-		req.Header.Set(k, v)
-	}
-	if hc == nil {
-		hc = &http.Client{Timeout: 10 * time.Second}
-	}
-	resp, err := hc.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp, string(b)
-}
-
-// auth is the Authorization header of the server's token.
-func (p *httpProc) auth() map[string]string {
-	return map[string]string{"Authorization": "Bearer " + p.token}
-}
-
-// client returns an initialized MCP client of the server, over hc when
-// not nil.
-func (p *httpProc) client(t *testing.T, hc *http.Client) *client.Client {
-	t.Helper()
-	opts := []transport.StreamableHTTPCOption{transport.WithHTTPHeaders(p.auth())}
-	if hc != nil {
-		opts = append(opts, transport.WithHTTPBasicClient(hc))
-	}
-	c, err := client.NewStreamableHttpClient(p.url, opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := c.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	var init mcp.InitializeRequest
-	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
-	init.Params.ClientInfo = mcp.Implementation{Name: "e2e-http", Version: "0"}
-	if _, err := c.Initialize(ctx, init); err != nil {
-		t.Fatalf("initialize: %v\nstderr:\n%s", err, p.stderr)
-	}
-	return c
-}
 
 // noToken is the challenge of a request without a bearer token.
 const noToken = `Bearer realm="tmux-mcp", error="invalid_request", error_description="no bearer token"`
@@ -174,13 +30,13 @@ func TestHTTPAuthAndOrigin(t *testing.T) {
 	tm := tmuxtest.New(t)
 	tm.Start("main")
 	p := startHTTP(t, tm)
-	if p.token == "" {
-		t.Fatalf("no token_file in the listening line; stderr:\n%s", p.stderr)
+	if p.Token == "" {
+		t.Fatalf("no token_file in the listening line; stderr:\n%s", p.Stderr)
 	}
-	if want := filepath.Join(p.runtime, "tmux-mcp"); filepath.Dir(p.tokenFile) != want {
-		t.Errorf("token file %s, want it in %s", p.tokenFile, want)
+	if want := filepath.Join(p.Runtime, "tmux-mcp"); filepath.Dir(p.TokenFile) != want {
+		t.Errorf("token file %s, want it in %s", p.TokenFile, want)
 	}
-	fi, err := os.Stat(p.tokenFile)
+	fi, err := os.Stat(p.TokenFile)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,21 +50,21 @@ func TestHTTPAuthAndOrigin(t *testing.T) {
 		challenge string
 	}{
 		{"no token", nil, http.StatusBadRequest, noToken},
-		{"wrong token", map[string]string{"Authorization": "Bearer " + strings.Repeat("x", len(p.token))}, http.StatusForbidden,
+		{"wrong token", map[string]string{"Authorization": "Bearer " + strings.Repeat("x", len(p.Token))}, http.StatusForbidden,
 			`Bearer realm="tmux-mcp", error="invalid_token"`},
-		{"token as basic auth", map[string]string{"Authorization": "Basic " + p.token}, http.StatusBadRequest, noToken},
-		{"right token", p.auth(), http.StatusOK, ""},
-		{"lower-case scheme", map[string]string{"Authorization": "bearer " + p.token}, http.StatusOK, ""},
-		{"evil origin", map[string]string{"Authorization": "Bearer " + p.token, "Origin": "http://evil.example"}, http.StatusForbidden, ""},
+		{"token as basic auth", map[string]string{"Authorization": "Basic " + p.Token}, http.StatusBadRequest, noToken},
+		{"right token", p.Auth(), http.StatusOK, ""},
+		{"lower-case scheme", map[string]string{"Authorization": "bearer " + p.Token}, http.StatusOK, ""},
+		{"evil origin", map[string]string{"Authorization": "Bearer " + p.Token, "Origin": "http://evil.example"}, http.StatusForbidden, ""},
 		{"evil origin, no token", map[string]string{"Origin": "http://evil.example"}, http.StatusForbidden, ""},
-		{"null origin", map[string]string{"Authorization": "Bearer " + p.token, "Origin": "null"}, http.StatusForbidden, ""},
-		{"localhost look-alike", map[string]string{"Authorization": "Bearer " + p.token, "Origin": "http://localhost.evil.example"}, http.StatusForbidden, ""},
-		{"local page", map[string]string{"Authorization": "Bearer " + p.token, "Origin": "http://localhost:5173"}, http.StatusOK, ""},
-		{"local page over IPv6", map[string]string{"Authorization": "Bearer " + p.token, "Origin": "https://[::1]"}, http.StatusOK, ""},
-		{"rebound host", map[string]string{"Authorization": "Bearer " + p.token, "Host": "evil.example"}, http.StatusForbidden, ""},
+		{"null origin", map[string]string{"Authorization": "Bearer " + p.Token, "Origin": "null"}, http.StatusForbidden, ""},
+		{"localhost look-alike", map[string]string{"Authorization": "Bearer " + p.Token, "Origin": "http://localhost.evil.example"}, http.StatusForbidden, ""},
+		{"local page", map[string]string{"Authorization": "Bearer " + p.Token, "Origin": "http://localhost:5173"}, http.StatusOK, ""},
+		{"local page over IPv6", map[string]string{"Authorization": "Bearer " + p.Token, "Origin": "https://[::1]"}, http.StatusOK, ""},
+		{"rebound host", map[string]string{"Authorization": "Bearer " + p.Token, "Host": "evil.example"}, http.StatusForbidden, ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			req, _ := http.NewRequest(http.MethodPost, p.url, strings.NewReader(initializeBody))
+			req, _ := http.NewRequest(http.MethodPost, p.URL, strings.NewReader(initializeBody))
 			req.Header.Set("Content-Type", "application/json")
 			req.Header.Set("Accept", "application/json, text/event-stream")
 			for k, v := range tt.headers {
@@ -228,13 +84,13 @@ func TestHTTPAuthAndOrigin(t *testing.T) {
 			}
 			if tt.challenge != "" {
 				// A refusal says what to do, and where the token is.
-				for _, want := range []string{`Send the header "Authorization: Bearer <token>"`, "does not do OAuth", p.tokenFile,
-					"claude mcp add --transport http tmux-mcp " + p.url + ` --header "Authorization: Bearer $(cat ` + p.tokenFile + `)"`} {
+				for _, want := range []string{`Send the header "Authorization: Bearer <token>"`, "does not do OAuth", p.TokenFile,
+					"claude mcp add --transport http tmux-mcp " + p.URL + ` --header "Authorization: Bearer $(cat ` + p.TokenFile + `)"`} {
 					if !strings.Contains(string(body), want) {
 						t.Errorf("body lacks %q:\n%s", want, body)
 					}
 				}
-				if strings.Contains(string(body), p.token) {
+				if strings.Contains(string(body), p.Token) {
 					t.Errorf("the body holds the token:\n%s", body)
 				}
 			}
@@ -246,13 +102,13 @@ func TestHTTPAuthAndOrigin(t *testing.T) {
 			}
 		})
 	}
-	if err := p.stop(t); err != nil {
-		t.Errorf("exit after SIGTERM: %v\nstderr:\n%s", err, p.stderr)
+	if err := p.Stop(t); err != nil {
+		t.Errorf("exit after SIGTERM: %v\nstderr:\n%s", err, p.Stderr)
 	}
-	if strings.Contains(p.stderr.String(), p.token) {
-		t.Errorf("the token is in the log:\n%s", p.stderr)
+	if strings.Contains(p.Stderr.String(), p.Token) {
+		t.Errorf("the token is in the log:\n%s", p.Stderr)
 	}
-	if _, err := os.Stat(p.tokenFile); !os.IsNotExist(err) {
+	if _, err := os.Stat(p.TokenFile); !os.IsNotExist(err) {
 		t.Errorf("token file after exit: %v, want it removed", err)
 	}
 }
@@ -267,17 +123,17 @@ func TestHTTPGivenToken(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := startHTTP(t, tm, "--http-token-file", file)
-	if p.token != "a-token-from-a-file-0123456789" {
-		t.Fatalf("listening line names token file %q holding %q; want %s", p.tokenFile, p.token, file)
+	if p.Token != "a-token-from-a-file-0123456789" {
+		t.Fatalf("listening line names token file %q holding %q; want %s", p.TokenFile, p.Token, file)
 	}
-	if resp, _ := p.post(t, nil, initializeBody, p.auth()); resp.StatusCode != http.StatusOK {
+	if resp, _ := p.Post(t, nil, initializeBody, p.Auth()); resp.StatusCode != http.StatusOK {
 		t.Errorf("with the file's token: %s, want 200", resp.Status)
 	}
-	resp, body := p.post(t, nil, initializeBody, map[string]string{"Authorization": "Bearer a-token-from-a-file"})
+	resp, body := p.Post(t, nil, initializeBody, map[string]string{"Authorization": "Bearer a-token-from-a-file"})
 	if resp.StatusCode != http.StatusForbidden || !strings.Contains(body, "The token is in "+file+" (--http-token-file).") {
 		t.Errorf("with a prefix of the token: %s\n%s\nwant 403 naming %s", resp.Status, body, file)
 	}
-	if entries, _ := os.ReadDir(filepath.Join(p.runtime, "tmux-mcp")); len(entries) != 0 {
+	if entries, _ := os.ReadDir(filepath.Join(p.Runtime, "tmux-mcp")); len(entries) != 0 {
 		t.Errorf("files generated beside a given token: %v", entries)
 	}
 }
@@ -290,11 +146,11 @@ func TestHTTPNoOAuth(t *testing.T) {
 	tm := tmuxtest.New(t)
 	tm.Start("main")
 	p := startHTTP(t, tm)
-	base := strings.TrimSuffix(p.url, "/mcp")
+	base := strings.TrimSuffix(p.URL, "/mcp")
 	for _, path := range []string{"/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/mcp",
 		"/.well-known/oauth-authorization-server", "/.well-known/oauth-authorization-server/mcp",
 		"/.well-known/openid-configuration", "/mcp/.well-known/oauth-protected-resource", "/register", "/authorize", "/token"} {
-		for _, headers := range []map[string]string{nil, p.auth()} {
+		for _, headers := range []map[string]string{nil, p.Auth()} {
 			method := http.MethodGet
 			if path == "/register" || path == "/token" {
 				method = http.MethodPost
@@ -374,16 +230,16 @@ func TestHTTPUnixSocket(t *testing.T) {
 	hc := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
 		return (&net.Dialer{}).DialContext(ctx, "unix", sock)
 	}}}
-	if resp, _ := p.post(t, hc, initializeBody, nil); resp.StatusCode != http.StatusBadRequest {
+	if resp, _ := p.Post(t, hc, initializeBody, nil); resp.StatusCode != http.StatusBadRequest {
 		t.Errorf("no token over the socket: %s, want 400", resp.Status)
 	}
-	c := p.client(t, hc)
+	c := p.Client(t, hc)
 	if got := sessionNames(t, callTool(t, c, "list_sessions", nil)); !contains(got, "main") {
 		t.Errorf("list_sessions over the socket = %v, want main", got)
 	}
 	c.Close()
-	if err := p.stop(t); err != nil {
-		t.Errorf("exit: %v\nstderr:\n%s", err, p.stderr)
+	if err := p.Stop(t); err != nil {
+		t.Errorf("exit: %v\nstderr:\n%s", err, p.Stderr)
 	}
 	if _, err := os.Lstat(sock); !os.IsNotExist(err) {
 		t.Errorf("socket after exit: %v, want it removed", err)

@@ -19,7 +19,7 @@ func TestHTTPSessionCapAndTTL(t *testing.T) {
 	p := startHTTP(t, tm, "--http-max-sessions", "3", "--http-session-ttl", "1s")
 	var first []string
 	for range 3 {
-		resp, body := p.post(t, nil, initializeBody, p.auth())
+		resp, body := p.Post(t, nil, initializeBody, p.Auth())
 		if resp.StatusCode != http.StatusOK || resp.Header.Get("Mcp-Session-Id") == "" {
 			t.Fatalf("initialize under the cap: %s %s", resp.Status, body)
 		}
@@ -32,10 +32,10 @@ func TestHTTPSessionCapAndTTL(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			req, _ := http.NewRequest(http.MethodPost, p.url, strings.NewReader(initializeBody))
+			req, _ := http.NewRequest(http.MethodPost, p.URL, strings.NewReader(initializeBody))
 			req.Header.Set("Content-Type", "application/json")
 			req.Header.Set("Accept", "application/json, text/event-stream")
-			req.Header.Set("Authorization", "Bearer "+p.token)
+			req.Header.Set("Authorization", "Bearer "+p.Token)
 			resp, err := (&http.Client{Timeout: 10 * time.Second}).Do(req)
 			if err != nil {
 				codes <- 0
@@ -54,15 +54,15 @@ func TestHTTPSessionCapAndTTL(t *testing.T) {
 		}
 	}
 	ping := func(session string) int {
-		resp, _ := p.post(t, nil, `{"jsonrpc":"2.0","id":2,"method":"ping"}`,
-			map[string]string{"Authorization": "Bearer " + p.token, "Mcp-Session-Id": session, "Mcp-Protocol-Version": "2025-11-25"})
+		resp, _ := p.Post(t, nil, `{"jsonrpc":"2.0","id":2,"method":"ping"}`,
+			map[string]string{"Authorization": "Bearer " + p.Token, "Mcp-Session-Id": session, "Mcp-Protocol-Version": "2025-11-25"})
 		return resp.StatusCode
 	}
 	if got := ping(first[0]); got != http.StatusOK {
 		t.Errorf("ping in a live session: %d, want 200", got)
 	}
 	tmuxtest.WaitFor(t, 20*time.Second, "idle sessions to expire and an initialize to get in", func() bool {
-		resp, _ := p.post(t, nil, initializeBody, p.auth())
+		resp, _ := p.Post(t, nil, initializeBody, p.Auth())
 		return resp.StatusCode == http.StatusOK
 	})
 	// Sessions expire on the sweeper's tick (every second), each once it

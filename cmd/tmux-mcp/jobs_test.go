@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,7 +10,6 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/tmux-mcp/tmux-mcp/tmux/tmuxtest"
 )
@@ -32,17 +30,6 @@ func (j job) exit() any {
 		return nil
 	}
 	return *j.ExitStatus
-}
-
-func decode(tb testing.TB, res *mcp.CallToolResult, out any) {
-	tb.Helper()
-	raw := res.RawStructuredContent
-	if len(raw) == 0 {
-		raw, _ = json.Marshal(res.StructuredContent)
-	}
-	if err := json.Unmarshal(raw, out); err != nil {
-		tb.Fatalf("decode: %v", err)
-	}
 }
 
 // bashPane opens a window running bash without start-up files and
@@ -159,13 +146,13 @@ func TestStdioJobs(t *testing.T) {
 		t.Errorf("get_job while it waits = %+v, want running", j)
 	}
 
-	i := pushed.len()
+	i := pushed.Len()
 	writeFifo(t, f, "go")
-	pushed.wait(t, i, 10*time.Second, "resources/updated for "+uri, isUpdate(uri))
-	logged := pushed.wait(t, i, 10*time.Second, "the job's log message", isLogOf("job_exited"))
-	if logged.data("job_id") != id || logged.data("exit_status") != float64(0) || strings.Contains(logged.raw, "done") ||
-		strings.Contains(logged.raw, f) {
-		t.Errorf("log message %s: want the job's ID and status, not its command or output", logged.raw)
+	pushed.Wait(t, i, 10*time.Second, "resources/updated for "+uri, isUpdate(uri))
+	logged := pushed.Wait(t, i, 10*time.Second, "the job's log message", isLogOf("job_exited"))
+	if logged.Data("job_id") != id || logged.Data("exit_status") != float64(0) || strings.Contains(logged.Raw, "done") ||
+		strings.Contains(logged.Raw, f) {
+		t.Errorf("log message %s: want the job's ID and status, not its command or output", logged.Raw)
 	}
 	if j := getJob(t, c, id, nil); j.State != "exited" || j.exit() != 0 || !slices.Equal(j.Output, []string{"done"}) {
 		t.Errorf("get_job after the end = %+v (exit %v), want exited 0 with [done]", j, j.exit())
@@ -179,11 +166,11 @@ func TestStdioJobs(t *testing.T) {
 	if err := rpc(c, "resources/subscribe", map[string]any{"uri": uri2}); err != nil {
 		t.Fatal(err)
 	}
-	i = pushed.len()
+	i = pushed.Len()
 	if err := syscall.Kill(tm.PID(), syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	pushed.wait(t, i, 10*time.Second, "resources/updated for "+uri2, isUpdate(uri2))
+	pushed.Wait(t, i, 10*time.Second, "resources/updated for "+uri2, isUpdate(uri2))
 	if j := getJob(t, c, id2, nil); j.State != "lost" || j.ExitStatus != nil || !strings.Contains(j.Reason, "server") ||
 		!slices.Equal(j.Output, []string{"before"}) || j.Elapsed <= 0 {
 		t.Errorf("get_job after kill -9 of the server = %+v, want lost with its last output", j)

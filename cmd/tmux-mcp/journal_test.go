@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/tmux-mcp/tmux-mcp/journal"
@@ -206,15 +205,6 @@ func TestJournalEndToEnd(t *testing.T) {
 	if strings.Contains(stderr.String(), "level=WARN") {
 		t.Errorf("warnings on stderr:\n%s", stderr)
 	}
-}
-
-func callToolErr(c *client.Client, name string, args map[string]any) (*mcp.CallToolResult, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	var req mcp.CallToolRequest
-	req.Params.Name = name
-	req.Params.Arguments = args
-	return c.CallTool(ctx, req)
 }
 
 // TestUnreadableJournalDoesNotStopTheServer starts the binary on a

@@ -2,18 +2,17 @@ package main
 
 import (
 	"encoding/json"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/tmux-mcp/tmux-mcp/internal/e2etest"
 	"github.com/tmux-mcp/tmux-mcp/tmux/tmuxtest"
 )
 
-// attackerUID is the other local user of TestOtherUsersSockets. It needs
-// no account: the kernel runs a process as any uid root names.
-const attackerUID = 4001
+// attackerUID is the other local user of TestOtherUsersSockets.
+const attackerUID = e2etest.OtherUID
 
 // TestOtherUsersSockets is issue 29's first attack, on the built binary:
 // another local user (uid 4001) runs a fake tmux server that records
@@ -44,9 +43,9 @@ func TestOtherUsersSockets(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(base) })
-	mustChmod(t, base, 0o755)
+	e2etest.Chmod(t, base, 0o755)
 	fake := filepath.Join(base, "fake")
-	copyExecutable(t, fake)
+	e2etest.CopyExecutable(t, fake)
 	// The attacker's own directory: the program it wants run, and the
 	// fake servers' TMPDIR.
 	home := filepath.Join(base, "a")
@@ -141,35 +140,6 @@ func TestOtherUsersSockets(t *testing.T) {
 	}
 }
 
-// copyExecutable copies the running test binary to dst, mode 0755, so
-// that another uid can run it (go test's build directory is private).
-func copyExecutable(t *testing.T, dst string) {
-	t.Helper()
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Link(self, dst); err == nil {
-		mustChmod(t, dst, 0o755)
-		return
-	}
-	in, err := os.Open(self)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_CREATE|os.O_WRONLY|os.O_EXCL, 0o755)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		t.Fatal(err)
-	}
-	if err := out.Close(); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // mkdirOwned makes dir with exactly mode (umask aside) and owner uid.
 func mkdirOwned(t *testing.T, dir string, mode os.FileMode, uid int) {
 	t.Helper()
@@ -177,25 +147,12 @@ func mkdirOwned(t *testing.T, dir string, mode os.FileMode, uid int) {
 		t.Fatal(err)
 	}
 	mustChown(t, dir, uid)
-	mustChmod(t, dir, mode)
+	e2etest.Chmod(t, dir, mode)
 }
 
 func mustChown(t *testing.T, path string, uid int) {
 	t.Helper()
 	if err := os.Chown(path, uid, uid); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// mustChmod sets mode; os.FileMode's sticky bit is not the kernel's, so
-// it is translated.
-func mustChmod(t *testing.T, path string, mode os.FileMode) {
-	t.Helper()
-	m := mode.Perm()
-	if mode&0o1000 != 0 {
-		m |= os.ModeSticky
-	}
-	if err := os.Chmod(path, m); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -6,11 +6,8 @@ import (
 	"context"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"io"
 	"net"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -24,156 +21,11 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
-	colmetricpb "go.opentelemetry.io/proto/otlp/collector/metrics/v1"
-	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
-	metricpb "go.opentelemetry.io/proto/otlp/metrics/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
-	"google.golang.org/grpc"
-	"google.golang.org/protobuf/proto"
 
+	"github.com/tmux-mcp/tmux-mcp/internal/e2etest"
 	"github.com/tmux-mcp/tmux-mcp/tmux/tmuxtest"
 )
-
-// collector is a local OTLP receiver that keeps the spans and metric
-// names it is sent.
-type collector struct {
-	endpoint string // for OTEL_EXPORTER_OTLP_ENDPOINT
-
-	mu         sync.Mutex
-	spans      []*tracepb.Span
-	services   []string // service.name of every resource that sent spans
-	metrics    map[string]bool
-	resSpans   []*tracepb.ResourceSpans // everything received, as sent
-	resMetrics []*metricpb.ResourceMetrics
-}
-
-func (c *collector) traces(req *coltracepb.ExportTraceServiceRequest) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.resSpans = append(c.resSpans, req.GetResourceSpans()...)
-	for _, rs := range req.GetResourceSpans() {
-		for _, a := range rs.GetResource().GetAttributes() {
-			if a.GetKey() == "service.name" {
-				c.services = append(c.services, a.GetValue().GetStringValue())
-			}
-		}
-		for _, ss := range rs.GetScopeSpans() {
-			c.spans = append(c.spans, ss.GetSpans()...)
-		}
-	}
-}
-
-func (c *collector) metricsIn(req *colmetricpb.ExportMetricsServiceRequest) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.resMetrics = append(c.resMetrics, req.GetResourceMetrics()...)
-	for _, rm := range req.GetResourceMetrics() {
-		for _, sm := range rm.GetScopeMetrics() {
-			for _, m := range sm.GetMetrics() {
-				c.metrics[m.GetName()] = true
-			}
-		}
-	}
-}
-
-func (c *collector) hasMetric(name string) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.metrics[name]
-}
-
-// span returns the spans received named name.
-func (c *collector) span(name string) []*tracepb.Span {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	var out []*tracepb.Span
-	for _, s := range c.spans {
-		if s.GetName() == name {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
-// newHTTPCollector receives OTLP/HTTP with protobuf payloads.
-func newHTTPCollector(t testing.TB) *collector {
-	c := &collector{metrics: map[string]bool{}}
-	decode := func(w http.ResponseWriter, r *http.Request, req, resp proto.Message) bool {
-		b, err := io.ReadAll(r.Body)
-		if errors.Is(err, io.ErrUnexpectedEOF) {
-			// The exporter gave up mid-request: its per-export timeout or
-			// the bounded flush at shutdown (telemetry's flushTimeout) ran
-			// out on a loaded machine. Nothing arrived to check.
-			http.Error(w, "truncated", http.StatusBadRequest)
-			return false
-		}
-		if err == nil {
-			err = proto.Unmarshal(b, req)
-		}
-		if err != nil || r.Header.Get("Content-Type") != "application/x-protobuf" {
-			t.Errorf("collector: %s with Content-Type %q: %v", r.URL.Path, r.Header.Get("Content-Type"), err)
-			http.Error(w, "bad request", http.StatusBadRequest)
-			return false
-		}
-		out, _ := proto.Marshal(resp)
-		w.Header().Set("Content-Type", "application/x-protobuf")
-		w.Write(out)
-		return true
-	}
-	mux := http.NewServeMux()
-	mux.HandleFunc("POST /v1/traces", func(w http.ResponseWriter, r *http.Request) {
-		var req coltracepb.ExportTraceServiceRequest
-		if decode(w, r, &req, &coltracepb.ExportTraceServiceResponse{}) {
-			c.traces(&req)
-		}
-	})
-	mux.HandleFunc("POST /v1/metrics", func(w http.ResponseWriter, r *http.Request) {
-		var req colmetricpb.ExportMetricsServiceRequest
-		if decode(w, r, &req, &colmetricpb.ExportMetricsServiceResponse{}) {
-			c.metricsIn(&req)
-		}
-	})
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
-	c.endpoint = srv.URL
-	return c
-}
-
-type grpcTraces struct {
-	coltracepb.UnimplementedTraceServiceServer
-	c *collector
-}
-
-func (g grpcTraces) Export(_ context.Context, req *coltracepb.ExportTraceServiceRequest) (*coltracepb.ExportTraceServiceResponse, error) {
-	g.c.traces(req)
-	return &coltracepb.ExportTraceServiceResponse{}, nil
-}
-
-type grpcMetrics struct {
-	colmetricpb.UnimplementedMetricsServiceServer
-	c *collector
-}
-
-func (g grpcMetrics) Export(_ context.Context, req *colmetricpb.ExportMetricsServiceRequest) (*colmetricpb.ExportMetricsServiceResponse, error) {
-	g.c.metricsIn(req)
-	return &colmetricpb.ExportMetricsServiceResponse{}, nil
-}
-
-// newGRPCCollector receives OTLP/gRPC, without TLS.
-func newGRPCCollector(t testing.TB) *collector {
-	c := &collector{metrics: map[string]bool{}}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := grpc.NewServer()
-	coltracepb.RegisterTraceServiceServer(s, grpcTraces{c: c})
-	colmetricpb.RegisterMetricsServiceServer(s, grpcMetrics{c: c})
-	go s.Serve(l)
-	t.Cleanup(s.Stop)
-	c.endpoint = "http://" + l.Addr().String()
-	return c
-}
 
 // TestOTLPExportFromBinary runs the built binary with OTEL_* pointing at a
 // local collector, makes a tool call carrying the caller's trace context,
@@ -184,17 +36,17 @@ func TestOTLPExportFromBinary(t *testing.T) {
 	bin := buildBinary(t)
 	for _, tt := range []struct {
 		protocol string
-		start    func(testing.TB) *collector
+		start    func(testing.TB) *e2etest.Collector
 	}{
-		{"http/protobuf", newHTTPCollector},
-		{"grpc", newGRPCCollector},
+		{"http/protobuf", e2etest.NewHTTPCollector},
+		{"grpc", e2etest.NewGRPCCollector},
 	} {
 		t.Run(strings.ReplaceAll(tt.protocol, "/", "_"), func(t *testing.T) {
 			col := tt.start(t)
 			tm := tmuxtest.New(t)
 			tm.Start("main")
 			c, cmd, stderr := startStdio(t, bin, binaryEnv(tm.Socket,
-				"OTEL_EXPORTER_OTLP_ENDPOINT="+col.endpoint, "OTEL_EXPORTER_OTLP_PROTOCOL="+tt.protocol,
+				"OTEL_EXPORTER_OTLP_ENDPOINT="+col.Endpoint, "OTEL_EXPORTER_OTLP_PROTOCOL="+tt.protocol,
 				"OTEL_SERVICE_NAME=tmux-mcp-e2e", "OTEL_BSP_SCHEDULE_DELAY=50", "OTEL_METRIC_EXPORT_INTERVAL=100"))
 			const traceID, parentID = "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7"
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -208,14 +60,14 @@ func TestOTLPExportFromBinary(t *testing.T) {
 			// Exported while the server runs: spans by the batch processor,
 			// metrics (gauges too) by the periodic reader.
 			tmuxtest.WaitFor(t, 10*time.Second, "the call's spans and the server gauges at the collector", func() bool {
-				return len(col.span("tools/call list_sessions")) > 0 && len(col.span("tmux list-sessions")) > 0 &&
-					col.hasMetric("tmux.server.open_fds")
+				return len(col.Span("tools/call list_sessions")) > 0 && len(col.Span("tmux list-sessions")) > 0 &&
+					col.HasMetric("tmux.server.open_fds")
 			})
 			if err := c.Close(); err != nil || !cmd.ProcessState.Success() {
 				t.Fatalf("exit: %v %v\nstderr:\n%s", err, cmd.ProcessState, stderr)
 			}
 
-			reqSpans := col.span("tools/call list_sessions")
+			reqSpans := col.Span("tools/call list_sessions")
 			if len(reqSpans) != 1 {
 				t.Fatalf("got %d request spans, want 1\nstderr:\n%s", len(reqSpans), stderr)
 			}
@@ -230,20 +82,18 @@ func TestOTLPExportFromBinary(t *testing.T) {
 				t.Errorf("request span kind = %v, want server", rs.GetKind())
 			}
 			var child bool
-			for _, s := range col.span("tmux list-sessions") {
+			for _, s := range col.Span("tmux list-sessions") {
 				child = child || string(s.GetParentSpanId()) == string(rs.GetSpanId())
 			}
 			if !child {
 				t.Errorf("no tmux list-sessions span under the request span")
 			}
-			col.mu.Lock()
-			services := col.services
-			col.mu.Unlock()
+			services := col.Services()
 			if len(services) == 0 || services[0] != "tmux-mcp-e2e" {
 				t.Errorf("service.name = %q, want OTEL_SERVICE_NAME's tmux-mcp-e2e", services)
 			}
 			for _, name := range []string{"tmux.command.duration", "mcp.server.operation.duration"} {
-				if !col.hasMetric(name) {
+				if !col.HasMetric(name) {
 					t.Errorf("collector has no metric %s", name)
 				}
 			}

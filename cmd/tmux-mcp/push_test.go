@@ -3,158 +3,19 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"fmt"
-	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/tmux-mcp/tmux-mcp/tmux/tmuxtest"
 )
-
-// pushed records the notifications a client received, in order.
-type pushed struct {
-	mu     sync.Mutex
-	all    []received
-	signal chan struct{}
-}
-
-type received struct {
-	at     time.Time
-	method string
-	params map[string]any
-	raw    string
-}
-
-func (r received) str(key string) string { s, _ := r.params[key].(string); return s }
-
-func (r received) data(key string) any {
-	d, _ := r.params["data"].(map[string]any)
-	return d[key]
-}
-
-func (p *pushed) add(n mcp.JSONRPCNotification) {
-	raw, _ := json.Marshal(n)
-	var m struct {
-		Params map[string]any `json:"params"`
-	}
-	_ = json.Unmarshal(raw, &m)
-	p.mu.Lock()
-	p.all = append(p.all, received{at: time.Now(), method: n.Method, params: m.Params, raw: string(raw)})
-	p.mu.Unlock()
-	select {
-	case p.signal <- struct{}{}:
-	default:
-	}
-}
-
-func (p *pushed) since(i int) []received {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return append([]received(nil), p.all[min(i, len(p.all)):]...)
-}
-
-func (p *pushed) len() int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return len(p.all)
-}
-
-func (p *pushed) wait(tb testing.TB, i int, timeout time.Duration, what string, ok func(received) bool) received {
-	tb.Helper()
-	deadline := time.After(timeout)
-	for {
-		for _, r := range p.since(i) {
-			if ok(r) {
-				return r
-			}
-		}
-		select {
-		case <-p.signal:
-		case <-deadline:
-			var b strings.Builder
-			for _, r := range p.since(i) {
-				b.WriteString("\n  " + r.raw)
-			}
-			tb.Fatalf("no %s within %v; got:%s", what, timeout, b.String())
-		}
-	}
-}
-
-func isUpdate(uri string) func(received) bool {
-	return func(r received) bool {
-		return r.method == string(mcp.MethodNotificationResourceUpdated) && r.str("uri") == uri
-	}
-}
-
-func isLogOf(event string) func(received) bool {
-	return func(r received) bool {
-		return r.method == string(mcp.MethodNotificationMessage) && r.data("event") == event
-	}
-}
-
-// startLegacyStdio starts the binary and connects a client of the
-// 2025-11-25 protocol (initialize handshake, resources/subscribe,
-// logging/setLevel), as MCP clients in the field speak it.
-func startLegacyStdio(tb testing.TB, bin string, env []string) (*client.Client, *pushed, *syncBuffer) {
-	tb.Helper()
-	stderr := &syncBuffer{}
-	tr := transport.NewStdioWithOptions(bin, env, []string{"serve"},
-		transport.WithCommandFunc(func(ctx context.Context, command string, env []string, args []string) (*exec.Cmd, error) {
-			cmd := exec.CommandContext(ctx, command, args...)
-			cmd.Env = env
-			return cmd, nil
-		}),
-		transport.WithCommandStderrWriter(stderr))
-	c := client.NewClient(tr, client.WithProtocolVersion(mcp.LATEST_LEGACY_PROTOCOL_VERSION))
-	p := &pushed{signal: make(chan struct{}, 1)}
-	c.OnNotification(p.add)
-	// Start (not the transport's) also routes notifications to p.
-	if err := c.Start(context.Background()); err != nil {
-		tb.Fatalf("start: %v", err)
-	}
-	tb.Cleanup(func() { c.Close() })
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
-	defer cancel()
-	var init mcp.InitializeRequest
-	init.Params.ProtocolVersion = mcp.LATEST_LEGACY_PROTOCOL_VERSION
-	init.Params.ClientInfo = mcp.Implementation{Name: "e2e-legacy", Version: "0"}
-	if _, err := c.Initialize(ctx, init); err != nil {
-		tb.Fatalf("initialize: %v\nstderr:\n%s", err, stderr)
-	}
-	return c, p, stderr
-}
-
-var rpcIDs atomic.Int64
-
-// rpc sends a request the client library offers only as a deprecated call
-// (resources/subscribe, logging/setLevel) and returns the server's error.
-func rpc(c *client.Client, method string, params any) error {
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
-	defer cancel()
-	resp, err := c.GetTransport().SendRequest(ctx, transport.JSONRPCRequest{JSONRPC: mcp.JSONRPC_VERSION,
-		ID: mcp.NewRequestId(fmt.Sprintf("e2e-%d", rpcIDs.Add(1))), Method: method, Params: params})
-	if err != nil {
-		return err
-	}
-	if resp.Error != nil {
-		return fmt.Errorf("%d %s", resp.Error.Code, resp.Error.Message)
-	}
-	return nil
-}
-
-func contentURI(pane string) string { return "tmux://panes/" + url.PathEscape(pane) + "/content" }
 
 // health is the part of server_health these tests read.
 type health struct {
@@ -228,13 +89,13 @@ func TestStdioPush(t *testing.T) {
 		if h.PID != tm.PID() || h.PID <= 0 {
 			t.Fatalf("server_health pid %d, test socket's server %d; not signalling", h.PID, tm.PID())
 		}
-		i := p.len()
+		i := p.Len()
 		if err := syscall.Kill(h.PID, syscall.SIGKILL); err != nil {
 			t.Fatal(err)
 		}
-		died := p.wait(t, i, 10*time.Second, "a server_died log message", isLogOf("server_died"))
-		if died.str("level") != "error" || died.data("cause") != "killed" || died.data("pid") != float64(h.PID) {
-			t.Errorf("death message %s, want level error, cause killed, pid %d", died.raw, h.PID)
+		died := p.Wait(t, i, 10*time.Second, "a server_died log message", isLogOf("server_died"))
+		if died.Str("level") != "error" || died.Data("cause") != "killed" || died.Data("pid") != float64(h.PID) {
+			t.Errorf("death message %s, want level error, cause killed, pid %d", died.Raw, h.PID)
 		}
 		tmuxtest.WaitFor(t, 15*time.Second, "the server to be restarted", func() bool {
 			h2 := serverHealth(t, c)
@@ -246,12 +107,12 @@ func TestStdioPush(t *testing.T) {
 		})
 	}
 	rank := map[string]int{"debug": 0, "info": 1, "notice": 2, "warning": 3, "error": 4, "critical": 5, "alert": 6, "emergency": 7}
-	for _, r := range p.since(0) {
-		if r.method == string(mcp.MethodNotificationMessage) && rank[r.str("level")] < rank["warning"] {
-			t.Errorf("log message below the level set (warning): %s", r.raw)
+	for _, r := range p.Since(0) {
+		if r.Method == string(mcp.MethodNotificationMessage) && rank[r.Str("level")] < rank["warning"] {
+			t.Errorf("log message below the level set (warning): %s", r.Raw)
 		}
-		if strings.Contains(r.raw, marker) {
-			t.Errorf("a notification carries pane text or keys: %s", r.raw)
+		if strings.Contains(r.Raw, marker) {
+			t.Errorf("a notification carries pane text or keys: %s", r.Raw)
 		}
 	}
 	if t.Failed() {
@@ -291,13 +152,13 @@ func BenchmarkStdioPaneUpdateLatency(b *testing.B) {
 		b.StopTimer()
 		time.Sleep(150 * time.Millisecond)
 		b.StartTimer()
-		i := p.len()
+		i := p.Len()
 		start := time.Now()
 		if _, err := w.Write([]byte("x\n")); err != nil {
 			b.Fatal(err)
 		}
-		got := p.wait(b, i, 10*time.Second, "an update", isUpdate(uri))
-		lat = append(lat, got.at.Sub(start))
+		got := p.Wait(b, i, 10*time.Second, "an update", isUpdate(uri))
+		lat = append(lat, got.At.Sub(start))
 	}
 	slices.Sort(lat)
 	pct := func(q float64) float64 { return float64(lat[int(q*float64(len(lat)-1))].Microseconds()) }
@@ -322,24 +183,24 @@ func subscribeAndUnsubscribe(t *testing.T, c *client.Client, p *pushed, tm *tmux
 		t.Errorf("a subscribed silent pane cost tmux work: health %+v, then %+v", before, after)
 	}
 
-	i := p.len()
+	i := p.Len()
 	start := time.Now()
 	tm.MustTmux("send-keys", "-t", pane, marker, "Enter")
-	got := p.wait(t, i, 5*time.Second, "an update of "+uri, isUpdate(uri))
-	t.Logf("send-keys to notifications/resources/updated over stdio: %v (exec send-keys included)", got.at.Sub(start))
+	got := p.Wait(t, i, 5*time.Second, "an update of "+uri, isUpdate(uri))
+	t.Logf("send-keys to notifications/resources/updated over stdio: %v (exec send-keys included)", got.At.Sub(start))
 
 	if err := rpc(c, string(mcp.MethodResourcesUnsubscribe), map[string]any{"uri": uri}); err != nil {
 		t.Fatal(err)
 	}
-	i = p.len()
+	i = p.Len()
 	tm.MustTmux("send-keys", "-t", pane, "after-unsubscribe", "Enter")
 	tmuxtest.WaitFor(t, 5*time.Second, "the pane to print", func() bool {
 		return strings.Contains(tm.MustTmux("capture-pane", "-p", "-t", pane), "after-unsubscribe")
 	})
 	time.Sleep(300 * time.Millisecond) // absence cannot be awaited: three hold-offs
-	for _, r := range p.since(i) {
+	for _, r := range p.Since(i) {
 		if isUpdate(uri)(r) {
-			t.Errorf("update after unsubscribe: %s", r.raw)
+			t.Errorf("update after unsubscribe: %s", r.Raw)
 		}
 	}
 }

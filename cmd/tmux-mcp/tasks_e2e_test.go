@@ -340,7 +340,7 @@ func connectTo(t *testing.T, transport, bin string, tm *tmuxtest.Server) map[str
 		return map[string]any{"command": bin, "args": []string{"serve"}, "env": env}
 	case "http":
 		p := startHTTP(t, tm)
-		return map[string]any{"url": p.url, "token": p.token}
+		return map[string]any{"url": p.URL, "token": p.Token}
 	}
 	t.Fatalf("no transport %q", transport)
 	return nil

@@ -33,7 +33,7 @@ type rpcCaller struct {
 func legacyCaller(t *testing.T, p *httpProc) *rpcCaller {
 	t.Helper()
 	c := &rpcCaller{t: t, p: p}
-	resp, body := p.post(t, nil, initializeBody, p.auth())
+	resp, body := p.Post(t, nil, initializeBody, p.Auth())
 	c.session = resp.Header.Get("Mcp-Session-Id")
 	if resp.StatusCode != http.StatusOK || c.session == "" {
 		t.Fatalf("initialize: %d, session %q: %s", resp.StatusCode, c.session, body)
@@ -80,7 +80,7 @@ func (c *rpcCaller) body(method string, params map[string]any) (string, string) 
 }
 
 func (c *rpcCaller) headers(method, name string) map[string]string {
-	h := c.p.auth()
+	h := c.p.Auth()
 	if c.modern {
 		h["Mcp-Protocol-Version"] = "2026-07-28"
 		h["Mcp-Method"] = method
@@ -97,7 +97,7 @@ func (c *rpcCaller) headers(method, name string) map[string]string {
 // post sends a frame and returns the response's body.
 func (c *rpcCaller) post(frame, method, name string) (*http.Response, string) {
 	c.t.Helper()
-	return c.p.post(c.t, &http.Client{Timeout: 30 * time.Second}, frame, c.headers(method, name))
+	return c.p.Post(c.t, &http.Client{Timeout: 30 * time.Second}, frame, c.headers(method, name))
 }
 
 // request sends a request and returns the response to it: its result or
@@ -172,7 +172,7 @@ func (c *rpcCaller) listenAck(ids []string) []string {
 	frame, _ := c.body("subscriptions/listen", map[string]any{"notifications": map[string]any{"taskIds": ids}})
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.p.url, strings.NewReader(frame))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.p.URL, strings.NewReader(frame))
 	if err != nil {
 		c.t.Fatal(err)
 	}

@@ -29,8 +29,8 @@ func (f *Freshness) probe(ctx context.Context, pane tmux.PaneID) Proof {
 		defer cancel()
 		sent := f.cfg.Now()
 		start := time.Now()
-		out, err := f.run(pctx, "display-message", "-p", "-t", string(pane), probeFormat)
-		f.barrierDone(f.client.Transport().Kind(), time.Since(start), err)
+		out, via, err := f.run(pctx, "display-message", "-p", "-t", string(pane), probeFormat)
+		f.barrierDone(via, time.Since(start), err)
 		if err != nil {
 			return Proof{}, err
 		}
@@ -64,8 +64,10 @@ func probeTrusted(activity int64, sent time.Time) bool {
 }
 
 // run runs the probe's command on the server's command transport, holding
-// one of the server's in-flight slots (Options.Slots) like every call.
-func (f *Freshness) run(ctx context.Context, args ...string) ([]byte, error) {
+// one of the server's in-flight slots (Options.Slots) like every call. It
+// returns the kind of the transport that carried it (or would have, when
+// no slot came free).
+func (f *Freshness) run(ctx context.Context, args ...string) ([]byte, string, error) {
 	if f.cfg.Slots != nil {
 		select {
 		case f.cfg.Slots <- struct{}{}:
@@ -73,10 +75,14 @@ func (f *Freshness) run(ctx context.Context, args ...string) ([]byte, error) {
 		case <-ctx.Done():
 			err := ctx.Err()
 			if errors.Is(err, context.DeadlineExceeded) {
-				return nil, fmt.Errorf("tmux %s: waited for a free slot until the deadline: %w", args[0], tmux.ErrTimeout)
+				return nil, f.client.Transport().Kind(), fmt.Errorf("tmux %s: waited for a free slot until the deadline: %w", args[0], tmux.ErrTimeout)
 			}
-			return nil, fmt.Errorf("tmux %s: %w", args[0], err)
+			return nil, f.client.Transport().Kind(), fmt.Errorf("tmux %s: %w", args[0], err)
 		}
 	}
-	return f.client.Run(ctx, args...)
+	// Chosen once the slot is held, as the call runs: a control
+	// connection lost meanwhile leaves exec.
+	tr := f.client.Transport()
+	out, err := tr.Run(ctx, args...)
+	return out, tr.Kind(), err
 }

@@ -1,10 +1,11 @@
-package main
+package hosts_test
 
 import (
 	"encoding/hex"
 	"testing"
 	"time"
 
+	"github.com/tmux-mcp/tmux-mcp/internal/e2etest"
 	"github.com/tmux-mcp/tmux-mcp/tmux/tmuxtest"
 )
 
@@ -14,8 +15,8 @@ import (
 // one (trace context carried in the forwarded request's _meta), and each
 // side's resource says its host.
 func TestHostsTraceThroughHop(t *testing.T) {
-	col := newHTTPCollector(t)
-	otel := []string{"OTEL_EXPORTER_OTLP_ENDPOINT=" + col.endpoint, "OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf",
+	col := e2etest.NewHTTPCollector(t)
+	otel := []string{"OTEL_EXPORTER_OTLP_ENDPOINT=" + col.Endpoint, "OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf",
 		"OTEL_SERVICE_NAME=tmux-mcp", "OTEL_BSP_SCHEDULE_DELAY=50", "OTEL_METRIC_EXPORT_INTERVAL=60000"}
 	f := startHostsFixtureEnv(t,
 		append(otel, "OTEL_RESOURCE_ATTRIBUTES=host.name=laptop"),
@@ -24,29 +25,18 @@ func TestHostsTraceThroughHop(t *testing.T) {
 
 	type span struct{ trace, id, parent string }
 	find := func(host, name string) []span {
-		col.mu.Lock()
-		defer col.mu.Unlock()
 		var out []span
-		for _, rs := range col.resSpans {
-			if resourceAttrs(rs.GetResource())["host.name"] != host {
-				continue
-			}
-			for _, ss := range rs.GetScopeSpans() {
-				for _, s := range ss.GetSpans() {
-					if s.GetName() == name {
-						out = append(out, span{hex.EncodeToString(s.GetTraceId()), hex.EncodeToString(s.GetSpanId()),
-							hex.EncodeToString(s.GetParentSpanId())})
-					}
-				}
-			}
+		for _, s := range col.HostSpans(host, name) {
+			out = append(out, span{hex.EncodeToString(s.GetTraceId()), hex.EncodeToString(s.GetSpanId()),
+				hex.EncodeToString(s.GetParentSpanId())})
 		}
 		return out
 	}
 	var local, remote []span
 	defer func() {
 		if t.Failed() {
-			t.Logf("host.names at the collector: %v; laptop's list_sessions spans %d, beta's %d", col.hostNames(),
-				col.hostSpans("laptop", "tools/call list_sessions"), col.hostSpans("beta", "tools/call list_sessions"))
+			t.Logf("host.names at the collector: %v; laptop's list_sessions spans %d, beta's %d", col.HostNames(),
+				len(col.HostSpans("laptop", "tools/call list_sessions")), len(col.HostSpans("beta", "tools/call list_sessions")))
 		}
 	}()
 	tmuxtest.WaitFor(t, 15*time.Second, "the call's spans from both hosts at the collector", func() bool {

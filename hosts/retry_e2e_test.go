@@ -1,4 +1,4 @@
-package main
+package hosts_test
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/tmux-mcp/tmux-mcp/hosts/sshdtest"
+	"github.com/tmux-mcp/tmux-mcp/internal/e2etest"
 	"github.com/tmux-mcp/tmux-mcp/tmux/tmuxtest"
 )
 
@@ -24,9 +25,9 @@ func startHostURL(t *testing.T, bin string, h *simHost, url string, extra ...str
 	t.Helper()
 	ssh := sshdtest.ClientConfig(t, h.sshd)
 	local := tmuxtest.New(t)
-	env := binaryEnv(local.Socket, append([]string{"TMUX_MCP_HOSTS=" + url, "TMUX_MCP_SSH=" + strings.Join(ssh, " ")}, extra...)...)
+	env := e2etest.Env(local.Socket, append([]string{"TMUX_MCP_HOSTS=" + url, "TMUX_MCP_SSH=" + strings.Join(ssh, " ")}, extra...)...)
 	f := &hostsFixture{ssh: ssh, local: local, env: env}
-	f.c, f.cmd, f.stderr = startStdio(t, bin, env)
+	f.c, f.cmd, f.stderr = e2etest.StartStdio(t, bin, env)
 	t.Cleanup(func() { f.c.Close() })
 	return f
 }
@@ -44,7 +45,7 @@ var lostReads = regexp.MustCompile(`connection lost during a read.* connection=(
 // each kill ends the connection and that tmux-mcp (the next one takes
 // the job over from the host's journal).
 func TestHostsReadRetryWaitsForNextConnection(t *testing.T) {
-	bin := buildBinary(t)
+	bin := e2etest.Binary(t)
 	h := startSimHost(t, "alpha", bin)
 	input := filepath.Join(h.dir, "input.log")
 	wrap := filepath.Join(h.dir, "wrap.sh")
@@ -63,7 +64,7 @@ func TestHostsReadRetryWaitsForNextConnection(t *testing.T) {
 	var started struct {
 		JobID string `json:"job_id"`
 	}
-	decode(t, f.call(t, 20*time.Second, "run_command", map[string]any{"host": "alpha", "pane_id": pane, "background": true,
+	e2etest.Decode(t, f.call(t, 20*time.Second, "run_command", map[string]any{"host": "alpha", "pane_id": pane, "background": true,
 		"command": "while [ ! -e '" + done + "' ]; do sleep 0.05; done; echo job-done-retry"}), &started)
 	if started.JobID == "" {
 		t.Fatal("run_command background: no job_id")
@@ -120,7 +121,7 @@ func TestHostsReadRetryWaitsForNextConnection(t *testing.T) {
 		State  string   `json:"state"`
 		Output []string `json:"output"`
 	}
-	decode(t, res, &j)
+	e2etest.Decode(t, res, &j)
 	if j.State != "exited" || !strings.Contains(strings.Join(j.Output, "\n"), "job-done-retry") {
 		t.Errorf("the job after %d lost connections: %s", kills, structuredText(t, res))
 	}

@@ -1,4 +1,4 @@
-package main
+package hosts_test
 
 import (
 	"bytes"
@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tmux-mcp/tmux-mcp/internal/e2etest"
 )
 
 // TestHostFlagRefusals: through the built binary, a --host whose user
@@ -19,7 +21,7 @@ import (
 // of the value, not in the reason, not when it comes from the
 // environment, a hosts file or a stray argument (issue 42).
 func TestHostFlagRefusals(t *testing.T) {
-	bin := buildBinary(t)
+	bin := e2etest.Binary(t)
 	dir := t.TempDir()
 	file := func(content string) string {
 		p := filepath.Join(dir, "hosts"+strconv.Itoa(len(content)))
@@ -50,7 +52,7 @@ func TestHostFlagRefusals(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			cmd := exec.Command(bin, append([]string{"serve"}, tt.args...)...)
-			cmd.Env = append(binaryEnv(filepath.Join(dir, "no.sock"), "TMUX_MCP_SSH=false"), tt.env...)
+			cmd.Env = append(e2etest.Env(filepath.Join(dir, "no.sock"), "TMUX_MCP_SSH=false"), tt.env...)
 			cmd.Dir = dir
 			var stderr bytes.Buffer
 			cmd.Stderr = &stderr

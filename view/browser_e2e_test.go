@@ -1,4 +1,4 @@
-package main
+package view_test
 
 import (
 	"context"
@@ -19,6 +19,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/tmux-mcp/tmux-mcp/internal/e2etest"
 	"github.com/tmux-mcp/tmux-mcp/tmux/tmuxtest"
 	"github.com/tmux-mcp/tmux-mcp/view/browsertest"
 )
@@ -29,7 +30,7 @@ import (
 // tmux received a line.
 type viewServer struct {
 	tm   *tmuxtest.Server
-	p    *httpProc
+	p    *e2etest.HTTP
 	base string // http://127.0.0.1:PORT
 	fifo string
 	bctx context.Context // the browser's tab, when one runs
@@ -53,8 +54,8 @@ func startViewServer(t *testing.T, args ...string) *viewServer {
 			tm.MustTmux("select-layout", "-t", name, "tiled")
 		}
 	}
-	v.p = startHTTP(t, tm, append([]string{"--view", "--log-level", "debug"}, args...)...)
-	v.base = strings.TrimSuffix(v.p.url, "/mcp")
+	v.p = e2etest.StartHTTP(t, tm, append([]string{"--view", "--log-level", "debug"}, args...)...)
+	v.base = strings.TrimSuffix(v.p.URL, "/mcp")
 	return v
 }
 
@@ -123,7 +124,7 @@ func TestViewInBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitPage(t, ctx, 10*time.Second, "at the sign-in without a credential", `location.pathname === "/view/login"`)
-	if err := chromedp.Do(ctx, chromedp.Navigate(v.base+"/view/login#token="+url.QueryEscape(v.p.token))); err != nil {
+	if err := chromedp.Do(ctx, chromedp.Navigate(v.base+"/view/login#token="+url.QueryEscape(v.p.Token))); err != nil {
 		t.Fatal(err)
 	}
 	waitPage(t, ctx, 10*time.Second, "signed in", `location.pathname === "/view/" && !!window.tmuxView`)
@@ -335,9 +336,9 @@ func TestViewInBrowser(t *testing.T) {
 			resp.Body.Close()
 			return resp.StatusCode
 		}
-		bearer := v.p.auth()
+		bearer := v.p.Auth()
 		// A credential as the page gets one.
-		resp, err := hc.Post(v.base+"/view/login", "application/json", strings.NewReader(`{"token": "`+v.p.token+`"}`))
+		resp, err := hc.Post(v.base+"/view/login", "application/json", strings.NewReader(`{"token": "`+v.p.Token+`"}`))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -426,9 +427,9 @@ func TestViewInBrowser(t *testing.T) {
 	})
 
 	t.Run("nothing of the panes in the log", func(t *testing.T) {
-		log := v.p.stderr.String()
+		log := v.p.Stderr.String()
 		cred := eval[string](t, ctx, `JSON.parse(localStorage.getItem("tmux-mcp-view")).c`)
-		for _, secret := range []string{"MARK-", v.p.token, cred, "echo typed"} {
+		for _, secret := range []string{"MARK-", v.p.Token, cred, "echo typed"} {
 			if strings.Contains(log, secret) {
 				t.Errorf("the log holds %q:\n%s", secret, log)
 			}
@@ -458,8 +459,8 @@ func (v *viewServer) dressForScreenshot(t *testing.T) {
 	for i, l := range lines {
 		v.tm.MustTmux("send-keys", "-t", panes[i], l, "Enter")
 	}
-	c := v.p.client(t, nil)
-	callTool(t, c, "run_command", map[string]any{"pane_id": panes[3], "command": "sleep 300", "background": true})
+	c := v.p.Client(t, nil)
+	e2etest.CallTool(t, c, "run_command", map[string]any{"pane_id": panes[3], "command": "sleep 300", "background": true})
 	logs := strings.Fields(v.tm.MustTmux("list-panes", "-t", "logs", "-F", "#{pane_id}"))
 	v.tm.MustTmux("send-keys", "-t", logs[0], `clear; for i in 0 1 2 3 4 5; do echo "$(date +%T) INFO request 100$i served in ${i}7 ms"; done`, "Enter")
 	waitPage(t, v.bctx, 10*time.Second, "the job and the lines shown", `!!document.querySelector(".badge.job") && `+
@@ -470,7 +471,7 @@ func (v *viewServer) dressForScreenshot(t *testing.T) {
 // into the pane chosen (its input line, Enter sends), and the text reaches
 // the pane; without the tier, or without --view, tmux-mcp refuses to start.
 func TestViewInput(t *testing.T) {
-	bin := buildBinary(t)
+	bin := e2etest.Binary(t)
 	for _, c := range []struct {
 		args []string
 		want string
@@ -487,7 +488,7 @@ func TestViewInput(t *testing.T) {
 
 	v := startViewServer(t, "--view-input", "--safety", "destructive")
 	ctx := browsertest.New(t, 1500, 1100)
-	if err := chromedp.Do(ctx, chromedp.Navigate(v.base+"/view/login#token="+url.QueryEscape(v.p.token))); err != nil {
+	if err := chromedp.Do(ctx, chromedp.Navigate(v.base+"/view/login#token="+url.QueryEscape(v.p.Token))); err != nil {
 		t.Fatal(err)
 	}
 	waitPage(t, ctx, 10*time.Second, "12 panes drawn", paneCount+` === 12`)
@@ -541,8 +542,8 @@ func TestViewInput(t *testing.T) {
 			t.Errorf("pane %s got the typing meant for %s", other, target)
 		}
 	}
-	if strings.Contains(v.p.stderr.String(), "TYPED") {
-		t.Errorf("the keystrokes reached the log:\n%s", v.p.stderr)
+	if strings.Contains(v.p.Stderr.String(), "TYPED") {
+		t.Errorf("the keystrokes reached the log:\n%s", v.p.Stderr)
 	}
 }
 
@@ -566,11 +567,11 @@ func TestViewSignInForm(t *testing.T) {
 	waitPage(t, ctx, 10*time.Second, "the wrong token refused on the page", `location.pathname === "/view/login" && `+
 		`((document.getElementById("msg") || {}).textContent || "").includes("refused")`)
 	eval[bool](t, ctx, `document.querySelector('input[name="token"]').value = "", true`)
-	if err := chromedp.Do(ctx, chromedp.SendKeys(field, v.p.token), chromedp.Click(button)); err != nil {
+	if err := chromedp.Do(ctx, chromedp.SendKeys(field, v.p.Token), chromedp.Click(button)); err != nil {
 		t.Fatal(err)
 	}
 	waitPage(t, ctx, 15*time.Second, "the view open, 12 panes drawn", `location.pathname === "/view/" && `+paneCount+` === 12`)
-	if got := eval[string](t, ctx, `location.href`); strings.Contains(got, v.p.token) {
+	if got := eval[string](t, ctx, `location.href`); strings.Contains(got, v.p.Token) {
 		t.Errorf("the token is in the address bar: %s", got)
 	}
 }
@@ -587,17 +588,17 @@ func TestViewSignInAgain(t *testing.T) {
 	ln.Close()
 	tm := tmuxtest.New(t)
 	tm.MustTmux("new-session", "-d", "-s", "one")
-	first := startHTTP(t, tm, "--http", addr, "--view")
+	first := e2etest.StartHTTP(t, tm, "--http", addr, "--view")
 	ctx := browsertest.New(t, 1200, 800)
-	if err := chromedp.Do(ctx, chromedp.Navigate("http://"+addr+"/view/login#token="+url.QueryEscape(first.token))); err != nil {
+	if err := chromedp.Do(ctx, chromedp.Navigate("http://"+addr+"/view/login#token="+url.QueryEscape(first.Token))); err != nil {
 		t.Fatal(err)
 	}
 	waitPage(t, ctx, 10*time.Second, "signed in, a pane drawn", `location.pathname === "/view/" && `+paneCount+` === 1`)
-	if err := first.stop(t); err != nil {
+	if err := first.Stop(t); err != nil {
 		t.Fatalf("tmux-mcp stopped with %v", err)
 	}
-	second := startHTTP(t, tm, "--http", addr, "--view")
-	if second.token == first.token {
+	second := e2etest.StartHTTP(t, tm, "--http", addr, "--view")
+	if second.Token == first.Token {
 		t.Fatal("the second start generated the same token")
 	}
 	waitPage(t, ctx, 15*time.Second, "back at the sign-in", `location.pathname === "/view/login"`)

@@ -1,4 +1,4 @@
-package main
+package hosts_test
 
 import (
 	"slices"
@@ -7,6 +7,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/tmux-mcp/tmux-mcp/internal/e2etest"
 )
 
 // TestHostsOutliveTheirSession: the end of the ssh session the host's
@@ -17,7 +19,7 @@ import (
 // with no restart and no restore (issue 43: the server was in the ssh
 // session and died with it).
 func TestHostsOutliveTheirSession(t *testing.T) {
-	bin := buildBinary(t)
+	bin := e2etest.Binary(t)
 	h := startSimHost(t, "alpha", bin)
 	f := startHostURL(t, bin, h, h.sshd.URL("alpha"))
 	t.Cleanup(func() {
@@ -67,7 +69,7 @@ func TestHostsOutliveTheirSession(t *testing.T) {
 	var health struct {
 		Restarts int `json:"restarts"`
 	}
-	decode(t, f.call(t, 10*time.Second, "server_health", map[string]any{"host": "alpha"}), &health)
+	e2etest.Decode(t, f.call(t, 10*time.Second, "server_health", map[string]any{"host": "alpha"}), &health)
 	if health.Restarts != 0 {
 		t.Errorf("the host's supervisor restarted its server %d times: %+v", health.Restarts, health)
 	}

@@ -1,4 +1,4 @@
-package main
+package view_test
 
 import (
 	"bufio"
@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tmux-mcp/tmux-mcp/internal/e2etest"
 	"github.com/tmux-mcp/tmux-mcp/tmux/tmuxtest"
 )
 
@@ -20,7 +21,7 @@ import (
 // nobody watching, then with one watcher reading /view/stream, and the
 // bytes a second that watcher receives:
 //
-//	TMUX_MCP_MEASURE=1 go test -run MeasureViewLoad -v ./cmd/tmux-mcp/
+//	TMUX_MCP_MEASURE=1 go test -run MeasureViewLoad -v ./view/
 func TestMeasureViewLoad(t *testing.T) {
 	if os.Getenv("TMUX_MCP_MEASURE") != "1" {
 		t.Skip("a measurement: TMUX_MCP_MEASURE=1 runs it")
@@ -39,12 +40,12 @@ while True:
 			tm.MustTmux("select-layout", "-t", name, "tiled")
 		}
 	}
-	p := startHTTP(t, tm, "--view")
-	base := strings.TrimSuffix(p.url, "/mcp")
+	p := e2etest.StartHTTP(t, tm, "--view")
+	base := strings.TrimSuffix(p.URL, "/mcp")
 	// The supervisor adopts the server on the first call.
-	c := p.client(t, nil)
-	callTool(t, c, "list_sessions", nil)
-	mcpPID, tmuxPID := p.cmd.Process.Pid, tm.PID()
+	c := p.Client(t, nil)
+	e2etest.CallTool(t, c, "list_sessions", nil)
+	mcpPID, tmuxPID := p.Cmd.Process.Pid, tm.PID()
 	const window = 10 * time.Second
 
 	cpu0, tcpu0 := cpuSeconds(t, mcpPID), cpuSeconds(t, tmuxPID)
@@ -52,7 +53,7 @@ while True:
 	idle, tidle := (cpuSeconds(t, mcpPID)-cpu0)/window.Seconds(), (cpuSeconds(t, tmuxPID)-tcpu0)/window.Seconds()
 
 	req, _ := http.NewRequest(http.MethodGet, base+"/view/stream", nil)
-	req.Header.Set("Authorization", "Bearer "+p.token)
+	req.Header.Set("Authorization", "Bearer "+p.Token)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -89,7 +90,7 @@ while True:
 // cpuSeconds is a process's user and system CPU time so far.
 func cpuSeconds(t *testing.T, pid int) float64 {
 	t.Helper()
-	f := procStat(pid)
+	f := e2etest.ProcStat(pid)
 	if len(f) < 13 {
 		t.Fatalf("process %d is gone", pid)
 	}
@@ -104,14 +105,14 @@ func cpuSeconds(t *testing.T, pid int) float64 {
 // after a quiet pane), then 20 ms after the last frame (each waits for the
 // pane's next frame: at most 10 a second):
 //
-//	TMUX_MCP_MEASURE=1 go test -run MeasureViewFrameLatency -v ./cmd/tmux-mcp/
+//	TMUX_MCP_MEASURE=1 go test -run MeasureViewFrameLatency -v ./view/
 func TestMeasureViewFrameLatency(t *testing.T) {
 	if os.Getenv("TMUX_MCP_MEASURE") != "1" {
 		t.Skip("a measurement: TMUX_MCP_MEASURE=1 runs it")
 	}
 	v := startViewServer(t)
 	req, _ := http.NewRequest(http.MethodGet, v.base+"/view/stream", nil)
-	req.Header.Set("Authorization", "Bearer "+v.p.token)
+	req.Header.Set("Authorization", "Bearer "+v.p.Token)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)

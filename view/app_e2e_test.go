@@ -1,4 +1,4 @@
-package main
+package view_test
 
 import (
 	"context"
@@ -16,6 +16,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/tmux-mcp/tmux-mcp/internal/e2etest"
 	"github.com/tmux-mcp/tmux-mcp/tmux/tmuxtest"
 	"github.com/tmux-mcp/tmux-mcp/view/browsertest"
 )
@@ -62,7 +63,7 @@ fetch("/app").then(r => r.text()).then(html => { frame.srcdoc = html; });
 // is the panes for clients without apps.
 func TestViewApp(t *testing.T) {
 	v := startViewServer(t)
-	c := v.p.client(t, nil)
+	c := v.p.Client(t, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 
@@ -139,7 +140,7 @@ func TestViewApp(t *testing.T) {
 			} `json:"windows"`
 		} `json:"sessions"`
 	}
-	if err := json.Unmarshal(structured(t, out), &shown); err != nil || len(shown.Sessions) != 1 {
+	if err := json.Unmarshal(e2etest.Structured(t, out), &shown); err != nil || len(shown.Sessions) != 1 {
 		t.Fatalf("view_session's structured content: %v, %d sessions", err, len(shown.Sessions))
 	}
 	for _, w := range shown.Sessions[0].Windows {

@@ -1,4 +1,4 @@
-package main
+package view_test
 
 import (
 	"bufio"
@@ -19,6 +19,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/tmux-mcp/tmux-mcp/internal/e2etest"
 	"github.com/tmux-mcp/tmux-mcp/tmux/tmuxtest"
 	"github.com/tmux-mcp/tmux-mcp/view/browsertest"
 )
@@ -127,7 +128,7 @@ type otherWeb struct {
 }
 
 // startOtherWeb runs the other server aiming at the view at base, with
-// the input it tries; as uid attackerUID when the test runs as root.
+// the input it tries; as uid e2etest.OtherUID when the test runs as root.
 func startOtherWeb(t *testing.T, base string, input map[string]any) *otherWeb {
 	t.Helper()
 	self, err := os.Executable()
@@ -144,11 +145,11 @@ func startOtherWeb(t *testing.T, base string, input map[string]any) *otherWeb {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { os.RemoveAll(dir) })
-		mustChmod(t, dir, 0o755)
+		e2etest.Chmod(t, dir, 0o755)
 		cmd.Path = filepath.Join(dir, "other")
-		copyExecutable(t, cmd.Path)
+		e2etest.CopyExecutable(t, cmd.Path)
 		cmd.Dir = dir
-		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: attackerUID, Gid: attackerUID}}
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: e2etest.OtherUID, Gid: e2etest.OtherUID}}
 	}
 	cmd.Stderr = os.Stderr
 	stdin, err := cmd.StdinPipe()
@@ -226,7 +227,7 @@ func TestViewCredentialOtherPort(t *testing.T) {
 	other := startOtherWeb(t, v.base, typed)
 
 	ctx := browsertest.New(t, 1300, 900)
-	if err := chromedp.Do(ctx, chromedp.Navigate(v.base+"/view/login#token="+url.QueryEscape(v.p.token))); err != nil {
+	if err := chromedp.Do(ctx, chromedp.Navigate(v.base+"/view/login#token="+url.QueryEscape(v.p.Token))); err != nil {
 		t.Fatal(err)
 	}
 	waitPage(t, ctx, 15*time.Second, "signed in, 12 panes drawn", paneCount+` === 12`)
@@ -235,7 +236,7 @@ func TestViewCredentialOtherPort(t *testing.T) {
 	if err := json.Unmarshal([]byte(eval[string](t, ctx, `JSON.stringify(Object.assign({}, localStorage, sessionStorage))`)), &kept); err != nil {
 		t.Fatal(err)
 	}
-	secrets := []string{v.p.token, "tmux_mcp_view"}
+	secrets := []string{v.p.Token, "tmux_mcp_view"}
 	for _, val := range kept {
 		var c struct {
 			C string `json:"c"`

@@ -1,4 +1,4 @@
-package main
+package hosts_test
 
 import (
 	"context"
@@ -20,7 +20,7 @@ import (
 // loopback). It also measures the time to reconnect after the ssh
 // connection that served for a while is killed. docs/hosts.md has the figures.
 //
-//	TMUX_MCP_MEASURE=1 go test -run MeasureHop -v ./cmd/tmux-mcp/
+//	TMUX_MCP_MEASURE=1 go test -run MeasureHop -v ./hosts/
 func TestMeasureHop(t *testing.T) {
 	if os.Getenv("TMUX_MCP_MEASURE") != "1" {
 		t.Skip("a measurement: TMUX_MCP_MEASURE=1 runs it")
@@ -109,7 +109,7 @@ func TestMeasureHop(t *testing.T) {
 	// host being up again on a new connection, polled every 5 ms.
 	var rec []time.Duration
 	for i := 0; i < 20; i++ {
-		// A connection that has served a while (hosts.stableAfter) is
+		// A connection that has served a while (the reconnect policy's StableAfter, 2s) is
 		// retried at once when lost; one just made backs off.
 		time.Sleep(2500 * time.Millisecond)
 		before := f.hosts(t)["beta"].Connects

@@ -1,4 +1,4 @@
-package main
+package hosts_test
 
 import (
 	"bytes"
@@ -20,6 +20,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/tmux-mcp/tmux-mcp/hosts/sshdtest"
+	"github.com/tmux-mcp/tmux-mcp/internal/e2etest"
 	"github.com/tmux-mcp/tmux-mcp/tmux/tmuxtest"
 )
 
@@ -130,9 +131,9 @@ func (h *simHost) tmux(t *testing.T, args ...string) (string, error) {
 // hostsFixture is a local tmux-mcp over stdio with two simulated hosts.
 type hostsFixture struct {
 	c      *client.Client
-	p      *pushed // what c heard, on a fixture of startHostsFixture
+	p      *e2etest.Notifications // what c heard, on a fixture of startHostsFixture
 	cmd    *exec.Cmd
-	stderr *syncBuffer
+	stderr *e2etest.Buffer
 	a, b   *simHost
 	local  *tmuxtest.Server
 	ssh    []string
@@ -149,7 +150,7 @@ func startHostsFixture(t *testing.T) *hostsFixture {
 // added to a remote OTEL_RESOURCE_ATTRIBUTES).
 func startHostsFixtureEnv(t *testing.T, local, remote []string) *hostsFixture {
 	t.Helper()
-	bin := buildBinary(t)
+	bin := e2etest.Binary(t)
 	envOf := func(name string) []string {
 		var out []string
 		for _, kv := range remote {
@@ -163,13 +164,13 @@ func startHostsFixtureEnv(t *testing.T, local, remote []string) *hostsFixture {
 	f := &hostsFixture{a: startSimHost(t, "alpha", bin, envOf("alpha")...), b: startSimHost(t, "beta", bin, envOf("beta")...)}
 	f.ssh = sshdtest.ClientConfig(t, f.a.sshd, f.b.sshd)
 	f.local = tmuxtest.New(t)
-	env := binaryEnv(f.local.Socket, append([]string{
+	env := e2etest.Env(f.local.Socket, append([]string{
 		"TMUX_MCP_HOSTS=" + f.a.sshd.URL("alpha") + " " + f.b.sshd.URL("beta"),
 		"TMUX_MCP_SSH=" + strings.Join(f.ssh, " "),
 		"TMUX_MCP_SAFETY=destructive"}, local...)...)
 	f.env = env
 	// The 2025-11-25 client hears notifications (progress, updates).
-	f.c, f.p, f.stderr = startLegacyStdio(t, bin, env)
+	f.c, f.p, f.stderr = e2etest.StartLegacyStdio(t, bin, env)
 	f.awaitUp(t, "alpha", 30*time.Second)
 	f.awaitUp(t, "beta", 30*time.Second)
 	return f
@@ -207,7 +208,7 @@ func (f *hostsFixture) hosts(t *testing.T) map[string]hostHealth {
 	var h struct {
 		Hosts []hostHealth `json:"hosts"`
 	}
-	decode(t, f.call(t, 10*time.Second, "server_health", nil), &h)
+	e2etest.Decode(t, f.call(t, 10*time.Second, "server_health", nil), &h)
 	out := map[string]hostHealth{}
 	for _, x := range h.Hosts {
 		out[x.Name] = x
@@ -242,9 +243,9 @@ func (f *hostsFixture) session(t *testing.T, host, name string) string {
 		Pane string `json:"active_pane_id"`
 		Host string `json:"host"`
 	}
-	decode(t, res, &s)
+	e2etest.Decode(t, res, &s)
 	if s.Pane == "" {
-		t.Fatalf("create_session on %s: no pane in %s", host, structured(t, res))
+		t.Fatalf("create_session on %s: no pane in %s", host, e2etest.Structured(t, res))
 	}
 	if want := host; want != "local" && s.Host != want {
 		t.Errorf("create_session on %s: host field %q", host, s.Host)
@@ -262,7 +263,7 @@ func (f *hostsFixture) run(t *testing.T, host, pane, command string) string {
 	var r struct {
 		Output []string `json:"output"`
 	}
-	decode(t, res, &r)
+	e2etest.Decode(t, res, &r)
 	return strings.Join(r.Output, "\n")
 }
 
@@ -273,7 +274,7 @@ func (f *hostsFixture) sessionsOn(t *testing.T, host string) []string {
 	if res.IsError {
 		t.Fatalf("list_sessions on %s: %v", host, res.Content)
 	}
-	return sessionNames(t, res)
+	return e2etest.SessionNames(t, res)
 }
 
 // TestHostsEndToEnd: one local tmux-mcp and two hosts over real sshd:
@@ -319,7 +320,7 @@ func TestHostsEndToEnd(t *testing.T) {
 		} `json:"result"`
 		Unreachable []any `json:"hosts_unreachable"`
 	}
-	decode(t, f.call(t, 20*time.Second, "list_sessions", map[string]any{"host": "all"}), &all)
+	e2etest.Decode(t, f.call(t, 20*time.Second, "list_sessions", map[string]any{"host": "all"}), &all)
 	seen := map[string]string{}
 	for _, s := range all.Result {
 		seen[s.Name] = s.Host
@@ -363,18 +364,18 @@ func TestHostsEndToEnd(t *testing.T) {
 	}
 	// A subscription to a host's pane: its output is an update here.
 	t.Run("subscription through the hop", func(t *testing.T) {
-		c, p, stderr := startLegacyStdio(t, buildBinary(t), f.env)
-		uri := "tmux://hosts/beta" + strings.TrimPrefix(contentURI(panes["beta"]), "tmux:/")
-		if err := rpc(c, string(mcp.MethodResourcesSubscribe), map[string]any{"uri": uri}); err != nil {
+		c, p, stderr := e2etest.StartLegacyStdio(t, e2etest.Binary(t), f.env)
+		uri := "tmux://hosts/beta" + strings.TrimPrefix(e2etest.ContentURI(panes["beta"]), "tmux:/")
+		if err := e2etest.RPC(c, string(mcp.MethodResourcesSubscribe), map[string]any{"uri": uri}); err != nil {
 			t.Fatalf("subscribe %s: %v\nstderr:\n%s", uri, err, stderr)
 		}
-		i := p.len()
+		i := p.Len()
 		if out, err := f.b.tmux(t, "send-keys", "-t", panes["beta"], "echo pushed", "Enter"); err != nil {
 			t.Fatalf("send-keys: %v %s", err, out)
 		}
-		p.wait(t, i, 15*time.Second, "an update of beta's pane through the hop", isUpdate(uri))
+		p.Wait(t, i, 15*time.Second, "an update of beta's pane through the hop", e2etest.IsUpdate(uri))
 		// A routed call reports progress here while the host works.
-		i = p.len()
+		i = p.Len()
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		defer cancel()
 		var req mcp.CallToolRequest
@@ -384,18 +385,18 @@ func TestHostsEndToEnd(t *testing.T) {
 		if res, err := c.CallTool(ctx, req); err != nil || res.IsError {
 			t.Fatalf("wait_for_text on beta: %v %v", res, err)
 		}
-		p.wait(t, i, 5*time.Second, "progress of the routed call", func(r received) bool {
-			return r.method == string(mcp.MethodNotificationProgress) && r.params["progressToken"] == "hop-1" &&
-				strings.Contains(r.str("message"), "on host beta")
+		p.Wait(t, i, 5*time.Second, "progress of the routed call", func(r e2etest.Received) bool {
+			return r.Method == string(mcp.MethodNotificationProgress) && r.Params["progressToken"] == "hop-1" &&
+				strings.Contains(r.Str("message"), "on host beta")
 		})
 		missing := "tmux://hosts/beta/panes/%25999/content"
-		if err := rpc(c, string(mcp.MethodResourcesSubscribe), map[string]any{"uri": missing}); err == nil || !strings.Contains(err.Error(), "not found") {
+		if err := e2etest.RPC(c, string(mcp.MethodResourcesSubscribe), map[string]any{"uri": missing}); err == nil || !strings.Contains(err.Error(), "not found") {
 			t.Errorf("subscribe to a pane beta does not have: %v", err)
 		}
 	})
 	// Bad host names are refused with the names there are.
 	res := f.call(t, 10*time.Second, "list_sessions", map[string]any{"host": "gamma"})
-	if !res.IsError || !strings.Contains(text(res), "alpha") {
+	if !res.IsError || !strings.Contains(e2etest.Text(res), "alpha") {
 		t.Errorf("host gamma: %v", res.Content)
 	}
 }
@@ -403,7 +404,7 @@ func TestHostsEndToEnd(t *testing.T) {
 // structuredText is a result's structured content as JSON.
 func structuredText(t *testing.T, res *mcp.CallToolResult) string {
 	t.Helper()
-	return string(structured(t, res))
+	return string(e2etest.Structured(t, res))
 }
 
 // pidsOf returns the PIDs among pids whose executable is bin.
@@ -473,7 +474,7 @@ func (h *simHost) awaitPane(t *testing.T, pane, text string) {
 // session is lost, other hosts carry on, and each host comes back.
 func TestHostsFaults(t *testing.T) {
 	f := startHostsFixture(t)
-	bin := buildBinary(t)
+	bin := e2etest.Binary(t)
 	pa := f.session(t, "alpha", "s-alpha")
 	pb := f.session(t, "beta", "s-beta")
 	f.session(t, "local", "s-local")
@@ -481,9 +482,9 @@ func TestHostsFaults(t *testing.T) {
 	t.Run("connection killed during a call", func(t *testing.T) {
 		// A subscription to alpha's pane, from a second client of a second
 		// local tmux-mcp: it must outlive the connection.
-		sc, sp, serr := startLegacyStdio(t, bin, f.env)
-		suri := "tmux://hosts/alpha" + strings.TrimPrefix(contentURI(pa), "tmux:/")
-		if err := rpc(sc, string(mcp.MethodResourcesSubscribe), map[string]any{"uri": suri}); err != nil {
+		sc, sp, serr := e2etest.StartLegacyStdio(t, bin, f.env)
+		suri := "tmux://hosts/alpha" + strings.TrimPrefix(e2etest.ContentURI(pa), "tmux:/")
+		if err := e2etest.RPC(sc, string(mcp.MethodResourcesSubscribe), map[string]any{"uri": suri}); err != nil {
 			t.Fatalf("subscribe %s: %v", suri, err)
 		}
 		done := make(chan *mcp.CallToolResult, 1)
@@ -507,10 +508,10 @@ func TestHostsFaults(t *testing.T) {
 		}
 		select {
 		case res := <-done:
-			if !res.IsError || !strings.Contains(text(res), "host_down") {
+			if !res.IsError || !strings.Contains(e2etest.Text(res), "host_down") {
 				t.Errorf("the call through the killed connection: %v", res.Content)
 			}
-			t.Logf("the call ended %s after the connection was killed: %s", time.Since(killed).Round(time.Millisecond), text(res))
+			t.Logf("the call ended %s after the connection was killed: %s", time.Since(killed).Round(time.Millisecond), e2etest.Text(res))
 		case <-time.After(15 * time.Second):
 			t.Fatal("the call through the killed connection still hangs after 15s")
 		}
@@ -523,7 +524,7 @@ func TestHostsFaults(t *testing.T) {
 		// tmux-mcp's own link to alpha was killed too, and came back).
 		deadline := time.Now().Add(30 * time.Second)
 		for {
-			i := sp.len()
+			i := sp.Len()
 			if out, err := f.a.tmux(t, "send-keys", "-t", pa, "echo after-"+strconv.Itoa(i), "Enter"); err != nil {
 				t.Fatalf("send-keys: %v %s", err, out)
 			}
@@ -536,11 +537,11 @@ func TestHostsFaults(t *testing.T) {
 		}
 		// That one may have been the update a reconnection sends itself;
 		// this one can come only from the renewed remote subscription.
-		i := sp.len()
+		i := sp.Len()
 		if out, err := f.a.tmux(t, "send-keys", "-t", pa, "echo renewed", "Enter"); err != nil {
 			t.Fatalf("send-keys: %v %s", err, out)
 		}
-		sp.wait(t, i, 10*time.Second, "an update from the renewed subscription", isUpdate(suri))
+		sp.Wait(t, i, 10*time.Second, "an update from the renewed subscription", e2etest.IsUpdate(suri))
 	})
 
 	t.Run("sshd stopped and started", func(t *testing.T) {
@@ -548,7 +549,7 @@ func TestHostsFaults(t *testing.T) {
 		f.awaitState(t, "alpha", "down", 15*time.Second)
 		start := time.Now()
 		res := f.call(t, 10*time.Second, "list_sessions", map[string]any{"host": "alpha"})
-		if took := time.Since(start); !res.IsError || !strings.Contains(text(res), "host_down") || took > time.Second {
+		if took := time.Since(start); !res.IsError || !strings.Contains(e2etest.Text(res), "host_down") || took > time.Second {
 			t.Errorf("a call to a host that is down took %s: %v", took, res.Content)
 		}
 		// The others are not affected.
@@ -562,7 +563,7 @@ func TestHostsFaults(t *testing.T) {
 				Host string `json:"host"`
 			} `json:"hosts_unreachable"`
 		}
-		decode(t, f.call(t, 20*time.Second, "list_sessions", map[string]any{"host": "all"}), &all)
+		e2etest.Decode(t, f.call(t, 20*time.Second, "list_sessions", map[string]any{"host": "all"}), &all)
 		if len(all.Unreachable) != 1 || all.Unreachable[0].Host != "alpha" {
 			t.Errorf("host=all while alpha is down: unreachable %+v", all.Unreachable)
 		}
@@ -594,7 +595,7 @@ func TestHostsFaults(t *testing.T) {
 				State    string `json:"state"`
 			}
 			res := f.call(t, 10*time.Second, "server_health", map[string]any{"host": "beta"})
-			decode(t, res, &h)
+			e2etest.Decode(t, res, &h)
 			if h.Restarts >= 1 && h.State == "up" {
 				if got := f.sessionsOn(t, "beta"); slices.Contains(got, "s-beta") {
 					break
@@ -613,14 +614,14 @@ func TestHostsFaults(t *testing.T) {
 		var started struct {
 			JobID string `json:"job_id"`
 		}
-		res := callTool(t, wc, "run_command", map[string]any{"host": "beta", "pane_id": pb,
+		res := e2etest.CallTool(t, wc, "run_command", map[string]any{"host": "beta", "pane_id": pb,
 			"command": "sleep 2; echo job-done-beta", "background": true})
-		decode(t, res, &started)
+		e2etest.Decode(t, res, &started)
 		// A wait for the job's end, through the hop, while beta's
 		// tmux-mcp is killed: a read, so it waits for the host to come
 		// back and asks the new tmux-mcp, which finds the job in its
 		// journal.
-		i := wp.len()
+		i := wp.Len()
 		waited := make(chan *mcp.CallToolResult, 1)
 		go func() {
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -635,8 +636,8 @@ func TestHostsFaults(t *testing.T) {
 			}
 			waited <- res
 		}()
-		wp.wait(t, i, 15*time.Second, "the wait on its way to beta", func(r received) bool {
-			return r.method == string(mcp.MethodNotificationProgress) && r.params["progressToken"] == "job-wait"
+		wp.Wait(t, i, 15*time.Second, "the wait on its way to beta", func(r e2etest.Received) bool {
+			return r.Method == string(mcp.MethodNotificationProgress) && r.Params["progressToken"] == "job-wait"
 		})
 		pids := pidsOf(f.b.sshd.SessionProcesses(), bin)
 		if len(pids) == 0 {
@@ -665,7 +666,7 @@ func TestHostsFaults(t *testing.T) {
 		if !strings.Contains(wstderr.String(), "connection lost during a read") {
 			t.Errorf("the wait was not made again after the connection was lost; log:\n%s", wstderr)
 		}
-		decode(t, res, &j)
+		e2etest.Decode(t, res, &j)
 		if j.State != "exited" || j.Exit == nil || *j.Exit != 0 || !strings.Contains(strings.Join(j.Output, "\n"), "job-done-beta") {
 			t.Errorf("the job after the remote tmux-mcp was killed: %s", structuredText(t, res))
 		}
@@ -682,7 +683,7 @@ func (f *hostsFixture) paneOf(t *testing.T, host, session string) string {
 			Pane string `json:"active_pane_id"`
 		} `json:"result"`
 	}
-	decode(t, res, &l)
+	e2etest.Decode(t, res, &l)
 	for _, s := range l.Result {
 		if s.Name == session {
 			return s.Pane
@@ -696,7 +697,7 @@ func (f *hostsFixture) paneOf(t *testing.T, host, session string) string {
 // install; with --host-install the local binary is copied there (checked
 // by SHA-256) and the host comes up running it.
 func TestHostsInstall(t *testing.T) {
-	bin := buildBinary(t)
+	bin := e2etest.Binary(t)
 	h := startSimHostPath(t, "bare", "/usr/local/bin:/usr/bin:/bin")
 	start := oneHost(t, bin, h, "bare")
 	f := start(false)
@@ -706,7 +707,7 @@ func TestHostsInstall(t *testing.T) {
 		t.Errorf("a host without tmux-mcp: %+v", down)
 	}
 	res := f.call(t, 10*time.Second, "list_sessions", map[string]any{"host": "bare"})
-	if !res.IsError || !strings.Contains(text(res), "--host-install") {
+	if !res.IsError || !strings.Contains(e2etest.Text(res), "--host-install") {
 		t.Errorf("a call to a host without tmux-mcp: %v", res.Content)
 	}
 	f.c.Close()
@@ -730,10 +731,10 @@ func oneHost(t *testing.T, bin string, h *simHost, name string) func(install boo
 	ssh := sshdtest.ClientConfig(t, h.sshd)
 	local := tmuxtest.New(t)
 	return func(install bool) *hostsFixture {
-		env := binaryEnv(local.Socket, "TMUX_MCP_HOSTS="+h.sshd.URL(name), "TMUX_MCP_SSH="+strings.Join(ssh, " "),
+		env := e2etest.Env(local.Socket, "TMUX_MCP_HOSTS="+h.sshd.URL(name), "TMUX_MCP_SSH="+strings.Join(ssh, " "),
 			"TMUX_MCP_HOST_INSTALL="+strconv.FormatBool(install))
 		f := &hostsFixture{}
-		f.c, f.cmd, f.stderr = startStdio(t, bin, env)
+		f.c, f.cmd, f.stderr = e2etest.StartStdio(t, bin, env)
 		t.Cleanup(func() { f.c.Close() })
 		return f
 	}
@@ -760,16 +761,16 @@ func fileSum(t *testing.T, path string) string {
 
 // waitUpdate reports whether an update of uri came after the i-th
 // notification within d.
-func waitUpdate(p *pushed, i int, d time.Duration, uri string) bool {
+func waitUpdate(p *e2etest.Notifications, i int, d time.Duration, uri string) bool {
 	deadline := time.After(d)
 	for {
-		for _, r := range p.since(i) {
-			if isUpdate(uri)(r) {
+		for _, r := range p.Since(i) {
+			if e2etest.IsUpdate(uri)(r) {
 				return true
 			}
 		}
 		select {
-		case <-p.signal:
+		case <-p.Arrived():
 		case <-deadline:
 			return false
 		}
@@ -780,10 +781,10 @@ func waitUpdate(p *pushed, i int, d time.Duration, uri string) bool {
 // version of tmux-mcp works without --host-install (server_health says the
 // versions differ); with it, this binary is copied there and used.
 func TestHostsInstallReplacesOtherVersion(t *testing.T) {
-	bin := buildBinary(t)
+	bin := e2etest.Binary(t)
 	oldDir := t.TempDir()
 	old := filepath.Join(oldDir, "tmux-mcp")
-	if out, err := exec.Command("go", "build", "-ldflags", "-X main.releaseVersion=0.0.1-old", "-o", old, ".").CombinedOutput(); err != nil {
+	if out, err := exec.Command("go", "build", "-ldflags", "-X main.releaseVersion=0.0.1-old", "-o", old, e2etest.Package).CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	h := startSimHostPath(t, "older", oldDir+":/usr/local/bin:/usr/bin:/bin")

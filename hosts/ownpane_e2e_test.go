@@ -1,4 +1,4 @@
-package main
+package hosts_test
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/tmux-mcp/tmux-mcp/hosts/sshdtest"
+	"github.com/tmux-mcp/tmux-mcp/internal/e2etest"
 	"github.com/tmux-mcp/tmux-mcp/tmux/tmuxtest"
 )
 
@@ -29,7 +30,7 @@ import (
 // with TMUX and TMUX_PANE alone (the binary outside the pane). Issue 42:
 // send_keys {host: self} typed into the agent's pane.
 func TestHostsOwnPaneThroughHop(t *testing.T) {
-	bin := buildBinary(t)
+	bin := e2etest.Binary(t)
 	for _, mode := range []string{"ancestry", "environment only"} {
 		t.Run(mode, func(t *testing.T) {
 			tm := tmuxtest.New(t)
@@ -45,12 +46,12 @@ func TestHostsOwnPaneThroughHop(t *testing.T) {
 			var agent string
 			switch mode {
 			case "ancestry":
-				pane, connect := paneBinaryEnv(t, tm, bin, false, hostEnv...)
+				pane, connect := e2etest.PaneBinary(t, tm, bin, false, hostEnv...)
 				agent, c = pane, connect(nil, true)
 			default:
 				agent = tm.MustTmux("display-message", "-p", "-t", "=main:", "#{pane_id}")
-				var stderr *syncBuffer
-				c, _, stderr = startStdio(t, bin, binaryEnv(tm.Socket, append(hostEnv, "TMUX_MCP_SAFETY=destructive",
+				var stderr *e2etest.Buffer
+				c, _, stderr = e2etest.StartStdio(t, bin, e2etest.Env(tm.Socket, append(hostEnv, "TMUX_MCP_SAFETY=destructive",
 					"TMUX="+tm.Socket+","+strconv.Itoa(tm.PID())+",0", "TMUX_PANE="+agent)...))
 				t.Cleanup(func() {
 					c.Close()
@@ -64,7 +65,7 @@ func TestHostsOwnPaneThroughHop(t *testing.T) {
 			win := tm.MustTmux("display-message", "-p", "-t", agent, "#{window_id}")
 
 			// Without the hop the guard holds, as it did before.
-			toolFails(t, c, "send_keys", map[string]any{"pane_id": agent, "keys": "echo local-typed"},
+			e2etest.ToolFails(t, c, "send_keys", map[string]any{"pane_id": agent, "keys": "echo local-typed"},
 				"Refusing to type into the pane running this MCP server")
 			// Through it, the same.
 			for _, tt := range []struct {
@@ -82,13 +83,13 @@ func TestHostsOwnPaneThroughHop(t *testing.T) {
 					"Refusing to turn synchronize-panes on where it reaches the pane running this MCP server"},
 			} {
 				tt.args["host"] = "self"
-				toolFails(t, c, tt.tool, tt.args, tt.want)
+				e2etest.ToolFails(t, c, tt.tool, tt.args, tt.want)
 			}
 			if s := tm.MustTmux("capture-pane", "-p", "-t", agent); strings.Contains(s, "hop-") || strings.Contains(s, "local-typed") {
 				t.Errorf("the agent's pane shows refused keys:\n%s", s)
 			}
 			// Another pane takes keys through the hop.
-			callTool(t, c, "send_keys", map[string]any{"host": "self", "pane_id": other, "keys": "echo other-$((20+22))", "enter": true})
+			e2etest.CallTool(t, c, "send_keys", map[string]any{"host": "self", "pane_id": other, "keys": "echo other-$((20+22))", "enter": true})
 			tmuxtest.WaitFor(t, 10*time.Second, "the keys in the other pane", func() bool {
 				return strings.Contains(tm.MustTmux("capture-pane", "-p", "-t", other), "other-42")
 			})
@@ -101,7 +102,7 @@ func TestHostsOwnPaneThroughHop(t *testing.T) {
 			// A pane synchronized with the agent's: the keys would reach it.
 			sibling := tm.MustTmux("split-window", "-d", "-P", "-F", "#{pane_id}", "-t", agent, "sh")
 			tm.MustTmux("set-option", "-w", "-t", win, "synchronize-panes", "on")
-			toolFails(t, c, "send_keys", map[string]any{"host": "self", "pane_id": sibling, "keys": "echo sync-typed", "enter": true},
+			e2etest.ToolFails(t, c, "send_keys", map[string]any{"host": "self", "pane_id": sibling, "keys": "echo sync-typed", "enter": true},
 				"Refusing to type into a pane whose window has synchronize-panes on")
 			for _, p := range []string{agent, sibling} {
 				if s := tm.MustTmux("capture-pane", "-p", "-t", p); strings.Contains(s, "sync-typed") {
@@ -109,7 +110,7 @@ func TestHostsOwnPaneThroughHop(t *testing.T) {
 				}
 			}
 			tm.MustTmux("set-option", "-w", "-t", win, "synchronize-panes", "off")
-			callTool(t, c, "send_keys", map[string]any{"host": "self", "pane_id": sibling, "keys": "echo sibling-$((6*7))", "enter": true})
+			e2etest.CallTool(t, c, "send_keys", map[string]any{"host": "self", "pane_id": sibling, "keys": "echo sibling-$((6*7))", "enter": true})
 			tmuxtest.WaitFor(t, 10*time.Second, "the keys in the sibling once not synchronized", func() bool {
 				return strings.Contains(tm.MustTmux("capture-pane", "-p", "-t", sibling), "sibling-42")
 			})
@@ -125,7 +126,7 @@ func awaitHostUp(t *testing.T, c *client.Client, host string) {
 		var h struct {
 			Hosts []hostHealth `json:"hosts"`
 		}
-		decode(t, callTool(t, c, "server_health", nil), &h)
+		e2etest.Decode(t, e2etest.CallTool(t, c, "server_health", nil), &h)
 		for _, x := range h.Hosts {
 			if x.Name == host && x.State == "up" {
 				return

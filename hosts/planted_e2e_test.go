@@ -1,4 +1,4 @@
-package main
+package hosts_test
 
 import (
 	"os"
@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tmux-mcp/tmux-mcp/internal/e2etest"
 )
 
 // TestHostsPlantedBinary: on a host whose XDG_CACHE_HOME is a directory
@@ -22,7 +24,7 @@ func TestHostsPlantedBinary(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("needs root: the planted binary belongs to another user (uid 65534)")
 	}
-	bin := buildBinary(t)
+	bin := e2etest.Binary(t)
 	marker := filepath.Join(t.TempDir(), "planted-ran")
 	plant := func(path string) {
 		t.Helper()
@@ -61,7 +63,7 @@ func TestHostsPlantedBinary(t *testing.T) {
 				t.Errorf("--host-install %v: a planted binary: %+v", install, down)
 			}
 			res := f.call(t, 10*time.Second, "list_sessions", map[string]any{"host": "shared"})
-			if !res.IsError || !strings.Contains(text(res), "refusing to run") {
+			if !res.IsError || !strings.Contains(e2etest.Text(res), "refusing to run") {
 				t.Errorf("--host-install %v: a call to the host: %v", install, res.Content)
 			}
 			f.c.Close()
