@@ -220,21 +220,21 @@ func TestViewInBrowser(t *testing.T) {
 		// a task's call: a row each, from the jobs' records, and the
 		// command's pane badged while it runs.
 		panes := strings.Fields(v.tm.MustTmux("list-panes", "-t", "agents", "-F", "#{pane_id}"))
-		c := v.p.client(t, nil)
+		c := v.p.Client(t, nil)
 		background := func(pane, command string) string {
 			t.Helper()
 			var started struct {
 				JobID string `json:"job_id"`
 			}
-			res := callTool(t, c, "run_command", map[string]any{"pane_id": pane, "command": command, "background": true})
+			res := e2etest.CallTool(t, c, "run_command", map[string]any{"pane_id": pane, "command": command, "background": true})
 			if err := json.Unmarshal(res.RawStructuredContent, &started); err != nil || started.JobID == "" {
 				t.Fatalf("run_command background: %s, %v", res.RawStructuredContent, err)
 			}
 			return started.JobID
 		}
 		sleeper, exits := background(panes[0], "sleep 300"), background(panes[1], "(exit 3)")
-		tc := legacyCaller(t, v.p)
-		r := tc.result("tools/call", map[string]any{"name": "run_command", "task": map[string]any{},
+		tc := e2etest.LegacyCaller(t, v.p)
+		r := tc.Result("tools/call", map[string]any{"name": "run_command", "task": map[string]any{},
 			"arguments": map[string]any{"pane_id": panes[2], "command": "sleep 300", "timeout": 900}})
 		task, _ := r["task"].(map[string]any)
 		taskID, _ := task["taskId"].(string)
@@ -269,8 +269,8 @@ func TestViewInBrowser(t *testing.T) {
 			t.Errorf("badge of the command's pane: %q, want %q", got, "job "+sleeper)
 		}
 
-		callTool(t, c, "stop_job", map[string]any{"job_id": sleeper})
-		tc.result("tasks/cancel", map[string]any{"taskId": taskID})
+		e2etest.CallTool(t, c, "stop_job", map[string]any{"job_id": sleeper})
+		tc.Result("tasks/cancel", map[string]any{"taskId": taskID})
 		waitPage(t, ctx, 10*time.Second, "the command stopped", fmt.Sprintf(`(%s).split("|")[4] === "exited"`, row(sleeper)))
 		waitPage(t, ctx, 10*time.Second, "the task cancelled", fmt.Sprintf(`(%s).split("|")[4] === "cancelled"`, row(taskID)))
 		waitPage(t, ctx, 10*time.Second, "no badge once the command ended", "!"+badgeOf)

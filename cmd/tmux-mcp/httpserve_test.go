@@ -12,10 +12,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tmux-mcp/tmux-mcp/internal/e2etest"
 	"github.com/tmux-mcp/tmux-mcp/tmux/tmuxtest"
 )
 
-const initializeBody = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}`
+const initializeBody = e2etest.InitializeBody
 
 // noToken is the challenge of a request without a bearer token.
 const noToken = `Bearer realm="tmux-mcp", error="invalid_request", error_description="no bearer token"`
