@@ -138,8 +138,8 @@ func TestTelemetryHasItsPlace(t *testing.T) {
 // circle can form. A package not listed takes the rank of its nearest
 // listed parent folder.
 var layers = map[string]int{
-	"tmux": 0, "proc": 0, "httpmcp": 0, "taskext": 0, "agent": 0, "hosts": 0, "view": 0, "scripts/internal/loadtest": 0,
-	"supervisor/capture": 1, "supervisor/death": 1, "agent/agentstub": 1,
+	"tmux": 0, "proc": 0, "shellquote": 0, "httpmcp": 0, "taskext": 0, "agent": 0, "view": 0, "scripts/internal/loadtest": 0,
+	"supervisor/capture": 1, "supervisor/death": 1, "agent/agentstub": 1, "hosts": 1,
 	"supervisor": 2,
 	"journal":    3, "telemetry": 3, "diagnostics": 3, "jobs": 3,
 	"tools": 4, "conformance": 4,
