@@ -63,6 +63,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzQuote -fuzztime 30s ./tmux/
 	$(GO) test -run '^$$' -fuzz FuzzControlParse -fuzztime 30s ./tmux/
 	$(GO) test -run '^$$' -fuzz FuzzRecords -fuzztime 30s ./tmux/
+	$(GO) test -run '^$$' -fuzz FuzzQuote -fuzztime 30s ./shellquote/
 
 # Everything CI checks, side by side where it can be (scripts/ci): lint
 # and the suites (scripts/citest: the race suite and every

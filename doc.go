@@ -12,7 +12,8 @@
 //     jobrecord, the one record of a job, which jobs keeps, journal
 //     stores, taskext answers from and view lists.
 //   - tmux (the wire, with tmux/native, tmux's client protocol, and
-//     tmux/codec), proc (the platform seams), agent: the ground floor,
+//     tmux/codec), proc (the platform seams), shellquote (shell command
+//     lines), agent: the ground floor,
 //     importing nothing of the module but their own sub-packages.
 //
 // The README's layout section has a line per package; go doc shows each

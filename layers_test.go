@@ -138,8 +138,8 @@ func TestTelemetryHasItsPlace(t *testing.T) {
 // circle can form. A package not listed takes the rank of its nearest
 // listed parent folder.
 var layers = map[string]int{
-	"tmux": 0, "proc": 0, "httpmcp": 0, "agent": 0, "hosts": 0, "scripts/internal/loadtest": 0,
-	"supervisor/capture": 1, "supervisor/death": 1, "agent/agentstub": 1, "jobrecord": 1, "internal/e2etest": 1,
+	"tmux": 0, "proc": 0, "shellquote": 0, "httpmcp": 0, "agent": 0, "scripts/internal/loadtest": 0,
+	"supervisor/capture": 1, "supervisor/death": 1, "agent/agentstub": 1, "jobrecord": 1, "internal/e2etest": 1, "hosts": 1,
 	"supervisor": 2, "taskext": 2, "view": 2,
 	"journal": 3, "telemetry": 3, "diagnostics": 3, "jobs": 3,
 	"tools": 4, "conformance": 4,
@@ -219,50 +219,5 @@ func TestImportsPointDown(t *testing.T) {
 		if !seen[p] {
 			t.Errorf("no file of %s was checked", p)
 		}
-	}
-}
-
-// TestToolsUseTypedCommands holds the tools and the job engine to tmux's
-// typed commands (cmd_*.go): a call of Do, DoBlocking or DoSequence whose
-// command is a string literal names a tmux command that the supervisor
-// should own as a method. Calls whose argv is built from the request
-// (set-option with the caller's scope and name, new-session with its
-// flags) pass it as a variable and are not caught.
-func TestToolsUseTypedCommands(t *testing.T) {
-	files, err := filepath.Glob("tools/*.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	more, _ := filepath.Glob("jobs/*.go")
-	files = append(files, more...)
-	fset := token.NewFileSet()
-	checked := 0
-	for _, path := range files {
-		if strings.HasSuffix(path, "_test.go") {
-			continue
-		}
-		f, err := parser.ParseFile(fset, path, nil, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		checked++
-		ast.Inspect(f, func(n ast.Node) bool {
-			call, ok := n.(*ast.CallExpr)
-			if !ok || len(call.Args) < 2 {
-				return true
-			}
-			sel, ok := call.Fun.(*ast.SelectorExpr)
-			if !ok || (sel.Sel.Name != "Do" && sel.Sel.Name != "DoBlocking") {
-				return true
-			}
-			if lit, ok := call.Args[1].(*ast.BasicLit); ok && lit.Kind == token.STRING {
-				t.Errorf("%s: %s(ctx, %s, ...): give the command a typed method in supervisor/cmd_*.go",
-					fset.Position(call.Pos()), sel.Sel.Name, lit.Value)
-			}
-			return true
-		})
-	}
-	if checked == 0 {
-		t.Fatal("no files found in tools and jobs")
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tmux-mcp/tmux-mcp/shellquote"
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/death"
 )
@@ -276,7 +277,7 @@ func nextSteps(cause string, f *serverFacts) []string {
 	case death.CauseSocketDeleted:
 		var out []string
 		if f.dirErr != nil {
-			out = append(out, "mkdir -p -m 700 "+shellQuote(filepath.Dir(f.path)))
+			out = append(out, "mkdir -p -m 700 "+shellquote.Quote(filepath.Dir(f.path)))
 		}
 		for _, o := range f.orphans() {
 			pid = strconv.Itoa(o.PID)
@@ -294,7 +295,7 @@ func nextSteps(cause string, f *serverFacts) []string {
 			"kill -TERM " + pid + "   # if it never answers again; SIGKILL if it ignores SIGTERM"}
 	case death.CausePermission:
 		dir := filepath.Dir(f.path)
-		return []string{"ls -ld " + shellQuote(dir), "chmod 700 " + shellQuote(dir), "tmux " + args + " ls"}
+		return []string{"ls -ld " + shellquote.Quote(dir), "chmod 700 " + shellquote.Quote(dir), "tmux " + args + " ls"}
 	case death.CauseVersionSkew:
 		return []string{"/proc/" + pid + "/exe " + args + " ls   # talk to the server with its own binary",
 			"tmux -V"}

@@ -365,15 +365,3 @@ func TestKnownCrashesOf(t *testing.T) {
 		}
 	}
 }
-
-func TestShellQuote(t *testing.T) {
-	for in, want := range map[string]string{
-		"/tmp/tmux-0/default": "/tmp/tmux-0/default",
-		"/tmp/my dir/s":       "'/tmp/my dir/s'",
-		"it's":                `'it'\''s'`,
-	} {
-		if got := shellQuote(in); got != want {
-			t.Errorf("shellQuote(%q) = %q, want %q", in, got, want)
-		}
-	}
-}

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/tmux-mcp/tmux-mcp/shellquote"
 )
 
 // fileTimes are a file's timestamps. Age-based cleaners go by the newest
@@ -181,7 +183,7 @@ func checkCleaner(m Machine, path string, exists bool, times fileTimes, now time
 		c.Status = StatusWarn
 		c.Summary = fmt.Sprintf("the socket has not changed for %v; %s deletes it after %v, and tmux then cannot reach its live server",
 			roundDuration(idle), who, roundDuration(age))
-		c.Commands = []string{"touch " + shellQuote(path)}
+		c.Commands = []string{"touch " + shellquote.Quote(path)}
 		return c
 	}
 	c.Status = StatusOK

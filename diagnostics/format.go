@@ -2,9 +2,7 @@ package diagnostics
 
 import (
 	"fmt"
-	"regexp"
 	"sort"
-	"strings"
 	"time"
 )
 
@@ -42,17 +40,6 @@ func percent(used, limit uint64) string {
 		return "?"
 	}
 	return fmt.Sprintf("%.0f%%", 100*float64(used)/float64(limit))
-}
-
-var shellSafe = regexp.MustCompile(`^[A-Za-z0-9@%_+=:,./-]+$`)
-
-// shellQuote quotes s for a POSIX shell when it needs it, so the commands
-// in a report can be pasted as they are.
-func shellQuote(s string) string {
-	if shellSafe.MatchString(s) {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 func sortedKeys[V any](m map[string]V) []string {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tmux-mcp/tmux-mcp/shellquote"
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
 )
 
@@ -114,7 +115,7 @@ func checkJournal(j Journal) Check {
 	if err := j.Check(); err != nil {
 		c.Status, c.Summary = StatusFail, "the journal cannot be read as one: "+err.Error()
 		c.Remedy = "tmux-mcp moves an unreadable journal aside and starts a fresh one; check the disk and the file's permissions"
-		c.Commands = []string{"ls -la " + shellQuote(j.Path())}
+		c.Commands = []string{"ls -la " + shellquote.Quote(j.Path())}
 		return c
 	}
 	servers, err := j.Servers()

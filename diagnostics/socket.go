@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/tmux-mcp/tmux-mcp/proc"
+	"github.com/tmux-mcp/tmux-mcp/shellquote"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/death"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
@@ -32,7 +33,7 @@ func checkSocketDir(f *serverFacts) Check {
 			c.Status = StatusFail
 			c.Summary = fmt.Sprintf("missing while server PID %d runs: SIGUSR1 cannot recreate the socket until it exists", f.procs[0].PID)
 			c.Remedy = "create the directory (mode 0700), then send the server SIGUSR1"
-			c.Commands = []string{"mkdir -p -m 700 " + shellQuote(dir), "kill -USR1 " + strconv.Itoa(f.procs[0].PID)}
+			c.Commands = []string{"mkdir -p -m 700 " + shellquote.Quote(dir), "kill -USR1 " + strconv.Itoa(f.procs[0].PID)}
 		default:
 			c.Status, c.Summary = StatusOK, "does not exist (tmux creates it for the next server)"
 		}
@@ -61,14 +62,14 @@ func checkSocketDir(f *serverFacts) Check {
 			c.Summary += fmt.Sprintf("; owned by uid %d, not %d", uid, euid)
 		}
 		c.Remedy = "give the directory back to its user, without permissions for others; the server itself is not affected"
-		c.Commands = []string{"chmod 700 " + shellQuote(dir)}
+		c.Commands = []string{"chmod 700 " + shellquote.Quote(dir)}
 		if foreign {
-			c.Commands = append([]string{fmt.Sprintf("sudo chown %d %s", euid, shellQuote(dir))}, c.Commands...)
+			c.Commands = append([]string{fmt.Sprintf("sudo chown %d %s", euid, shellquote.Quote(dir))}, c.Commands...)
 		}
 	case mode.Perm()&0o002 != 0 && mode&os.ModeSticky == 0:
 		c.Status = StatusWarn
 		c.Summary = "writable by everyone without the sticky bit: anyone can delete or replace the socket"
-		c.Commands = []string{"chmod 700 " + shellQuote(dir)}
+		c.Commands = []string{"chmod 700 " + shellquote.Quote(dir)}
 	default:
 		c.Status, c.Summary = StatusOK, fmt.Sprintf("mode %04o, owner uid %d", mode.Perm()|stickyBit(mode), uid)
 	}
@@ -130,7 +131,7 @@ func checkSocketFile(f *serverFacts) Check {
 		c.Summary = fmt.Sprintf("missing while server PID %d still listens on it: the server is alive and unreachable (orphaned)", pid)
 		c.Remedy = "send the server SIGUSR1: it creates the socket again. Do not run new-session (or anything that starts a server) on this socket before: it would start a second, empty server and orphan this one for good"
 		if f.dirErr != nil {
-			c.Commands = append(c.Commands, "mkdir -p -m 700 "+shellQuote(filepath.Dir(f.path)))
+			c.Commands = append(c.Commands, "mkdir -p -m 700 "+shellquote.Quote(filepath.Dir(f.path)))
 		}
 		c.Commands = append(c.Commands, "kill -USR1 "+strconv.Itoa(pid), "tmux "+cmdArgs+" ls")
 	case errors.Is(f.connectErr, syscall.ENOENT):
@@ -146,7 +147,7 @@ func checkSocketFile(f *serverFacts) Check {
 		c.Remedy = "nothing to clean up: the next server started on this path replaces the file"
 	case errors.Is(f.connectErr, syscall.EACCES), errors.Is(f.connectErr, syscall.EPERM):
 		c.Status, c.Summary = StatusFail, "we may not connect: wrong owner or mode on the socket or its directory"
-		c.Commands = []string{"ls -la " + shellQuote(filepath.Dir(f.path))}
+		c.Commands = []string{"ls -la " + shellquote.Quote(filepath.Dir(f.path))}
 	default:
 		c.Status, c.Summary = StatusWarn, "connect did not complete: the server's accept backlog is full or it is not accepting ("+result+")"
 	}

@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/tmux-mcp/tmux-mcp/shellquote"
 )
 
 // install copies this binary into the host user's cache directory
@@ -45,7 +47,7 @@ func (l *Link) install() error {
 		return fmt.Errorf("this binary: %w", err)
 	}
 	defer bin.Close()
-	if _, err := l.runSSH(ctx, "sh -c "+shQuote(installScript)+" install "+shQuote(sum), bin); err != nil {
+	if _, err := l.runSSH(ctx, "sh -c "+shellquote.Quote(installScript)+" install "+shellquote.Quote(sum), bin); err != nil {
 		if r := refusal(err); r != nil {
 			return r
 		}

@@ -16,6 +16,8 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/tmux-mcp/tmux-mcp/shellquote"
 )
 
 // Options configures the links to every host.
@@ -384,23 +386,20 @@ func (l *Link) sshArgs(remote string) []string {
 
 // remoteCommand is the shell command line the host runs: the target's own
 // command, or tmux-mcp from the PATH or from the install cache, checked
-// before it runs (cache.go).
+// before it runs (cache.go). The user's login shell parses it first (sh,
+// bash, zsh, fish, tcsh...): shellquote's words read the same in each,
+// and neither the script nor tmux-mcp's arguments hold what a csh would
+// not take ("!", newline).
 func (l *Link) remoteCommand() string {
 	args := make([]string, len(l.o.RemoteArgs))
 	for i, a := range l.o.RemoteArgs {
-		args[i] = shQuote(a)
+		args[i] = shellquote.Quote(a)
 	}
 	if l.t.Command != "" {
 		return l.t.Command + " " + strings.Join(args, " ")
 	}
 	sum, _ := l.o.self.sha256() // unknown: the cache is refused
-	return "sh -c " + shQuote(startScript(l.o.Install, sum)) + " tmux-mcp " + strings.Join(args, " ")
-}
-
-// shQuote quotes s for a POSIX shell (and fish, bash, zsh: the remote
-// login shell parses the command line first).
-func shQuote(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	return "sh -c " + shellquote.Quote(startScript(l.o.Install, sum)) + " tmux-mcp " + strings.Join(args, " ")
 }
 
 // connect starts ssh and initializes MCP over it, installing tmux-mcp

@@ -126,14 +126,14 @@ func TestPlatformMatches(t *testing.T) {
 func TestRemoteCommand(t *testing.T) {
 	l := newLink(Target{Name: "b", Host: "h"}, Options{RemoteArgs: []string{"serve", "--safety", "it's"}}.withDefaults())
 	got := l.remoteCommand()
-	for _, want := range []string{"sh -c '", `command -v tmux-mcp`, `x=$HOME/.cache;;`, `/tmux-mcp/bin/tmux-mcp`, `exit 127`, `'serve' '--safety' 'it'\''s'`} {
+	for _, want := range []string{"sh -c '", `command -v tmux-mcp`, `x=$HOME/.cache;;`, `/tmux-mcp/bin/tmux-mcp`, `exit 127`, ` serve --safety 'it'\''s'`} {
 		if !strings.Contains(got, want) {
 			t.Errorf("remote command %s\nlacks %s", got, want)
 		}
 	}
 	l = newLink(Target{Name: "b", Host: "h", User: "me", Port: 2222, Command: "/opt/tmux-mcp"}, Options{RemoteArgs: []string{"serve"}}.withDefaults())
 	args := l.sshArgs(l.remoteCommand())
-	if got, want := strings.Join(args, " "), "-T -o BatchMode=yes -o ServerAliveInterval=5 -o ServerAliveCountMax=3 -p 2222 -l me h /opt/tmux-mcp 'serve'"; got != want {
+	if got, want := strings.Join(args, " "), "-T -o BatchMode=yes -o ServerAliveInterval=5 -o ServerAliveCountMax=3 -p 2222 -l me h /opt/tmux-mcp serve"; got != want {
 		t.Errorf("ssh args\n got %s\nwant %s", got, want)
 	}
 }

@@ -19,7 +19,7 @@ import (
 // Bounds of jobs.
 const (
 	// MaxPerServer bounds the running jobs of one server: each holds one
-	// of the supervisor's blocking slots (supervisor.DoBlocking, 16 a
+	// of the supervisor's blocking slots (supervisor.WaitForChannel, 16 a
 	// server) with its wait-for client, and the rest stay for
 	// run_command and wait_for_channel.
 	MaxPerServer = 8
@@ -35,7 +35,7 @@ const (
 	tailMaxLines = 50
 	tailMaxBytes = 4000
 	// waitSlice is how long one wait-for waits before it is renewed
-	// (DoBlocking needs a deadline).
+	// (a blocking command needs a deadline).
 	waitSlice = time.Hour
 	// liveEvery is how often a job checks its pane's process when no
 	// change of the pane wakes it.

@@ -207,8 +207,8 @@ func measureOnce(t *testing.T, policy death.RestartPolicy) map[string]time.Durat
 			time.Sleep(100 * time.Microsecond)
 		}
 	}
-	poll("failed call", func() bool { _, err := srv.Do(ctx, "list-sessions"); return err != nil })
-	poll("successful call", func() bool { _, err := srv.Do(ctx, "list-sessions"); return err == nil })
+	poll("failed call", func() bool { _, err := srv.Replay(ctx, []string{"list-sessions"}); return err != nil })
+	poll("successful call", func() bool { _, err := srv.Replay(ctx, []string{"list-sessions"}); return err == nil })
 	out := map[string]time.Duration{"first successful call": time.Since(killed)}
 	poll("restored tree", func() bool {
 		live, err := readState(ctx, srv)

@@ -18,7 +18,7 @@ func buildSmallTree(t *testing.T, srv *supervisor.Server, dir string) {
 		{"new-window", "-d", "-t", "=keep:", "-n", "two", "-c", dir},
 		{"new-session", "-d", "-s", "also", "-c", dir, "-n", "three"}, // named: an automatic name follows the program running
 	} {
-		if _, err := srv.Do(testCtx(t), args...); err != nil {
+		if _, err := srv.Replay(testCtx(t), args); err != nil {
 			t.Fatalf("tmux %s: %v", strings.Join(args, " "), err)
 		}
 	}

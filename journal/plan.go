@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/tmux-mcp/tmux-mcp/shellquote"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
@@ -465,7 +466,7 @@ func (p *planner) command(pn Pane) (argv []string, typed string) {
 			return argv, ""
 		}
 	case pn.InShell && len(pn.Argv) > 0:
-		return nil, shellQuote(pn.Argv)
+		return nil, shellquote.Join(pn.Argv)
 	}
 	return nil, ""
 }

@@ -382,13 +382,6 @@ func TestUnquoteCommand(t *testing.T) {
 	}
 }
 
-func TestShellQuote(t *testing.T) {
-	got := shellQuote([]string{"vim", "it's here", "-c", "", "a=b"})
-	if want := `vim 'it'\''s here' -c '' a=b`; got != want {
-		t.Errorf("shellQuote = %s, want %s", got, want)
-	}
-}
-
 // TestStepStringQuotes: a step as `journal restore --dry-run` prints it
 // quotes every argument a person could misread, and every one holding a
 // byte a terminal would act on.

@@ -277,7 +277,7 @@ func apply(ctx context.Context, srv tmuxServer, plan RestorePlan) execution {
 			ex.errors = append(ex.errors, fmt.Sprintf("%s: skipped: %s was not restored", argv[0], missing))
 			continue
 		}
-		out, err := srv.Do(ctx, argv...)
+		out, err := srv.Replay(ctx, argv)
 		if err != nil {
 			ex.errors = append(ex.errors, fmt.Sprintf("%s: %v", argv[0], err))
 			continue

@@ -60,7 +60,7 @@ func buildTree(t testing.TB, srv *supervisor.Server, root string) {
 	ctx := testCtx(t)
 	do := func(args ...string) string {
 		t.Helper()
-		out, err := srv.Do(ctx, args...)
+		out, err := srv.Replay(ctx, args)
 		if err != nil {
 			t.Fatalf("tmux %s: %v", strings.Join(args, " "), err)
 		}
@@ -308,13 +308,13 @@ func TestRestoreReRunsOptedInCommand(t *testing.T) {
 	dir := t.TempDir()
 	argv := []string{"sh", "-c", `echo "token=$RESTORE_TOKEN"; exec sleep 1000`}
 	env := []string{"RESTORE_TOKEN=t0k3n"}
-	out, err := srv.Do(testCtx(t), append([]string{"new-session", "-d", "-s", "job", "-c", dir, "-e", env[0], "-P", "-F", "#{pane_id}", "--"}, argv...)...)
+	out, err := srv.Replay(testCtx(t), append([]string{"new-session", "-d", "-s", "job", "-c", dir, "-e", env[0], "-P", "-F", "#{pane_id}", "--"}, argv...))
 	if err != nil {
 		t.Fatal(err)
 	}
 	job := strings.TrimSpace(string(out))
 	j.RecordCreated(srv.Socket(), tmux.PaneID(job), argv, dir, env, true)
-	if _, err := srv.Do(testCtx(t), "new-window", "-d", "-t", "=job:", "-n", "plain", "--", "sleep", "1000"); err != nil {
+	if _, err := srv.Replay(testCtx(t), []string{"new-window", "-d", "-t", "=job:", "-n", "plain", "--", "sleep", "1000"}); err != nil {
 		t.Fatal(err)
 	}
 	tmuxtest.WaitFor(t, 10*time.Second, "a snapshot with the created record", func() bool {
@@ -327,7 +327,7 @@ func TestRestoreReRunsOptedInCommand(t *testing.T) {
 	tmuxtest.WaitFor(t, 15*time.Second, "the restore", func() bool { return rec.count(supervisor.EventRestored) > restores })
 	var first, second string
 	tmuxtest.WaitFor(t, 5*time.Second, "the command to run again", func() bool {
-		o, err := srv.Do(testCtx(t), "list-panes", "-a", "-F", "#{window_name}:#{pane_current_command}:#{pane_current_path}")
+		o, err := srv.Replay(testCtx(t), []string{"list-panes", "-a", "-F", "#{window_name}:#{pane_current_command}:#{pane_current_path}"})
 		if err != nil {
 			return false
 		}
@@ -346,7 +346,7 @@ func TestRestoreReRunsOptedInCommand(t *testing.T) {
 		t.Errorf("pane without the restore flag = %q, want a shell, not its command again", second)
 	}
 	tmuxtest.WaitFor(t, 5*time.Second, "the environment in the restored pane", func() bool {
-		o, err := srv.Do(testCtx(t), "capture-pane", "-p", "-t", "=job:0.0")
+		o, err := srv.Replay(testCtx(t), []string{"capture-pane", "-p", "-t", "=job:0.0"})
 		return err == nil && strings.Contains(string(o), "token=t0k3n")
 	})
 }
@@ -362,7 +362,7 @@ func TestNoRestoreAfterKillServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := srv.Do(testCtx(t), "new-session", "-d", "-s", "gone"); err != nil {
+	if _, err := srv.Replay(testCtx(t), []string{"new-session", "-d", "-s", "gone"}); err != nil {
 		t.Fatal(err)
 	}
 	tmuxtest.WaitFor(t, 10*time.Second, "a snapshot", func() bool {

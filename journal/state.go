@@ -16,7 +16,10 @@ import (
 // tmuxServer is the part of a supervised server the journal uses to read
 // and restore its state. *supervisor.Server implements it.
 type tmuxServer interface {
-	Do(ctx context.Context, args ...string) ([]byte, error)
+	ServerRecord(ctx context.Context, fields ...string) ([]string, error)
+	PaneRecords(ctx context.Context, fields ...string) ([][]string, error)
+	// Replay sends one step of a restore plan.
+	Replay(ctx context.Context, argv []string) ([]byte, error)
 	Socket() tmux.Socket
 }
 
@@ -36,22 +39,14 @@ var paneFields = []string{
 	"pane_current_path",
 }
 
-// Both are tmux.RecordFormat records: names, titles and paths are
+// Both are read as tmux.RecordFormat records: names, titles and paths are
 // untrusted bytes, and the record codec cannot be split or forged by them.
-var (
-	serverFormat = tmux.RecordFormat(serverFields...)
-	paneFormat   = tmux.RecordFormat(paneFields...)
-)
 
 // readState reads the session tree of srv: one display-message for the
 // server and one list-panes -a for everything else, plus /proc for the
 // argv of each pane's foreground process and the server's binary.
 func readState(ctx context.Context, srv tmuxServer) (*Snapshot, error) {
-	out, err := srv.Do(ctx, "display-message", "-p", serverFormat)
-	if err != nil {
-		return nil, fmt.Errorf("journal: read server: %w", err)
-	}
-	f, err := tmux.ParseRecord(out, len(serverFields))
+	f, err := srv.ServerRecord(ctx, serverFields...)
 	if err != nil {
 		return nil, fmt.Errorf("journal: read server: %w", err)
 	}
@@ -66,13 +61,11 @@ func readState(ctx context.Context, srv tmuxServer) (*Snapshot, error) {
 	if f[5] == "" {
 		return snap, nil // no session at all
 	}
-	out, err = srv.Do(ctx, "list-panes", "-a", "-F", paneFormat)
+	recs, err := srv.PaneRecords(ctx, paneFields...)
 	if err != nil {
 		return nil, fmt.Errorf("journal: list panes: %w", err)
 	}
-	if err := parsePanes(snap, out); err != nil {
-		return nil, err
-	}
+	parsePanes(snap, recs)
 	for i := range snap.Sessions {
 		for j := range snap.Sessions[i].Windows {
 			for k := range snap.Sessions[i].Windows[j].Panes {
@@ -85,16 +78,12 @@ func readState(ctx context.Context, srv tmuxServer) (*Snapshot, error) {
 	return snap, nil
 }
 
-// parsePanes builds the tree from list-panes output. Rows come sorted by
+// parsePanes builds the tree from list-panes records. Rows come sorted by
 // session name, window index and pane index; sessions are sorted by ID
 // here. The hidden session is left out.
-func parsePanes(snap *Snapshot, out []byte) error {
+func parsePanes(snap *Snapshot, recs [][]string) {
 	sessions := map[tmux.SessionID]*Session{}
 	var order []tmux.SessionID
-	recs, err := tmux.ParseRecords(out, len(paneFields))
-	if err != nil {
-		return fmt.Errorf("journal: list panes: %w", err)
-	}
 	for _, v := range recs {
 		if v[1] == tmux.HiddenSession {
 			continue
@@ -126,7 +115,6 @@ func parsePanes(snap *Snapshot, out []byte) error {
 		snap.Sessions = append(snap.Sessions, *sessions[id])
 	}
 	snap.Sessions = sortedSessions(snap.Sessions)
-	return nil
 }
 
 // foreground returns the argv of the process in the foreground of the

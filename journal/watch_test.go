@@ -15,7 +15,7 @@ import (
 
 func mustDo(t *testing.T, srv *supervisor.Server, args ...string) string {
 	t.Helper()
-	out, err := srv.Do(testCtx(t), args...)
+	out, err := srv.Replay(testCtx(t), args)
 	if err != nil {
 		t.Fatalf("tmux %s: %v", strings.Join(args, " "), err)
 	}

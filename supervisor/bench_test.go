@@ -31,7 +31,7 @@ func BenchmarkCaptureUnchanged(b *testing.B) {
 		}
 	})
 	ts.Track(srv.Health().PID)
-	out, err := srv.Do(ctx, "new-session", "-d", "-P", "-F", "#{pane_id}", "-s", "b", "-x", "120", "-y", "40", "seq 1 40; exec cat")
+	out, err := srv.do(ctx, "new-session", "-d", "-P", "-F", "#{pane_id}", "-s", "b", "-x", "120", "-y", "40", "seq 1 40; exec cat")
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -21,7 +21,7 @@ func TestDoBlockingLeavesTheControlConnectionFree(t *testing.T) {
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		defer cancel()
-		_, err := srv.DoBlocking(ctx, "wait-for", "tmux-mcp-test-chan")
+		_, err := srv.doBlocking(ctx, "wait-for", "tmux-mcp-test-chan")
 		done <- err
 	}()
 	tmuxtest.WaitFor(t, 5*time.Second, "the wait-for client to block", func() bool {
@@ -60,7 +60,7 @@ func TestDoBlockingEndsAtTheCallersDeadline(t *testing.T) {
 	srv := mustServer(t, sup)
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
-	_, err := srv.DoBlocking(ctx, "wait-for", "never-signalled")
+	_, err := srv.doBlocking(ctx, "wait-for", "never-signalled")
 	if !errors.Is(err, tmux.ErrTimeout) {
 		t.Fatalf("got %v, want ErrTimeout", err)
 	}
@@ -72,7 +72,7 @@ func TestDoBlockingEndsAtTheCallersDeadline(t *testing.T) {
 	if n := rec.count(isType(EventServerDied)); n != 0 {
 		t.Errorf("server_died events = %d, want 0", n)
 	}
-	if _, err := srv.DoBlocking(context.Background(), "wait-for", "x"); !errors.Is(err, ErrNoDeadline) {
+	if _, err := srv.doBlocking(context.Background(), "wait-for", "x"); !errors.Is(err, ErrNoDeadline) {
 		t.Errorf("no deadline: got %v, want ErrNoDeadline", err)
 	}
 }

@@ -17,7 +17,7 @@ import (
 // between the look-up and the delete only another client deleting the same
 // buffer can interfere, and then tmux answers "no buffer".
 func (s *Server) DeleteBuffer(ctx context.Context, name string) (bool, error) {
-	out, err := s.Do(ctx, "list-buffers", "-F", tmux.RecordFormat("buffer_name"))
+	out, err := s.do(ctx, "list-buffers", "-F", tmux.RecordFormat("buffer_name"))
 	if err != nil {
 		return false, err
 	}
@@ -27,7 +27,7 @@ func (s *Server) DeleteBuffer(ctx context.Context, name string) (bool, error) {
 	}
 	for _, r := range recs {
 		if r[0] == name {
-			if _, err := s.Do(ctx, "delete-buffer", "-b", name); err != nil {
+			if _, err := s.do(ctx, "delete-buffer", "-b", name); err != nil {
 				return false, err
 			}
 			return true, nil

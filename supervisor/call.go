@@ -24,10 +24,12 @@ var readOnly = map[string]bool{
 	"show-messages": true, "showmsgs": true, "server-info": true, "info": true,
 }
 
-// Do runs one tmux command under supervision and returns its stdout: health
+// do runs one tmux command under supervision and returns its stdout: health
 // gate, resource gate for commands that create panes, the server's token
 // bucket, the in-flight bound, the transport with a deadline, events.
-func (s *Server) Do(ctx context.Context, args ...string) ([]byte, error) {
+// Outside the supervisor commands are typed methods (cmd_*.go); the
+// journal replays its restore plans through Replay.
+func (s *Server) do(ctx context.Context, args ...string) ([]byte, error) {
 	if len(args) == 0 {
 		return nil, errors.New("supervisor: empty tmux command")
 	}

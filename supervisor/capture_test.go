@@ -238,7 +238,7 @@ func TestCaptureCapsFullHistory(t *testing.T) {
 	pane := tmux.PaneID(mustDo(t, srv, "new-session", "-d", "-P", "-F", "#{pane_id}", "-s", "h", "-x", "80", "-y", "40",
 		"seq 1 50000; exec cat"))
 	tmuxtest.WaitFor(t, 20*time.Second, "50,000 lines", func() bool {
-		out, err := srv.Do(testCtx(t), "display-message", "-p", "-t", string(pane), "#{history_size}")
+		out, err := srv.do(testCtx(t), "display-message", "-p", "-t", string(pane), "#{history_size}")
 		n, _ := strconv.Atoi(strings.TrimSpace(string(out)))
 		return err == nil && n >= 49960
 	})
@@ -313,7 +313,7 @@ func TestMeasureSocketReturn(t *testing.T) {
 		if err := os.Remove(ts.Socket); err != nil {
 			t.Fatal(err)
 		}
-		srv.Do(testCtx(t), "display-message", "-p", "#{pid}") //nolint:errcheck
+		srv.do(testCtx(t), "display-message", "-p", "#{pid}") //nolint:errcheck
 		tmuxtest.WaitFor(t, 10*time.Second, "an outside client to reach the server", func() bool {
 			_, err := ts.TmuxWithin(time.Second, "display-message", "-p", "#{pid}")
 			return err == nil

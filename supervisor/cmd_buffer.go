@@ -9,7 +9,7 @@ import (
 
 // tmux's paste-buffer commands, typed (DeleteBuffer, which needs a
 // look-up first, is in buffers.go). Each method sends one command through
-// Do and returns Do's error as it is (see cmd_pane.go). A buffer's bytes
+// do and returns do's error as it is (see cmd_pane.go). A buffer's bytes
 // travel through a file (LoadBuffer, SaveBuffer) or in chunks (SetBuffer,
 // AppendBuffer): a command argument holds no NUL and, over exec, no more
 // than 128 KiB.
@@ -18,28 +18,28 @@ import (
 // (load-buffer -b name -- path). tmux expands formats in the path; the
 // wire keeps it literal.
 func (s *Server) LoadBuffer(ctx context.Context, name, path string) error {
-	_, err := s.Do(ctx, "load-buffer", "-b", name, "--", path)
+	_, err := s.do(ctx, "load-buffer", "-b", name, "--", path)
 	return err
 }
 
 // SaveBuffer writes the buffer called name to the file at path, raw
 // whatever the transport (save-buffer -b name -- path).
 func (s *Server) SaveBuffer(ctx context.Context, name, path string) error {
-	_, err := s.Do(ctx, "save-buffer", "-b", name, "--", path)
+	_, err := s.do(ctx, "save-buffer", "-b", name, "--", path)
 	return err
 }
 
 // SetBuffer sets the buffer called name to data, creating it if need be
 // (set-buffer -b name -- data).
 func (s *Server) SetBuffer(ctx context.Context, name, data string) error {
-	_, err := s.Do(ctx, "set-buffer", "-b", name, "--", data)
+	_, err := s.do(ctx, "set-buffer", "-b", name, "--", data)
 	return err
 }
 
 // AppendBuffer appends data to the buffer called name (set-buffer -a -b
 // name -- data).
 func (s *Server) AppendBuffer(ctx context.Context, name, data string) error {
-	_, err := s.Do(ctx, "set-buffer", "-a", "-b", name, "--", data)
+	_, err := s.do(ctx, "set-buffer", "-a", "-b", name, "--", data)
 	return err
 }
 
@@ -63,7 +63,7 @@ func (s *Server) PasteBuffer(ctx context.Context, pane tmux.PaneID, name string,
 	if opt.Bracket {
 		args = append(args, "-p")
 	}
-	_, err := s.Do(ctx, args...)
+	_, err := s.do(ctx, args...)
 	return err
 }
 
@@ -71,7 +71,7 @@ func (s *Server) PasteBuffer(ctx context.Context, pane tmux.PaneID, name string,
 // order (list-buffers -F with buffer_name as a record). An output that
 // cannot be read is an error wrapping tmux's record error.
 func (s *Server) ListBuffers(ctx context.Context) ([]string, error) {
-	out, err := s.Do(ctx, "list-buffers", "-F", tmux.RecordFormat("buffer_name"))
+	out, err := s.do(ctx, "list-buffers", "-F", tmux.RecordFormat("buffer_name"))
 	if err != nil {
 		return nil, err
 	}

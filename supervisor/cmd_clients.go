@@ -27,9 +27,9 @@ var clientFields = []string{"client_tty", "session_id", "window_id", "pane_id", 
 
 // ListClients returns the clients attached to a session
 // (list-clients -F), control-mode clients included: the caller tells
-// them apart. It returns Do's error as it is.
+// them apart. It returns do's error as it is.
 func (s *Server) ListClients(ctx context.Context) ([]AttachedClient, error) {
-	out, err := s.Do(ctx, "list-clients", "-F", tmux.RecordFormat(clientFields...))
+	out, err := s.do(ctx, "list-clients", "-F", tmux.RecordFormat(clientFields...))
 	if err != nil {
 		return nil, err
 	}

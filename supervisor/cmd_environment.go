@@ -8,7 +8,7 @@ import (
 
 // tmux's environment commands, typed. A session of "" names the global
 // environment (-g), any other that session's (-t session). Both return
-// Do's error as it is.
+// do's error as it is.
 
 // envScopeArgs is show-environment's and set-environment's scope flags for
 // session.
@@ -24,7 +24,7 @@ func envScopeArgs(session tmux.SessionID) []string {
 // to its value, or to nil for a variable removed from that environment;
 // skipped counts records that could not be read and are left out.
 func (s *Server) ShowEnvironment(ctx context.Context, session tmux.SessionID) (vars map[string]*string, skipped int, err error) {
-	out, err := s.Do(ctx, append(append([]string{}, tmux.EnvironmentArgs...), envScopeArgs(session)...)...)
+	out, err := s.do(ctx, append(append([]string{}, tmux.EnvironmentArgs...), envScopeArgs(session)...)...)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -35,6 +35,6 @@ func (s *Server) ShowEnvironment(ctx context.Context, session tmux.SessionID) (v
 // SetEnvironment sets name to value in the global environment, or
 // session's (set-environment -g|-t session -- name value).
 func (s *Server) SetEnvironment(ctx context.Context, session tmux.SessionID, name, value string) error {
-	_, err := s.Do(ctx, append(append([]string{"set-environment"}, envScopeArgs(session)...), "--", name, value)...)
+	_, err := s.do(ctx, append(append([]string{"set-environment"}, envScopeArgs(session)...), "--", name, value)...)
 	return err
 }

@@ -9,21 +9,21 @@ import (
 )
 
 // tmux's commands on one pane, typed. Each method sends one command
-// through Do (the gates, the rate limits, the deadline and the span of
-// every call apply) and returns Do's error as it is, so errors.Is on the
+// through do (the gates, the rate limits, the deadline and the span of
+// every call apply) and returns do's error as it is, so errors.Is on the
 // supervisor's and tmux's sentinels works on it. An argument tmux expands
 // as a format (a title, a pipe command) is kept literal by the wire.
 
 // KillPane kills pane (kill-pane -t pane).
 func (s *Server) KillPane(ctx context.Context, pane tmux.PaneID) error {
-	_, err := s.Do(ctx, "kill-pane", "-t", string(pane))
+	_, err := s.do(ctx, "kill-pane", "-t", string(pane))
 	return err
 }
 
 // SelectPane makes pane the active pane of its window (select-pane -t
 // pane).
 func (s *Server) SelectPane(ctx context.Context, pane tmux.PaneID) error {
-	_, err := s.Do(ctx, "select-pane", "-t", string(pane))
+	_, err := s.do(ctx, "select-pane", "-t", string(pane))
 	return err
 }
 
@@ -66,21 +66,21 @@ func (s *Server) SelectPaneToward(ctx context.Context, window tmux.WindowID, dir
 	if flag == "" {
 		return fmt.Errorf("%w: unknown pane direction %q", ErrInvalidArgument, dir)
 	}
-	_, err := s.Do(ctx, "select-pane", flag, "-t", string(window))
+	_, err := s.do(ctx, "select-pane", flag, "-t", string(window))
 	return err
 }
 
 // SetPaneTitle sets pane's title (select-pane -t pane -T title). tmux
 // expands formats in the title; the wire keeps it literal.
 func (s *Server) SetPaneTitle(ctx context.Context, pane tmux.PaneID, title string) error {
-	_, err := s.Do(ctx, "select-pane", "-t", string(pane), "-T", title)
+	_, err := s.do(ctx, "select-pane", "-t", string(pane), "-T", title)
 	return err
 }
 
 // SwapPanes swaps panes src and dst without selecting either (swap-pane
 // -d -s src -t dst).
 func (s *Server) SwapPanes(ctx context.Context, src, dst tmux.PaneID) error {
-	_, err := s.Do(ctx, "swap-pane", "-d", "-s", string(src), "-t", string(dst))
+	_, err := s.do(ctx, "swap-pane", "-d", "-s", string(src), "-t", string(dst))
 	return err
 }
 
@@ -94,7 +94,7 @@ func (s *Server) ResizePane(ctx context.Context, pane tmux.PaneID, width, height
 	if height > 0 {
 		args = append(args, "-y", strconv.Itoa(height))
 	}
-	_, err := s.Do(ctx, args...)
+	_, err := s.do(ctx, args...)
 	return err
 }
 
@@ -102,7 +102,7 @@ func (s *Server) ResizePane(ctx context.Context, pane tmux.PaneID, width, height
 // (resize-pane -Z -t pane). A zoomed window's zoomed pane is its active
 // one.
 func (s *Server) ToggleZoom(ctx context.Context, pane tmux.PaneID) error {
-	_, err := s.Do(ctx, "resize-pane", "-Z", "-t", string(pane))
+	_, err := s.do(ctx, "resize-pane", "-Z", "-t", string(pane))
 	return err
 }
 
@@ -110,13 +110,13 @@ func (s *Server) ToggleZoom(ctx context.Context, pane tmux.PaneID) error {
 // modes, attributes and the screen. With scroll-on-clear (tmux 3.3) the
 // screen goes into the history.
 func (s *Server) ResetTerminal(ctx context.Context, pane tmux.PaneID) error {
-	_, err := s.Do(ctx, "send-keys", "-R", "-t", string(pane))
+	_, err := s.do(ctx, "send-keys", "-R", "-t", string(pane))
 	return err
 }
 
 // ClearHistory drops pane's history (clear-history -t pane).
 func (s *Server) ClearHistory(ctx context.Context, pane tmux.PaneID) error {
-	_, err := s.Do(ctx, "clear-history", "-t", string(pane))
+	_, err := s.do(ctx, "clear-history", "-t", string(pane))
 	return err
 }
 
@@ -125,32 +125,32 @@ func (s *Server) ClearHistory(ctx context.Context, pane tmux.PaneID) error {
 // The caller quotes what command holds; the wire keeps it literal to
 // tmux's format expansion.
 func (s *Server) PipePane(ctx context.Context, pane tmux.PaneID, command string) error {
-	_, err := s.Do(ctx, "pipe-pane", "-t", string(pane), command)
+	_, err := s.do(ctx, "pipe-pane", "-t", string(pane), command)
 	return err
 }
 
 // StopPipe closes pane's pipe, if it has one (pipe-pane -t pane).
 func (s *Server) StopPipe(ctx context.Context, pane tmux.PaneID) error {
-	_, err := s.Do(ctx, "pipe-pane", "-t", string(pane))
+	_, err := s.do(ctx, "pipe-pane", "-t", string(pane))
 	return err
 }
 
 // CopyMode puts pane in copy mode (copy-mode -t pane).
 func (s *Server) CopyMode(ctx context.Context, pane tmux.PaneID) error {
-	_, err := s.Do(ctx, "copy-mode", "-t", string(pane))
+	_, err := s.do(ctx, "copy-mode", "-t", string(pane))
 	return err
 }
 
 // ScrollUp scrolls pane, in copy mode, up by lines lines (send-keys -X
 // -N lines -t pane scroll-up).
 func (s *Server) ScrollUp(ctx context.Context, pane tmux.PaneID, lines int) error {
-	_, err := s.Do(ctx, "send-keys", "-X", "-N", strconv.Itoa(lines), "-t", string(pane), "scroll-up")
+	_, err := s.do(ctx, "send-keys", "-X", "-N", strconv.Itoa(lines), "-t", string(pane), "scroll-up")
 	return err
 }
 
 // CancelCopyMode takes pane out of copy mode, or whatever mode it is in
 // (send-keys -X -t pane cancel); tmux fails for a pane in no mode.
 func (s *Server) CancelCopyMode(ctx context.Context, pane tmux.PaneID) error {
-	_, err := s.Do(ctx, "send-keys", "-X", "-t", string(pane), "cancel")
+	_, err := s.do(ctx, "send-keys", "-X", "-t", string(pane), "cancel")
 	return err
 }

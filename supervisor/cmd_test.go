@@ -70,17 +70,43 @@ func wantEq(t *testing.T, what, got, want string) {
 	}
 }
 
+// cmdCase is one case of the typed command methods' tests.
+type cmdCase struct {
+	name string
+	run  func(ctx context.Context, t *testing.T, f *cmdFixture) error
+	// check reads the state; nil: run's own checks are the test.
+	check func(t *testing.T, f *cmdFixture)
+}
+
+// runCmdCases runs each case against an isolated tmux server, on a
+// fixture of its own, over both transports.
+func runCmdCases(t *testing.T, cases []cmdCase) {
+	t.Helper()
+	for _, execOnly := range []bool{false, true} {
+		t.Run("execOnly="+strconv.FormatBool(execOnly), func(t *testing.T) {
+			ts := tmuxtest.New(t)
+			srv := mustServer(t, newSup(t, ts, Config{ExecOnly: execOnly}))
+			for i, c := range cases {
+				t.Run(c.name, func(t *testing.T) {
+					f := newCmdFixture(t, ts, srv, "c"+strconv.Itoa(i))
+					if err := c.run(testCtx(t), t, f); err != nil {
+						t.Fatalf("%s: %v", c.name, err)
+					}
+					if c.check != nil {
+						c.check(t, f)
+					}
+				})
+			}
+		})
+	}
+}
+
 // TestCmdMethods runs each typed command method against an isolated
 // tmux server, over both transports, and checks the state tmux is left
 // in with a query of its own. Names, titles and paths hold "#{...}",
 // "#(...)", "%" and a leading "-": the methods must keep them literal.
 func TestCmdMethods(t *testing.T) {
-	cases := []struct {
-		name string
-		run  func(ctx context.Context, t *testing.T, f *cmdFixture) error
-		// check reads the state; nil: run's own checks are the test.
-		check func(t *testing.T, f *cmdFixture)
-	}{
+	cases := []cmdCase{
 		{"KillPane", func(ctx context.Context, t *testing.T, f *cmdFixture) error { return f.srv.KillPane(ctx, f.p2) },
 			func(t *testing.T, f *cmdFixture) {
 				if panes := f.list(t, "list-panes", "-t", string(f.w), "-F", "#{pane_id}"); slices.Contains(panes, string(f.p2)) {
@@ -345,6 +371,52 @@ func TestCmdMethods(t *testing.T) {
 			}
 			return f.srv.WaitForChannel(ctx, ch)
 		}, nil},
+		{"Typing", func(ctx context.Context, t *testing.T, f *cmdFixture) error {
+			// cat echoes each line: key names are keys, TypeText's text
+			// is text, and "--" keeps "-l" a key, not a flag.
+			if err := f.srv.TypeText(ctx, f.p2, "Enter"); err != nil {
+				return err
+			}
+			if err := f.srv.TypeKeys(ctx, f.p2, "Enter"); err != nil {
+				return err
+			}
+			if err := f.srv.TypeKeys(ctx, f.p2, "-l", "Enter"); err != nil {
+				return err
+			}
+			tmuxtest.WaitFor(t, 10*time.Second, "the typed lines echoed", func() bool {
+				out, _ := f.ts.Tmux("capture-pane", "-p", "-t", string(f.p2))
+				lines := strings.Split(out, "\n")
+				return count(lines, "Enter") == 2 && count(lines, "-l") == 2
+			})
+			return nil
+		}, nil},
+		{"Records", func(ctx context.Context, t *testing.T, f *cmdFixture) error {
+			rec, err := f.srv.ServerRecord(ctx, "pid", "socket_path")
+			if err != nil {
+				return err
+			}
+			wantEq(t, "ServerRecord", strings.Join(rec, " "), f.ts.MustTmux("display-message", "-p", "#{pid} #{socket_path}"))
+			recs, err := f.srv.PaneRecords(ctx, "pane_id", "session_name")
+			if err != nil {
+				return err
+			}
+			found := 0
+			for _, r := range recs {
+				if r[1] == f.name && (r[0] == string(f.p) || r[0] == string(f.p2)) {
+					found++
+				}
+			}
+			if found != 2 {
+				t.Errorf("PaneRecords = %q, want %s and %s in session %s", recs, f.p, f.p2, f.name)
+			}
+			return nil
+		}, nil},
+		{"Replay", func(ctx context.Context, t *testing.T, f *cmdFixture) error {
+			_, err := f.srv.Replay(ctx, []string{"rename-window", "-t", string(f.w), "--", "-r #{window_id} #(false)"})
+			return err
+		}, func(t *testing.T, f *cmdFixture) {
+			wantEq(t, "window_name", f.q(t, string(f.w), "#{window_name}"), "-r #{window_id} #(false)")
+		}},
 		{"Errors", func(ctx context.Context, t *testing.T, f *cmdFixture) error {
 			if err := f.srv.SelectPaneToward(ctx, f.w, "sideways"); !errors.Is(err, ErrInvalidArgument) {
 				t.Errorf("SelectPaneToward(sideways) = %v, want ErrInvalidArgument", err)
@@ -363,21 +435,16 @@ func TestCmdMethods(t *testing.T) {
 			return nil
 		}, nil},
 	}
-	for _, execOnly := range []bool{false, true} {
-		t.Run("execOnly="+strconv.FormatBool(execOnly), func(t *testing.T) {
-			ts := tmuxtest.New(t)
-			srv := mustServer(t, newSup(t, ts, Config{ExecOnly: execOnly}))
-			for i, c := range cases {
-				t.Run(c.name, func(t *testing.T) {
-					f := newCmdFixture(t, ts, srv, "c"+strconv.Itoa(i))
-					if err := c.run(testCtx(t), t, f); err != nil {
-						t.Fatalf("%s: %v", c.name, err)
-					}
-					if c.check != nil {
-						c.check(t, f)
-					}
-				})
-			}
-		})
+	runCmdCases(t, cases)
+}
+
+// count returns how many of lines are s.
+func count(lines []string, s string) int {
+	n := 0
+	for _, l := range lines {
+		if l == s {
+			n++
+		}
 	}
+	return n
 }

@@ -62,7 +62,7 @@ func TestCallsFailFastWhileRestarting(t *testing.T) {
 	syscall.Kill(srv.Health().PID, syscall.SIGKILL)
 	rec.wait(t, 5*time.Second, "restarting", isType(EventRestarting))
 	start := time.Now()
-	_, err := srv.Do(testCtx(t), "list-sessions")
+	_, err := srv.do(testCtx(t), "list-sessions")
 	if !errors.Is(err, ErrRestarting) {
 		t.Fatalf("got %v, want ErrRestarting", err)
 	}
@@ -133,7 +133,7 @@ func TestSocketDeletedNoticedAtTheNextCall(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Whatever this call answers, it must set the recovery going.
-	srv.Do(testCtx(t), "display-message", "-p", "#{pid}") //nolint:errcheck
+	srv.do(testCtx(t), "display-message", "-p", "#{pid}") //nolint:errcheck
 	rec.wait(t, 5*time.Second, "socket_recreated", isType(EventSocketRecreated))
 	if got := ts.MustTmux("display-message", "-p", "#{pid}"); got != fmt.Sprint(pid) {
 		t.Errorf("outside client reached PID %s, want the original %d", got, pid)
@@ -184,7 +184,7 @@ func TestSIGSTOPTimesOutThenRestarts(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			start := time.Now()
-			_, err := srv.Do(context.Background(), "list-sessions")
+			_, err := srv.do(context.Background(), "list-sessions")
 			if !errors.Is(err, tmux.ErrTimeout) {
 				t.Errorf("got %v, want ErrTimeout", err)
 			}
@@ -197,7 +197,7 @@ func TestSIGSTOPTimesOutThenRestarts(t *testing.T) {
 	syscall.Kill(pid, syscall.SIGCONT)
 	stopped = false
 	tmuxtest.WaitFor(t, 5*time.Second, "calls to succeed after SIGCONT", func() bool {
-		_, err := srv.Do(context.Background(), "list-sessions")
+		_, err := srv.do(context.Background(), "list-sessions")
 		return err == nil
 	})
 	if got := srv.Health().PID; got != pid {
@@ -213,7 +213,7 @@ func TestSmallFDLimitWarnsThenRefuses(t *testing.T) {
 	srv := mustServer(t, sup)
 	var refused error
 	for i := 0; i < 60 && refused == nil; i++ {
-		_, err := srv.Do(testCtx(t), "new-window", "-d")
+		_, err := srv.do(testCtx(t), "new-window", "-d")
 		switch {
 		case errors.Is(err, ErrResourceExhausted):
 			refused = err

@@ -18,8 +18,8 @@
 //
 //   - the call gate and rate limits, here: call.go (every command),
 //     lifecycle.go (the health gate, adopting or starting a server),
-//     ratelimit.go, blocking.go, sequence.go, queries.go, and the typed
-//     tmux commands in cmd_*.go;
+//     ratelimit.go, blocking.go, sequence.go, queries.go, the typed
+//     tmux commands in cmd_*.go, and replay.go (the journal's door);
 //   - capture freshness and the cache: package supervisor/capture (the
 //     capture plan, the cache, watcher connections, the probe, pipe
 //     feeds); capture.go here puts a capture together from it;
@@ -69,8 +69,18 @@
 // tmux.recovery.action, tmux.recovery.attempt and tmux.recovered (see
 // docs/telemetry.md), and the recover_after_crash prompt.
 //
-// Where to start: [New] and [Config], [Supervisor.Server], [Server.Do],
-// [Server.Capture], [Server.PaneChanges], [Server.Health], and [Event]. The
+// # One way to spell a tmux command
+//
+// Every tmux command the tools and the job engine send is a typed method
+// (cmd_*.go: [Server.NewSession], [Server.SplitWindow], [Server.SetOption]
+// with an [OptionScope], ...) whose flags come from its arguments or an
+// options struct. The methods that send an argv as it is (do, doBlocking,
+// doSequence) are unexported; the journal replays its restore plans
+// through [Server.Replay], which typedcommands_test.go at the module root
+// keeps out of tools/ and jobs/.
+//
+// Where to start: [New] and [Config], [Supervisor.Server], the typed
+// commands, [Server.Capture], [Server.PaneChanges], [Server.Health], and [Event]. The
 // supervisor imports neither the journal, nor the tools, nor a telemetry
 // SDK: it emits events and OpenTelemetry API spans, and whoever wires the
 // binary subscribes.

@@ -81,7 +81,7 @@ type Health struct {
 	Barriers uint64 `json:"barriers"`
 	Watchers int    `json:"watchers"`
 	// Blocking counts the commands waiting inside tmux now (wait-for,
-	// DoBlocking), each on a client connection of its own.
+	// doBlocking), each on a client connection of its own.
 	Blocking int `json:"blocking"`
 	// PipeFeeds counts the panes whose output a pipe-pane feeds to
 	// subscribers where no watcher covers them (tmux 3.2a).

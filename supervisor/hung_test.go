@@ -138,7 +138,7 @@ func TestBusyServerNotHung(t *testing.T) {
 			t.Fatalf("%d expansions: %s", n, msg[max(0, len(msg)-200):])
 		}
 		// Let the probe that waited out the stint be answered.
-		srv.Do(testCtx(t), "display-message", "-p", "x") //nolint:errcheck // a death is reported below
+		srv.do(testCtx(t), "display-message", "-p", "x") //nolint:errcheck // a death is reported below
 	}
 
 	_, verdicts := pl.get()

@@ -336,7 +336,7 @@ func (s *Server) Kill(ctx context.Context) error {
 	s.mu.Lock()
 	s.killRequested = true
 	s.mu.Unlock()
-	_, err := s.Do(ctx, "kill-server")
+	_, err := s.do(ctx, "kill-server")
 	if err != nil && !tmux.IsServerDown(err) {
 		s.mu.Lock()
 		s.killRequested = false

@@ -31,7 +31,7 @@ type restorer struct {
 }
 
 func (r *restorer) Restore(ctx context.Context, srv *Server) error {
-	_, err := srv.Do(ctx, "new-session", "-d", "-s", "restored")
+	_, err := srv.do(ctx, "new-session", "-d", "-s", "restored")
 	r.mu.Lock()
 	r.calls++
 	r.mu.Unlock()
@@ -172,7 +172,7 @@ func TestSpansCarryNoKeystrokes(t *testing.T) {
 		c, err := srv.Capture(testCtx(t), CaptureRequest{Pane: pane})
 		return err == nil && c.Cached
 	})
-	srv.Do(testCtx(t), "kill-pane", "-t", "%999") //nolint:errcheck // the failure is the point
+	srv.do(testCtx(t), "kill-pane", "-t", "%999") //nolint:errcheck // the failure is the point
 
 	var names []string
 	var sawHit, sawErr, sawSend bool

@@ -40,7 +40,7 @@ func (r *pausedRestorer) Restore(ctx context.Context, srv *Server) error {
 	r.calls++
 	r.mu.Unlock()
 	MarkRestoring(ctx)
-	if _, err := srv.Do(ctx, "new-session", "-d", "-s", "r1"); err != nil {
+	if _, err := srv.do(ctx, "new-session", "-d", "-s", "r1"); err != nil {
 		return err
 	}
 	if panics {
@@ -56,7 +56,7 @@ func (r *pausedRestorer) Restore(ctx context.Context, srv *Server) error {
 	}
 	// The Restorer's own calls pass the gate it holds closed.
 	for _, name := range []string{"r2", "r3"} {
-		if _, err := srv.Do(ctx, "new-session", "-d", "-s", name); err != nil {
+		if _, err := srv.do(ctx, "new-session", "-d", "-s", name); err != nil {
 			return err
 		}
 	}
@@ -113,7 +113,7 @@ var restoredTree = []string{"r1", "r2", "r3"}
 func actAsync(t *testing.T, ctx context.Context, srv *Server) <-chan listing {
 	c := make(chan listing, 1)
 	go func() {
-		if _, err := srv.Do(ctx, "has-session", "-t", "=r3"); err != nil {
+		if _, err := srv.do(ctx, "has-session", "-t", "=r3"); err != nil {
 			c <- listing{err: err}
 			return
 		}
@@ -225,7 +225,7 @@ func TestRestoreWaitEndsWithCallersDeadline(t *testing.T) {
 	srv := sup.Servers()[0]
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
-	_, err := srv.Do(ctx, "has-session", "-t", "=r1")
+	_, err := srv.do(ctx, "has-session", "-t", "=r1")
 	if !errors.Is(err, ErrRestoring) || !errors.Is(err, ErrRestarting) {
 		t.Fatalf("got %v, want ErrRestoring matching ErrRestarting", err)
 	}
@@ -327,7 +327,7 @@ func TestStartPastADeadServersSocket(t *testing.T) {
 		t.Fatalf("Default: %v, want a server started", err)
 	}
 	await(t, hungUp, "the first connection to be hung up on")
-	if _, err := srv.Do(testCtx(t), "has-session", "-t", "="+tmux.HiddenSession); err != nil && !errors.Is(err, tmux.ErrSessionNotFound) {
+	if _, err := srv.do(testCtx(t), "has-session", "-t", "="+tmux.HiddenSession); err != nil && !errors.Is(err, tmux.ErrSessionNotFound) {
 		t.Fatalf("the started server does not answer: %v", err)
 	}
 	if h := srv.Health(); h.PID == 0 || !h.Owned {

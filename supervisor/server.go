@@ -40,8 +40,8 @@ type Server struct {
 	now    func() time.Time
 
 	inflight   chan struct{}
-	blocking   chan struct{} // slots for commands that may block inside tmux (DoBlocking)
-	waiting    atomic.Int64  // DoBlocking commands inside tmux now (their client connected)
+	blocking   chan struct{} // slots for commands that may block inside tmux (doBlocking)
+	waiting    atomic.Int64  // doBlocking commands inside tmux now (their client connected)
 	serverRate *keyedBuckets
 	paneRate   *keyedBuckets
 	fresh      *capture.Freshness

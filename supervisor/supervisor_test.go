@@ -126,7 +126,7 @@ func mustServer(t *testing.T, sup *Supervisor) *Server {
 
 func mustDo(t *testing.T, srv *Server, args ...string) string {
 	t.Helper()
-	out, err := srv.Do(testCtx(t), args...)
+	out, err := srv.do(testCtx(t), args...)
 	if err != nil {
 		t.Fatalf("tmux %s: %v", strings.Join(args, " "), err)
 	}

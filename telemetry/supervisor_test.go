@@ -132,16 +132,15 @@ func TestMetricsAgreeWithHealth(t *testing.T) {
 	e := newMetricsEnv(t, supervisor.Config{})
 	e.tm.Start("main")
 	srv := e.server()
-	out, err := srv.Do(testCtx(t), "new-session", "-d", "-P", "-F", "#{pane_id}", "-s", "quiet", "exec cat")
+	_, pane, err := srv.NewSession(testCtx(t), supervisor.NewSessionOptions{Name: "quiet", Spawn: supervisor.Spawn{Command: "exec cat"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	pane := tmux.PaneID(trimNL(out))
 	tmuxtest.WaitFor(t, 10*time.Second, "a cached capture", func() bool {
 		c, err := srv.Capture(testCtx(t), supervisor.CaptureRequest{Pane: pane})
 		return err == nil && c.Cached
 	})
-	if _, err := srv.Do(testCtx(t), "kill-pane", "-t", "%999"); err == nil {
+	if err := srv.KillPane(testCtx(t), "%999"); err == nil {
 		t.Fatal("kill-pane of a missing pane succeeded")
 	}
 	tmuxtest.WaitFor(t, 10*time.Second, "a resource sample", func() bool { return srv.Health().FDs > 0 })
@@ -178,13 +177,6 @@ func TestMetricsAgreeWithHealth(t *testing.T) {
 	if used, most := sum(got["tmux.ptys.used"], nil), sum(got["tmux.ptys.max"], nil); used <= 0 || most < used {
 		t.Errorf("ptys used %d of %d, want at least one pane's and at most the maximum", used, most)
 	}
-}
-
-func trimNL(b []byte) string {
-	for len(b) > 0 && (b[len(b)-1] == '\n' || b[len(b)-1] == '\r') {
-		b = b[:len(b)-1]
-	}
-	return string(b)
 }
 
 func TestRateLimitedMetric(t *testing.T) {
@@ -235,7 +227,7 @@ func TestResourceRefusedMetric(t *testing.T) {
 	e := newMetricsEnv(t, supervisor.Config{FDWarn: 1e-9, FDRefuse: 1e-9})
 	e.tm.Start("main")
 	srv := e.server()
-	if _, err := srv.Do(testCtx(t), "new-window", "-d"); !errors.Is(err, supervisor.ErrResourceExhausted) {
+	if _, _, err := srv.NewWindow(testCtx(t), supervisor.NewWindowOptions{Session: "main"}); !errors.Is(err, supervisor.ErrResourceExhausted) {
 		t.Fatalf("new-window: got %v, want it refused", err)
 	}
 	got := e.collect()["tmux.resource_refused"]
@@ -251,7 +243,7 @@ type restorer struct {
 }
 
 func (r *restorer) Restore(ctx context.Context, srv *supervisor.Server) error {
-	_, err := srv.Do(ctx, "new-session", "-d", "-s", "restored")
+	_, _, err := srv.NewSession(ctx, supervisor.NewSessionOptions{Name: "restored"})
 	r.mu.Lock()
 	r.calls++
 	r.mu.Unlock()

@@ -36,16 +36,12 @@ type Journal interface {
 }
 
 // recordCreated tells the journal, when it is on, how a tool created pane.
-// env holds the -e NAME=VALUE arguments the tool passed.
-func (d Deps) recordCreated(srv *supervisor.Server, pane string, argv []string, cwd string, env []string, restore bool) {
+// env holds the NAME=VALUE variables the tool set.
+func (d Deps) recordCreated(srv *supervisor.Server, pane tmux.PaneID, argv []string, cwd string, env []string, restore bool) {
 	if d.Journal == nil || pane == "" {
 		return
 	}
-	var kv []string
-	for i := 1; i < len(env); i += 2 {
-		kv = append(kv, env[i])
-	}
-	d.Journal.RecordCreated(srv.Socket(), tmux.PaneID(pane), argv, cwd, kv, restore)
+	d.Journal.RecordCreated(srv.Socket(), pane, argv, cwd, env, restore)
 }
 
 // pRestoreCommand is the opt-in of the tools that create panes.

@@ -26,30 +26,30 @@ var (
 // option (@name), with an optional array index.
 var optionNameRe = regexp.MustCompile(`^@?[A-Za-z0-9_-]+(\[[0-9]+\])?$`)
 
-// scopeArgs returns the flags and target that select the options (or
-// hooks) a call names. It always names a target or -g: without one tmux
-// picks the "current" session, which for tmux-mcp's control connection is
-// its hidden session. scope "" leaves the table to tmux (it knows every
+// optionScope returns the table of options (or hooks) a call names. It
+// always names a target or the global table: without one tmux picks the
+// "current" session, which for tmux-mcp's control connection is its
+// hidden session. scope "" leaves the table to tmux (it knows every
 // option's scope from its name) at the first session's active pane.
-func scopeArgs(ctx context.Context, srv *supervisor.Server, p params) ([]string, error) {
+func optionScope(ctx context.Context, srv *supervisor.Server, p params) (supervisor.OptionScope, error) {
+	var none supervisor.OptionScope
 	scope, target, global := p.str("scope"), p.str("target"), p.boolean("global_")
 	if target != "" && scope == "" {
-		return nil, &toolError{msg: "scope is required when target is specified", class: "argument"}
+		return none, &toolError{msg: "scope is required when target is specified", class: "argument"}
 	}
 	switch {
 	case scope == "server":
 		// -s with -g: a session option named here goes to the global
 		// session options, not to the hidden session.
-		return []string{"-s", "-g"}, nil
+		return supervisor.OptionScope{Server: true, Global: true}, nil
 	case global && (scope == "window" || scope == "pane"):
 		// Panes inherit from the global window options; tmux has no
 		// global pane level.
-		return []string{"-g", "-w"}, nil
+		return supervisor.OptionScope{Global: true, Window: true}, nil
 	case global:
-		return []string{"-g"}, nil
+		return supervisor.OptionScope{Global: true}, nil
 	}
 	q := params{"socket_name": p.str("socket_name")}
-	flag := ""
 	switch scope {
 	case "session":
 		if target != "" {
@@ -61,37 +61,35 @@ func scopeArgs(ctx context.Context, srv *supervisor.Server, p params) ([]string,
 		}
 		s, err := findSession(ctx, srv, q)
 		if err != nil {
-			return nil, err
+			return none, err
 		}
-		return []string{"-t", string(s.ID)}, nil
+		return supervisor.OptionScope{Target: string(s.ID)}, nil
 	case "window":
-		flag = "-w"
 		if target != "" {
 			if !windowIDRe.MatchString(target) {
-				return nil, argError("target", "want a window ID like @1 for scope window; call list_windows")
+				return none, argError("target", "want a window ID like @1 for scope window; call list_windows")
 			}
 			q["window_id"] = target
 		}
 	case "pane":
-		flag = "-p"
 		if target != "" {
 			if !paneIDRe.MatchString(target) {
-				return nil, argError("target", "want a pane ID like %%1 for scope pane; call list_panes")
+				return none, argError("target", "want a pane ID like %%1 for scope pane; call list_panes")
 			}
 			q["pane_id"] = target
 		}
 	}
 	x, err := findPane(ctx, srv, q)
 	if err != nil {
-		return nil, err
+		return none, err
 	}
-	switch flag {
-	case "-w":
-		return []string{"-w", "-t", string(x.WindowID)}, nil
-	case "-p":
-		return []string{"-p", "-t", string(x.ID)}, nil
+	switch scope {
+	case "window":
+		return supervisor.OptionScope{Window: true, Target: string(x.WindowID)}, nil
+	case "pane":
+		return supervisor.OptionScope{Pane: true, Target: string(x.ID)}, nil
 	}
-	return []string{"-t", string(x.ID)}, nil
+	return supervisor.OptionScope{Target: string(x.ID)}, nil
 }
 
 func checkOptionName(name string) error {
@@ -138,16 +136,15 @@ func ShowOption(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if err != nil {
 			return nil, err
 		}
-		scope, err := scopeArgs(ctx, srv, p)
+		scope, err := optionScope(ctx, srv, p)
 		if err != nil {
 			return nil, err
 		}
-		args := append(append([]string{"show-options", "-A", "-v"}, scope...), "--", name)
-		out, err := srv.Do(ctx, args...)
+		out, err := srv.ShowOption(ctx, scope, name)
 		var value any
 		switch {
 		case err == nil && len(out) > 0:
-			value = optionValue(string(out))
+			value = optionValue(out)
 		case err == nil:
 			// Not set at this level and nothing to inherit: null.
 		case strings.HasPrefix(name, "@") && errors.Is(err, tmux.ErrCommand) && strings.Contains(err.Error(), "invalid option"):
@@ -298,7 +295,7 @@ func SetOption(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 				return nil, refused(risk + " " + refuseOwnServer)
 			}
 		}
-		scope, err := scopeArgs(ctx, srv, p)
+		scope, err := optionScope(ctx, srv, p)
 		if err != nil {
 			return nil, err
 		}
@@ -310,8 +307,7 @@ func SetOption(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 				return nil, err
 			}
 		}
-		args := append(append([]string{"set-option"}, scope...), "--", name, value)
-		if _, err := srv.Do(ctx, args...); err != nil {
+		if err := srv.SetOption(ctx, scope, name, value); err != nil {
 			return nil, err
 		}
 		return structured(map[string]string{"option": name, "value": value, "status": "set"})

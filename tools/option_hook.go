@@ -37,31 +37,27 @@ var hookNameRe = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
 // that have a command. Server scope merges -g with -gw: tmux keeps the
 // global window and pane hooks in a tree of their own.
 func showHooks(ctx context.Context, srv *supervisor.Server, p params, name string) ([]HookEntry, error) {
-	var runs [][]string
+	var runs []supervisor.OptionScope
 	if p.str("scope") == "" || p.str("scope") == "server" {
 		if p.str("target") != "" {
 			return nil, argError("target", "not used with scope server")
 		}
-		runs = [][]string{{"-g"}, {"-g", "-w"}}
+		runs = []supervisor.OptionScope{{Global: true}, {Global: true, Window: true}}
 	} else {
-		scope, err := scopeArgs(ctx, srv, p)
+		scope, err := optionScope(ctx, srv, p)
 		if err != nil {
 			return nil, err
 		}
-		runs = [][]string{scope}
+		runs = []supervisor.OptionScope{scope}
 	}
 	entries := []HookEntry{}
 	seen := map[string]bool{}
 	for _, scope := range runs {
-		args := append([]string{"show-hooks"}, scope...)
-		if name != "" {
-			args = append(args, "--", name)
-		}
-		out, err := srv.Do(ctx, args...)
+		out, err := srv.ShowHooks(ctx, scope, name)
 		if err != nil {
 			return nil, err
 		}
-		for _, line := range strings.Split(strings.TrimSuffix(string(out), "\n"), "\n") {
+		for _, line := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
 			m := hookLineRe.FindStringSubmatch(line)
 			if m == nil || m[3] == "" {
 				continue

@@ -8,6 +8,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/tmux-mcp/tmux-mcp/supervisor"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
@@ -80,7 +81,7 @@ func SplitWindow(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if err != nil {
 			return nil, err
 		}
-		env, err := envArgs(p)
+		env, err := envVars(p)
 		if err != nil {
 			return nil, err
 		}
@@ -88,7 +89,7 @@ func SplitWindow(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if err != nil {
 			return nil, err
 		}
-		var target string
+		o := supervisor.SplitOptions{Size: size, Spawn: supervisor.Spawn{StartDir: p.str("start_directory"), Env: env}}
 		if id := p.str("pane_id"); id != "" {
 			if !paneIDRe.MatchString(id) {
 				return nil, argError("pane_id", "want a pane ID like %%1; call list_panes")
@@ -96,44 +97,33 @@ func SplitWindow(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 			if _, err := paneByID(ctx, srv, tmux.PaneID(id)); err != nil {
 				return nil, err
 			}
-			target = id
+			o.Pane = tmux.PaneID(id)
 		} else {
 			w, err := findWindow(ctx, srv, p)
 			if err != nil {
 				return nil, err
 			}
-			target = string(w.ID)
+			o.Window = w.ID
 		}
-		args := []string{"split-window", "-d", "-P", "-F", "#{pane_id}", "-t", target}
 		switch p.str("direction") {
 		case "above":
-			args = append(args, "-v", "-b")
+			o.Before = true
 		case "left":
-			args = append(args, "-h", "-b")
+			o.Horizontal, o.Before = true, true
 		case "right":
-			args = append(args, "-h")
-		default:
-			args = append(args, "-v")
+			o.Horizontal = true
 		}
-		if size != "" {
-			args = append(args, "-l", size)
-		}
-		if dir := p.str("start_directory"); dir != "" {
-			args = append(args, "-c", dir)
-		}
-		args = append(args, env...)
 		var argv []string
 		if sh := p.str("shell"); sh != "" {
 			argv = []string{sh} // one argument: tmux runs it with the shell
-			args = append(args, "--", sh)
+			o.Command = sh
 		}
-		out, err := srv.Do(ctx, args...)
+		id, err := srv.SplitWindow(ctx, o)
 		if err != nil {
 			return nil, err
 		}
-		id := firstLine(out)
 		d.recordCreated(srv, id, argv, p.str("start_directory"), env, p.boolean("restore_command"))
-		np, err := paneByID(ctx, srv, tmux.PaneID(id))
+		np, err := paneByID(ctx, srv, id)
 		if err != nil {
 			return nil, err
 		}

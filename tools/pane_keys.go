@@ -137,17 +137,17 @@ const maxKeysArg = 8 << 10
 // that must not interleave with other sends holds the pane's lock.
 func (k keystroke) send(ctx context.Context, srv *supervisor.Server, pane tmux.PaneID) error {
 	if !k.literal && len(k.keys) <= maxKeysArg {
-		var args []string
+		var keys []string
 		if k.keys != "" {
-			args = append(args, "--", k.keys)
+			keys = append(keys, k.keys)
 		}
 		if k.enter {
-			args = append(args, "Enter")
+			keys = append(keys, "Enter")
 		}
-		if len(args) == 0 {
+		if len(keys) == 0 {
 			return nil
 		}
-		return srv.TypeKeys(ctx, pane, args...)
+		return srv.TypeKeys(ctx, pane, keys...)
 	}
 	if err := sendLiteral(ctx, srv, pane, k.keys); err != nil {
 		return err
@@ -163,7 +163,7 @@ func (k keystroke) send(ctx context.Context, srv *supervisor.Server, pane tmux.P
 // taken out of it first (Server.TypeKeys).
 func sendLiteral(ctx context.Context, srv *supervisor.Server, pane tmux.PaneID, text string) error {
 	for _, chunk := range chunks(text, maxKeysArg) {
-		if err := srv.TypeKeys(ctx, pane, "-l", "--", chunk); err != nil {
+		if err := srv.TypeText(ctx, pane, chunk); err != nil {
 			return err
 		}
 	}

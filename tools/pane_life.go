@@ -5,6 +5,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/tmux-mcp/tmux-mcp/supervisor"
 )
 
 // Self-protection messages for panes, as libtmux-mcp words them.
@@ -28,7 +30,7 @@ func RespawnPane(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		mcp.WithString("start_directory"),
 		pEnvironment, pSocket, pNoHistory)
 	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
-		env, err := envArgs(p)
+		env, err := envVars(p)
 		if err != nil {
 			return nil, err
 		}
@@ -39,18 +41,10 @@ func RespawnPane(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if err := d.guardPane(ctx, srv, x.ID, refuseRespawn, "respawn"); err != nil {
 			return nil, err
 		}
-		args := []string{"respawn-pane", "-t", string(x.ID)}
-		if _, set := p["kill"]; !set || p.boolean("kill") {
-			args = append(args, "-k")
-		}
-		if dir := p.str("start_directory"); dir != "" {
-			args = append(args, "-c", dir)
-		}
-		args = append(args, env...)
-		if sh := p.str("shell"); sh != "" {
-			args = append(args, "--", sh)
-		}
-		if _, err := srv.Do(ctx, args...); err != nil {
+		_, set := p["kill"]
+		o := supervisor.RespawnOptions{Kill: !set || p.boolean("kill"),
+			Spawn: supervisor.Spawn{StartDir: p.str("start_directory"), Env: env, Command: p.str("shell")}}
+		if err := srv.RespawnPane(ctx, x.ID, o); err != nil {
 			return nil, err
 		}
 		return d.paneResult(ctx, srv, x.ID)

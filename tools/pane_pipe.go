@@ -15,6 +15,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 	"github.com/tmux-mcp/tmux-mcp/proc"
+	"github.com/tmux-mcp/tmux-mcp/shellquote"
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
@@ -51,7 +52,7 @@ func PipePane(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if !p.flag("append", true) {
 			redirect = ">"
 		}
-		cmd := "cat " + redirect + " " + shQuote(path)
+		cmd := "cat " + redirect + " " + shellquote.Quote(path)
 		if err := srv.PipePane(ctx, pn.ID, cmd); err != nil {
 			return nil, err
 		}

@@ -383,8 +383,3 @@ func cellOffset(line string, x int) int {
 	}
 	return len(line)
 }
-
-// shQuote quotes s for a POSIX shell.
-func shQuote(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}

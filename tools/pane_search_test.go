@@ -9,13 +9,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tmux-mcp/tmux-mcp/shellquote"
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
 )
 
 // echoPane starts a pane that prints text and sleeps, and waits for it.
 func (e *env) echoPane(session, text string) string {
 	e.t.Helper()
-	p := e.tmux("new-window", "-d", "-P", "-F", "#{pane_id}", "-t", session+":", "printf '%s\\n' "+shQuote(text)+"; exec sleep 1000")
+	p := e.tmux("new-window", "-d", "-P", "-F", "#{pane_id}", "-t", session+":", "printf '%s\\n' "+shellquote.Quote(text)+"; exec sleep 1000")
 	e.waitScreen(p, "its text", func(s string) bool { return strings.Contains(s, text) })
 	return p
 }

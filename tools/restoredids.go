@@ -43,7 +43,7 @@ type resolutions struct {
 // awaitRestore makes a call that names an object (by ID, name or index)
 // wait while a restore of srv's sessions runs: the object may not exist
 // yet, and the ID map that resolves old IDs is written when it ends. Other calls go
-// on, each tmux command waiting as it must (supervisor.Server.Do); their
+// on, each tmux command waiting as it must (the supervisor's restore gate); their
 // result says that a restore was under way.
 func (d Deps) awaitRestore(ctx context.Context, srv *supervisor.Server, p params) error {
 	if srv == nil || srv.RestoreState() == supervisor.RestoreNone {

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/tmux-mcp/tmux-mcp/shellquote"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
@@ -68,9 +69,9 @@ import (
 // quotes).
 func subshell(cmd string) string {
 	if !strings.ContainsFunc(cmd, isControl) {
-		return "(eval " + shQuote(cmd) + ")"
+		return "(eval " + shellquote.Quote(cmd) + ")"
 	}
-	return `(eval "$(printf %b ` + shQuote(escapeB(cmd)) + `)")`
+	return `(eval "$(printf %b ` + shellquote.Quote(escapeB(cmd)) + `)")`
 }
 
 func isControl(r rune) bool { return r < 0x20 || r == 0x7f }
@@ -156,7 +157,7 @@ func (r *run) option() string { return "@tmux_mcp_" + r.nonce }
 // and exits with the status. typed is for the
 // line typed where no file can be written.
 func (r *run) ending(tmuxBin string, typed bool) string {
-	tm := shQuote(tmuxBin) + " -S " + shQuote(r.srv.Socket().ResolvedPath())
+	tm := shellquote.Quote(tmuxBin) + " -S " + shellquote.Quote(r.srv.Socket().ResolvedPath())
 	esc := "e='\x1b'" // in a file: the byte itself, no process to make it
 	if typed {
 		esc = `e=$(printf '\033')` // a line editor would take the byte for a key
@@ -175,7 +176,7 @@ func (r *run) ending(tmuxBin string, typed bool) string {
 // of the line typed: bash replaces that line (history -s), zsh adds after
 // it (print -s); other shells keep none of ours.
 func history(cmd string) string {
-	q := shQuote(cmd)
+	q := shellquote.Quote(cmd)
 	return `if [ -n "${BASH_VERSION-}" ]; then history -s -- ` + q + ` 2>/dev/null; ` +
 		`elif [ -n "${ZSH_VERSION-}" ]; then print -s -- ` + q + ` 2>/dev/null; fi`
 }
@@ -186,7 +187,7 @@ func history(cmd string) string {
 // line editor then wraps it in its own way), so that eraseEcho can count
 // its rows. It returns the line and its cells.
 func typedLine(lead, path string, x, width int) (string, int) {
-	line := lead + ". " + shWord(path)
+	line := lead + ". " + shellquote.Quote(path)
 	cells := utf8.RuneCountInString(line)
 	if width > 0 && (x+cells)%width == 0 {
 		line, cells = line+" ", cells+1
@@ -209,12 +210,12 @@ func (r *run) script(files *runFiles, tmuxBin, cmd string, noHistory bool, base 
 		line, cells := typedLine(lead, path, base.CursorX, base.Width)
 		typed = line
 		var b strings.Builder
-		fmt.Fprintf(&b, "printf '%s'\nprintf '%%s\\n' %s\n", eraseEcho(base.CursorX, base.Width, cells), shQuote(display(cmd)))
-		b.WriteString("command rm -f -- " + shQuote(path) + "\n")
+		fmt.Fprintf(&b, "printf '%s'\nprintf '%%s\\n' %s\n", eraseEcho(base.CursorX, base.Width, cells), shellquote.Quote(display(cmd)))
+		b.WriteString("command rm -f -- " + shellquote.Quote(path) + "\n")
 		if !noHistory {
 			b.WriteString(history(cmd) + "\n")
 		}
-		b.WriteString("(eval " + shQuote(cmd) + ")\n" + r.ending(tmuxBin, false) + "\n")
+		b.WriteString("(eval " + shellquote.Quote(cmd) + ")\n" + r.ending(tmuxBin, false) + "\n")
 		return b.String()
 	})
 	if err != nil {
@@ -300,12 +301,4 @@ func (f *runFiles) closeIfEmpty() {
 	if f.dir != "" && os.Remove(f.dir) == nil {
 		f.dir = ""
 	}
-}
-
-// shWord is s as one shell word: as it is when it needs no quotes.
-func shWord(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./-+,:@%") == "" {
-		return s
-	}
-	return shQuote(s)
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/tmux-mcp/tmux-mcp/jobrecord"
+	"github.com/tmux-mcp/tmux-mcp/shellquote"
 	"github.com/tmux-mcp/tmux-mcp/tmux/tmuxtest"
 )
 
@@ -285,7 +286,7 @@ func TestSubshell(t *testing.T) {
 		{`echo 'a' "$HOME" # c`, `(eval 'echo '\''a'\'' "$HOME" # c')`},
 		{"echo \"hi!\"", `(eval 'echo "hi!"')`},
 		{"cd src\nmake test", `(eval "$(printf %b 'cd src\nmake test')")`},
-		{"printf 'a\\tb'\n\techo \"!\"\x1b", `(eval "$(printf %b 'printf '\''a\\tb'\''\n\techo "\0041"\0033')")`},
+		{"printf 'a\\tb'\n\techo \"!\"\x1b", `(eval "$(printf %b 'printf '\''a'\\'\tb'\''\n\techo "\0041"\0033')")`},
 	}
 	for _, tt := range tests {
 		if got := subshell(tt.cmd); got != tt.want {
@@ -307,9 +308,9 @@ func TestEscapeBDecodes(t *testing.T) {
 			continue
 		}
 		for _, cmd := range cmds {
-			out, err := exec.Command(sh, "-c", "printf %b "+shQuote(escapeB(cmd))).Output()
+			out, err := exec.Command(sh, "-c", "printf %b "+shellquote.Quote(escapeB(cmd))).Output()
 			if err != nil || string(out) != cmd {
-				t.Errorf("%s: printf %%b %s = %q (%v), want %q", sh, shQuote(escapeB(cmd)), out, err, cmd)
+				t.Errorf("%s: printf %%b %s = %q (%v), want %q", sh, shellquote.Quote(escapeB(cmd)), out, err, cmd)
 			}
 		}
 	}

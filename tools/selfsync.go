@@ -3,7 +3,6 @@ package tools
 import (
 	"context"
 	"errors"
-	"slices"
 	"strings"
 
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
@@ -53,13 +52,12 @@ func syncOption(name string) bool {
 	return len(base) >= 2 && strings.HasPrefix("synchronize-panes", base)
 }
 
-// guardSyncOption refuses set-option with scope (scopeArgs' flags and
-// target) turning synchronize-panes on where it reaches tmux-mcp's own
+// guardSyncOption refuses set-option in scope (optionScope's) turning synchronize-panes on where it reaches tmux-mcp's own
 // pane on srv's server: globally, for its window, for a pane of its
 // window, or for a session holding it (tmux sets a window option given a
 // session on the session's current window), unless allowSelf lets it
 // through as it would typing into the own pane.
-func (d Deps) guardSyncOption(ctx context.Context, srv *supervisor.Server, scope []string, value string) error {
+func (d Deps) guardSyncOption(ctx context.Context, srv *supervisor.Server, scope supervisor.OptionScope, value string) error {
 	if flagRisk("on")(value) == "" {
 		return nil // off: nothing reaches anyone
 	}
@@ -76,12 +74,9 @@ func (d Deps) guardSyncOption(ctx context.Context, srv *supervisor.Server, scope
 		bySession[r.SessionID] = r.ID
 	}
 	where := ""
-	target := ""
-	if i := slices.Index(scope, "-t"); i >= 0 && i+1 < len(scope) {
-		target = scope[i+1]
-	}
+	target := scope.Target
 	switch {
-	case slices.Contains(scope, "-g") || target == "":
+	case scope.Global || target == "":
 		where = "every window of tmux server " + srv.Socket().String() + ", pane " + string(own.panes[0]) + "'s among them"
 	case strings.HasPrefix(target, "@"):
 		if pane, ok := byWindow[tmux.WindowID(target)]; ok {

@@ -6,12 +6,12 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/tmux-mcp/tmux-mcp/supervisor"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
@@ -105,38 +105,24 @@ func CreateSession(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if err := checkWindowName("window_name", p.str("window_name")); err != nil {
 			return nil, err
 		}
-		env, err := envArgs(p)
+		env, err := envVars(p)
 		if err != nil {
 			return nil, err
 		}
-		args := []string{"new-session", "-d", "-P", "-F", "#{session_id} #{pane_id}"}
-		if name != "" {
-			args = append(args, "-s", name)
-		}
-		if w := p.str("window_name"); w != "" {
-			args = append(args, "-n", w)
-		}
-		if dir := p.str("start_directory"); dir != "" {
-			args = append(args, "-c", dir)
-		}
-		if x, ok := p.integer("x"); ok {
-			args = append(args, "-x", strconv.Itoa(x))
-		}
-		if y, ok := p.integer("y"); ok {
-			args = append(args, "-y", strconv.Itoa(y))
-		}
-		args = append(args, env...)
+		o := supervisor.NewSessionOptions{Name: name, WindowName: p.str("window_name"),
+			Spawn: supervisor.Spawn{StartDir: p.str("start_directory"), Env: env}}
+		o.Width, _ = p.integer("x")
+		o.Height, _ = p.integer("y")
 		srv, err := d.server(ctx, p)
 		if err != nil {
 			return nil, err
 		}
-		out, err := srv.Do(ctx, args...)
+		sid, pane, err := srv.NewSession(ctx, o)
 		if err != nil {
 			return nil, err
 		}
-		ids := createdIDs(out)
-		d.recordCreated(srv, ids[1], nil, p.str("start_directory"), env, p.boolean("restore_command"))
-		s, err := sessionByID(ctx, srv, tmux.SessionID(ids[0]))
+		d.recordCreated(srv, pane, nil, p.str("start_directory"), env, p.boolean("restore_command"))
+		s, err := sessionByID(ctx, srv, sid)
 		if err != nil {
 			return nil, err
 		}
@@ -176,9 +162,9 @@ func checkWindowName(param, name string) error {
 // historyEnv is what suppress_persistent_history sets.
 var historyEnv = map[string]string{"HISTFILE": "", "fish_history": "", "fish_private_mode": "1", "HISTCONTROL": "ignorespace"}
 
-// envArgs returns -e NAME=VALUE arguments for the environment argument,
+// envVars returns the NAME=VALUE variables of the environment argument,
 // merged with the history settings when asked. Values are never echoed.
-func envArgs(p params) ([]string, error) {
+func envVars(p params) ([]string, error) {
 	env, err := p.object("environment")
 	if err != nil {
 		return nil, err
@@ -199,7 +185,7 @@ func envArgs(p params) ([]string, error) {
 			}
 		}
 	}
-	var args []string
+	var vars []string
 	for _, k := range sortedKeys(env) {
 		if why := envNameProblem(k); why != "" {
 			return nil, argError("environment", "names: %s", why)
@@ -207,9 +193,9 @@ func envArgs(p params) ([]string, error) {
 		if strings.ContainsRune(env[k], 0) {
 			return nil, argError("environment", "value of %s contains NUL", k)
 		}
-		args = append(args, "-e", k+"="+env[k])
+		vars = append(vars, k+"="+env[k])
 	}
-	return args, nil
+	return vars, nil
 }
 
 // KillServer kills a tmux server.

@@ -6,6 +6,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/tmux-mcp/tmux-mcp/supervisor"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
@@ -76,7 +77,7 @@ func CreateWindow(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if err := checkWindowName("window_name", p.str("window_name")); err != nil {
 			return nil, err
 		}
-		env, err := envArgs(p)
+		env, err := envVars(p)
 		if err != nil {
 			return nil, err
 		}
@@ -84,32 +85,20 @@ func CreateWindow(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if err != nil {
 			return nil, err
 		}
-		args := []string{"new-window", "-P", "-F", "#{window_id} #{pane_id}"}
-		target := string(s.ID) + ":"
+		o := supervisor.NewWindowOptions{Session: s.ID, Select: p.boolean("attach"), Name: p.str("window_name"),
+			Spawn: supervisor.Spawn{StartDir: p.str("start_directory"), Env: env}}
 		switch p.str("direction") {
 		case "before":
-			args, target = append(args, "-b"), string(s.ActiveWindow)
+			o.Before = s.ActiveWindow
 		case "after":
-			args, target = append(args, "-a"), string(s.ActiveWindow)
+			o.After = s.ActiveWindow
 		}
-		args = append(args, "-t", target)
-		if !p.boolean("attach") {
-			args = append(args, "-d")
-		}
-		if n := p.str("window_name"); n != "" {
-			args = append(args, "-n", n)
-		}
-		if dir := p.str("start_directory"); dir != "" {
-			args = append(args, "-c", dir)
-		}
-		args = append(args, env...)
-		out, err := srv.Do(ctx, args...)
+		wid, pane, err := srv.NewWindow(ctx, o)
 		if err != nil {
 			return nil, err
 		}
-		ids := createdIDs(out)
-		d.recordCreated(srv, ids[1], nil, p.str("start_directory"), env, p.boolean("restore_command"))
-		w, err := windowIn(ctx, srv, tmux.WindowID(ids[0]), s.ID)
+		d.recordCreated(srv, pane, nil, p.str("start_directory"), env, p.boolean("restore_command"))
+		w, err := windowIn(ctx, srv, wid, s.ID)
 		if err != nil {
 			return nil, err
 		}

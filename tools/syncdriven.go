@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
@@ -19,18 +18,15 @@ import (
 // arguments, over an agent that asks a permission question: from then on
 // every key a person or a program types into a sibling would reach it.
 
-// syncScopePanes returns the panes that set-option with scope (scopeArgs'
-// flags and target) turning synchronize-panes on would synchronize, as
+// syncScopePanes returns the panes that set-option in scope (optionScope's)
+// turning synchronize-panes on would synchronize, as
 // far as the window goes: every pane of the server for -g, of the window
 // for a window or pane target (a pane's own option joins it to its
 // window's synchronized panes), of the session's current window for a
 // session target (tmux sets a window option given a session there); and
 // where, in words.
-func syncScopePanes(ctx context.Context, srv *supervisor.Server, scope []string) ([]tmux.Pane, string, error) {
-	target := ""
-	if i := slices.Index(scope, "-t"); i >= 0 && i+1 < len(scope) {
-		target = scope[i+1]
-	}
+func syncScopePanes(ctx context.Context, srv *supervisor.Server, scope supervisor.OptionScope) ([]tmux.Pane, string, error) {
+	target := scope.Target
 	panes, err := srv.ListPanes(ctx)
 	if err != nil {
 		return nil, "", err
@@ -38,7 +34,7 @@ func syncScopePanes(ctx context.Context, srv *supervisor.Server, scope []string)
 	var window tmux.WindowID
 	where := ""
 	switch {
-	case slices.Contains(scope, "-g") || target == "":
+	case scope.Global || target == "":
 		where = "every window of tmux server " + srv.Socket().String()
 	case strings.HasPrefix(target, "@"):
 		window, where = tmux.WindowID(target), "window "+target
@@ -67,12 +63,12 @@ func syncScopePanes(ctx context.Context, srv *supervisor.Server, scope []string)
 	return out, where, nil
 }
 
-// guardSyncDriven refuses set-option with scope turning synchronize-panes
+// guardSyncDriven refuses set-option in scope turning synchronize-panes
 // on over a pane another agent CLI runs in (or shows behind a terminal
 // client) without allowAgent, over one whose agent asks a permission
 // question at all, and over a pane a person works in without
 // allowAttended. tmux-mcp's own pane is guardSyncOption's.
-func (d Deps) guardSyncDriven(ctx context.Context, srv *supervisor.Server, scope []string, value string, allowAgent, allowAttended bool) error {
+func (d Deps) guardSyncDriven(ctx context.Context, srv *supervisor.Server, scope supervisor.OptionScope, value string, allowAgent, allowAttended bool) error {
 	if flagRisk("on")(value) == "" {
 		return nil // off: nothing reaches anyone
 	}

@@ -338,17 +338,3 @@ func windowPanes(ctx context.Context, srv *supervisor.Server, p params) ([]tmux.
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Index < out[j].Index })
 	return out, nil
 }
-
-// firstLine returns the first line of tmux output, trimmed.
-func firstLine(out []byte) string {
-	s, _, _ := strings.Cut(string(out), "\n")
-	return strings.TrimSpace(s)
-}
-
-// createdIDs returns the two IDs a creating command printed with
-// -F "#{x_id} #{pane_id}"; missing ones are "".
-func createdIDs(out []byte) [2]string {
-	var ids [2]string
-	copy(ids[:], strings.Fields(firstLine(out)))
-	return ids
-}

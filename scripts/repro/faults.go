@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/tmux-mcp/tmux-mcp/scripts/internal/loadtest"
+	"github.com/tmux-mcp/tmux-mcp/shellquote"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
@@ -442,7 +443,7 @@ func (r *run) ptyPressure(ctx context.Context) Fault {
 	// The tmux client starts the server inside the namespace (it forks
 	// the server there); the argv is the exec transport's own.
 	script := fmt.Sprintf("mount -t devpts -o newinstance,ptmxmode=0666,max=%d devpts /dev/pts && mount --bind /dev/pts/ptmx /dev/ptmx && exec %s",
-		ptyMax, shellQuote(x.Command("new-session", "-d", "-s", name, "-x", "80", "-y", "24", "cat")))
+		ptyMax, shellquote.Join(x.Command("new-session", "-d", "-s", name, "-x", "80", "-y", "24", "cat")))
 	cctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(cctx, unshare, "-m", "--propagation", "private", "sh", "-c", script)
@@ -484,13 +485,4 @@ func (r *run) ptyPressure(ctx context.Context) Fault {
 	}
 	f.End = r.since(time.Now())
 	return f
-}
-
-// shellQuote quotes argv for sh -c.
-func shellQuote(argv []string) string {
-	q := make([]string, len(argv))
-	for i, a := range argv {
-		q[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
-	}
-	return strings.Join(q, " ")
 }

@@ -193,22 +193,6 @@ func TestRate(t *testing.T) {
 	}
 }
 
-func TestShellQuote(t *testing.T) {
-	tests := []struct {
-		in   []string
-		want string
-	}{
-		{[]string{"tmux", "-S", "/tmp/a b"}, `'tmux' '-S' '/tmp/a b'`},
-		{[]string{"it's"}, `'it'\''s'`},
-		{[]string{"$(x)", "#{pid}"}, `'$(x)' '#{pid}'`},
-	}
-	for _, tt := range tests {
-		if got := shellQuote(tt.in); got != tt.want {
-			t.Errorf("shellQuote(%q) = %s, want %s", tt.in, got, tt.want)
-		}
-	}
-}
-
 func TestSnapshotObjects(t *testing.T) {
 	text := `snapshot 2 of /tmp/soak1/main, taken 2026-11-23 02:40:04: 2 sessions, 3 windows, 4 panes
 server PID 20886, tmux 3.3a, /usr/bin/tmux

@@ -164,18 +164,3 @@ func TestServerRate(t *testing.T) {
 		}
 	}
 }
-
-// TestShellQuote: the printing panes' command names this binary by its
-// path as one sh word, whatever the path holds.
-func TestShellQuote(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{"/tmp/bin/scale", `'/tmp/bin/scale'`},
-		{"/tmp/a b/scale", `'/tmp/a b/scale'`},
-		{"/tmp/it's/scale", `'/tmp/it'\''s/scale'`},
-	}
-	for _, tt := range tests {
-		if got := shellQuote(tt.in); got != tt.want {
-			t.Errorf("shellQuote(%q) = %s, want %s", tt.in, got, tt.want)
-		}
-	}
-}

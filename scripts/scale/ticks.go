@@ -4,8 +4,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
+
+	"github.com/tmux-mcp/tmux-mcp/shellquote"
 )
 
 // printTicksArg makes the scale binary a printing pane's program: it
@@ -26,12 +27,7 @@ func tickCommand(period time.Duration) (string, error) {
 	if self, err = filepath.Abs(self); err != nil {
 		return "", fmt.Errorf("scale: find own binary for the printing panes: %w", err)
 	}
-	return "exec " + shellQuote(self) + " " + printTicksArg + " " + period.String(), nil
-}
-
-// shellQuote quotes s as one sh word.
-func shellQuote(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	return "exec " + shellquote.Quote(self) + " " + printTicksArg + " " + period.String(), nil
 }
 
 // printTicks prints "tick N" lines every period (a time.Duration string)

@@ -45,7 +45,7 @@ import (
 // Not covered: a command from another tmux client that redraws a pane
 // without output and leaves every state field as it was (send-keys -R on
 // a screen whose cursor is already at the origin). tmux reports no such
-// change anywhere; tmux-mcp's own commands drop the cache (Server.Do).
+// change anywhere; tmux-mcp's own commands drop the cache (Server.do).
 
 // ErrNotWatched matches PaneChanges errors for a pane that no watcher
 // connection can cover: exec-only mode, tmux before 3.3 (no watcher
