@@ -139,7 +139,7 @@ func TestTelemetryHasItsPlace(t *testing.T) {
 // listed parent folder.
 var layers = map[string]int{
 	"tmux": 0, "proc": 0, "shellquote": 0, "httpmcp": 0, "agent": 0, "scripts/internal/loadtest": 0,
-	"supervisor/capture": 1, "supervisor/death": 1, "agent/agentstub": 1, "jobrecord": 1, "internal/e2etest": 1, "hosts": 1,
+	"supervisor/capture": 1, "supervisor/death": 1, "supervisor/ratelimit": 1, "agent/agentstub": 1, "jobrecord": 1, "internal/e2etest": 1, "hosts": 1,
 	"supervisor": 2, "taskext": 2, "view": 2,
 	"journal": 3, "telemetry": 3, "diagnostics": 3, "jobs": 3,
 	"tools": 4, "conformance": 4,

@@ -2,11 +2,9 @@ package journal
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
-	"unicode"
 
 	"github.com/tmux-mcp/tmux-mcp/shellquote"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
@@ -60,33 +58,6 @@ type PlanOptions struct {
 	// RestoreCommands re-runs every pane's command; without it only panes
 	// whose Created record asks for it.
 	RestoreCommands bool
-}
-
-// String renders the step for people: old IDs in braces.
-func (s Step) String() string {
-	parts := make([]string, len(s.Args))
-	for i, a := range s.Args {
-		switch {
-		case a.Ref == "":
-			parts[i] = displayArg(a.Text)
-		case a.Text == "":
-			parts[i] = "{" + a.Ref + "}"
-		default:
-			parts[i] = "{" + a.Ref + "}" + displayArg(a.Text)
-		}
-	}
-	return strings.Join(parts, " ")
-}
-
-// displayArg is one argument as a person reads it: quoted when it is
-// empty or holds a space, a quote, a shell character or anything not
-// printable (a name or path from the journal may hold escape sequences,
-// which must not reach a terminal).
-func displayArg(s string) string {
-	if s != "" && !strings.ContainsAny(s, " \t\n\"'\\$;#") && !strings.ContainsFunc(s, func(r rune) bool { return !unicode.IsPrint(r) }) {
-		return s
-	}
-	return strconv.Quote(s)
 }
 
 // Plan returns the steps that restore snap on a server whose state is live.
@@ -200,18 +171,6 @@ func (p *planner) step(creates *Creates, args ...Arg) {
 func (p *planner) note(format string, a ...any) {
 	p.plan.Notes = append(p.plan.Notes, fmt.Sprintf(format, a...))
 }
-
-func lit(ss ...string) []Arg {
-	out := make([]Arg, len(ss))
-	for i, s := range ss {
-		out[i] = Arg{Text: s}
-	}
-	return out
-}
-
-func ref(id, suffix string) Arg { return Arg{Ref: id, Text: suffix} }
-
-func args(parts ...[]Arg) []Arg { return slices.Concat(parts...) }
 
 // session restores one session (not a follower of a group).
 func (p *planner) session(s Session) {
@@ -332,8 +291,6 @@ func (p *planner) windowName(w Window) []Arg {
 	}
 	return lit("-n", p.winName(w.Name))
 }
-
-func asIs(s string) string { return s }
 
 // panes restores the panes of window w that are missing. live is the live
 // window matched for it (nil for a window just created); created lists
@@ -469,53 +426,4 @@ func (p *planner) command(pn Pane) (argv []string, typed string) {
 		return nil, shellquote.Join(pn.Argv)
 	}
 	return nil, ""
-}
-
-// paneDir is where a restored pane starts: where it was, else where it
-// started, else where tmux-mcp started it.
-func paneDir(pn Pane) string {
-	switch {
-	case pn.Path != "":
-		return pn.Path
-	case pn.StartPath != "":
-		return pn.StartPath
-	case pn.Created != nil:
-		return pn.Created.Cwd
-	}
-	return ""
-}
-
-var leafCell = regexp.MustCompile(`\d+x\d+,\d+,\d+,\d+`)
-
-// layoutCells counts the panes a layout string has room for. tmux applies
-// a layout to a window with fewer panes (it closes the cells left over)
-// but refuses one with more.
-func layoutCells(layout string) int {
-	return len(leafCell.FindAllStringIndex(layout, -1))
-}
-
-func idNumber(id string) int {
-	n, err := strconv.Atoi(strings.TrimLeft(id, "$@%"))
-	if err != nil {
-		return -1
-	}
-	return n
-}
-
-func sortedSessions(ss []Session) []Session {
-	out := slices.Clone(ss)
-	slices.SortStableFunc(out, func(a, b Session) int { return idNumber(string(a.ID)) - idNumber(string(b.ID)) })
-	return out
-}
-
-func sortedWindows(ws []Window) []Window {
-	out := slices.Clone(ws)
-	slices.SortStableFunc(out, func(a, b Window) int { return a.Index - b.Index })
-	return out
-}
-
-func sortedPanes(ps []Pane) []Pane {
-	out := slices.Clone(ps)
-	slices.SortStableFunc(out, func(a, b Pane) int { return a.Index - b.Index })
-	return out
 }

@@ -91,7 +91,7 @@ func (s *Server) callVia(ctx context.Context, name string, tr tmux.Transport, f 
 	if blocking {
 		slots = s.blocking
 	}
-	ok, wait := s.serverRate.reserve("server", s.cfg.RateWait)
+	ok, wait := s.serverRate.Reserve("server", s.cfg.RateWait)
 	if !ok {
 		s.rateLimited.Add(1)
 		s.bus.emit(Event{Type: EventRateLimited, Socket: s.sock, Detail: "server"})

@@ -45,7 +45,7 @@ func (f *fetch) fromTmux(ctx context.Context) (Capture, error) {
 	// Over the pane's bucket: wait for a token if one comes within
 	// RateWait (the cache could not answer, or we would not be here),
 	// otherwise refuse with the time to wait.
-	if ok, wait := s.paneRate.reserve(string(req.Pane), s.cfg.RateWait); !ok {
+	if ok, wait := s.paneRate.Reserve(string(req.Pane), s.cfg.RateWait); !ok {
 		s.rateLimited.Add(1)
 		s.bus.emit(Event{Type: EventRateLimited, Socket: s.sock, Pane: req.Pane})
 		spanEvent(ctx, "tmux.rate_limited", attribute.String("tmux.command", "capture-pane"),

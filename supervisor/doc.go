@@ -18,7 +18,8 @@
 //
 //   - the call gate and rate limits, here: call.go (every command),
 //     lifecycle.go (the health gate, adopting or starting a server),
-//     ratelimit.go, blocking.go, sequence.go, queries.go, the typed
+//     the token buckets of package supervisor/ratelimit (ratelimited.go
+//     here says a refusal), blocking.go, sequence.go, queries.go, the typed
 //     tmux commands in cmd_*.go, and replay.go (the journal's door);
 //   - capture freshness and the cache: package supervisor/capture (the
 //     capture plan, the cache, watcher connections, the probe, pipe

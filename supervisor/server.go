@@ -12,6 +12,7 @@ import (
 	"github.com/tmux-mcp/tmux-mcp/proc"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/capture"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/death"
+	"github.com/tmux-mcp/tmux-mcp/supervisor/ratelimit"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
@@ -42,8 +43,8 @@ type Server struct {
 	inflight   chan struct{}
 	blocking   chan struct{} // slots for commands that may block inside tmux (doBlocking)
 	waiting    atomic.Int64  // doBlocking commands inside tmux now (their client connected)
-	serverRate *keyedBuckets
-	paneRate   *keyedBuckets
+	serverRate *ratelimit.Keyed
+	paneRate   *ratelimit.Keyed
 	fresh      *capture.Freshness
 	flight     capture.Coalescer[flightKey, Capture]
 	// capturing counts Capture calls in progress (for tests).
@@ -117,8 +118,8 @@ func newServer(cfg Config, sock tmux.Socket, b *bus) (*Server, error) {
 		ensureSem: make(chan struct{}, 1),
 	}
 	s.life, s.endLife = context.WithCancel(context.Background())
-	s.serverRate = newKeyedBuckets(cfg.ServerRate, cfg.ServerBurst, s.now)
-	s.paneRate = newKeyedBuckets(cfg.ReadRate, cfg.ReadBurst, s.now)
+	s.serverRate = ratelimit.NewKeyed(cfg.ServerRate, cfg.ServerBurst, s.now)
+	s.paneRate = ratelimit.NewKeyed(cfg.ReadRate, cfg.ReadBurst, s.now)
 	c, err := tmux.NewClient(tmux.ClientOptions{
 		Binary: cfg.Binary, Socket: sock, Config: cfg.TmuxConfig, PassEnv: cfg.PassEnv, Control: !cfg.ExecOnly,
 		OnNotify: s.onCommandNotify,

@@ -33,6 +33,8 @@
 //   - codec: the wire's text (quoting a command line, the control-mode
 //     block parser, records, show-environment -s, unescaping). The codecs
 //     that packages above read output with are forwarded here (codec.go).
+//   - spawn: how a server that StartServer starts is set up (outside the
+//     login session, its own fd limit).
 //   - tmuxtest: isolated tmux servers for tests.
 //
 // In this package: client.go and client_queries.go ([Client]); control.go
@@ -75,5 +77,5 @@
 //   - scripts/ (development harnesses) drive tmux through [Exec].
 //
 // Tests of any package may use anything here. Nothing outside
-// tmux imports native or codec (layering_test.go).
+// tmux imports native, codec or spawn (layering_test.go).
 package tmux

@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/tmux-mcp/tmux-mcp/tmux/spawn"
 	"github.com/tmux-mcp/tmux-mcp/tmux/tmuxtest"
 )
 
@@ -42,7 +43,7 @@ func TestStartServerFDLimit(t *testing.T) {
 }
 
 // TestUlimitCommandStartsTmuxServer starts a tmux server the way macOS
-// does (ulimitCommand: /bin/sh sets the limit, then execs tmux -D), here
+// does (spawn.UlimitCommand: /bin/sh sets the limit, then execs tmux -D), here
 // where its limit can be read back: the server runs with it, as the PID
 // the shell had.
 func TestUlimitCommandStartsTmuxServer(t *testing.T) {
@@ -52,7 +53,7 @@ func TestUlimitCommandStartsTmuxServer(t *testing.T) {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = tmuxtest.Env()
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	ulimitCommand(cmd, 99)
+	spawn.UlimitCommand(cmd, 99)
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("start %q: %v", cmd.Args, err)
 	}

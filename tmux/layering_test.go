@@ -11,13 +11,13 @@ import (
 )
 
 // TestSubpackagesSitBelow enforces the wire's layering: its sub-packages
-// native and codec import nothing of tmux-mcp (outside their tests), and
+// native, codec and spawn import nothing of tmux-mcp (outside their tests), and
 // nothing outside tmux imports them (tests included): they are
 // the wire's own, and only package tmux builds on them.
 func TestSubpackagesSitBelow(t *testing.T) {
 	const module = "github.com/tmux-mcp/tmux-mcp"
 	const wire = module + "/tmux"
-	below := map[string]bool{wire + "/native": true, wire + "/codec": true}
+	below := map[string]bool{wire + "/native": true, wire + "/codec": true, wire + "/spawn": true}
 	var seen int
 	err := filepath.WalkDir("..", func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -57,6 +57,6 @@ func TestSubpackagesSitBelow(t *testing.T) {
 		t.Fatal(err)
 	}
 	if seen == 0 {
-		t.Fatal("no files found in native and codec")
+		t.Fatal("no files found in native, codec and spawn")
 	}
 }

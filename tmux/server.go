@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"sync"
 	"time"
+
+	"github.com/tmux-mcp/tmux-mcp/tmux/spawn"
 )
 
 // StartOptions configures a server that tmux-mcp starts itself.
@@ -112,7 +114,7 @@ func (e *Exec) StartServer(ctx context.Context, opts StartOptions) (*StartedServ
 	// where there is one; if systemd-run cannot start it there, by setsid
 	// alone.
 	for _, scope := range []bool{true, false} {
-		cmd, inScope := detached(argv, e.Environ(), scope)
+		cmd, inScope := spawn.Detached(argv, e.Environ(), scope)
 		s, err := e.startProcess(ctx, cmd, opts)
 		if err == nil {
 			s.release = sync.OnceFunc(unlock)
@@ -132,7 +134,7 @@ var errExitedAtOnce = errors.New("server exited at once")
 // startProcess starts cmd (tmux -D) and waits until the server answers.
 // The start lock is the caller's.
 func (e *Exec) startProcess(ctx context.Context, cmd *exec.Cmd, opts StartOptions) (*StartedServer, error) {
-	limit, err := prepareFDLimit(cmd, opts.FDLimit)
+	limit, err := spawn.PrepareFDLimit(cmd, opts.FDLimit)
 	if err != nil {
 		return nil, fmt.Errorf("tmux: start server: %w", err)
 	}
@@ -141,7 +143,7 @@ func (e *Exec) startProcess(ctx context.Context, cmd *exec.Cmd, opts StartOption
 	}
 	s := &StartedServer{PID: cmd.Process.Pid, FDLimit: limit, done: make(chan struct{}), proc: cmd.Process}
 	go s.wait(cmd)
-	set, err := setFDLimit(s.PID, opts.FDLimit)
+	set, err := spawn.SetFDLimit(s.PID, opts.FDLimit)
 	if err != nil {
 		cmd.Process.Kill() //nolint:errcheck // our own child
 		return nil, err

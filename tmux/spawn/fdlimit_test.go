@@ -1,4 +1,4 @@
-package tmux
+package spawn
 
 import (
 	"os/exec"
@@ -47,7 +47,7 @@ func TestUlimitCommand(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			script := `echo "$$"; ulimit -S -n; for a in "$@"; do echo "[$a]"; done`
 			cmd := exec.Command("/bin/sh", append([]string{"-c", script, "inner"}, tt.args...)...)
-			ulimitCommand(cmd, tt.limit)
+			UlimitCommand(cmd, tt.limit)
 			if cmd.Path != "/bin/sh" || cmd.Args[0] != "/bin/sh" {
 				t.Fatalf("cmd = %q %q, want /bin/sh first", cmd.Path, cmd.Args)
 			}
@@ -81,7 +81,7 @@ func TestUlimitCommand(t *testing.T) {
 // program with the inherited one.
 func TestUlimitCommandRefusesToStartWithoutTheLimit(t *testing.T) {
 	cmd := exec.Command("/bin/echo", "started")
-	ulimitCommand(cmd, 1<<62)
+	UlimitCommand(cmd, 1<<62)
 	out, err := cmd.Output()
 	if err == nil || strings.Contains(string(out), "started") {
 		t.Errorf("output %q, error %v; want a failure before the program starts", out, err)

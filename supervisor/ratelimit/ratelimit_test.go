@@ -1,7 +1,6 @@
-package supervisor
+package ratelimit
 
 import (
-	"errors"
 	"fmt"
 	"sync"
 	"testing"
@@ -67,10 +66,10 @@ func TestTokenBucket(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			now := t0
-			b := newTokenBucket(tt.rate, tt.burst, now)
+			b := NewBucket(tt.rate, tt.burst, now)
 			for i, s := range tt.steps {
 				now = now.Add(s.after)
-				ok, retry := b.take(now)
+				ok, retry := b.Take(now)
 				if ok != s.wantOK || retry != s.wantRetry {
 					t.Errorf("step %d: take() = %v, %v; want %v, %v", i, ok, retry, s.wantOK, s.wantRetry)
 				}
@@ -80,95 +79,95 @@ func TestTokenBucket(t *testing.T) {
 }
 
 func TestTokenBucketReserve(t *testing.T) {
-	b := newTokenBucket(10, 1, t0)
-	if ok, wait := b.reserve(t0, 250*time.Millisecond); !ok || wait != 0 {
+	b := NewBucket(10, 1, t0)
+	if ok, wait := b.Reserve(t0, 250*time.Millisecond); !ok || wait != 0 {
 		t.Fatalf("first reserve = %v, %v; want true, 0", ok, wait)
 	}
-	if ok, wait := b.reserve(t0, 250*time.Millisecond); !ok || wait != 100*time.Millisecond {
+	if ok, wait := b.Reserve(t0, 250*time.Millisecond); !ok || wait != 100*time.Millisecond {
 		t.Fatalf("second reserve = %v, %v; want true, 100ms", ok, wait)
 	}
-	if ok, wait := b.reserve(t0, 250*time.Millisecond); !ok || wait != 200*time.Millisecond {
+	if ok, wait := b.Reserve(t0, 250*time.Millisecond); !ok || wait != 200*time.Millisecond {
 		t.Fatalf("third reserve = %v, %v; want true, 200ms", ok, wait)
 	}
 	// The fourth would have to wait 300ms: refused, and nothing taken.
-	if ok, wait := b.reserve(t0, 250*time.Millisecond); ok || wait != 300*time.Millisecond {
+	if ok, wait := b.Reserve(t0, 250*time.Millisecond); ok || wait != 300*time.Millisecond {
 		t.Fatalf("fourth reserve = %v, %v; want false, 300ms", ok, wait)
 	}
-	if ok, wait := b.reserve(t0.Add(50*time.Millisecond), 250*time.Millisecond); !ok || wait != 250*time.Millisecond {
+	if ok, wait := b.Reserve(t0.Add(50*time.Millisecond), 250*time.Millisecond); !ok || wait != 250*time.Millisecond {
 		t.Fatalf("reserve 50ms later = %v, %v; want true, 250ms", ok, wait)
 	}
 }
 
 func TestKeyedBuckets(t *testing.T) {
 	clk := &manualClock{t: t0}
-	k := newKeyedBuckets(10, 2, clk.now)
+	k := NewKeyed(10, 2, clk.now)
 	for i := range 2 {
-		if ok, _ := k.take("%1"); !ok {
+		if ok, _ := k.Take("%1"); !ok {
 			t.Fatalf("take %%1 #%d refused, want allowed", i+1)
 		}
 	}
-	if ok, retry := k.take("%1"); ok || retry != 100*time.Millisecond {
+	if ok, retry := k.Take("%1"); ok || retry != 100*time.Millisecond {
 		t.Errorf("take %%1 #3 = %v, %v; want false, 100ms", ok, retry)
 	}
-	if ok, _ := k.take("%2"); !ok {
+	if ok, _ := k.Take("%2"); !ok {
 		t.Errorf("take %%2 refused: keys must not share a bucket")
 	}
 	clk.advance(100 * time.Millisecond)
-	if ok, _ := k.take("%1"); !ok {
+	if ok, _ := k.Take("%1"); !ok {
 		t.Errorf("take %%1 after refill refused, want allowed")
 	}
-	k.forget("%1")
-	if ok, _ := k.take("%1"); !ok {
+	k.Forget("%1")
+	if ok, _ := k.Take("%1"); !ok {
 		t.Errorf("take %%1 after forget refused, want a fresh bucket")
 	}
 }
 
 func TestKeyedBucketsEvictsIdleBuckets(t *testing.T) {
 	clk := &manualClock{t: t0}
-	k := newKeyedBuckets(10, 2, clk.now)
+	k := NewKeyed(10, 2, clk.now)
 	// Many keys, each used once and then idle long enough to refill.
 	for i := range 10000 {
-		k.take(fmt.Sprintf("%%%d", i))
+		k.Take(fmt.Sprintf("%%%d", i))
 		clk.advance(time.Millisecond)
 	}
 	// Only keys used in the last 100ms (the refill time) may be kept, plus
 	// the slack of the doubling sweep.
-	if got, limit := k.size(), 2*100+minSweep; got > limit {
+	if got, limit := k.Size(), 2*100+minSweep; got > limit {
 		t.Errorf("after 10000 idle keys size() = %d, want <= %d", got, limit)
 	}
 	// A bucket that is not full survives a sweep: its debt is not forgiven.
-	k2 := newKeyedBuckets(1, 1, clk.now)
-	k2.take("busy")
+	k2 := NewKeyed(1, 1, clk.now)
+	k2.Take("busy")
 	for i := range minSweep * 4 {
-		k2.take(fmt.Sprintf("other%d", i))
+		k2.Take(fmt.Sprintf("other%d", i))
 	}
-	if ok, _ := k2.take("busy"); ok {
+	if ok, _ := k2.Take("busy"); ok {
 		t.Errorf("busy bucket was evicted while empty: take allowed, want refused")
 	}
 }
 
 func TestKeyedBucketsHardBound(t *testing.T) {
 	clk := &manualClock{t: t0}
-	k := newKeyedBuckets(1, 1, clk.now)
+	k := NewKeyed(1, 1, clk.now)
 	k.maxBucket = 100
 	for i := range 1000 { // all active, none full
-		k.take(fmt.Sprintf("k%d", i))
+		k.Take(fmt.Sprintf("k%d", i))
 	}
-	if got := k.size(); got > 100 {
+	if got := k.Size(); got > 100 {
 		t.Errorf("size() = %d, want <= 100", got)
 	}
 }
 
 func TestKeyedBucketsConcurrent(t *testing.T) {
 	clk := &manualClock{t: t0}
-	k := newKeyedBuckets(1, 50, clk.now)
+	k := NewKeyed(1, 50, clk.now)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	allowed := 0
 	for range 8 {
 		wg.Go(func() {
 			for range 20 {
-				if ok, _ := k.take("server"); ok {
+				if ok, _ := k.Take("server"); ok {
 					mu.Lock()
 					allowed++
 					mu.Unlock()
@@ -179,20 +178,5 @@ func TestKeyedBucketsConcurrent(t *testing.T) {
 	wg.Wait()
 	if allowed != 50 {
 		t.Errorf("allowed %d of 160 concurrent takes, want exactly the burst 50", allowed)
-	}
-}
-
-func TestRateLimitedError(t *testing.T) {
-	err := error(&RateLimitedError{RetryAfter: 150 * time.Millisecond, Scope: "pane %3"})
-	if got, want := err.Error(), "rate limited (pane %3), retry after 150ms"; got != want {
-		t.Errorf("Error() = %q, want %q", got, want)
-	}
-	wrapped := fmt.Errorf("capture: %w", err)
-	if !errors.Is(wrapped, ErrRateLimited) {
-		t.Errorf("errors.Is(wrapped, ErrRateLimited) = false, want true")
-	}
-	var rl *RateLimitedError
-	if !errors.As(wrapped, &rl) || rl.Scope != "pane %3" {
-		t.Errorf("errors.As did not find the scope")
 	}
 }

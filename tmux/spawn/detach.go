@@ -1,4 +1,11 @@
-package tmux
+// Package spawn is how a tmux server process that tmux-mcp starts is set
+// up before it runs: outside the login session that started tmux-mcp (a
+// session of its own, and a user manager's scope where logind would end
+// the login session's processes: detach.go), and with an fd limit of its
+// own (fdlimit.go, the platform's side in fdlimit_linux.go and
+// fdlimit_darwin.go). Only package tmux imports it: tmux's StartServer
+// starts the process.
+package spawn
 
 import (
 	"os/exec"
@@ -23,10 +30,10 @@ import (
 // reaped as before). That manager ends with the user's last session
 // unless lingering is on (loginctl enable-linger): docs/hosts.md.
 
-// detached returns the command that starts argv (tmux -D) outside the
+// Detached returns the command that starts argv (tmux -D) outside the
 // login session: in a user manager's scope if scope and there is one
 // (inScope says so), in a session of its own in any case.
-func detached(argv []string, env []string, scope bool) (cmd *exec.Cmd, inScope bool) {
+func Detached(argv []string, env []string, scope bool) (cmd *exec.Cmd, inScope bool) {
 	if scope {
 		if wrap := userScopeArgv(env); wrap != nil {
 			argv, inScope = append(wrap, argv...), true

@@ -1,4 +1,4 @@
-package tmux
+package spawn
 
 // userScopeArgv is nil on macOS: launchd ends no process at the end of a
 // login session; setsid is enough.

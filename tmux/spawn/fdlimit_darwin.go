@@ -1,4 +1,4 @@
-package tmux
+package spawn
 
 import (
 	"fmt"
@@ -7,11 +7,11 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// prepareFDLimit makes cmd start with the soft fd limit limit, or our hard
+// PrepareFDLimit makes cmd start with the soft fd limit limit, or our hard
 // limit when limit is 0, capped at kern.maxfilesperproc (setrlimit fails
 // above it on macOS, and the hard limit is often "unlimited"). It returns
 // the limit the server will have.
-func prepareFDLimit(cmd *exec.Cmd, limit uint64) (uint64, error) {
+func PrepareFDLimit(cmd *exec.Cmd, limit uint64) (uint64, error) {
 	var cur unix.Rlimit
 	if err := unix.Getrlimit(unix.RLIMIT_NOFILE, &cur); err != nil {
 		return 0, fmt.Errorf("tmux: read fd limit: %w", err)
@@ -21,10 +21,10 @@ func prepareFDLimit(cmd *exec.Cmd, limit uint64) (uint64, error) {
 		ceiling = uint64(n)
 	}
 	n := softFDLimit(limit, cur.Max, ceiling)
-	ulimitCommand(cmd, n)
+	UlimitCommand(cmd, n)
 	return n, nil
 }
 
-// setFDLimit does nothing on macOS: prepareFDLimit set the limit before
+// SetFDLimit does nothing on macOS: PrepareFDLimit set the limit before
 // the server started.
-func setFDLimit(int, uint64) (uint64, error) { return 0, nil }
+func SetFDLimit(int, uint64) (uint64, error) { return 0, nil }

@@ -1,4 +1,4 @@
-package tmux
+package spawn
 
 import (
 	"fmt"
@@ -7,13 +7,13 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// prepareFDLimit leaves cmd as it is: on Linux the limit is set on the
-// running server (setFDLimit).
-func prepareFDLimit(*exec.Cmd, uint64) (uint64, error) { return 0, nil }
+// PrepareFDLimit leaves cmd as it is: on Linux the limit is set on the
+// running server (SetFDLimit).
+func PrepareFDLimit(*exec.Cmd, uint64) (uint64, error) { return 0, nil }
 
-// setFDLimit sets pid's RLIMIT_NOFILE soft limit to limit, or to its hard
+// SetFDLimit sets pid's RLIMIT_NOFILE soft limit to limit, or to its hard
 // limit when limit is 0, with prlimit(2), and returns the limit set.
-func setFDLimit(pid int, limit uint64) (uint64, error) {
+func SetFDLimit(pid int, limit uint64) (uint64, error) {
 	var cur unix.Rlimit
 	if err := unix.Prlimit(pid, unix.RLIMIT_NOFILE, nil, &cur); err != nil {
 		return 0, fmt.Errorf("tmux: read server fd limit: %w", err)
