@@ -83,7 +83,7 @@ func TestDriveAgentCLIs(t *testing.T) {
 			var turn agentTurn
 			e.ok("wait_for_agent", map[string]any{"pane_id": p, "timeout": 30}, &turn)
 			if turn.Agent == nil || turn.Agent.State != "asking_permission" || !strings.Contains(turn.Agent.Question, "touch "+marker) {
-				t.Fatalf("wait_for_agent = %+v, want asking_permission with the command", turn.Agent)
+				t.Fatalf("wait_for_agent = %+v (elapsed %v), want asking_permission with the command; screen now:\n%s", turn.Agent, turn.Elapsed, e.tmux("capture-pane", "-p", "-t", p))
 			}
 			e.fails("submit_prompt", map[string]any{"pane_id": p, "text": "hello", "allow_agent": true}, "is asking a question", "[asking_permission]")
 			e.fails("send_keys", map[string]any{"pane_id": p, "keys": "1", "enter": false, "allow_agent": true},

@@ -55,7 +55,8 @@ func (r *results) fail(format string, args ...any) {
 	r.mu.Unlock()
 }
 
-// print reports failures, the suites' counts and the slowest tests.
+// print reports the suites' counts, the slowest tests and the costliest
+// jobs, then every failure, so that a log's last lines name what failed.
 func (r *results) print(w io.Writer, wall time.Duration, dir string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -79,19 +80,6 @@ func (r *results) print(w io.Writer, wall time.Duration, dir string) {
 			c.fail++
 			failed = append(failed, t)
 		}
-	}
-	for _, t := range failed {
-		fmt.Fprintf(w, "--- FAIL: %s (%s, tmux %s, %.1fs)\n", t.test, t.pkg, t.suite, t.elapsed)
-		lines := t.output
-		if len(lines) > 60 {
-			lines = append([]string{"    [... " + fmt.Sprint(len(lines)-60) + " lines ...]\n"}, lines[len(lines)-60:]...)
-		}
-		for _, l := range lines {
-			fmt.Fprint(w, "    ", l)
-		}
-	}
-	for _, b := range r.broken {
-		fmt.Fprintln(w, "BROKEN:", b)
 	}
 	sort.Strings(suites)
 	for _, s := range suites {
@@ -123,6 +111,24 @@ func (r *results) print(w io.Writer, wall time.Duration, dir string) {
 	for _, j := range costly[:min(10, len(costly))] {
 		fmt.Fprintf(w, "  %6.1fs %6.1fs  %-10s %-20s %s\n", j.cpu.Seconds(), j.wall.Seconds(), j.suite,
 			strings.TrimPrefix(j.pkg, "github.com/tmux-mcp/tmux-mcp/"), strings.Join(j.tests, " "))
+	}
+	// Failures come last: a CI log is read from its end, and what failed
+	// must not scroll away behind the statistics.
+	for _, t := range failed {
+		fmt.Fprintf(w, "--- FAIL: %s (%s, tmux %s, %.1fs)\n", t.test, t.pkg, t.suite, t.elapsed)
+		lines := t.output
+		if len(lines) > 60 {
+			lines = append([]string{"    [... " + fmt.Sprint(len(lines)-60) + " lines ...]\n"}, lines[len(lines)-60:]...)
+		}
+		for _, l := range lines {
+			fmt.Fprint(w, "    ", l)
+		}
+	}
+	for _, b := range r.broken {
+		fmt.Fprintln(w, "BROKEN:", b)
+	}
+	for _, t := range failed {
+		fmt.Fprintf(w, "citest: FAILED %s (%s, tmux %s)\n", t.test, strings.TrimPrefix(t.pkg, "github.com/tmux-mcp/tmux-mcp/"), t.suite)
 	}
 	verdict := "ok"
 	if len(failed) > 0 || len(r.broken) > 0 {

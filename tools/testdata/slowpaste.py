@@ -33,6 +33,18 @@ status = "ready"
 
 
 def draw():
+    # SIGWINCH is held off while the screen is written: its handler writes
+    # too, and a handler that runs inside a write to sys.stdout (a write
+    # interrupted on a busy machine) dies with "reentrant call inside
+    # BufferedWriter", which closed the window under load.
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGWINCH])
+    try:
+        write_screen()
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
+
+
+def write_screen():
     out = ["\x1b[H\x1b[2J", "status: " + status + "\r\n"]
     for line in transcript:
         out.append(line + "\r\n")
@@ -47,8 +59,12 @@ def draw():
 
 
 def redraw_slowly(signum, frame):
-    sys.stdout.write("\x1b[H\x1b[2J")
-    sys.stdout.flush()
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGWINCH])
+    try:
+        sys.stdout.write("\x1b[H\x1b[2J")
+        sys.stdout.flush()
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
     time.sleep(1.5)
     draw()
 
