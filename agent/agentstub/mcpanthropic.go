@@ -143,19 +143,33 @@ func taskNotices(text string) []taskNotice {
 }
 
 // anthropicTasks ends the calls whose background tasks' notifications
-// req's user messages carry.
+// req's user messages carry: in a text block of their own, or in a
+// tool_result's content, where Claude Code puts what it has for the model
+// when a task ends while another tool call is under way.
 func (s *Stub) anthropicTasks(req *anthropicRequest) {
 	for _, m := range req.Messages {
 		if m.Role != "user" {
 			continue
 		}
-		for _, b := range anthropicBlocks(m.Content) {
-			if b.Type != "text" || !strings.Contains(b.Text, "<task-notification>") {
-				continue
-			}
-			for _, n := range taskNotices(b.Text) {
+		for _, text := range notificationTexts(anthropicBlocks(m.Content)) {
+			for _, n := range taskNotices(text) {
 				s.taskOver(n.id, n.result, !n.completed)
 			}
 		}
 	}
+}
+
+// notificationTexts are the texts of bs, tool results' contents included,
+// that carry a task notification.
+func notificationTexts(bs []anthropicBlock) []string {
+	var out []string
+	for _, b := range bs {
+		switch {
+		case b.Type == "text" && strings.Contains(b.Text, "<task-notification>"):
+			out = append(out, b.Text)
+		case b.Type == "tool_result" && len(b.Content) > 0:
+			out = append(out, notificationTexts(anthropicBlocks(b.Content))...)
+		}
+	}
+	return out
 }

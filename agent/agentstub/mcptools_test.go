@@ -196,3 +196,34 @@ func TestBackgroundTask(t *testing.T) {
 		t.Errorf("a failed task's notice = %+v, want one, not completed", got)
 	}
 }
+
+// TestBackgroundTaskNoticeInToolResult checks a task notification that
+// comes inside another tool call's result, as Claude Code sends what it
+// has for the model when the task ends while a later call is under way.
+func TestBackgroundTaskNoticeInToolResult(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		content func(notice string) any
+	}{
+		{"text blocks", func(n string) any {
+			return []map[string]string{{"type": "text", "text": "keys sent"}, {"type": "text", "text": n}}
+		}},
+		{"a string", func(n string) any { return "keys sent\n" + n }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := &Stub{notify: make(chan struct{})}
+			call := s.callMCP("id", Reply{Tool: "run_command"}, []string{"mcp__s__run_command"}, nil, false)
+			started := "MCP tool \"s/run_command\" started server-side task j0123. It was moved to the background as task k6ap5p4xn and keeps running on the server; " +
+				"you'll receive a notification with the result when it completes."
+			if _, ok := s.mcpResult(call.ID, started, false); !ok {
+				t.Fatal("the tool result was not taken")
+			}
+			notice := "<task-notification>\n<task-id>k6ap5p4xn</task-id>\n<status>completed</status>\n<result>\nran-42\n</result>\n</task-notification>"
+			content, _ := json.Marshal([]map[string]any{{"type": "tool_result", "tool_use_id": "other", "content": tc.content(notice)}})
+			s.anthropicTasks(&anthropicRequest{Messages: []anthropicMessage{{Role: "user", Content: content}}})
+			if c := s.Calls()[0]; !c.Done || c.Result != "ran-42" {
+				t.Errorf("after the notification in a tool result: %+v, want over with ran-42", c)
+			}
+		})
+	}
+}
