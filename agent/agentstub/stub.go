@@ -198,6 +198,19 @@ func (s *Stub) describeRequests() string {
 	var b strings.Builder
 	for _, r := range s.Requests() {
 		fmt.Fprintf(&b, "\n  %s %s", r.Method, r.Path)
+		// A request's last message is what the CLI added to the
+		// conversation (a prompt, a tool's result, a task's notice): the
+		// place to look when the stub did not see what the screen shows.
+		var body struct {
+			Messages []json.RawMessage `json:"messages"`
+		}
+		if json.Unmarshal([]byte(r.Body), &body) == nil && len(body.Messages) > 0 {
+			last := string(body.Messages[len(body.Messages)-1])
+			if len(last) > 1500 {
+				last = last[:1500] + "..."
+			}
+			fmt.Fprintf(&b, "\n    last message: %s", last)
+		}
 	}
 	return b.String()
 }
