@@ -143,12 +143,14 @@ func taskNotices(text string) []taskNotice {
 }
 
 // anthropicTasks ends the calls whose background tasks' notifications
-// req's user messages carry: in a text block of their own, or in a
+// req's user and system messages carry: in a text block of their own, or in a
 // tool_result's content, where Claude Code puts what it has for the model
 // when a task ends while another tool call is under way.
 func (s *Stub) anthropicTasks(req *anthropicRequest) {
 	for _, m := range req.Messages {
-		if m.Role != "user" {
+		// A task that ends while the model is still at work comes as a
+		// message of role "system" within the messages.
+		if m.Role != "user" && m.Role != "system" {
 			continue
 		}
 		for _, text := range notificationTexts(anthropicBlocks(m.Content)) {

@@ -187,10 +187,19 @@ func TestBackgroundTask(t *testing.T) {
 	notice := "<system-reminder>\n[SYSTEM NOTIFICATION - NOT USER INPUT]\n\n<task-notification>\n<task-id>k6ap5p4xn</task-id>\n<status>completed</status>\n" +
 		"<summary>MCP task j0123 (s/run_command) completed.</summary>\n<result>\n{\"exit_status\":0,\"output\":[\"ran-42\"]}\n</result>\n</task-notification>\n</system-reminder>"
 	content, _ := json.Marshal([]map[string]string{{"type": "text", "text": notice}})
-	s.anthropicTasks(&anthropicRequest{Messages: []anthropicMessage{{Role: "user", Content: content}}})
 	want := `{"exit_status":0,"output":["ran-42"]}`
-	if c := s.Calls()[0]; !c.Done || c.Result != want || c.IsError {
-		t.Errorf("after the notification: %+v, want over with %s", c, want)
+	// Role "system": the task ended while the model was at work (Claude
+	// Code 2.1.332, seen when send_keys came after the task's end).
+	for _, role := range []string{"user", "system"} {
+		s := &Stub{notify: make(chan struct{})}
+		call := s.callMCP("id", Reply{Tool: "run_command"}, []string{"mcp__s__run_command"}, nil, false)
+		if _, ok := s.mcpResult(call.ID, started, false); !ok {
+			t.Fatal("the tool result was not taken")
+		}
+		s.anthropicTasks(&anthropicRequest{Messages: []anthropicMessage{{Role: role, Content: content}}})
+		if c := s.Calls()[0]; !c.Done || c.Result != want || c.IsError {
+			t.Errorf("after the notification in a %s message: %+v, want over with %s", role, c, want)
+		}
 	}
 	if got := taskNotices(strings.Replace(notice, "completed</status>", "failed</status>", 1)); len(got) != 1 || got[0].completed {
 		t.Errorf("a failed task's notice = %+v, want one, not completed", got)
