@@ -170,10 +170,11 @@ func TestMCPCallWhileConnecting(t *testing.T) {
 	}
 }
 
-// TestBackgroundTask checks a call Claude Code moved to the background
-// (a session on 2026-07-28): not over with the tool result that says so,
-// over with the result of its task's notification, in a later request.
-func TestBackgroundTask(t *testing.T) {
+// backgroundCall returns a stub with one run_command call that Claude
+// Code moved to the background as task k6ap5p4xn (a session on
+// 2026-07-28): its tool result taken, the call not over.
+func backgroundCall(t *testing.T) *Stub {
+	t.Helper()
 	s := &Stub{notify: make(chan struct{})}
 	call := s.callMCP("id", Reply{Tool: "run_command"}, []string{"mcp__s__run_command"}, nil, false)
 	started := "MCP tool \"s/run_command\" started server-side task j0123. It was moved to the background as task k6ap5p4xn and keeps running on the server; " +
@@ -184,18 +185,20 @@ func TestBackgroundTask(t *testing.T) {
 	if c := s.Calls()[0]; c.Done || c.Task != "k6ap5p4xn" {
 		t.Fatalf("after the tool result: %+v, want not over, task k6ap5p4xn", c)
 	}
+	return s
+}
+
+// TestBackgroundTask checks that a call moved to the background is over
+// with the result of its task's notification, in a later request: in a
+// user message, or in a system message (Claude Code 2.1.332 sends one so
+// when the task ends while the model is still at work).
+func TestBackgroundTask(t *testing.T) {
 	notice := "<system-reminder>\n[SYSTEM NOTIFICATION - NOT USER INPUT]\n\n<task-notification>\n<task-id>k6ap5p4xn</task-id>\n<status>completed</status>\n" +
 		"<summary>MCP task j0123 (s/run_command) completed.</summary>\n<result>\n{\"exit_status\":0,\"output\":[\"ran-42\"]}\n</result>\n</task-notification>\n</system-reminder>"
 	content, _ := json.Marshal([]map[string]string{{"type": "text", "text": notice}})
 	want := `{"exit_status":0,"output":["ran-42"]}`
-	// Role "system": the task ended while the model was at work (Claude
-	// Code 2.1.332, seen when send_keys came after the task's end).
 	for _, role := range []string{"user", "system"} {
-		s := &Stub{notify: make(chan struct{})}
-		call := s.callMCP("id", Reply{Tool: "run_command"}, []string{"mcp__s__run_command"}, nil, false)
-		if _, ok := s.mcpResult(call.ID, started, false); !ok {
-			t.Fatal("the tool result was not taken")
-		}
+		s := backgroundCall(t)
 		s.anthropicTasks(&anthropicRequest{Messages: []anthropicMessage{{Role: role, Content: content}}})
 		if c := s.Calls()[0]; !c.Done || c.Result != want || c.IsError {
 			t.Errorf("after the notification in a %s message: %+v, want over with %s", role, c, want)
@@ -207,28 +210,19 @@ func TestBackgroundTask(t *testing.T) {
 }
 
 // TestBackgroundTaskNoticeInToolResult checks a task notification that
-// comes inside another tool call's result, as Claude Code sends what it
-// has for the model when the task ends while a later call is under way.
+// comes inside another tool call's result.
 func TestBackgroundTaskNoticeInToolResult(t *testing.T) {
+	notice := "<task-notification>\n<task-id>k6ap5p4xn</task-id>\n<status>completed</status>\n<result>\nran-42\n</result>\n</task-notification>"
 	for _, tc := range []struct {
 		name    string
-		content func(notice string) any
+		content any
 	}{
-		{"text blocks", func(n string) any {
-			return []map[string]string{{"type": "text", "text": "keys sent"}, {"type": "text", "text": n}}
-		}},
-		{"a string", func(n string) any { return "keys sent\n" + n }},
+		{"text blocks", []map[string]string{{"type": "text", "text": "keys sent"}, {"type": "text", "text": notice}}},
+		{"a string", "keys sent\n" + notice},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s := &Stub{notify: make(chan struct{})}
-			call := s.callMCP("id", Reply{Tool: "run_command"}, []string{"mcp__s__run_command"}, nil, false)
-			started := "MCP tool \"s/run_command\" started server-side task j0123. It was moved to the background as task k6ap5p4xn and keeps running on the server; " +
-				"you'll receive a notification with the result when it completes."
-			if _, ok := s.mcpResult(call.ID, started, false); !ok {
-				t.Fatal("the tool result was not taken")
-			}
-			notice := "<task-notification>\n<task-id>k6ap5p4xn</task-id>\n<status>completed</status>\n<result>\nran-42\n</result>\n</task-notification>"
-			content, _ := json.Marshal([]map[string]any{{"type": "tool_result", "tool_use_id": "other", "content": tc.content(notice)}})
+			s := backgroundCall(t)
+			content, _ := json.Marshal([]map[string]any{{"type": "tool_result", "tool_use_id": "other", "content": tc.content}})
 			s.anthropicTasks(&anthropicRequest{Messages: []anthropicMessage{{Role: "user", Content: content}}})
 			if c := s.Calls()[0]; !c.Done || c.Result != "ran-42" {
 				t.Errorf("after the notification in a tool result: %+v, want over with ran-42", c)
