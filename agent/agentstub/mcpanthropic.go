@@ -143,13 +143,11 @@ func taskNotices(text string) []taskNotice {
 }
 
 // anthropicTasks ends the calls whose background tasks' notifications
-// req's user and system messages carry: in a text block of their own, or in a
-// tool_result's content, where Claude Code puts what it has for the model
-// when a task ends while another tool call is under way.
+// req's messages carry: a user message's (the task ended after the turn),
+// a system message's (Claude Code 2.1.332, when the task ends while the
+// model is still at work), in a text block or in a tool_result's content.
 func (s *Stub) anthropicTasks(req *anthropicRequest) {
 	for _, m := range req.Messages {
-		// A task that ends while the model is still at work comes as a
-		// message of role "system" within the messages.
 		if m.Role != "user" && m.Role != "system" {
 			continue
 		}
