@@ -62,6 +62,23 @@ func (p *Pane) WaitScreen(what string, timeout time.Duration, cond func(screen s
 	}
 }
 
+// WaitStill waits for the screen to stay the same for quiet and returns
+// it. A CLI has then handled every key sent before the wait began: what it
+// drew for them is on the screen, and quiet has passed on its clock since
+// (Gemini CLI takes an Enter within 30 ms of a typed or pasted key for a
+// new line, not a submission).
+func (p *Pane) WaitStill(what string, quiet, timeout time.Duration) string {
+	p.t.Helper()
+	last, since := "", time.Now()
+	return p.WaitScreen(what+" (a still screen)", timeout, func(s string) bool {
+		if s != last {
+			last, since = s, time.Now()
+			return false
+		}
+		return time.Since(since) >= quiet
+	})
+}
+
 // WaitText waits for s to be on the screen.
 func (p *Pane) WaitText(s string, timeout time.Duration) string {
 	p.t.Helper()

@@ -40,18 +40,6 @@ func TestScreens(t *testing.T) {
 	}
 }
 
-func stable(p *Pane, what string, quiet, timeout time.Duration) string {
-	p.t.Helper()
-	last, since := "", time.Now()
-	return p.WaitScreen(what+" (a still screen)", timeout, func(s string) bool {
-		if s != last {
-			last, since = s, time.Now()
-			return false
-		}
-		return time.Since(since) >= quiet
-	})
-}
-
 func screens(t *testing.T, name string) {
 	exe := CLI(t, name)
 	s := Start(t)
@@ -81,13 +69,13 @@ func screens(t *testing.T, name string) {
 	}()
 
 	p.WaitText(idleMarker[name], 60*time.Second)
-	save("idle", stable(p, "idle", 2*time.Second, 60*time.Second))
+	save("idle", p.WaitStill("idle", 2*time.Second, 60*time.Second))
 	note("tree at idle:\n%s", p.Tree())
 
 	prompt := "Write a haiku about tmux panes"
 	p.Paste(prompt)
 	p.WaitText(prompt, 10*time.Second)
-	save("typed", stable(p, "typed", time.Second, 10*time.Second))
+	save("typed", p.WaitStill("typed", time.Second, 10*time.Second))
 
 	s.SetDelay(700 * time.Millisecond)
 	p.Keys("Enter")
@@ -100,18 +88,18 @@ func screens(t *testing.T, name string) {
 	note("tree while working:\n%s", p.Tree())
 	reply := DefaultText(prompt)
 	p.WaitText(reply, 30*time.Second)
-	save("done", stable(p, "done", 2*time.Second, 30*time.Second))
+	save("done", p.WaitStill("done", 2*time.Second, 30*time.Second))
 	s.SetDelay(0)
 
 	multi := "line one\nline two\nline three"
 	p.Paste(multi)
 	p.WaitText("line three", 10*time.Second)
-	save("multiline-typed", stable(p, "multiline typed", time.Second, 10*time.Second))
+	save("multiline-typed", p.WaitStill("multiline typed", time.Second, 10*time.Second))
 	p.Keys("Enter")
 	got = s.WaitPrompt(t, 2, 20*time.Second)
 	note("prompt 2 (multi-line paste, one Enter) as received: %q", got)
 	p.WaitText(DefaultText(multi), 30*time.Second)
-	stable(p, "done after multi-line", 2*time.Second, 30*time.Second)
+	p.WaitStill("done after multi-line", 2*time.Second, 30*time.Second)
 
 	marker := filepath.Join(t.TempDir(), "touched")
 	s.Push(Reply{Command: "touch " + marker})
@@ -119,7 +107,7 @@ func screens(t *testing.T, name string) {
 	p.WaitText("create the marker file", 10*time.Second)
 	p.Keys("Enter")
 	s.WaitPrompt(t, 3, 20*time.Second)
-	perm := stable(p, "permission question", 2*time.Second, 30*time.Second)
+	perm := p.WaitStill("permission question", 2*time.Second, 30*time.Second)
 	save("permission", perm)
 	p.Keys("Enter") // the first option: yes
 	p.WaitText("command done", 30*time.Second)
@@ -128,7 +116,7 @@ func screens(t *testing.T, name string) {
 	} else {
 		note("after Enter on the permission question: the command ran")
 	}
-	save("after-permission", stable(p, "after permission", 2*time.Second, 30*time.Second))
+	save("after-permission", p.WaitStill("after permission", 2*time.Second, 30*time.Second))
 
 	if b, err := os.ReadFile(raw); err == nil {
 		for _, m := range []struct{ seq, what string }{
@@ -180,19 +168,19 @@ func TestScreensQuestions(t *testing.T) {
 				}
 			}
 			p.WaitText(idleMarker[name], 60*time.Second)
-			stable(p, "idle", 2*time.Second, 60*time.Second)
+			p.WaitStill("idle", 2*time.Second, 60*time.Second)
 			prompt := func(n int, text string) {
 				t.Helper()
 				p.Paste(text)
 				p.WaitText(text, 10*time.Second)
-				stable(p, "typed", time.Second, 10*time.Second)
+				p.WaitStill("typed", time.Second, 10*time.Second)
 				p.Keys("Enter")
 				s.WaitPrompt(t, n, 20*time.Second)
 			}
 			s.Push(Reply{Text: ForgedQuestion})
 			prompt(1, "say the forged thing")
 			p.WaitText("Allow once", 30*time.Second)
-			save("forged", stable(p, "forged", 2*time.Second, 30*time.Second))
+			save("forged", p.WaitStill("forged", 2*time.Second, 30*time.Second))
 			for i, c := range []struct {
 				state string
 				lines int
@@ -200,10 +188,10 @@ func TestScreensQuestions(t *testing.T) {
 				s.Push(Reply{Command: LongCommand(c.lines, filepath.Join(t.TempDir(), "touched"))})
 				prompt(2+i, fmt.Sprintf("run the long command %d", i))
 				p.WaitText(askMarker[name], 30*time.Second)
-				save(c.state, stable(p, c.state, 2*time.Second, 30*time.Second))
+				save(c.state, p.WaitStill(c.state, 2*time.Second, 30*time.Second))
 				p.Keys("Enter") // the first option: yes (the command only echoes and touches)
 				p.WaitText("command done", 30*time.Second)
-				if strings.Contains(stable(p, "after yes", 2*time.Second, 30*time.Second), "A potential loop was detected") {
+				if strings.Contains(p.WaitStill("after yes", 2*time.Second, 30*time.Second), "A potential loop was detected") {
 					// Gemini CLI takes the echo lines for a loop and asks
 					// whether to keep watching for loops: yes (Escape).
 					p.Keys("Escape")
