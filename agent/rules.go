@@ -41,6 +41,11 @@ type rule struct {
 	// turnEnd, when set, matches the line an agent prints when a turn
 	// ends: after the last prompt, no such line means it still works.
 	turnEnd *regexp.Regexp
+	// step, when set, matches the line of a step of a turn that has not
+	// ended (a tool call that waits to be validated, to be allowed or to
+	// run): after the last prompt, such a line means it still works, even
+	// on a screen whose working line is not drawn (yet).
+	step []*regexp.Regexp
 	// prompt matches a line that shows a prompt the agent was given, in
 	// its transcript.
 	prompt *regexp.Regexp
@@ -93,13 +98,16 @@ var rules = []*rule{
 		bins:     []string{"gemini"},
 		packages: []string{"@google/gemini-cli"},
 		working:  re(`\(esc to cancel`),
-		asking:   re(`^\s*[│|]?\s*(Allow execution|Apply this change\?|Do you want to proceed\?)`),
-		option:   regexp.MustCompile(`^\s*[│|]?\s*[●○>]?\s*\d+\.\s+\S`),
-		headed:   true,
-		input:    regexp.MustCompile(`^ > ?(.*)$`),
-		boxed:    true,
-		prompt:   regexp.MustCompile(`^ > \S`),
-		answers:  map[Answer][]string{Yes: {"1"}, YesAlways: {"2"}, No: {"Escape"}},
+		// A tool call's line in its box: status o (scheduled), ⊷
+		// (executing) or ? (awaiting approval); ✓, x and - end it.
+		step:    re(`^\s*│\s*[o⊷?]\s+\S`),
+		asking:  re(`^\s*[│|]?\s*(Allow execution|Apply this change\?|Do you want to proceed\?)`),
+		option:  regexp.MustCompile(`^\s*[│|]?\s*[●○>]?\s*\d+\.\s+\S`),
+		headed:  true,
+		input:   regexp.MustCompile(`^ > ?(.*)$`),
+		boxed:   true,
+		prompt:  regexp.MustCompile(`^ > \S`),
+		answers: map[Answer][]string{Yes: {"1"}, YesAlways: {"2"}, No: {"Escape"}},
 	},
 	{name: "opencode", bins: []string{"opencode"}, packages: []string{"opencode-ai"}},
 	{name: "aider", bins: []string{"aider"}, packages: []string{"aider-chat"}},
@@ -304,14 +312,19 @@ func (r *rule) lastPrompt(above []string) (int, bool) {
 // turnOpen reports whether above (the screen above the input area) shows
 // a turn that has not ended: nothing follows the last prompt yet (the
 // agent has taken it and not drawn its first reaction: on a loaded
-// machine that can take a while), or, for a row with a turnEnd line,
-// that line does not follow it.
+// machine that can take a while), a step line follows it, or, for a row
+// with a turnEnd line, that line does not follow it.
 func (r *rule) turnOpen(above []string) bool {
 	p, ok := r.lastPrompt(above)
 	if !ok {
 		return false
 	}
 	after := above[promptEnd(above, p):]
+	if len(r.step) > 0 {
+		if _, ok := anyLine(after, r.step); ok {
+			return true
+		}
+	}
 	if r.turnEnd != nil {
 		for _, l := range after {
 			if r.turnEnd.MatchString(l) {

@@ -202,3 +202,41 @@ func TestQuestionBounds(t *testing.T) {
 		}
 	}
 }
+
+// TestGeminiToolStepKeepsTheTurnOpen: between the model's call of a tool
+// and the question about it, Gemini CLI draws the call's box with its
+// status and may draw no working line; the turn has not ended until the
+// status is final (issue 43: wait_for_agent took a turn for ended there,
+// on a loaded machine, and answered waiting_for_input).
+func TestGeminiToolStepKeepsTheTurnOpen(t *testing.T) {
+	done := screen(t, "gemini-after-permission")
+	for _, tc := range []struct {
+		status string
+		want   State
+	}{
+		{"✓", WaitingForInput},
+		{"x", WaitingForInput},
+		{"-", WaitingForInput},
+		{"o", Working},
+		{"⊷", Working},
+		{"?", Working},
+	} {
+		t.Run(tc.status, func(t *testing.T) {
+			lines := make([]string, len(done))
+			n := 0
+			for i, l := range done {
+				if s, ok := strings.CutPrefix(l, "│ ✓  Shell"); ok {
+					l = "│ " + tc.status + "  Shell" + s
+					n++
+				}
+				lines[i] = l
+			}
+			if n != 1 {
+				t.Fatalf("the screen has %d tool lines, want 1", n)
+			}
+			if got := Read("gemini", lines).State; got != tc.want {
+				t.Errorf("Read with a tool call of status %s = %s, want %s", tc.status, got, tc.want)
+			}
+		})
+	}
+}
