@@ -313,6 +313,10 @@ func TestStartPastADeadServersSocket(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Closed, the listener leaves its file, as a dead server does: Go's
+	// unlink on Close raced the server the call starts, and took away the
+	// socket it had bound (tmux unlinks a stale file before it binds).
+	ln.(*net.UnixListener).SetUnlinkOnClose(false)
 	hungUp := make(chan struct{})
 	go func() {
 		defer close(hungUp)
