@@ -39,6 +39,10 @@ type Reading struct {
 	// agent was given: the agent's reply to it, as far as the screen
 	// shows it.
 	Answer string
+	// Prompt is the transcript's line of the last prompt the agent was
+	// given, as the screen shows it ("" when none is on the screen, or
+	// the row does not know how the agent shows prompts: ShowsPrompts).
+	Prompt string
 }
 
 // Read reads the screen of agent name (the lines of the visible screen,
@@ -67,7 +71,17 @@ func Read(name Name, screen []string) Reading {
 		out.State = WaitingForInput
 	}
 	out.Answer = r.answer(lines[:top])
+	if p, ok := r.lastPrompt(lines[:top]); ok {
+		out.Prompt = lines[p]
+	}
 	return out
+}
+
+// ShowsPrompts reports whether the table knows how name's transcript
+// shows a prompt it was given (Reading.Prompt).
+func ShowsPrompts(name Name) bool {
+	r := ruleOf(name)
+	return r != nil && r.prompt != nil
 }
 
 // trimRight returns the lines of screen without their trailing blanks.

@@ -397,12 +397,12 @@ const unansweredAfter = 2 * time.Second
 // Enter as a new line instead (its input box grew by an empty row), or
 // did not answer it at all.
 func (s *submission) awaitSubmitted(ctx context.Context, taken screenState) (screenState, enterOutcome, error) {
-	var takenInput string
+	var takenInput, takenPrompt string
 	inputKnown := false
 	takenRows := 0
 	if s.name != "" {
 		r := agent.Read(s.name, taken.lines())
-		takenInput, inputKnown, takenRows = r.Input, r.InputKnown, r.InputRows
+		takenInput, inputKnown, takenRows, takenPrompt = r.Input, r.InputKnown, r.InputRows, r.Prompt
 	}
 	outcome := enterSubmitted
 	tail := lastLineTail(s.text)
@@ -423,7 +423,10 @@ func (s *submission) awaitSubmitted(ctx context.Context, taken screenState) (scr
 			case r.State == agent.Working || r.State == agent.AskingPermission:
 				return true, nil
 			case r.InputKnown && r.Input != takenInput && (takenInput == "" || !strings.Contains(r.Input, takenInput)):
-				return true, nil
+				// Cleared; taken once the transcript shows it too (a
+				// starved Gemini CLI clears its input a second or more
+				// before it draws the prompt or works).
+				return s.inTranscript(r, takenPrompt), nil
 			case takenRows > 0 && r.InputKnown && r.Input == takenInput && r.InputRows == takenRows+1 && r.InputLastBlank:
 				// The input box grew by an empty row: Enter became a new line.
 				outcome = enterNewline
@@ -443,6 +446,28 @@ func (s *submission) awaitSubmitted(ctx context.Context, taken screenState) (scr
 		return now, enterSubmitted, s.failure(ctx, "Enter was pressed but the program did not take the text as submitted", err)
 	}
 	return now, outcome, nil
+}
+
+// inTranscript reports whether reading r of an agent CLI whose input
+// was cleared by an Enter shows the prompt taken into its transcript:
+// its last prompt line is not the one before the Enter (a new one, or the
+// old one scrolled away) or shows the text's start (the same prompt
+// again). For an agent whose prompts the table cannot read, the cleared
+// input is all there is to go by.
+func (s *submission) inTranscript(r agent.Reading, before string) bool {
+	if !agent.ShowsPrompts(s.name) || r.Prompt != before {
+		return true
+	}
+	start := ""
+	for _, l := range strings.Split(s.text, "\n") {
+		if start = strings.TrimSpace(l); start != "" {
+			break
+		}
+	}
+	if rs := []rune(start); len(rs) > 16 {
+		start = string(rs[:16])
+	}
+	return start != "" && strings.Contains(r.Prompt, start)
 }
 
 // lastLineTail returns the end of text's last line, at most 16
