@@ -42,12 +42,12 @@ func TestOnlySupervisorUsesTheWire(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, glob := range []string{"jobs/*.go", "cmd/*/*.go"} {
+	for _, glob := range []string{"jobs/*.go", "mcpserver/*.go", "cmd/*/*.go"} {
 		more, _ := filepath.Glob(glob)
 		files = append(files, more...)
 	}
 	if len(files) == 0 {
-		t.Fatal("no files found in tools, jobs and cmd")
+		t.Fatal("no files found in tools, jobs, mcpserver and cmd")
 	}
 	fset := token.NewFileSet()
 	for _, path := range files {
@@ -142,8 +142,9 @@ var layers = map[string]int{
 	"supervisor/capture": 1, "supervisor/death": 1, "supervisor/ratelimit": 1, "agent/agentstub": 1, "jobrecord": 1, "internal/e2etest": 1, "hosts": 1,
 	"supervisor": 2, "taskext": 2, "view": 2,
 	"journal": 3, "telemetry": 3, "diagnostics": 3, "jobs": 3,
-	"tools": 4, "conformance": 4,
-	"cmd": 5, "scripts": 5, "packaging": 5,
+	"mcpserver": 4, "conformance": 4,
+	"tools": 5,
+	"cmd":   6, "scripts": 6, "packaging": 6,
 }
 
 // rankOf returns the rank of the package in folder rel, and the folder
@@ -161,8 +162,8 @@ func rankOf(rel string) (int, string, bool) {
 // wire and the platform seams at the bottom, the supervisor's subsystems
 // and the job's one record (jobrecord) above them, then the supervisor
 // (beside it the tasks layer and the view, which use the record), its
-// users (journal, telemetry, diagnostics, jobs), the tools, and the
-// binaries at the top. A package may import a package of a lower rank,
+// users (journal, telemetry, diagnostics, jobs), the MCP server's
+// machinery (mcpserver), the tools, and the binaries at the top. A package may import a package of a lower rank,
 // or a package within its own folder (tmux/native from tmux), never one
 // beside or above.
 func TestImportsPointDown(t *testing.T) {

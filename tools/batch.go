@@ -8,11 +8,12 @@ import (
 	"maps"
 	"math"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/tmux-mcp/tmux-mcp/mcpserver"
 )
 
 // The batch tools run a list of tool calls serially, each through the
@@ -189,7 +190,7 @@ func (d Deps) runOp(ctx context.Context, i int, op batchOp, tier Tier) (batchRow
 	req.Params.Arguments = op.args
 	// The middleware every call gets, but the drain (the batch holds it).
 	log := d.log()
-	res, err := logCalls(log)(recoverPanics(log)(e.Handler))(nested(ctx), req)
+	res, err := mcpserver.LogCalls(log)(mcpserver.RecoverPanics(log)(e.Handler))(nested(ctx), req)
 	if ctx.Err() != nil {
 		return row, ctx.Err()
 	}
@@ -200,7 +201,7 @@ func (d Deps) runOp(ctx context.Context, i int, op batchOp, tier Tier) (batchRow
 		return fail("no result")
 	case res.IsError:
 		row.Meta = res.Meta
-		return fail(resultText(res))
+		return fail(mcpserver.ResultText(res))
 	}
 	row.Success = true
 	row.StructuredContent = res.StructuredContent
@@ -215,17 +216,6 @@ func elapsed(since time.Time) float64 {
 	return math.Round(time.Since(since).Seconds()*1e6) / 1e6
 }
 
-// resultText joins a result's text blocks.
-func resultText(res *mcp.CallToolResult) string {
-	var parts []string
-	for _, c := range res.Content {
-		if tc, ok := c.(mcp.TextContent); ok {
-			parts = append(parts, tc.Text)
-		}
-	}
-	return strings.Join(parts, "\n")
-}
-
 // batchResult encodes the result. When the result would pass
 // maxBatchResponse on the wire, the largest rows' content and structured
 // content are replaced by a marker until it fits.
@@ -234,7 +224,7 @@ func batchResult(rows []batchRow, succeeded, failed int, stoppedAt *int) (*mcp.C
 	cost := make([]int, len(rows))
 	total := 0
 	for i := range rows {
-		b, err := encodeJSON(rows[i])
+		b, err := mcpserver.EncodeJSON(rows[i])
 		if err != nil {
 			return nil, fmt.Errorf("tools: encode batch row %d: %w", i, err)
 		}
@@ -267,7 +257,7 @@ func batchResult(rows []batchRow, succeeded, failed int, stoppedAt *int) (*mcp.C
 		r := rows[big]
 		r.Content = []mcp.Content{mcp.NewTextContent(batchTruncated)}
 		r.StructuredContent = nil
-		b, err := encodeJSON(r)
+		b, err := mcpserver.EncodeJSON(r)
 		if err != nil {
 			return nil, fmt.Errorf("tools: encode batch row %d: %w", big, err)
 		}
@@ -290,6 +280,6 @@ func batchResult(rows []batchRow, succeeded, failed int, stoppedAt *int) (*mcp.C
 // wireCost is what b costs in a result: once as structured content and
 // once inside the JSON text, escaped.
 func wireCost(b []byte) int {
-	s, _ := encodeJSON(string(b))
+	s, _ := mcpserver.EncodeJSON(string(b))
 	return len(b) + len(s) - 2
 }

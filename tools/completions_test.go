@@ -14,6 +14,7 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/tmux-mcp/tmux-mcp/mcpserver"
 	"github.com/tmux-mcp/tmux-mcp/tmux/tmuxtest"
 )
 
@@ -63,12 +64,12 @@ func TestCompletion(t *testing.T) {
 		total   int
 		hasMore bool
 	}{
-		{"session prefix", res(uriSession), "session_name", "ma", nil, []string{"main", "mainline"}, 2, false},
-		{"session all", res(uriSessions), "session_name", "", nil, []string{"main", "mainline", "other"}, 3, false},
-		{"session none", res(uriSession), "session_name", "zz", nil, []string{}, 0, false},
-		{"window of session", res(uriWindow), "window_index", "", map[string]string{"session_name": "other"}, []string{"0", "5"}, 2, false},
-		{"window all", res(uriWindow), "window_index", "", nil, []string{"0", "5"}, 2, false},
-		{"pane prefix", res(uriPaneContent), "pane_id", "%", nil, panes, len(panes), false},
+		{"session prefix", res(mcpserver.URISession), "session_name", "ma", nil, []string{"main", "mainline"}, 2, false},
+		{"session all", res(mcpserver.URISessions), "session_name", "", nil, []string{"main", "mainline", "other"}, 3, false},
+		{"session none", res(mcpserver.URISession), "session_name", "zz", nil, []string{}, 0, false},
+		{"window of session", res(mcpserver.URIWindow), "window_index", "", map[string]string{"session_name": "other"}, []string{"0", "5"}, 2, false},
+		{"window all", res(mcpserver.URIWindow), "window_index", "", nil, []string{"0", "5"}, 2, false},
+		{"pane prefix", res(mcpserver.URIPaneContent), "pane_id", "%", nil, panes, len(panes), false},
 		{"prompt pane", prompt("interrupt_gracefully"), "pane_id", panes[0], nil, []string{panes[0]}, 1, false},
 		{"prompt socket", prompt("recover_after_crash"), "socket_name", "s10", nil, sockets[100:], 5, false},
 		{"at most 100", prompt("recover_after_crash"), "socket_name", "s", nil, sockets[:100], 105, true},
@@ -92,7 +93,7 @@ func paneNum(id string) int { n, _ := strconv.Atoi(strings.TrimPrefix(id, "%"));
 func TestCompletionStartsNoServer(t *testing.T) {
 	tm := tmuxtest.New(t)
 	e := newEnvOver(t, tm, testConfig(tm), Readonly)
-	got := complete(t, e.c, mcp.ResourceReference{Type: "ref/resource", URI: uriSession}, "session_name", "", nil)
+	got := complete(t, e.c, mcp.ResourceReference{Type: "ref/resource", URI: mcpserver.URISession}, "session_name", "", nil)
 	if len(got.Values) != 0 {
 		t.Errorf("completion with no server = %v, want none", got.Values)
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tmux-mcp/tmux-mcp/jobs"
+	"github.com/tmux-mcp/tmux-mcp/mcpserver"
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
@@ -97,9 +98,7 @@ func (d Deps) maxWait() time.Duration {
 }
 
 // EventSource is the part of the supervisor that resources subscribe to.
-type EventSource interface {
-	Subscribe(fn func(supervisor.Event)) (unsubscribe func())
-}
+type EventSource = mcpserver.EventSource
 
 func (d Deps) events() EventSource {
 	if d.Events != nil {

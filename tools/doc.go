@@ -1,17 +1,17 @@
 // Package tools is the MCP surface of tmux-mcp: the tool registry, safety
-// tiers, argument checking, the error contract, resources and server
-// instructions, and what the server pushes: resource subscriptions
-// (subscriptions.go), log notifications of supervisor events (logging.go)
-// and progress of long calls (progress.go); plus prompts (prompts.go) and
-// completions (completions.go). Tool names, parameters and result fields
+// tiers, argument checking, the error contract, and the resources' handlers.
+// The protocol machinery that needs no tool handler is package mcpserver:
+// resource subscriptions, log notifications of supervisor events, progress
+// of long calls, prompts, completions, the instructions, the middleware,
+// MCP tasks and host routing. Tool names, parameters and result fields
 // follow libtmux-mcp.
 //
 // Where to start: [Groups] in registry.go is the one declarative list of
 // tools; each tool is a constructor such as [ListSessions] that returns its
 // schema and its handler side by side. [New] (mcpserver.go) builds the MCP
-// server for a [Deps] and [Options]: it registers the tools allowed by the
-// tier and toolsets, the resources, the instructions and the middleware
-// (panic recovery, logging without arguments, draining on shutdown).
+// server for a [Deps] and [Options]: it builds the tools of the toolsets,
+// hides those above the tier, and hands them, with the resources' handlers
+// and the instructions, to mcpserver.New.
 //
 // Where things are: the tools of a group live in the file named for the
 // group, <group>.go, or, for a large group, <group>_<part>.go: the pane

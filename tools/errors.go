@@ -10,6 +10,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/tmux-mcp/tmux-mcp/mcpserver"
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
@@ -166,28 +167,15 @@ func orClass(class, alt string) string {
 	return class
 }
 
-// errorResult renders a toolError the way libtmux-mcp does (message, then
-// the suggestion on its own line), with the class in brackets.
+// errorResult renders a toolError as a tool error result
+// (mcpserver.ErrorResult).
 func errorResult(te *toolError) *mcp.CallToolResult {
-	text := te.msg
-	if te.class != "" {
-		text += " [" + te.class + "]"
-	}
-	if te.hint != "" {
-		text += "\n" + te.hint
-	}
-	res := mcp.NewToolResultError(text)
-	meta := map[string]any{"error_type": te.class, "expected": true}
-	if te.hint != "" {
-		meta["suggestion"] = te.hint
-	}
-	res.Meta = mcp.NewMetaFromMap(meta)
-	return res
+	return mcpserver.ErrorResult(te.msg, te.class, te.hint)
 }
 
 // structured returns v as structured content, its JSON as the text.
 func structured(v any) (*mcp.CallToolResult, error) {
-	b, err := encodeJSON(v)
+	b, err := mcpserver.EncodeJSON(v)
 	if err != nil {
 		return nil, fmt.Errorf("tools: encode result: %w", err)
 	}

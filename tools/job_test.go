@@ -14,6 +14,7 @@ import (
 
 	"github.com/tmux-mcp/tmux-mcp/jobrecord"
 	"github.com/tmux-mcp/tmux-mcp/jobs"
+	"github.com/tmux-mcp/tmux-mcp/mcpserver"
 	"github.com/tmux-mcp/tmux-mcp/tmux/tmuxtest"
 )
 
@@ -114,7 +115,7 @@ func TestJobRunsInBackground(t *testing.T) {
 	release(t, f, "1")
 	n.wait(t, i, 10*time.Second, "update of "+jobURI(id), updated(jobURI(id)))
 	logged := n.wait(t, i, 10*time.Second, "job log message", func(x note) bool {
-		return isLog(x) && x.str("logger") == loggerJobs
+		return isLog(x) && x.str("logger") == mcpserver.LoggerJobs
 	})
 	for _, secret := range []string{"SECRET", "read x", f} {
 		if strings.Contains(logged.raw, secret) {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/tmux-mcp/tmux-mcp/mcpserver"
 )
 
 // Listings that fit. Every listing takes filters ({field__op: value} on
@@ -72,7 +74,7 @@ func listPage[T any](p page[T], how string) (*mcp.CallToolResult, error) {
 // see the items left out, if any: "how" names the way (a larger limit,
 // offset, since).
 func pageResult(v any, leftOut, matched int, how string) (*mcp.CallToolResult, error) {
-	b, err := encodeJSON(v)
+	b, err := mcpserver.EncodeJSON(v)
 	if err != nil {
 		return nil, fmt.Errorf("tools: encode result: %w", err)
 	}

@@ -9,8 +9,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/tmux-mcp/tmux-mcp/mcpserver"
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
-	"github.com/tmux-mcp/tmux-mcp/supervisor/death"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
 	"github.com/tmux-mcp/tmux-mcp/tmux/tmuxtest"
 )
@@ -50,7 +50,7 @@ func TestLogServerDeath(t *testing.T) {
 	if err := setLevel(debug, mcp.LoggingLevelDebug); err != nil {
 		t.Fatal(err)
 	}
-	if err := subscribe(warn, uriHealth); err != nil {
+	if err := subscribe(warn, mcpserver.URIHealth); err != nil {
 		t.Fatal(err)
 	}
 	const marker = "MARKER-7f3a9c"
@@ -82,11 +82,11 @@ func TestLogServerDeath(t *testing.T) {
 		return isLog(x) && d["event"] == "server_died"
 	})
 	data := died.params["data"].(map[string]any)
-	if died.str("level") != "error" || died.str("logger") != loggerSupervisor || data["cause"] != "killed" ||
+	if died.str("level") != "error" || died.str("logger") != mcpserver.LoggerSupervisor || data["cause"] != "killed" ||
 		data["pid"] != float64(pid) || data["socket"] != tm.Socket {
-		t.Errorf("death message = %s, want level error, logger %s, cause killed, pid %d, socket %s", died.raw, loggerSupervisor, pid, tm.Socket)
+		t.Errorf("death message = %s, want level error, logger %s, cause killed, pid %d, socket %s", died.raw, mcpserver.LoggerSupervisor, pid, tm.Socket)
 	}
-	nw.wait(t, 0, 10*time.Second, "an update of tmux://health", updated(uriHealth))
+	nw.wait(t, 0, 10*time.Second, "an update of tmux://health", updated(mcpserver.URIHealth))
 	tmuxtest.WaitFor(t, 15*time.Second, "the supervisor to restart the server", func() bool {
 		mu.Lock()
 		defer mu.Unlock()
@@ -148,13 +148,13 @@ func TestLogRateLimitingSummarised(t *testing.T) {
 	summary := func(sock string) func(note) bool {
 		return func(x note) bool {
 			d, _ := x.params["data"].(map[string]any)
-			return isLog(x) && x.str("logger") == loggerRateLimit && d["socket"] == sock
+			return isLog(x) && x.str("logger") == mcpserver.LoggerRateLimit && d["socket"] == sock
 		}
 	}
 	got := n.wait(t, 0, 5*time.Second, "the summary of a", summary("a"))
 	n.wait(t, 0, 5*time.Second, "the summary of b", summary("b"))
-	if got.at.Sub(start) < rateSummaryEvery {
-		t.Errorf("summary after %v, want it to cover a window of %v", got.at.Sub(start), rateSummaryEvery)
+	if got.at.Sub(start) < mcpserver.RateSummaryEvery {
+		t.Errorf("summary after %v, want it to cover a window of %v", got.at.Sub(start), mcpserver.RateSummaryEvery)
 	}
 	d := got.params["data"].(map[string]any)
 	if d["count"] != float64(50) || d["pane_limited"] != float64(40) || d["server_limited"] != float64(10) || d["panes"] != float64(2) ||
@@ -175,58 +175,5 @@ func TestLogRateLimitingSummarised(t *testing.T) {
 	ev.emit(supervisor.Event{Type: supervisor.EventRateLimited, Socket: a})
 	if x := n.wait(t, i, 5*time.Second, "the second summary", summary("a")); x.params["data"].(map[string]any)["count"] != float64(1) {
 		t.Errorf("second summary = %s, want count 1", x.raw)
-	}
-}
-
-// TestLogEntries: every logged event type has a level, a logger and the
-// numbers, and the restore error text is not copied.
-func TestLogEntries(t *testing.T) {
-	sock := tmux.Socket{Name: "x"}
-	tests := []struct {
-		e      supervisor.Event
-		level  mcp.LoggingLevel
-		logger string
-		keys   []string
-	}{
-		{supervisor.Event{Type: supervisor.EventServerDied, Socket: sock, PID: 9, Cause: death.CauseCrashed, Detail: "SIGSEGV"},
-			mcp.LoggingLevelError, loggerSupervisor, []string{"cause", "detail", "pid", "socket"}},
-		{supervisor.Event{Type: supervisor.EventServerDied, Socket: sock, Cause: death.CauseKillServer},
-			mcp.LoggingLevelInfo, loggerSupervisor, []string{"cause"}},
-		{supervisor.Event{Type: supervisor.EventServerDied, Socket: sock, Cause: death.CauseLastSession},
-			mcp.LoggingLevelNotice, loggerSupervisor, []string{"cause"}},
-		{supervisor.Event{Type: supervisor.EventRestarting, Socket: sock, Attempt: 2, Delay: time.Second},
-			mcp.LoggingLevelWarning, loggerSupervisor, []string{"attempt", "delay_ms"}},
-		{supervisor.Event{Type: supervisor.EventRestarted, Socket: sock, PID: 10}, mcp.LoggingLevelNotice, loggerSupervisor, []string{"pid"}},
-		{supervisor.Event{Type: supervisor.EventSocketRecreated, Socket: sock}, mcp.LoggingLevelNotice, loggerSupervisor, nil},
-		{supervisor.Event{Type: supervisor.EventRestored, Socket: sock}, mcp.LoggingLevelNotice, loggerSupervisor, []string{"ok"}},
-		{supervisor.Event{Type: supervisor.EventRestored, Socket: sock, Detail: "new-window -c /secret: failed"},
-			mcp.LoggingLevelError, loggerSupervisor, []string{"ok"}},
-		{supervisor.Event{Type: supervisor.EventServerStarted, Socket: sock, PID: 3, Detail: "3.3a"}, mcp.LoggingLevelInfo, loggerSupervisor, []string{"version"}},
-		{supervisor.Event{Type: supervisor.EventResourceWarning, Socket: sock, Resource: "fds", Used: 7, Limit: 10, Ratio: 0.7},
-			mcp.LoggingLevelWarning, loggerResources, []string{"resource", "used", "limit", "ratio"}},
-		{supervisor.Event{Type: supervisor.EventResourceRefused, Socket: sock, Resource: "ptys", Used: 9, Limit: 10, Ratio: 0.9},
-			mcp.LoggingLevelError, loggerResources, []string{"resource", "used", "limit"}},
-	}
-	for _, tt := range tests {
-		level, logger, data, ok := logEntry(tt.e)
-		if !ok || level != tt.level || logger != tt.logger {
-			t.Errorf("%s %s: got %v %q %q, want %q %q", tt.e.Type, tt.e.Cause, ok, level, logger, tt.level, tt.logger)
-			continue
-		}
-		for _, k := range append([]string{"event", "socket", "message"}, tt.keys...) {
-			if _, ok := data[k]; !ok {
-				t.Errorf("%s: data %v has no %q", tt.e.Type, data, k)
-			}
-		}
-		for _, v := range data {
-			if s, ok := v.(string); ok && strings.Contains(s, "/secret") {
-				t.Errorf("%s: data %v copies the restorer's error text", tt.e.Type, data)
-			}
-		}
-	}
-	for _, typ := range []supervisor.EventType{supervisor.EventCommand, supervisor.EventCacheHit, supervisor.EventBarrier, supervisor.EventStructure} {
-		if _, _, _, ok := logEntry(supervisor.Event{Type: typ}); ok {
-			t.Errorf("%s is logged, want it left out (traffic, not news)", typ)
-		}
 	}
 }

@@ -4,16 +4,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/tmux-mcp/tmux-mcp/hosts"
-	"github.com/tmux-mcp/tmux-mcp/jobrecord"
 	"github.com/tmux-mcp/tmux-mcp/jobs"
+	"github.com/tmux-mcp/tmux-mcp/mcpserver"
+	"github.com/tmux-mcp/tmux-mcp/supervisor"
 	"github.com/tmux-mcp/tmux-mcp/taskext"
+	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
 // Options configures New.
@@ -52,25 +53,23 @@ type Options struct {
 	TaskTracer taskext.Tracer
 }
 
-// Server is an MCP server over a supervisor.
+// Hosts routes calls to the tmux-mcp of other machines (hosts.Router).
+type Hosts = mcpserver.Hosts
+
+// Server is the MCP server over a supervisor (mcpserver.Server) with the
+// tools it serves and what they hold: the background jobs, the buffers
+// and run_command's files.
 type Server struct {
-	MCP *server.MCPServer
-	// Tasks serves MCP tasks (protocol 2026-07-28's extension); the
-	// transports wrap their streams with it (Tasks.Stdio, Tasks.HTTP).
-	Tasks    *taskext.Manager
-	Tools    []Entry // the tools listed at the tier, sorted by group and name
-	drain    *drain
-	notifier *structureNotifier
-	subs     *subscriptions
-	log      *eventLog
-	jobs     *jobs.Table
-	deps     Deps
+	*mcpserver.Server
+	Tools []Entry // the tools listed at the tier, sorted by group and name
+	jobs  *jobs.Table
+	deps  Deps
 }
 
 // New builds the MCP server: the tools of the selected toolsets, the
 // resources and their subscriptions, the prompts, completions, log
 // notifications of supervisor events, the instructions, and the
-// middleware. Tools above d.Tier are
+// middleware (package mcpserver). Tools above d.Tier are
 // registered but hidden: tools/list leaves them out, and calling one fails
 // with a tool error naming the tier it needs, without running its handler.
 // Close it to stop event delivery.
@@ -78,20 +77,6 @@ func New(d Deps, opts Options) (*Server, error) {
 	if d.Sup == nil {
 		return nil, errors.New("tools: Deps.Sup is nil")
 	}
-	if opts.Name == "" {
-		opts.Name = "tmux-mcp"
-	}
-	if opts.Version == "" {
-		opts.Version = "dev"
-	}
-	if opts.DrainTimeout <= 0 {
-		opts.DrainTimeout = 5 * time.Second
-	}
-	if opts.NotifyEvery <= 0 {
-		opts.NotifyEvery = 100 * time.Millisecond
-	}
-	log := d.log()
-	g := &drain{bound: opts.DrainTimeout}
 	if d.bufNS == "" {
 		d.bufNS = newBufferNamespace()
 	}
@@ -115,98 +100,48 @@ func New(d Deps, opts Options) (*Server, error) {
 	for i, e := range registered {
 		registered[i] = withTaskSupport(e)
 		if len(hostNames) > 0 {
-			registered[i] = withHostArg(registered[i], hostNames)
+			registered[i].Tool = mcpserver.WithHostArg(registered[i].Tool, hostNames)
 		}
 		d.index.byName[e.Tool.Name] = registered[i]
 	}
-	hidden := map[string]bool{}
+	var selected []Entry
+	served := make([]mcpserver.Tool, 0, len(registered))
 	for _, e := range registered {
 		if e.Tier > d.Tier {
-			hidden[e.Tool.Name] = true
-		}
-	}
-	// mcp-go's WithToolFilter also refuses calls, with a bare "tool not
-	// found"; the hook only trims the listing, and the hidden tools'
-	// handlers give the reason. (tmux-mcp does not paginate tools/list.)
-	hooks := &server.Hooks{}
-	hooks.AddAfterListTools(func(_ context.Context, _ any, _ *mcp.ListToolsRequest, res *mcp.ListToolsResult) {
-		res.Tools = slices.DeleteFunc(slices.Clone(res.Tools), func(t mcp.Tool) bool { return hidden[t.Name] })
-	})
-	// The tasks held are bounded as the job table bounds its calls: the
-	// same tasks, forgotten in the same order.
-	tasks := taskext.New(taskext.Options{Budget: opts.TaskBudget, Store: taskStore{d}, Log: log, Lost: lostCall,
-		MaxTasks: jobs.MaxCalls, Tracer: opts.TaskTracer})
-	mcpOpts := []server.ServerOption{
-		server.WithHooks(hooks),
-		// listChanged for tools and prompts: the lists never change, so
-		// nothing is ever sent, but a subscriptions/listen stream that asks
-		// for them stays open; one that is granted nothing ends at once,
-		// and mcp-go v1.2.1 then often loses its acknowledgement (the
-		// notification race of mark3labs/mcp-go#969).
-		server.WithToolCapabilities(true),
-		server.WithResourceCapabilities(true, true),
-		server.WithPromptCapabilities(true),
-		server.WithLogging(),
-		server.WithCompletions(),
-		server.WithPromptCompletionProvider(completer{d}),
-		server.WithResourceCompletionProvider(completer{d}),
-		server.WithInstructions(instructions(d, d.Sup.Config().DefaultSocket.String())),
-	}
-	// Outermost first: drain sees every call; the tasks layer runs a call
-	// that may become a task apart; logging, inside it, sees the work to
-	// its end (a task's too) and panics as error results.
-	mcpOpts = append(mcpOpts, server.WithToolHandlerMiddleware(g.middleware))
-	mcpOpts = append(mcpOpts, tasks.ServerOptions()...)
-	mcpOpts = append(mcpOpts, server.WithToolHandlerMiddleware(logCalls(log)),
-		server.WithToolHandlerMiddleware(recoverPanics(log)),
-		// The callers a routed call came through (hopcaller.go), for the
-		// own-pane guard here and for the calls routed on.
-		server.WithToolHandlerMiddleware(readCallers(hosts.MachineID())))
-	if opts.ValidateOutput {
-		mcpOpts = append(mcpOpts, server.WithOutputSchemaValidation())
-	}
-	tasks.ListHook(hooks)
-	tasks.ListenHook(hooks)
-	mcpOpts = append(mcpOpts, opts.ServerOptions...)
-	if len(hostNames) > 0 {
-		// Innermost, after the binary's tracing: a routed call's span is
-		// named for its tool, and its context goes through the hop.
-		readOnly := func(tool string) bool {
-			e, ok := d.index.byName[tool]
-			return ok && e.Tool.Annotations.ReadOnlyHint != nil && *e.Tool.Annotations.ReadOnlyHint
-		}
-		mcpOpts = append(mcpOpts, server.WithToolHandlerMiddleware(routeHosts(opts.Hosts, readOnly, d.selfCaller())))
-	}
-	s := server.NewMCPServer(opts.Name, opts.Version, mcpOpts...)
-	var selected []Entry
-	for _, e := range registered {
-		if hidden[e.Tool.Name] {
-			s.AddTool(e.Tool, unavailable(e.Tool.Name, e.Tier))
+			served = append(served, mcpserver.Tool{Tool: e.Tool, Handler: unavailable(e.Tool.Name, e.Tier), Hidden: true})
 			continue
 		}
-		s.AddTool(e.Tool, e.Handler)
+		served = append(served, mcpserver.Tool{Tool: e.Tool, Handler: e.Handler})
 		selected = append(selected, e)
 	}
-	tasks.Adapt(s)
-	addResources(s, d)
+	var callers func(context.Context) []hosts.Caller
 	if len(hostNames) > 0 {
-		addHostResources(s, opts.Hosts)
+		self := d.selfCaller()
+		callers = func(ctx context.Context) []hosts.Caller { return hopCallersOf(ctx).chain(self) }
 	}
-	addPrompts(s, served(selected, "journal_events") && served(selected, "restore_sessions"))
-	srv := &Server{MCP: s, Tasks: tasks, Tools: selected, drain: g, deps: d}
-	if src := d.events(); src != nil {
-		srv.notifier = startNotifier(s, src, opts.NotifyEvery)
-	}
-	srv.subs = newSubscriptions(s, hooks, d, opts.NotifyEvery)
-	if len(hostNames) > 0 {
-		srv.subs.hosts = opts.Hosts
-	}
-	srv.log = newEventLog(s, hooks, d.events())
-	srv.jobs = d.jobs
-	srv.jobs.OnChange(func(rec jobrecord.Record) {
-		srv.subs.jobChanged(rec.ID)
-		srv.log.jobEnded(rec)
+	ms, err := mcpserver.New(mcpserver.Config{
+		Name: opts.Name, Version: opts.Version, DrainTimeout: opts.DrainTimeout, NotifyEvery: opts.NotifyEvery,
+		ServerOptions: opts.ServerOptions, ValidateOutput: opts.ValidateOutput, TaskBudget: opts.TaskBudget,
+		Hosts: opts.Hosts, TaskTracer: opts.TaskTracer,
+		Sup: d.Sup, Events: d.events(), Log: d.log(), SocketDir: d.SocketDir, Jobs: d.jobs,
+		Instructions: instructions(d, d.Sup.Config().DefaultSocket.String()),
+		Tools:        served,
+		Resources:    func(s *server.MCPServer) { addResources(s, d) },
+		// The callers a routed call came through (hopcaller.go), for the
+		// own-pane guard here and for the calls routed on.
+		Middleware: []server.ToolHandlerMiddleware{readCallers(hosts.MachineID())},
+		SocketArg:  func(name string) (tmux.Socket, error) { return socketArg(params{"socket_name": name}) },
+		FindSession: func(ctx context.Context, srv *supervisor.Server, name string) error {
+			_, err := findSession(ctx, srv, params{"session_name": name})
+			return err
+		},
+		LookupJob: d.lookupJob,
+		Callers:   callers,
 	})
+	if err != nil {
+		return nil, err
+	}
+	srv := &Server{Server: ms, Tools: selected, jobs: d.jobs, deps: d}
 	srv.jobs.Open()
 	return srv, nil
 }
@@ -225,18 +160,6 @@ func unavailable(name string, need Tier) server.ToolHandlerFunc {
 	}
 }
 
-// BeginShutdown marks the server as shutting down: from now on a call
-// whose transport goes away keeps running for up to the drain bound.
-func (s *Server) BeginShutdown() { s.drain.stopping.Store(true) }
-
-// Drain waits for calls in flight, at most until ctx ends.
-func (s *Server) Drain(ctx context.Context) error { return s.drain.wait(ctx) }
-
-// served reports whether the tool name is among entries.
-func served(entries []Entry, name string) bool {
-	return slices.ContainsFunc(entries, func(e Entry) bool { return e.Tool.Name == name })
-}
-
 // Close stops watching background jobs (they run on, and the journal
 // keeps them for the next tmux-mcp), stops notifications (resource list
 // changes, subscriptions and log messages), deletes the buffers this
@@ -245,11 +168,7 @@ func served(entries []Entry, name string) bool {
 func (s *Server) Close() error {
 	s.jobs.Close()
 	s.deps.jobFiles.closeIfEmpty()
-	if s.notifier != nil {
-		s.notifier.close()
-	}
-	s.subs.close()
-	s.log.close()
+	s.Server.Close()
 	s.deps.deleteBuffers(2 * time.Second)
 	return s.deps.runs.close()
 }

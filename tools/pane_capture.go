@@ -11,6 +11,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/tmux-mcp/tmux-mcp/mcpserver"
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
@@ -84,7 +85,7 @@ func CapturePane(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		}
 		res := captureResult{Result: text, Truncated: lines > 0 || c.TruncatedBytes > 0, TruncatedLines: lines,
 			TruncatedBytes: c.TruncatedBytes, captureMeta: metaOf(c)}
-		b, err := encodeJSON(res)
+		b, err := mcpserver.EncodeJSON(res)
 		if err != nil {
 			return nil, fmt.Errorf("tools: encode result: %w", err)
 		}

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/tmux-mcp/tmux-mcp/mcpserver"
 )
 
 // Parameter descriptions. Every parameter of every tool has one (a test
@@ -188,7 +190,7 @@ func describeParams(t mcp.Tool, d Deps) mcp.Tool {
 			p["description"] = vars.Replace(doc)
 		}
 	}
-	raw, err := encodeJSON(in)
+	raw, err := mcpserver.EncodeJSON(in)
 	if err != nil {
 		panic("tools: input schema of " + t.Name + ": " + err.Error())
 	}

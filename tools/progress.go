@@ -2,94 +2,23 @@ package tools
 
 import (
 	"context"
-	"fmt"
-	"sync"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
-	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/tmux-mcp/tmux-mcp/mcpserver"
 )
 
-// progressEvery is how often a long call reports progress: well inside the
-// 5 s a client with an idle timeout may wait between two messages.
-const progressEvery = 2 * time.Second
+// progress reports the progress of one long tool call
+// (mcpserver.Progress): any handler that may run for more than a second
+// starts it, and stops it when its wait ends.
+type progress struct{ p *mcpserver.Progress }
 
-// progress sends notifications/progress for one long tool call, so that
-// clients with idle timeouts keep waiting. Use it in any handler that may
-// run for more than a second (wait_for_text, run_command, wait_for_channel
-// and the like):
-//
-//	p := startProgress(ctx, req, timeout, "waiting for text")
-//	defer p.stop()
-//	select {
-//	case <-ctx.Done(): // notifications/cancelled or the client gone: stop now
-//		return nil, ctx.Err()
-//	case <-found:
-//	}
-//
-// It reports only when the request carries a progress token (_meta
-// progressToken); otherwise it does nothing and costs nothing. It sends one
-// notification at once and then one every two seconds until stop or ctx
-// ends: progress is the seconds elapsed (it only grows, as the protocol
-// requires), total the call's limit in seconds, and the message says both,
-// e.g. "waiting for text: 4.0s of 60s". The message never holds arguments
-// or pane text.
-//
-// Cancellation is the handler's part: mcp-go cancels the request context
-// when the client sends notifications/cancelled, so every wait must select
-// on ctx.Done() and return at once, leaving tmux as it was.
-type progress struct {
-	stopOnce sync.Once
-	quit     chan struct{}
-	done     chan struct{}
-}
-
-// startProgress starts reporting for the call req handled under ctx; limit
-// is the longest the call may take (0: unknown, total is left out). what
-// names the wait in the message. The returned progress is never nil; call
-// stop when the wait ends.
+// startProgress starts reporting for the call req handled under ctx
+// (mcpserver.StartProgress).
 func startProgress(ctx context.Context, req mcp.CallToolRequest, limit time.Duration, what string) *progress {
-	p := &progress{quit: make(chan struct{}), done: make(chan struct{})}
-	srv := server.ServerFromContext(ctx)
-	if req.Params.Meta == nil || req.Params.Meta.ProgressToken == nil || srv == nil {
-		close(p.done)
-		return p
-	}
-	token := req.Params.Meta.ProgressToken
-	start := time.Now()
-	send := func() {
-		elapsed := time.Since(start)
-		params := map[string]any{"progressToken": token, "progress": elapsed.Seconds()}
-		msg := fmt.Sprintf("%s: %.1fs", what, elapsed.Seconds())
-		if limit > 0 {
-			params["total"] = limit.Seconds()
-			msg += fmt.Sprintf(" of %gs", limit.Seconds())
-		}
-		params["message"] = msg
-		// A full notification queue drops this one; the next tick retries.
-		_ = srv.SendNotificationToClient(ctx, string(mcp.MethodNotificationProgress), params)
-	}
-	go func() {
-		defer close(p.done)
-		t := time.NewTicker(progressEvery)
-		defer t.Stop()
-		send()
-		for {
-			select {
-			case <-p.quit:
-				return
-			case <-ctx.Done():
-				return
-			case <-t.C:
-				send()
-			}
-		}
-	}()
-	return p
+	return &progress{mcpserver.StartProgress(ctx, req, limit, what)}
 }
 
 // stop ends the reports and waits until none can follow.
-func (p *progress) stop() {
-	p.stopOnce.Do(func() { close(p.quit) })
-	<-p.done
-}
+func (p *progress) stop() { p.p.Stop() }

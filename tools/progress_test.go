@@ -101,7 +101,7 @@ func TestProgressDuringAWait(t *testing.T) {
 	// A goroutine that has signalled its end is still on the stack for a
 	// moment: await it rather than catch it leaving.
 	tmuxtest.WaitFor(t, 5*time.Second, "no progress goroutine after the call returned", func() bool {
-		return goroutinesIn("startProgress") == 0
+		return goroutinesIn("mcpserver.StartProgress") == 0
 	})
 	i := n.len()
 	if _, err := callWait(context.Background(), c, 0.1, nil); err != nil {

@@ -18,6 +18,8 @@ import (
 	"testing"
 
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/tmux-mcp/tmux-mcp/mcpserver"
 )
 
 // destructiveAtMutating are the tools libtmux-mcp serves at the mutating
@@ -148,8 +150,8 @@ func TestInstructions(t *testing.T) {
 		{Tier: Destructive, Caller: Caller{SocketPath: "/tmp/tmux-1000/default", Pane: "%12"}},
 	} {
 		got := instructions(d, "tmux-mcp")
-		if len(got) >= maxInstructions {
-			t.Errorf("instructions are %d bytes, want under %d", len(got), maxInstructions)
+		if len(got) >= mcpserver.MaxInstructions {
+			t.Errorf("instructions are %d bytes, want under %d", len(got), mcpserver.MaxInstructions)
 		}
 		for _, want := range []string{"Server > Session > Window > Pane", "Safety level: " + d.Tier.String(), "polling is cheap",
 			"WAIT, DON'T POLL", "if_sha256"} {

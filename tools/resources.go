@@ -5,26 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
-	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/tmux-mcp/tmux-mcp/mcpserver"
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
-)
-
-// The resources: libtmux-mcp's six templates and tmux://health.
-const (
-	uriSessions       = "tmux://sessions{?socket_name}"
-	uriSession        = "tmux://sessions/{session_name}{?socket_name}"
-	uriSessionWindows = "tmux://sessions/{session_name}/windows{?socket_name}"
-	uriWindow         = "tmux://sessions/{session_name}/windows/{window_index}{?socket_name}"
-	uriPane           = "tmux://panes/{pane_id}{?socket_name}"
-	uriPaneContent    = "tmux://panes/{pane_id}/content{?socket_name}"
-	uriHealth         = "tmux://health"
-	uriJob            = "tmux://jobs/{job_id}"
 )
 
 // addResources registers libtmux-mcp's six tmux:// templates,
@@ -34,8 +21,8 @@ func addResources(s *server.MCPServer, d Deps) {
 		s.AddResourceTemplate(mcp.NewResourceTemplate(uri, name, mcp.WithTemplateDescription(desc),
 			mcp.WithTemplateMIMEType("application/json")), h)
 	}
-	jsonT(uriSessions, "get_sessions", "All sessions.",
-		d.resource(func(ctx context.Context, srv *supervisor.Server, _ vars) (any, error) {
+	jsonT(mcpserver.URISessions, "get_sessions", "All sessions.",
+		d.resource(func(ctx context.Context, srv *supervisor.Server, _ mcpserver.Vars) (any, error) {
 			sessions, err := srv.ListSessions(ctx)
 			out := make([]SessionInfo, 0, len(sessions))
 			for _, x := range sessions {
@@ -43,9 +30,9 @@ func addResources(s *server.MCPServer, d Deps) {
 			}
 			return out, err
 		}))
-	jsonT(uriSession, "get_session", "A session and its windows.",
-		d.resource(func(ctx context.Context, srv *supervisor.Server, v vars) (any, error) {
-			sess, windows, err := sessionWindows(ctx, srv, v.get("session_name"))
+	jsonT(mcpserver.URISession, "get_session", "A session and its windows.",
+		d.resource(func(ctx context.Context, srv *supervisor.Server, v mcpserver.Vars) (any, error) {
+			sess, windows, err := sessionWindows(ctx, srv, v.Get("session_name"))
 			if err != nil {
 				return nil, err
 			}
@@ -54,18 +41,18 @@ func addResources(s *server.MCPServer, d Deps) {
 				Windows []WindowInfo `json:"windows"`
 			}{sessionInfo(sess), windows}, nil
 		}))
-	jsonT(uriSessionWindows, "get_session_windows", "A session's windows.",
-		d.resource(func(ctx context.Context, srv *supervisor.Server, v vars) (any, error) {
-			_, windows, err := sessionWindows(ctx, srv, v.get("session_name"))
+	jsonT(mcpserver.URISessionWindows, "get_session_windows", "A session's windows.",
+		d.resource(func(ctx context.Context, srv *supervisor.Server, v mcpserver.Vars) (any, error) {
+			_, windows, err := sessionWindows(ctx, srv, v.Get("session_name"))
 			return windows, err
 		}))
-	jsonT(uriWindow, "get_window", "A window and its panes.",
-		d.resource(func(ctx context.Context, srv *supervisor.Server, v vars) (any, error) {
-			_, windows, err := sessionWindows(ctx, srv, v.get("session_name"))
+	jsonT(mcpserver.URIWindow, "get_window", "A window and its panes.",
+		d.resource(func(ctx context.Context, srv *supervisor.Server, v mcpserver.Vars) (any, error) {
+			_, windows, err := sessionWindows(ctx, srv, v.Get("session_name"))
 			if err != nil {
 				return nil, err
 			}
-			idx := v.get("window_index")
+			idx := v.Get("window_index")
 			for _, w := range windows {
 				if w.WindowIndex != idx {
 					continue
@@ -85,46 +72,46 @@ func addResources(s *server.MCPServer, d Deps) {
 					Panes []PaneInfo `json:"panes"`
 				}{w, out}, nil
 			}
-			return nil, resourceNotFound("Window not found: index %s", idx)
+			return nil, mcpserver.ResourceNotFound("Window not found: index %s", idx)
 		}))
-	jsonT(uriPane, "get_pane", "A pane.",
-		d.resource(func(ctx context.Context, srv *supervisor.Server, v vars) (any, error) {
-			p, err := paneByID(ctx, srv, tmux.PaneID(v.get("pane_id")))
+	jsonT(mcpserver.URIPane, "get_pane", "A pane.",
+		d.resource(func(ctx context.Context, srv *supervisor.Server, v mcpserver.Vars) (any, error) {
+			p, err := paneByID(ctx, srv, tmux.PaneID(v.Get("pane_id")))
 			if err != nil {
-				return nil, resourceNotFound("Pane not found: %s", v.get("pane_id"))
+				return nil, mcpserver.ResourceNotFound("Pane not found: %s", v.Get("pane_id"))
 			}
 			return d.paneInfo(p, srv.Socket()), nil
 		}))
-	s.AddResourceTemplate(mcp.NewResourceTemplate(uriPaneContent, "get_pane_content",
+	s.AddResourceTemplate(mcp.NewResourceTemplate(mcpserver.URIPaneContent, "get_pane_content",
 		mcp.WithTemplateDescription("A pane's visible text."), mcp.WithTemplateMIMEType("text/plain")),
 		func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
-			v := vars(req.Params.Arguments)
-			srv, err := d.server(ctx, params{"socket_name": v.get("socket_name")})
+			v := mcpserver.Vars(req.Params.Arguments)
+			srv, err := d.server(ctx, params{"socket_name": v.Get("socket_name")})
 			if err != nil {
 				return nil, err
 			}
-			id := tmux.PaneID(v.get("pane_id"))
+			id := tmux.PaneID(v.Get("pane_id"))
 			if !paneIDRe.MatchString(string(id)) {
-				return nil, resourceNotFound("Pane not found: %s", id)
+				return nil, mcpserver.ResourceNotFound("Pane not found: %s", id)
 			}
 			c, err := srv.Capture(ctx, supervisor.CaptureRequest{Pane: id})
 			if err != nil {
 				if errors.Is(err, tmux.ErrPaneNotFound) {
-					return nil, resourceNotFound("Pane not found: %s", id)
+					return nil, mcpserver.ResourceNotFound("Pane not found: %s", id)
 				}
 				return nil, err
 			}
 			text := strings.TrimRight(string(c.Content), "\n")
 			return []mcp.ResourceContents{mcp.TextResourceContents{URI: req.Params.URI, MIMEType: "text/plain", Text: text}}, nil
 		})
-	s.AddResourceTemplate(mcp.NewResourceTemplate(uriJob, "get_job",
+	s.AddResourceTemplate(mcp.NewResourceTemplate(mcpserver.URIJob, "get_job",
 		mcp.WithTemplateDescription("A background job (run_command background): state, exit status, output tail, as get_job gives it."),
 		mcp.WithTemplateMIMEType("application/json")),
 		func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
-			id := vars(req.Params.Arguments).get("job_id")
+			id := mcpserver.Vars(req.Params.Arguments).Get("job_id")
 			j, err := d.lookupJob(ctx, id)
 			if err != nil {
-				return nil, resourceNotFound("Job not found: %s", id)
+				return nil, mcpserver.ResourceNotFound("Job not found: %s", id)
 			}
 			v, err := viewJob(ctx, j, jobDefaultLines)
 			if err != nil {
@@ -133,7 +120,7 @@ func addResources(s *server.MCPServer, d Deps) {
 			return jsonContents(req.Params.URI, v)
 		})
 	addSessionApp(s)
-	s.AddResource(mcp.NewResource(uriHealth, "health", mcp.WithResourceDescription("Supervisor health of the default server."),
+	s.AddResource(mcp.NewResource(mcpserver.URIHealth, "health", mcp.WithResourceDescription("Supervisor health of the default server."),
 		mcp.WithMIMEType("application/json")),
 		func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
 			h, err := d.health(ctx, params{})
@@ -144,37 +131,10 @@ func addResources(s *server.MCPServer, d Deps) {
 		})
 }
 
-// resourceError is a resource read that failed because its object does
-// not exist; the message is libtmux-mcp's.
-type resourceError struct{ msg string }
-
-func (e *resourceError) Error() string { return e.msg }
-
-func resourceNotFound(format string, a ...any) error {
-	return &resourceError{msg: fmt.Sprintf(format, a...)}
-}
-
-// vars are a template's matched variables, already percent-decoded (mcp-go
-// passes []string).
-type vars map[string]any
-
-func (v vars) get(name string) string {
-	var s string
-	switch x := v[name].(type) {
-	case []string:
-		if len(x) > 0 {
-			s = x[0]
-		}
-	case string:
-		s = x
-	}
-	return s
-}
-
-func (d Deps) resource(fn func(ctx context.Context, srv *supervisor.Server, v vars) (any, error)) server.ResourceTemplateHandlerFunc {
+func (d Deps) resource(fn func(ctx context.Context, srv *supervisor.Server, v mcpserver.Vars) (any, error)) server.ResourceTemplateHandlerFunc {
 	return func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
-		v := vars(req.Params.Arguments)
-		srv, err := d.server(ctx, params{"socket_name": v.get("socket_name")})
+		v := mcpserver.Vars(req.Params.Arguments)
+		srv, err := d.server(ctx, params{"socket_name": v.Get("socket_name")})
 		if err != nil {
 			return nil, err
 		}
@@ -187,7 +147,7 @@ func (d Deps) resource(fn func(ctx context.Context, srv *supervisor.Server, v va
 }
 
 func jsonContents(uri string, v any) ([]mcp.ResourceContents, error) {
-	b, err := encodeJSONIndent(v)
+	b, err := mcpserver.EncodeJSONIndent(v)
 	if err != nil {
 		return nil, fmt.Errorf("tools: encode resource: %w", err)
 	}
@@ -197,7 +157,7 @@ func jsonContents(uri string, v any) ([]mcp.ResourceContents, error) {
 func sessionWindows(ctx context.Context, srv *supervisor.Server, name string) (tmux.Session, []WindowInfo, error) {
 	s, err := findSession(ctx, srv, params{"session_name": name})
 	if err != nil {
-		return tmux.Session{}, nil, resourceNotFound("Session not found: %s", name)
+		return tmux.Session{}, nil, mcpserver.ResourceNotFound("Session not found: %s", name)
 	}
 	windows, err := srv.ListWindows(ctx)
 	if err != nil {
@@ -210,68 +170,4 @@ func sessionWindows(ctx context.Context, srv *supervisor.Server, name string) (t
 		}
 	}
 	return s, out, nil
-}
-
-// structureNotifier sends notifications/resources/list_changed when the
-// supervisor reports sessions or windows coming and going, coalescing
-// bursts into one notification per interval.
-type structureNotifier struct {
-	kick     chan struct{}
-	stop     chan struct{}
-	done     chan struct{}
-	unsub    func()
-	stopOnce sync.Once
-}
-
-// changeEvents are the events after which the resource list may differ.
-func changesResources(e supervisor.Event) bool {
-	switch e.Type {
-	case supervisor.EventStructure:
-		switch tmux.NotificationType(e.Notification) {
-		case tmux.NotifyLayoutChange, tmux.NotifyWindowPaneChanged, tmux.NotifyPaneModeChanged,
-			tmux.NotifyOutput, tmux.NotifyExtendedOutput, tmux.NotifySubscriptionChanged:
-			return false
-		}
-		return true
-	case supervisor.EventRestarted, supervisor.EventRestored, supervisor.EventServerDied:
-		return true
-	}
-	return false
-}
-
-func startNotifier(s *server.MCPServer, src EventSource, every time.Duration) *structureNotifier {
-	n := &structureNotifier{kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
-	n.unsub = src.Subscribe(func(e supervisor.Event) {
-		if changesResources(e) {
-			select {
-			case n.kick <- struct{}{}:
-			default:
-			}
-		}
-	})
-	go func() {
-		defer close(n.done)
-		for {
-			select {
-			case <-n.stop:
-				return
-			case <-n.kick:
-			}
-			s.SendNotificationToAllClients(string(mcp.MethodNotificationResourcesListChanged), nil)
-			select {
-			case <-n.stop:
-				return
-			case <-time.After(every):
-			}
-		}
-	}()
-	return n
-}
-
-func (n *structureNotifier) close() {
-	n.stopOnce.Do(func() {
-		n.unsub()
-		close(n.stop)
-		<-n.done
-	})
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/tmux-mcp/tmux-mcp/mcpserver"
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
 )
 
@@ -101,7 +102,7 @@ func (r *resolutions) annotate(res *mcp.CallToolResult) {
 		return
 	}
 	setMeta(res, "resolved_ids", m)
-	b, _ := encodeJSON(m) // a map of strings cannot fail
+	b, _ := mcpserver.EncodeJSON(m) // a map of strings cannot fail
 	res.Content = append(res.Content, mcp.NewTextContent("resolved_ids: "+string(b)+
 		" (IDs from before the tmux server was restored, replaced by the restored objects; use the new IDs)"))
 }

@@ -6,6 +6,8 @@ import (
 	"slices"
 
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/tmux-mcp/tmux-mcp/mcpserver"
 )
 
 // hintSet is a tool's four annotations. Every tool states them through
@@ -41,7 +43,7 @@ var (
 // output schema and the input options. Annotations start out unset, so a
 // tool cannot inherit mcp-go's defaults by accident.
 func newTool(name, desc string, h hintSet, out map[string]any, opts ...mcp.ToolOption) mcp.Tool {
-	raw, err := encodeJSON(out)
+	raw, err := mcpserver.EncodeJSON(out)
 	if err != nil {
 		panic("tools: output schema of " + name + ": " + err.Error())
 	}
@@ -66,7 +68,7 @@ func newTool(name, desc string, h hintSet, out map[string]any, opts ...mcp.ToolO
 	if len(t.InputSchema.Required) > 0 {
 		in["required"] = t.InputSchema.Required
 	}
-	if t.RawInputSchema, err = encodeJSON(in); err != nil {
+	if t.RawInputSchema, err = mcpserver.EncodeJSON(in); err != nil {
 		panic("tools: input schema of " + name + ": " + err.Error())
 	}
 	t.InputSchema = mcp.ToolInputSchema{}

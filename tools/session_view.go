@@ -8,6 +8,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/tmux-mcp/tmux-mcp/mcpserver"
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
 	"github.com/tmux-mcp/tmux-mcp/view"
@@ -94,7 +95,7 @@ func ViewSession(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 // viewSession reads the sessions of srv (only the one with ID only, when
 // set) and each pane's screen, with its escapes when asked.
 func (d Deps) viewSession(ctx context.Context, srv *supervisor.Server, only string, escapes bool) (viewSessionResult, error) {
-	vs, panes := viewSource{d: d}.tree(ctx, srv, nil)
+	vs, panes := d.viewSource().Tree(ctx, srv, nil)
 	res := viewSessionResult{Server: vs.Key, State: string(srv.Health().State), Sessions: []viewSessionItem{}, Escapes: escapes}
 	if vs.Error != "" && len(panes) == 0 {
 		return res, &toolError{msg: "Cannot read the server: " + vs.Error, class: "server_unavailable",
@@ -111,11 +112,11 @@ func (d Deps) viewSession(ctx context.Context, srv *supervisor.Server, only stri
 			for _, p := range w.Panes {
 				// The cursor as tmux has it when it captures, in the same
 				// round trip: its place, and whether the program shows it.
-				c, err := srv.Capture(ctx, supervisor.CaptureRequest{Pane: tmux.PaneID(p.ID), Escape: escapes, StateAfter: viewCursorState})
+				c, err := srv.Capture(ctx, supervisor.CaptureRequest{Pane: tmux.PaneID(p.ID), Escape: escapes, StateAfter: mcpserver.ViewCursorState})
 				if err != nil {
 					return res, err
 				}
-				cur, err := stateNumbers(c.State, 3)
+				cur, err := mcpserver.StateNumbers(c.State, 3)
 				if err != nil {
 					return res, err
 				}

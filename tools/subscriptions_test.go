@@ -12,6 +12,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/tmux-mcp/tmux-mcp/mcpserver"
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
 	"github.com/tmux-mcp/tmux-mcp/tmux/tmuxtest"
 )
@@ -45,13 +46,13 @@ func TestSubscribePaneContent(t *testing.T) {
 	e := newEnv(t, Readonly)
 	a, b := e.catPane(), e.catPane()
 	c, n := legacyClient(t, e.srv)
-	uriA, uriB := contentURI(a), contentURI(b)
+	uriA, uriB := mcpserver.ContentURI(a), mcpserver.ContentURI(b)
 	for _, uri := range []string{uriA, uriB} {
 		if err := subscribe(c, uri); err != nil {
 			t.Fatalf("subscribe %s: %v", uri, err)
 		}
 	}
-	if got := e.srv.subs.total(); got != 2 {
+	if got := e.srv.Subscriptions(); got != 2 {
 		t.Fatalf("subscriptions = %d, want 2", got)
 	}
 
@@ -67,7 +68,7 @@ func TestSubscribePaneContent(t *testing.T) {
 	if err := unsubscribe(c, uriA); err != nil {
 		t.Fatalf("unsubscribe: %v", err)
 	}
-	if got := e.srv.subs.total(); got != 1 {
+	if got := e.srv.Subscriptions(); got != 1 {
 		t.Errorf("subscriptions after unsubscribe = %d, want 1", got)
 	}
 	i = n.len()
@@ -103,7 +104,7 @@ func TestSubscribedSilentPaneCostsNothing(t *testing.T) {
 		}
 	})
 	defer unsub()
-	if err := subscribe(c, contentURI(pane)); err != nil {
+	if err := subscribe(c, mcpserver.ContentURI(pane)); err != nil {
 		t.Fatal(err)
 	}
 	mu.Lock()
@@ -124,7 +125,7 @@ func TestSubscribePaneKilledIsAnUpdate(t *testing.T) {
 	e := newEnv(t, Readonly)
 	pane := e.catPane()
 	c, n := legacyClient(t, e.srv)
-	uri := contentURI(pane)
+	uri := mcpserver.ContentURI(pane)
 	if err := subscribe(c, uri); err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +144,7 @@ func TestSubscribePaneKilledIsAnUpdate(t *testing.T) {
 	// and the subscription stays (dormant) until unsubscribed.
 	e.tmux("new-session", "-d", "-s", "solo", "exec cat")
 	solo := e.tmux("display-message", "-p", "-t", "solo", "#{pane_id}")
-	uri2 := contentURI(solo)
+	uri2 := mcpserver.ContentURI(solo)
 	if err := subscribe(c, uri2); err != nil {
 		t.Fatal(err)
 	}
@@ -173,7 +174,7 @@ func TestSubscribeRefusesWhatItCannotWatch(t *testing.T) {
 			t.Errorf("subscribe %s: got %v, want an error containing %q", tt.uri, err, tt.want)
 		}
 	}
-	if got := e.srv.subs.total(); got != 0 {
+	if got := e.srv.Subscriptions(); got != 0 {
 		t.Errorf("refused subscriptions left %d behind", got)
 	}
 	for _, uri := range []string{"tmux://sessions", "tmux://sessions/main", "tmux://sessions/main/windows",
@@ -195,7 +196,7 @@ func TestSubscribeExecOnly(t *testing.T) {
 	e := newEnvOver(t, tm, cfg, Readonly)
 	pane := e.catPane()
 	c, _ := legacyClient(t, e.srv)
-	for _, uri := range []string{contentURI(pane), "tmux://sessions"} {
+	for _, uri := range []string{mcpserver.ContentURI(pane), "tmux://sessions"} {
 		if err := subscribe(c, uri); err == nil || !strings.Contains(err.Error(), "exec-only") {
 			t.Errorf("subscribe %s in exec-only mode: got %v, want an error naming exec-only", uri, err)
 		}
@@ -211,13 +212,13 @@ func TestSubscriptionsEndWithTheSession(t *testing.T) {
 	e := newEnv(t, Readonly)
 	pane := e.catPane()
 	c, _ := legacyClient(t, e.srv)
-	uris := []string{contentURI(pane), "tmux://sessions", "tmux://health"}
+	uris := []string{mcpserver.ContentURI(pane), "tmux://sessions", "tmux://health"}
 	for _, uri := range uris {
 		if err := subscribe(c, uri); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if got := e.srv.subs.total(); got != len(uris) {
+	if got := e.srv.Subscriptions(); got != len(uris) {
 		t.Fatalf("subscriptions = %d, want %d", got, len(uris))
 	}
 	// The goroutines start after mcp-go has acknowledged the subscription
@@ -227,7 +228,7 @@ func TestSubscriptionsEndWithTheSession(t *testing.T) {
 		return goroutinesIn("(*subscription).run") == len(uris)
 	})
 	c.Close()
-	if got := e.srv.subs.total(); got != 0 {
+	if got := e.srv.Subscriptions(); got != 0 {
 		t.Errorf("subscriptions after the client closed = %d, want 0", got)
 	}
 	tmuxtest.WaitFor(t, 5*time.Second, "no subscription goroutine after the client closed", func() bool {
@@ -285,7 +286,7 @@ func TestSubscribeSessionsFirst(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			tmuxtest.WaitFor(t, 5*time.Second, "the subscription", func() bool { return e.srv.subs.total() == 1 })
+			tmuxtest.WaitFor(t, 5*time.Second, "the subscription", func() bool { return e.srv.Subscriptions() == 1 })
 			i := n.len()
 			e.tmux("new-session", "-d", "-s", "second")
 			n.wait(t, i, 5*time.Second, "update of "+uri, updated(uri))
@@ -299,7 +300,7 @@ func TestSubscribeSessionsFirst(t *testing.T) {
 func TestListenStreamSubscriptions(t *testing.T) {
 	e := newEnv(t, Readonly)
 	pane := e.catPane()
-	uri := contentURI(pane)
+	uri := mcpserver.ContentURI(pane)
 	n := newNotes()
 	e.c.OnNotification(n.add)
 	stop, err := e.c.ListenAsync(context.Background(), mcp.SubscriptionFilter{ResourceSubscriptions: []string{uri}},
@@ -307,51 +308,12 @@ func TestListenStreamSubscriptions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tmuxtest.WaitFor(t, 5*time.Second, "the listen stream's subscription", func() bool { return e.srv.subs.total() == 1 })
+	tmuxtest.WaitFor(t, 5*time.Second, "the listen stream's subscription", func() bool { return e.srv.Subscriptions() == 1 })
 	i := n.len()
 	e.tmux("send-keys", "-t", pane, "hello-listen", "Enter")
 	n.wait(t, i, 5*time.Second, "update on the listen stream", updated(uri))
 	stop()
-	tmuxtest.WaitFor(t, 5*time.Second, "the subscription to end with the stream", func() bool { return e.srv.subs.total() == 0 })
-}
-
-// TestPumpCoalesces drives one subscription's pump with a burst of
-// signals: updates are at least the interval apart, and one follows the
-// last signal.
-func TestPumpCoalesces(t *testing.T) {
-	const every = 50 * time.Millisecond
-	m := &subscriptions{every: every, live: map[*subscription]bool{}}
-	var mu sync.Mutex
-	var sent []time.Time
-	sub := &subscription{m: m, quit: make(chan struct{}), done: make(chan struct{}), cancel: func() {},
-		send: func() { mu.Lock(); sent = append(sent, time.Now()); mu.Unlock() }}
-	in := make(chan struct{}, 1)
-	go func() { defer close(sub.done); sub.pump(in) }()
-	burst := time.Now()
-	var last time.Time
-	for time.Since(burst) < 10*every {
-		select {
-		case in <- struct{}{}:
-		default:
-		}
-		last = time.Now()
-		time.Sleep(time.Millisecond)
-	}
-	tmuxtest.WaitFor(t, 5*time.Second, "an update after the last signal", func() bool {
-		mu.Lock()
-		defer mu.Unlock()
-		return len(sent) > 0 && sent[len(sent)-1].After(last)
-	})
-	sub.started = true
-	sub.stop()
-	mu.Lock()
-	defer mu.Unlock()
-	for i := 1; i < len(sent); i++ {
-		if gap := sent[i].Sub(sent[i-1]); gap < every {
-			t.Errorf("updates %d and %d are %v apart, want at least %v", i-1, i, gap, every)
-		}
-	}
-	t.Logf("a %v burst of signals: %d updates", 10*every, len(sent))
+	tmuxtest.WaitFor(t, 5*time.Second, "the subscription to end with the stream", func() bool { return e.srv.Subscriptions() == 0 })
 }
 
 // TestSubscribeAnyRequestID: a request ID may be any JSON a client sends;
@@ -372,7 +334,7 @@ func TestSubscribeAnyRequestID(t *testing.T) {
 		}
 	}
 	e.srv.MCP.UnregisterSession(context.Background(), "odd-ids")
-	if got := e.srv.subs.total(); got != 0 {
+	if got := e.srv.Subscriptions(); got != 0 {
 		t.Errorf("%d subscriptions left after the session ended", got)
 	}
 }

@@ -12,7 +12,7 @@ import (
 // and a client that shows raw structured content read escapes where the
 // pane printed `a && b -> <div>`. unescapeWriter puts the three
 // characters back, in strings only, before a frame reaches stdout. The
-// results themselves are encoded without the escapes (tools/jsonenc.go).
+// results themselves are encoded without the escapes (mcpserver/jsonenc.go).
 
 // unescapeWriter passes whole lines (one JSON-RPC frame each) to w with
 // \u003c, \u003e and \u0026 written as <, > and &. A frame's bytes are

@@ -1,4 +1,4 @@
-package tools
+package mcpserver
 
 import (
 	"context"
@@ -15,16 +15,16 @@ import (
 	"github.com/tmux-mcp/tmux-mcp/taskext"
 )
 
-// recoverPanics turns a panic in a handler into a tool error result, so the
-// server keeps serving and the agent sees what happened.
-func recoverPanics(log *slog.Logger) server.ToolHandlerMiddleware {
+// RecoverPanics turns a panic in a handler into a tool error result, so
+// the server keeps serving and the agent sees what happened.
+func RecoverPanics(log *slog.Logger) server.ToolHandlerMiddleware {
 	return func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 		return func(ctx context.Context, req mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
 			defer func() {
 				if r := recover(); r != nil {
 					log.Error("tool panicked", "tool", req.Params.Name, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
-					res = errorResult(&toolError{msg: fmt.Sprintf("internal error in %s: panic: %v", req.Params.Name, r),
-						class: "internal", hint: "This is a tmux-mcp bug; the server keeps serving. Retry once or use another tool."})
+					res = ErrorResult(fmt.Sprintf("internal error in %s: panic: %v", req.Params.Name, r),
+						"internal", "This is a tmux-mcp bug; the server keeps serving. Retry once or use another tool.")
 					err = nil
 				}
 			}()
@@ -33,12 +33,12 @@ func recoverPanics(log *slog.Logger) server.ToolHandlerMiddleware {
 	}
 }
 
-// logCalls logs one record per call: tool, outcome (ok, error, cancelled),
+// LogCalls logs one record per call: tool, outcome (ok, error, cancelled),
 // error class, duration, and the task it became, if it became one. It
 // runs inside the tasks layer, so a task's record comes at the end of its
 // work and counts all of it. Arguments and results are never logged
 // (they may hold keystrokes or pane text).
-func logCalls(log *slog.Logger) server.ToolHandlerMiddleware {
+func LogCalls(log *slog.Logger) server.ToolHandlerMiddleware {
 	return func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			start := time.Now()

@@ -1,4 +1,4 @@
-package tools
+package mcpserver
 
 import (
 	"context"
@@ -24,13 +24,16 @@ const maxCompletions = 100
 // names from the socket directory. Values start with what the user typed,
 // sorted, at most 100. A completion never starts a tmux server: with none
 // running it offers nothing. Other arguments complete to nothing.
-type completer struct{ d Deps }
+type completer struct {
+	sup       *supervisor.Supervisor
+	socketDir string
+}
 
 // CompleteResourceArgument completes a variable of one of the tmux://
 // templates; window_index is narrowed by a session_name already chosen.
 func (c completer) CompleteResourceArgument(ctx context.Context, uri string, arg mcp.CompleteArgument, cc mcp.CompleteContext) (*mcp.Completion, error) {
 	switch uri {
-	case uriSessions, uriSession, uriSessionWindows, uriWindow, uriPane, uriPaneContent:
+	case URISessions, URISession, URISessionWindows, URIWindow, URIPane, URIPaneContent:
 		return c.complete(ctx, arg, cc.Arguments["session_name"])
 	}
 	return &mcp.Completion{Values: []string{}}, nil
@@ -54,7 +57,7 @@ func (c completer) complete(ctx context.Context, arg mcp.CompleteArgument, sessi
 	case "socket_name":
 		all = c.sockets()
 	case "session_name", "window_index", "pane_id":
-		srv, err := c.d.Sup.Existing(ctx, c.d.Sup.Config().DefaultSocket)
+		srv, err := c.sup.Existing(ctx, c.sup.Config().DefaultSocket)
 		if err != nil {
 			break // no server, or it is restarting: nothing to offer
 		}
@@ -128,16 +131,16 @@ func objects(ctx context.Context, srv *supervisor.Server, kind, session string) 
 // tmux-mcp would connect to (tmux.CheckSocket): another user's socket is
 // not suggested.
 func (c completer) sockets() []string {
-	if c.d.SocketDir == "" {
+	if c.socketDir == "" {
 		return nil
 	}
-	entries, err := os.ReadDir(c.d.SocketDir)
+	entries, err := os.ReadDir(c.socketDir)
 	if err != nil {
 		return nil
 	}
 	var out []string
 	for _, e := range entries {
-		if e.Type()&os.ModeSocket != 0 && tmux.CheckSocket(filepath.Join(c.d.SocketDir, e.Name())) == nil {
+		if e.Type()&os.ModeSocket != 0 && tmux.CheckSocket(filepath.Join(c.socketDir, e.Name())) == nil {
 			out = append(out, e.Name())
 		}
 	}

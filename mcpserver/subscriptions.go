@@ -1,10 +1,9 @@
-package tools
+package mcpserver
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -13,7 +12,6 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
-	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
 // subscribable lists what resources/subscribe accepts, for error messages.
@@ -55,7 +53,7 @@ const subscribable = "tmux://panes/{pane_id}/content, tmux://sessions, tmux://se
 // which end with the stream.
 type subscriptions struct {
 	mcp   *server.MCPServer
-	d     Deps
+	c     Config
 	every time.Duration
 	unsub func()
 	// hosts relays subscriptions to other hosts' resources; nil without
@@ -95,58 +93,16 @@ func keyOf(session string, id any) pendingKey {
 // each stream must be its own map key.
 type listenStream struct{ id any }
 
-// subKind is what a subscription watches.
-type subKind int
-
-const (
-	kindPane      subKind = iota + 1 // a pane's content, from its watcher
-	kindStructure                    // a session listing, from structure events
-	kindHealth                       // tmux://health, from state events
-	kindJob                          // tmux://jobs/{job_id}, from the job table
-	kindRemote                       // tmux://hosts/{host}/..., from that host's tmux-mcp
-)
-
-// subTemplate is a subscribable resource template.
-type subTemplate struct {
-	tmpl *mcp.URITemplate
-	kind subKind
-}
-
-// subscription is one client's subscription to one resource.
-type subscription struct {
-	m    *subscriptions
-	uri  string
-	kind subKind
-	sock tmux.Socket
-	pane tmux.PaneID
-	job  string
-	send func()
-
-	kick chan struct{} // structure, health and jobs: an event may have changed it
-
-	// Pane subscriptions: the server, and the change stream opened while
-	// the subscription was checked, handed to run.
-	srv         *supervisor.Server
-	changes     <-chan struct{}
-	stopChanges func()
-
-	ctx     context.Context // ends with the subscription: bounds tmux calls
-	cancel  context.CancelFunc
-	quit    chan struct{}
-	done    chan struct{}
-	started bool
-}
-
-func newSubscriptions(s *server.MCPServer, hooks *server.Hooks, d Deps, every time.Duration) *subscriptions {
-	m := &subscriptions{mcp: s, d: d, every: every,
+func newSubscriptions(s *server.MCPServer, hooks *server.Hooks, c Config) *subscriptions {
+	m := &subscriptions{mcp: s, c: c, every: c.NotifyEvery,
 		owners: map[any]map[string]*subscription{}, pending: map[pendingKey]*subscription{}, live: map[*subscription]bool{}}
 	m.templates = []subTemplate{
-		{tmplOf(uriPaneContent), kindPane},
-		{tmplOf(uriSessions), kindStructure},
-		{tmplOf(uriSession), kindStructure},
-		{tmplOf(uriSessionWindows), kindStructure},
-		{tmplOf(uriWindow), kindStructure},
-		{tmplOf(uriJob), kindJob},
+		{tmplOf(URIPaneContent), kindPane},
+		{tmplOf(URISessions), kindStructure},
+		{tmplOf(URISession), kindStructure},
+		{tmplOf(URISessionWindows), kindStructure},
+		{tmplOf(URIWindow), kindStructure},
+		{tmplOf(URIJob), kindJob},
 	}
 	hooks.AddOnRequestInitialization(m.onRequest)
 	hooks.AddAfterSubscribe(func(ctx context.Context, id any, _ *mcp.SubscribeRequest, _ *mcp.EmptyResult) {
@@ -171,8 +127,8 @@ func newSubscriptions(s *server.MCPServer, hooks *server.Hooks, d Deps, every ti
 	hooks.AddOnUnregisterSession(func(_ context.Context, cs server.ClientSession) {
 		m.removeOwner(cs.SessionID())
 	})
-	if src := d.events(); src != nil {
-		m.unsub = src.Subscribe(m.onEvent)
+	if c.Events != nil {
+		m.unsub = c.Events.Subscribe(m.onEvent)
 	}
 	return m
 }
@@ -233,146 +189,6 @@ func (m *subscriptions) onRequest(ctx context.Context, id any, message any) erro
 			}
 		}
 	}
-	return nil
-}
-
-// subTarget is a parsed subscribable URI: what a subscription watches.
-type subTarget struct {
-	kind    subKind
-	sock    tmux.Socket
-	pane    tmux.PaneID
-	session string // named-session listings
-	job     string
-	host    string // kindRemote: the host, and the URI as it names it
-	remote  string
-}
-
-// parse resolves a URI to what it watches, without calling tmux.
-func (m *subscriptions) parse(uri string) (subTarget, error) {
-	def := m.d.Sup.Config().DefaultSocket
-	if host, path, ok := splitHostURI(uri); ok && m.hosts != nil {
-		if path == "" {
-			return subTarget{}, fmt.Errorf("want tmux://hosts/%s/ followed by a resource of that host", host)
-		}
-		return subTarget{kind: kindRemote, host: host, remote: "tmux://" + path}, nil
-	}
-	if uri == uriHealth {
-		return subTarget{kind: kindHealth, sock: def}, nil
-	}
-	for _, t := range m.templates {
-		if !t.tmpl.Regexp().MatchString(uri) {
-			continue
-		}
-		v := vars{}
-		for name, val := range t.tmpl.Match(uri) {
-			v[name] = val.V
-		}
-		if t.kind == kindJob {
-			// A job's end is the job table's news: no watcher needed.
-			return subTarget{kind: kindJob, job: v.get("job_id")}, nil
-		}
-		sock, err := socketArg(params{"socket_name": v.get("socket_name")})
-		if err != nil {
-			return subTarget{}, err
-		}
-		if sock == (tmux.Socket{}) {
-			sock = def
-		}
-		tg := subTarget{kind: t.kind, sock: sock, session: v.get("session_name")}
-		if t.kind == kindPane {
-			tg.pane = tmux.PaneID(v.get("pane_id"))
-			if !paneIDRe.MatchString(string(tg.pane)) {
-				return subTarget{}, fmt.Errorf("pane_id must be a pane ID like %%3 (percent-encoded in a URI: %%253)")
-			}
-		}
-		if m.d.Sup.Config().ExecOnly {
-			return subTarget{}, errors.New("tmux-mcp runs exec-only (no control mode), so it cannot see panes print or " +
-				"sessions change; read the resource when you need it, or restart tmux-mcp without --exec-only")
-		}
-		return tg, nil
-	}
-	if tmplOf(uriPane).Regexp().MatchString(uri) {
-		return subTarget{}, fmt.Errorf("not subscribable: pane metadata (title, command, path) changes without telling tmux-mcp; subscribable: %s", subscribable)
-	}
-	return subTarget{}, fmt.Errorf("not a subscribable tmux-mcp resource; subscribable: %s", subscribable)
-}
-
-// prepare parses uri and opens what it watches (for a pane, its change
-// stream: changes from now on are never missed), without starting to send.
-func (m *subscriptions) prepare(ctx context.Context, uri string) (*subscription, error) {
-	tg, err := m.parse(uri)
-	if err != nil {
-		return nil, err
-	}
-	sctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	sub := &subscription{m: m, uri: uri, kind: tg.kind, sock: tg.sock, pane: tg.pane, job: tg.job,
-		kick: make(chan struct{}, 1), ctx: sctx, cancel: cancel, quit: make(chan struct{}), done: make(chan struct{})}
-	if tg.kind == kindJob {
-		j, err := m.d.lookupJob(ctx, tg.job)
-		if err != nil {
-			cancel()
-			return nil, resourceNotFound("Job not found: %s", tg.job)
-		}
-		if !j.Running() {
-			sub.kick <- struct{}{} // it ended: one update, sent once started
-		}
-	}
-	switch {
-	case tg.kind == kindRemote:
-		changes, stop, err := m.hosts.Subscribe(ctx, tg.host, tg.remote)
-		if err != nil {
-			cancel()
-			return nil, err
-		}
-		sub.changes, sub.stopChanges = changes, stop
-	case tg.kind == kindPane || tg.session != "":
-		if err := sub.open(ctx, tg); err != nil {
-			cancel()
-			return nil, err
-		}
-	case tg.kind == kindStructure:
-		// tmux://sessions names no session, but its updates come from the
-		// server's control connection as well: without a call that reached
-		// the server first, nothing would report sessions coming. A server
-		// that is not running is no error: there is nothing to list yet.
-		_, _ = m.d.Sup.Existing(ctx, tg.sock)
-	}
-	m.mu.Lock()
-	if m.closed {
-		m.mu.Unlock()
-		sub.stop()
-		return nil, supervisor.ErrClosed
-	}
-	m.live[sub] = true
-	m.mu.Unlock()
-	return sub, nil
-}
-
-// open checks that what tg names exists, and for a pane opens its change
-// stream. It never starts a tmux server.
-func (sub *subscription) open(ctx context.Context, tg subTarget) error {
-	srv, err := sub.m.d.Sup.Existing(ctx, tg.sock)
-	if err != nil {
-		return fmt.Errorf("tmux server %s: %w", tg.sock, err)
-	}
-	if tg.kind != kindPane {
-		if _, err := findSession(ctx, srv, params{"session_name": tg.session}); err != nil {
-			return resourceNotFound("Session not found: %s", tg.session)
-		}
-		return nil
-	}
-	changes, stop, err := srv.PaneChanges(sub.ctx, tg.pane)
-	switch {
-	case errors.Is(err, tmux.ErrPaneNotFound):
-		return resourceNotFound("Pane not found: %s", tg.pane)
-	case errors.Is(err, supervisor.ErrNotWatched):
-		// No watcher connection covers the pane and no pipe feed could
-		// be had (its output is piped elsewhere, or too many are open).
-		return fmt.Errorf("pane %s cannot be watched (%v); read the resource when you need it", tg.pane, err)
-	case err != nil:
-		return fmt.Errorf("watch pane %s: %w", tg.pane, err)
-	}
-	sub.srv, sub.changes, sub.stopChanges = srv, changes, stop
 	return nil
 }
 
@@ -559,117 +375,5 @@ func (m *subscriptions) close() {
 	m.mu.Unlock()
 	for _, sub := range all {
 		sub.stop()
-	}
-}
-
-// start runs the subscription; called with m.mu held.
-func (sub *subscription) start() {
-	sub.started = true
-	go sub.run()
-}
-
-// stop ends the subscription and waits until it can send no more.
-func (sub *subscription) stop() {
-	sub.m.mu.Lock()
-	started := sub.started
-	select {
-	case <-sub.quit:
-		sub.m.mu.Unlock()
-		<-sub.done
-		return
-	default:
-	}
-	close(sub.quit)
-	delete(sub.m.live, sub)
-	sub.m.mu.Unlock()
-	sub.cancel()
-	if started {
-		<-sub.done
-	} else {
-		if sub.stopChanges != nil {
-			sub.stopChanges()
-		}
-		close(sub.done)
-	}
-}
-
-func (sub *subscription) run() {
-	defer close(sub.done)
-	if sub.kind == kindRemote {
-		sub.pump(sub.changes)
-		sub.stopChanges()
-		return
-	}
-	if sub.kind != kindPane {
-		sub.pump(sub.kick)
-		return
-	}
-	changes, stop := sub.changes, sub.stopChanges
-	for {
-		ended := sub.pump(changes)
-		stop()
-		if !ended {
-			return
-		}
-		// The watcher ended: the pane's session or server is gone, or
-		// the connection was lost. That is an update; then watch again
-		// if the pane still exists.
-		if !sub.send1() || !sub.holdOff() {
-			return
-		}
-		var err error
-		changes, stop, err = sub.srv.PaneChanges(sub.ctx, sub.pane)
-		if err != nil {
-			return // gone for good: reading the resource says so
-		}
-	}
-}
-
-// pump sends one update per signal on in, at most one per interval:
-// signals during the hold-off wait in in (it holds one) and are sent after
-// it. It returns true when in was closed, false when the subscription
-// stopped.
-func (sub *subscription) pump(in <-chan struct{}) bool {
-	for {
-		select {
-		case <-sub.quit:
-			return false
-		case _, ok := <-in:
-			if !ok {
-				return !sub.stopped()
-			}
-			if !sub.send1() || !sub.holdOff() {
-				return false
-			}
-		}
-	}
-}
-
-// send1 sends one update unless the subscription has stopped.
-func (sub *subscription) send1() bool {
-	if sub.stopped() {
-		return false
-	}
-	sub.send()
-	return true
-}
-
-func (sub *subscription) holdOff() bool {
-	t := time.NewTimer(sub.m.every)
-	defer t.Stop()
-	select {
-	case <-sub.quit:
-		return false
-	case <-t.C:
-		return true
-	}
-}
-
-func (sub *subscription) stopped() bool {
-	select {
-	case <-sub.quit:
-		return true
-	default:
-		return false
 	}
 }

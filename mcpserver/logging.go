@@ -1,8 +1,9 @@
-package tools
+package mcpserver
 
 import (
 	"context"
 	"fmt"
+	"math"
 	"sync"
 	"time"
 
@@ -18,15 +19,15 @@ import (
 // Logger names of the log notifications, one per concern, so a client can
 // route or filter them.
 const (
-	loggerSupervisor = "tmux-mcp.supervisor" // deaths, restarts, restores, adoption
-	loggerResources  = "tmux-mcp.resources"  // fds and PTYs: warnings and refusals
-	loggerRateLimit  = "tmux-mcp.ratelimit"  // calls refused or delayed by a token bucket
-	loggerJobs       = "tmux-mcp.jobs"       // background jobs that ended or were lost
+	LoggerSupervisor = "tmux-mcp.supervisor" // deaths, restarts, restores, adoption
+	LoggerResources  = "tmux-mcp.resources"  // fds and PTYs: warnings and refusals
+	LoggerRateLimit  = "tmux-mcp.ratelimit"  // calls refused or delayed by a token bucket
+	LoggerJobs       = "tmux-mcp.jobs"       // background jobs that ended or were lost
 )
 
-// rateSummaryEvery is the window over which rate-limited calls of one
+// RateSummaryEvery is the window over which rate-limited calls of one
 // server are counted into a single log message.
-const rateSummaryEvery = time.Second
+const RateSummaryEvery = time.Second
 
 // eventLog turns supervisor events into MCP log notifications
 // (notifications/message) for every client session that completed the
@@ -103,29 +104,29 @@ func logEntry(e supervisor.Event) (mcp.LoggingLevel, string, map[string]any, boo
 		data["cause"] = string(e.Cause)
 		data["detail"] = e.Detail
 		data["message"] = fmt.Sprintf("tmux server %s died (%s): %s", sock, e.Cause, e.Detail)
-		return deathLevel(e.Cause), loggerSupervisor, data, true
+		return deathLevel(e.Cause), LoggerSupervisor, data, true
 	case supervisor.EventRestarting:
 		data["cause"] = string(e.Cause)
 		data["attempt"] = e.Attempt
 		data["delay_ms"] = e.Delay.Milliseconds()
 		data["message"] = fmt.Sprintf("tmux server %s: %s", sock, e.Detail)
-		return mcp.LoggingLevelWarning, loggerSupervisor, data, true
+		return mcp.LoggingLevelWarning, LoggerSupervisor, data, true
 	case supervisor.EventRestarted:
 		data["message"] = fmt.Sprintf("tmux server %s is back (pid %d)", sock, e.PID)
-		return mcp.LoggingLevelNotice, loggerSupervisor, data, true
+		return mcp.LoggingLevelNotice, LoggerSupervisor, data, true
 	case supervisor.EventSocketRecreated:
 		data["message"] = fmt.Sprintf("tmux server %s: its deleted socket was recreated", sock)
-		return mcp.LoggingLevelNotice, loggerSupervisor, data, true
+		return mcp.LoggingLevelNotice, LoggerSupervisor, data, true
 	case supervisor.EventRestored:
 		// The restorer's error text is not copied: it is not ours to
 		// vouch for (it may name commands); the journal keeps it.
 		data["ok"] = e.Detail == ""
 		if e.Detail != "" {
 			data["message"] = fmt.Sprintf("tmux server %s: restore failed; see server_health and the journal", sock)
-			return mcp.LoggingLevelError, loggerSupervisor, data, true
+			return mcp.LoggingLevelError, LoggerSupervisor, data, true
 		}
 		data["message"] = fmt.Sprintf("tmux server %s: sessions restored", sock)
-		return mcp.LoggingLevelNotice, loggerSupervisor, data, true
+		return mcp.LoggingLevelNotice, LoggerSupervisor, data, true
 	case supervisor.EventServerAdopted, supervisor.EventServerStarted:
 		data["version"] = e.Detail
 		verb := "adopted"
@@ -133,7 +134,7 @@ func logEntry(e supervisor.Event) (mcp.LoggingLevel, string, map[string]any, boo
 			verb = "started"
 		}
 		data["message"] = fmt.Sprintf("tmux server %s %s (pid %d)", sock, verb, e.PID)
-		return mcp.LoggingLevelInfo, loggerSupervisor, data, true
+		return mcp.LoggingLevelInfo, LoggerSupervisor, data, true
 	case supervisor.EventResourceWarning, supervisor.EventResourceRefused:
 		data["resource"] = e.Resource
 		data["used"] = e.Used
@@ -141,10 +142,10 @@ func logEntry(e supervisor.Event) (mcp.LoggingLevel, string, map[string]any, boo
 		data["ratio"] = e.Ratio
 		if e.Type == supervisor.EventResourceRefused {
 			data["message"] = fmt.Sprintf("tmux server %s: refused to create a pane: %s at %d of %d", sock, e.Resource, e.Used, e.Limit)
-			return mcp.LoggingLevelError, loggerResources, data, true
+			return mcp.LoggingLevelError, LoggerResources, data, true
 		}
 		data["message"] = fmt.Sprintf("tmux server %s: %s at %d of %d (%.0f%%)", sock, e.Resource, e.Used, e.Limit, 100*e.Ratio)
-		return mcp.LoggingLevelWarning, loggerResources, data, true
+		return mcp.LoggingLevelWarning, LoggerResources, data, true
 	}
 	return "", "", nil, false
 }
@@ -174,7 +175,7 @@ func (l *eventLog) countRateLimited(e supervisor.Event) {
 		w = &rateWindow{panes: map[tmux.PaneID]bool{}}
 		l.rate[e.Socket] = w
 		sock := e.Socket
-		w.timer = time.AfterFunc(rateSummaryEvery, func() { l.summarise(sock) })
+		w.timer = time.AfterFunc(RateSummaryEvery, func() { l.summarise(sock) })
 	}
 	if e.Pane != "" {
 		w.pane++
@@ -194,12 +195,12 @@ func (l *eventLog) summarise(sock tmux.Socket) {
 		return
 	}
 	n := w.server + w.pane
-	l.publish(mcp.LoggingLevelWarning, loggerRateLimit, map[string]any{
+	l.publish(mcp.LoggingLevelWarning, LoggerRateLimit, map[string]any{
 		"event": string(supervisor.EventRateLimited), "socket": sock.String(),
 		"count": n, "server_limited": w.server, "pane_limited": w.pane, "panes": len(w.panes),
-		"window_ms": rateSummaryEvery.Milliseconds(),
+		"window_ms": RateSummaryEvery.Milliseconds(),
 		"message": fmt.Sprintf("tmux server %s: %d calls rate-limited in the last %s (%d by the server's budget, %d by %d panes' read budgets); poll less often or wait for a change",
-			sock, n, rateSummaryEvery, w.server, w.pane, len(w.panes)),
+			sock, n, RateSummaryEvery, w.server, w.pane, len(w.panes)),
 	})
 }
 
@@ -255,5 +256,10 @@ func (l *eventLog) jobEnded(rec jobrecord.Record) {
 		data["reason"] = rec.Reason
 	}
 	data["message"] = msg
-	l.publish(mcp.LoggingLevelInfo, loggerJobs, data)
+	l.publish(mcp.LoggingLevelInfo, LoggerJobs, data)
+}
+
+// seconds is d in seconds, to the millisecond, as the tools report times.
+func seconds(d time.Duration) float64 {
+	return math.Round(d.Seconds()*1000) / 1000
 }

@@ -1,4 +1,4 @@
-package tools
+package mcpserver
 
 import (
 	"bytes"
@@ -13,14 +13,14 @@ import (
 // \u003cdiv\u003e`. Every result, resource and batch row is encoded here,
 // with HTML escaping off.
 
-// encodeJSON is json.Marshal without HTML escaping.
-func encodeJSON(v any) ([]byte, error) {
+// EncodeJSON is json.Marshal without HTML escaping.
+func EncodeJSON(v any) ([]byte, error) {
 	return encode(v, "")
 }
 
-// encodeJSONIndent is json.MarshalIndent (two spaces) without HTML
+// EncodeJSONIndent is json.MarshalIndent (two spaces) without HTML
 // escaping.
-func encodeJSONIndent(v any) ([]byte, error) {
+func EncodeJSONIndent(v any) ([]byte, error) {
 	return encode(v, "  ")
 }
 

@@ -1,4 +1,4 @@
-package tools
+package mcpserver
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
 // Prompts are workflow recipes a client offers its user (slash commands in
@@ -25,9 +27,9 @@ type promptSpec struct {
 
 // addPrompts registers the prompts. journal says whether the journal's
 // tools (journal_events, restore_sessions) are served, which changes what
-// recover_after_crash can promise.
-func addPrompts(s *server.MCPServer, journal bool) {
-	for _, p := range prompts(journal) {
+// recover_after_crash can promise; socketArg checks its socket_name.
+func addPrompts(s *server.MCPServer, journal bool, socketArg func(string) (tmux.Socket, error)) {
+	for _, p := range prompts(journal, socketArg) {
 		s.AddPrompt(p.prompt, func(_ context.Context, req mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 			text, err := p.render(req.Params.Arguments)
 			if err != nil {
@@ -39,7 +41,7 @@ func addPrompts(s *server.MCPServer, journal bool) {
 	}
 }
 
-func prompts(journal bool) []promptSpec {
+func prompts(journal bool, socketArg func(string) (tmux.Socket, error)) []promptSpec {
 	paneArg := mcp.WithArgument("pane_id", mcp.RequiredArgument(), mcp.ArgumentDescription("Target pane ID, e.g. %1."))
 	return []promptSpec{
 		{mcp.NewPrompt("run_and_wait",
@@ -64,7 +66,7 @@ func prompts(journal bool) []promptSpec {
 		{mcp.NewPrompt("recover_after_crash",
 			mcp.WithPromptDescription("After a tmux server crash or restart: read the supervisor's account, restore what can be restored, and re-target by the new IDs."),
 			mcp.WithArgument("socket_name", mcp.ArgumentDescription("The server's socket name (tmux -L); default: tmux-mcp's default server.")),
-		), func(args map[string]string) (string, error) { return renderRecover(args, journal) }},
+		), func(args map[string]string) (string, error) { return renderRecover(args, journal, socketArg) }},
 	}
 }
 
@@ -72,7 +74,7 @@ func prompts(journal bool) []promptSpec {
 func paneArgument(args map[string]string) (string, error) {
 	id := strings.TrimSpace(args["pane_id"])
 	if !paneIDRe.MatchString(id) {
-		return "", argError("pane_id", "want a pane ID like %%1 (list_panes shows them)")
+		return "", newArgError("pane_id", "want a pane ID like %%1 (list_panes shows them)")
 	}
 	return id, nil
 }
@@ -88,13 +90,13 @@ func renderRunAndWait(args map[string]string) (string, error) {
 	}
 	command := args["command"]
 	if strings.TrimSpace(command) == "" {
-		return "", argError("command", "want the shell command to run")
+		return "", newArgError("command", "want the shell command to run")
 	}
 	timeout := 60.0
 	if s := strings.TrimSpace(args["timeout"]); s != "" {
 		timeout, err = strconv.ParseFloat(s, 64)
 		if err != nil || timeout <= 0 {
-			return "", argError("timeout", "want a positive number of seconds")
+			return "", newArgError("timeout", "want a positive number of seconds")
 		}
 	}
 	multiline := strings.ContainsAny(command, "\r\n")
@@ -112,7 +114,7 @@ func renderRunAndWait(args map[string]string) (string, error) {
 		"command you wrote: run_command already waits for the command itself and returns the tail of its output.\n\n")
 	fmt.Fprintf(&b, "If the task needs shell state that persists, or keystrokes for a full-screen program, use send_keys "+
 		"(or send_keys_batch) instead, then read what followed with capture_since, or subscribe to %s and read it "+
-		"when tmux-mcp says it changed.\n", contentURI(pane))
+		"when tmux-mcp says it changed.\n", ContentURI(pane))
 	return b.String(), nil
 }
 
@@ -128,13 +130,13 @@ func renderDiagnose(args map[string]string) (string, error) {
 3. To watch the pane over more than one turn, call capture_since(pane_id=%[2]s), keep the cursor it returns and pass it to the next call; or subscribe to %[3]s and read it when notified.
 4. Find the last command that ran (the prompt line and the line above it) and the last line of output that is not empty.
 5. State a root-cause hypothesis and the smallest command that would confirm it. Do not run it yet: give the plan first.
-`, pane, q(pane), contentURI(pane)), nil
+`, pane, q(pane), ContentURI(pane)), nil
 }
 
 func renderWorkspace(args map[string]string) (string, error) {
 	name := args["session_name"]
 	if strings.TrimSpace(name) == "" {
-		return "", argError("session_name", "want a name for the new session")
+		return "", newArgError("session_name", "want a name for the new session")
 	}
 	logCmd := args["log_command"]
 	if strings.TrimSpace(logCmd) == "" {
@@ -177,8 +179,8 @@ const (
 	retargetWithoutJournal = `3. Re-target. Session, window and pane IDs ($N, @N, %%N) of the dead server mean nothing on the new one. Call list_sessions and list_panes%[1]s, match sessions by name, windows by index and name, panes by position, working directory and title, and use only the new IDs from here on.`
 )
 
-func renderRecover(args map[string]string, journal bool) (string, error) {
-	sockArg, err := socketArg(params{"socket_name": strings.TrimSpace(args["socket_name"])})
+func renderRecover(args map[string]string, journal bool, socketArg func(string) (tmux.Socket, error)) (string, error) {
+	sockArg, err := socketArg(strings.TrimSpace(args["socket_name"]))
 	if err != nil {
 		return "", err
 	}
@@ -214,5 +216,5 @@ func withArgs(call string) string {
 	return " (" + call + ")"
 }
 
-// contentURI is the content resource of pane, percent-encoded.
-func contentURI(pane string) string { return "tmux://panes/" + url.PathEscape(pane) + "/content" }
+// ContentURI is the content resource of pane, percent-encoded.
+func ContentURI(pane string) string { return "tmux://panes/" + url.PathEscape(pane) + "/content" }

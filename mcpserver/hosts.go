@@ -1,4 +1,4 @@
-package tools
+package mcpserver
 
 import (
 	"context"
@@ -35,7 +35,7 @@ func addHostResources(s *server.MCPServer, h Hosts) {
 		func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
 			host, path, ok := splitHostURI(req.Params.URI)
 			if !ok || path == "" {
-				return nil, resourceNotFound("%s: want tmux://hosts/NAME/<resource>", req.Params.URI)
+				return nil, ResourceNotFound("%s: want tmux://hosts/NAME/<resource>", req.Params.URI)
 			}
 			res, err := h.ReadResource(ctx, host, "tmux://"+path)
 			if err != nil {
@@ -69,12 +69,12 @@ func splitHostURI(uri string) (host, path string, ok bool) {
 // hostHealthWait bounds how long server_health waits for each host's own.
 const hostHealthWait = 2 * time.Second
 
-// withHostArg adds the host argument to a tool's input schema: the names
+// WithHostArg adds the host argument to a tool's input schema: the names
 // it takes, "all" on the listings.
-func withHostArg(e Entry, names []string) Entry {
+func WithHostArg(t mcp.Tool, names []string) mcp.Tool {
 	var in map[string]any
-	if err := json.Unmarshal(e.Tool.RawInputSchema, &in); err != nil {
-		panic("tools: input schema of " + e.Tool.Name + ": " + err.Error())
+	if err := json.Unmarshal(t.RawInputSchema, &in); err != nil {
+		panic("tools: input schema of " + t.Name + ": " + err.Error())
 	}
 	props, _ := in["properties"].(map[string]any)
 	if props == nil {
@@ -82,18 +82,18 @@ func withHostArg(e Entry, names []string) Entry {
 	}
 	enum := append([]string{hosts.Local}, names...)
 	desc := "Machine to act on: local (default) or a configured host; IDs of panes, windows, sessions and servers belong to their host."
-	if fansOut(e.Tool.Name) {
+	if fansOut(t.Name) {
 		enum = append(enum, hosts.All)
 		desc += " all: every host, each item with its host."
 	}
 	props["host"] = map[string]any{"type": "string", "enum": enum, "description": desc}
 	in["properties"] = props
-	raw, err := encodeJSON(in)
+	raw, err := EncodeJSON(in)
 	if err != nil {
-		panic("tools: input schema of " + e.Tool.Name + ": " + err.Error())
+		panic("tools: input schema of " + t.Name + ": " + err.Error())
 	}
-	e.Tool.RawInputSchema = raw
-	return e
+	t.RawInputSchema = raw
+	return t
 }
 
 // fansOut reports whether a tool may take host "all": the listings.
@@ -101,10 +101,10 @@ func fansOut(name string) bool { return strings.HasPrefix(name, "list_") }
 
 // routeHosts is the middleware that sends a call with a host argument to
 // that host's tmux-mcp, and adds the hosts to a local server_health. A
-// routed call carries self, the descriptor of this process, and those of
-// the call's own callers (hopcaller.go): never what the client put in the
-// call's _meta in their place.
-func routeHosts(h Hosts, readOnly func(tool string) bool, self hosts.Caller) server.ToolHandlerMiddleware {
+// routed call carries callers(ctx): the descriptor of this process, and
+// those of the call's own callers (the tool layer's hopcaller.go), never
+// what the client put in the call's _meta in their place.
+func routeHosts(h Hosts, readOnly func(tool string) bool, callers func(context.Context) []hosts.Caller) server.ToolHandlerMiddleware {
 	return func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			args := req.GetArguments()
@@ -112,7 +112,7 @@ func routeHosts(h Hosts, readOnly func(tool string) bool, self hosts.Caller) ser
 			if raw, has := args["host"]; has {
 				s, ok := raw.(string)
 				if !ok {
-					return errorResult(argError("host", "want a string: %s or a configured host (%v)", hosts.Local, h.Names()).(*toolError)), nil
+					return ErrorResult(argMessage("host", "want a string: %s or a configured host (%v)", hosts.Local, h.Names()), "argument", ""), nil
 				}
 				if s != "" {
 					host = s
@@ -126,7 +126,7 @@ func routeHosts(h Hosts, readOnly func(tool string) bool, self hosts.Caller) ser
 				req.Params.Arguments = rest
 			}
 			if host != hosts.Local {
-				ctx = hosts.WithCallers(ctx, hopCallersOf(ctx).chain(self))
+				ctx = hosts.WithCallers(ctx, callers(ctx))
 			}
 			switch host {
 			case hosts.Local:
@@ -137,34 +137,35 @@ func routeHosts(h Hosts, readOnly func(tool string) bool, self hosts.Caller) ser
 				return res, err
 			case hosts.All:
 				if !fansOut(req.Params.Name) {
-					return errorResult(argError("host", "%s takes one host, not %s", req.Params.Name, hosts.All).(*toolError)), nil
+					return ErrorResult(argMessage("host", "%s takes one host, not %s", req.Params.Name, hosts.All), "argument", ""), nil
 				}
 				return fanOut(ctx, req, next, h, readOnly(req.Params.Name)), nil
 			}
 			// The host's own progress reports are not relayed: this side
 			// reports the call's time, so that clients with idle timeouts
 			// keep waiting.
-			p := startProgress(ctx, req, 0, "on host "+host)
+			p := StartProgress(ctx, req, 0, "on host "+host)
 			res, err := h.Call(ctx, host, req, readOnly(req.Params.Name))
-			p.stop()
+			p.Stop()
 			if err != nil {
-				return errorResult(hostError(err)), nil
+				msg, class, hint := hostError(err)
+				return ErrorResult(msg, class, hint), nil
 			}
 			return tagHost(res, host), nil
 		}
 	}
 }
 
-// hostError is the tool error of a call a host could not take.
-func hostError(err error) *toolError {
+// hostError is the tool error of a call a host could not take: its
+// message, class and next step.
+func hostError(err error) (msg, class, hint string) {
 	switch {
 	case hosts.IsDown(err):
-		return &toolError{msg: err.Error(), class: "host_down",
-			hint: "Other hosts and this machine are not affected; server_health shows every host's connection."}
+		return err.Error(), "host_down", "Other hosts and this machine are not affected; server_health shows every host's connection."
 	case strings.Contains(err.Error(), hosts.ErrUnknownHost.Error()):
-		return &toolError{msg: err.Error(), class: "argument"}
+		return err.Error(), "argument", ""
 	}
-	return &toolError{msg: err.Error(), class: "host"}
+	return err.Error(), "host", ""
 }
 
 // structuredMap returns a result's structured content as a map, when it
@@ -197,7 +198,7 @@ func structuredMap(res *mcp.CallToolResult) (map[string]any, bool) {
 // setStructured replaces a result's structured content, and its text too
 // when the text was the same object as JSON.
 func setStructured(res *mcp.CallToolResult, m map[string]any) *mcp.CallToolResult {
-	b, err := encodeJSON(m)
+	b, err := EncodeJSON(m)
 	if err != nil {
 		return res
 	}
@@ -266,7 +267,7 @@ func fanOut(ctx context.Context, req mcp.CallToolRequest, next server.ToolHandle
 	for i, name := range names {
 		res, err := results[i], errs[i]
 		if err == nil && res != nil && res.IsError {
-			err = fmt.Errorf("%s", resultText(res))
+			err = fmt.Errorf("%s", ResultText(res))
 		}
 		if err != nil {
 			missing = append(missing, unreachable{Host: name, Error: err.Error()})
@@ -298,9 +299,20 @@ func fanOut(ctx context.Context, req mcp.CallToolRequest, next server.ToolHandle
 	if len(missing) > 0 {
 		out["hosts_unreachable"] = missing
 	}
-	b, err := encodeJSON(out)
+	b, err := EncodeJSON(out)
 	if err != nil {
-		return errorResult(&toolError{msg: "encode merged listing: " + err.Error()})
+		return ErrorResult("encode merged listing: "+err.Error(), "", "")
 	}
 	return mcp.NewToolResultStructured(json.RawMessage(b), string(b))
+}
+
+// ResultText is the text of a result's text content, one part a line.
+func ResultText(res *mcp.CallToolResult) string {
+	var parts []string
+	for _, c := range res.Content {
+		if tc, ok := c.(mcp.TextContent); ok {
+			parts = append(parts, tc.Text)
+		}
+	}
+	return strings.Join(parts, "\n")
 }
