@@ -13,6 +13,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/tmux-mcp/tmux-mcp/guard"
 )
 
 // The batch tools run a list of tool calls serially, each through the
@@ -189,7 +191,7 @@ func (d Deps) runOp(ctx context.Context, i int, op batchOp, tier Tier) (batchRow
 	req.Params.Arguments = op.args
 	// The middleware every call gets, but the drain (the batch holds it).
 	log := d.log()
-	res, err := logCalls(log)(recoverPanics(log)(e.Handler))(nested(ctx), req)
+	res, err := logCalls(log)(recoverPanics(log)(e.Handler))(guard.Nested(ctx), req)
 	if ctx.Err() != nil {
 		return row, ctx.Err()
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/tmux-mcp/tmux-mcp/guard"
 	"github.com/tmux-mcp/tmux-mcp/hosts"
 )
 
@@ -102,7 +103,7 @@ func fansOut(name string) bool { return strings.HasPrefix(name, "list_") }
 // routeHosts is the middleware that sends a call with a host argument to
 // that host's tmux-mcp, and adds the hosts to a local server_health. A
 // routed call carries self, the descriptor of this process, and those of
-// the call's own callers (hopcaller.go): never what the client put in the
+// the call's own callers (guard/hopcaller.go): never what the client put in the
 // call's _meta in their place.
 func routeHosts(h Hosts, readOnly func(tool string) bool, self hosts.Caller) server.ToolHandlerMiddleware {
 	return func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
@@ -126,7 +127,7 @@ func routeHosts(h Hosts, readOnly func(tool string) bool, self hosts.Caller) ser
 				req.Params.Arguments = rest
 			}
 			if host != hosts.Local {
-				ctx = hosts.WithCallers(ctx, hopCallersOf(ctx).chain(self))
+				ctx = hosts.WithCallers(ctx, guard.HopCallersOf(ctx).Chain(self))
 			}
 			switch host {
 			case hosts.Local:

@@ -10,6 +10,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/tmux-mcp/tmux-mcp/guard"
 	"github.com/tmux-mcp/tmux-mcp/hosts"
 	"github.com/tmux-mcp/tmux-mcp/jobrecord"
 	"github.com/tmux-mcp/tmux-mcp/jobs"
@@ -102,10 +103,7 @@ func New(d Deps, opts Options) (*Server, error) {
 	}
 	d.jobFiles = &runFiles{base: d.TempDir}
 	d.jobs = newJobTable(d)
-	if d.own == nil {
-		d.own = newOwnPanes(d.selfPIDs)
-		d.own.ancestors() // now, before a parent may exit and take the trail with it
-	}
+	d.initGuard()
 	registered := Select(Catalog(d), Destructive, opts.Toolsets)
 	d.index.byName = make(map[string]Entry, len(registered))
 	var hostNames []string
@@ -159,9 +157,9 @@ func New(d Deps, opts Options) (*Server, error) {
 	mcpOpts = append(mcpOpts, tasks.ServerOptions()...)
 	mcpOpts = append(mcpOpts, server.WithToolHandlerMiddleware(logCalls(log)),
 		server.WithToolHandlerMiddleware(recoverPanics(log)),
-		// The callers a routed call came through (hopcaller.go), for the
+		// The callers a routed call came through (guard/hopcaller.go), for the
 		// own-pane guard here and for the calls routed on.
-		server.WithToolHandlerMiddleware(readCallers(hosts.MachineID())))
+		server.WithToolHandlerMiddleware(guard.ReadCallers(hosts.MachineID())))
 	if opts.ValidateOutput {
 		mcpOpts = append(mcpOpts, server.WithOutputSchemaValidation())
 	}
@@ -175,7 +173,7 @@ func New(d Deps, opts Options) (*Server, error) {
 			e, ok := d.index.byName[tool]
 			return ok && e.Tool.Annotations.ReadOnlyHint != nil && *e.Tool.Annotations.ReadOnlyHint
 		}
-		mcpOpts = append(mcpOpts, server.WithToolHandlerMiddleware(routeHosts(opts.Hosts, readOnly, d.selfCaller())))
+		mcpOpts = append(mcpOpts, server.WithToolHandlerMiddleware(routeHosts(opts.Hosts, readOnly, d.guard().SelfCaller())))
 	}
 	s := server.NewMCPServer(opts.Name, opts.Version, mcpOpts...)
 	var selected []Entry
