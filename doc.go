@@ -8,6 +8,8 @@
 //   - tools (the MCP surface) beside httpmcp, taskext, hosts and view, and
 //     conformance (the suite's fixtures).
 //   - jobs, journal, telemetry, diagnostics: the supervisor's users.
+//   - guard: the refusals of keys and actions on panes they must not
+//     reach (the caller's own, synchronized windows, agents, people).
 //   - supervisor, with its parts supervisor/capture and supervisor/death;
 //     jobrecord, the one record of a job, which jobs keeps, journal
 //     stores, taskext answers from and view lists.

@@ -185,10 +185,10 @@ func dropRecv(s *types.Signature) *types.Signature {
 	return types.NewSignatureType(nil, nil, nil, s.Params(), s.Results(), s.Variadic())
 }
 
-// TestToolsUseTypedCommands: no file of tools/, mcpserver/ or jobs/
-// (and their sub-packages) reaches a raw door of the supervisor.
+// TestToolsUseTypedCommands: no file of tools/, mcpserver/, jobs/ or
+// guard/ (and their sub-packages) reaches a raw door of the supervisor.
 func TestToolsUseTypedCommands(t *testing.T) {
-	w := loadTypes(t, "./tools/...", "./mcpserver/...", "./jobs/...")
+	w := loadTypes(t, "./tools/...", "./mcpserver/...", "./jobs/...", "./guard/...")
 	checked := map[string]bool{}
 	for _, p := range w.pkgs {
 		var files []*ast.File
@@ -204,7 +204,7 @@ func TestToolsUseTypedCommands(t *testing.T) {
 		}
 		checked[strings.TrimPrefix(p.path, "github.com/tmux-mcp/tmux-mcp/")] = true
 	}
-	for _, p := range []string{"tools", "mcpserver", "jobs"} {
+	for _, p := range []string{"tools", "mcpserver", "jobs", "guard"} {
 		if !checked[p] {
 			t.Errorf("package %s was not checked", p)
 		}

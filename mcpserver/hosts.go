@@ -102,7 +102,7 @@ func fansOut(name string) bool { return strings.HasPrefix(name, "list_") }
 // routeHosts is the middleware that sends a call with a host argument to
 // that host's tmux-mcp, and adds the hosts to a local server_health. A
 // routed call carries callers(ctx): the descriptor of this process, and
-// those of the call's own callers (the tool layer's hopcaller.go), never
+// those of the call's own callers (guard/hopcaller.go, through the tool layer), never
 // what the client put in the call's _meta in their place.
 func routeHosts(h Hosts, readOnly func(tool string) bool, callers func(context.Context) []hosts.Caller) server.ToolHandlerMiddleware {
 	return func(next server.ToolHandlerFunc) server.ToolHandlerFunc {

@@ -12,6 +12,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/tmux-mcp/tmux-mcp/agent"
+	"github.com/tmux-mcp/tmux-mcp/guard"
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
@@ -309,7 +310,7 @@ func (s *submission) awaitReadable(ctx context.Context) (*AgentInfo, agent.Readi
 		if err != nil {
 			return false, err
 		}
-		lines, err := paneScreen(ctx, s.srv, s.pane.ID)
+		lines, err := guard.Screen(ctx, s.srv, s.pane.ID)
 		if err != nil {
 			return false, err
 		}

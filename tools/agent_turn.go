@@ -10,6 +10,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/tmux-mcp/tmux-mcp/agent"
+	"github.com/tmux-mcp/tmux-mcp/guard"
 )
 
 // turnSettle is how long an agent must show a state other than working
@@ -52,7 +53,7 @@ func WaitForAgent(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if err != nil {
 			return nil, err
 		}
-		if _, ok, err := d.agentIn(ctx, srv, pn); err != nil {
+		if _, ok, err := d.guard().AgentIn(ctx, srv, pn); err != nil {
 			return nil, err
 		} else if !ok {
 			return nil, &toolError{class: "no_agent",
@@ -112,30 +113,30 @@ func AnswerPermission(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if err != nil {
 			return nil, err
 		}
-		if err := d.checkTypingSelf(ctx, srv, pn.ID); err != nil {
+		if err := d.guard().CheckTypingSelf(ctx, srv, pn.ID); err != nil {
 			return nil, err
 		}
 		// Answering is the point of the call: the agent needs no second
 		// argument, a person at the pane does.
-		if err := d.checkAttended(ctx, srv, pn, p.boolean("allow_attended"), ""); err != nil {
+		if err := d.guard().CheckAttended(ctx, srv, pn, p.boolean("allow_attended"), ""); err != nil {
 			return nil, err
 		}
 		// The answer's keys reach the panes synchronized with this one
 		// too: another agent or a person there is guarded as for any
 		// typing (an answer takes no allow_agent for them).
-		reached, err := reachedPanes(ctx, srv, pn)
+		reached, err := guard.ReachedPanes(ctx, srv, pn)
 		if err != nil {
 			return nil, err
 		}
-		own, _, err := d.ownPaneOn(ctx, srv, false)
+		own, _, err := d.guard().OwnPaneOn(ctx, srv, false)
 		if err != nil {
 			return nil, err
 		}
 		for _, q := range reached[1:] {
 			if q.ID == own {
-				continue // checkTypingSelf decided
+				continue // CheckTypingSelf decided
 			}
-			if err := d.checkDriven(ctx, srv, q, false, p.boolean("allow_attended"), viaSync(pn, q)); err != nil {
+			if err := d.guard().CheckDriven(ctx, srv, q, false, p.boolean("allow_attended"), guard.ViaSync(pn, q)); err != nil {
 				return nil, err
 			}
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/tmux-mcp/tmux-mcp/mcpserver"
+	"github.com/tmux-mcp/tmux-mcp/guard"
 )
 
 // The batch tools run a list of tool calls serially, each through the
@@ -190,7 +191,7 @@ func (d Deps) runOp(ctx context.Context, i int, op batchOp, tier Tier) (batchRow
 	req.Params.Arguments = op.args
 	// The middleware every call gets, but the drain (the batch holds it).
 	log := d.log()
-	res, err := mcpserver.LogCalls(log)(mcpserver.RecoverPanics(log)(e.Handler))(nested(ctx), req)
+	res, err := mcpserver.LogCalls(log)(mcpserver.RecoverPanics(log)(e.Handler))(guard.Nested(ctx), req)
 	if ctx.Err() != nil {
 		return row, ctx.Err()
 	}

@@ -2,14 +2,12 @@ package tools
 
 import (
 	"log/slog"
-	"strconv"
-	"strings"
 	"time"
 
+	"github.com/tmux-mcp/tmux-mcp/guard"
 	"github.com/tmux-mcp/tmux-mcp/jobs"
 	"github.com/tmux-mcp/tmux-mcp/mcpserver"
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
-	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
 // Deps is what tool handlers need. Everything is passed in: handlers read
@@ -19,7 +17,7 @@ type Deps struct {
 	Tier Tier
 	// Caller is the tmux pane this MCP process runs in, if any, as TMUX
 	// and TMUX_PANE say at startup. The pane is also found without them,
-	// from the process ancestry (ownpane.go). It drives self-protection
+	// from the process ancestry (guard/ownpane.go). It drives self-protection
 	// and is_caller.
 	Caller Caller
 	// SocketDir is where list_servers looks for sockets:
@@ -65,9 +63,11 @@ type Deps struct {
 
 	// bufNS is the prefix of this process's buffer names (set by New).
 	bufNS string
-	// own remembers the pane this process runs in, per server; Catalog
-	// sets it. selfPIDs, when set, stands in for the process ancestry.
-	own      *ownPanes
+	// own remembers the pane this process runs in, per server, and agents
+	// the agent CLI last seen in each pane; Catalog sets them (initGuard).
+	// selfPIDs, when set, stands in for the process ancestry.
+	own      *guard.OwnPanes
+	agents   *guard.Agents
 	selfPIDs func() []int
 	// index is the tools the server serves, for the batch tools (set by
 	// New).
@@ -114,32 +114,8 @@ func (d Deps) log() *slog.Logger {
 	return slog.New(slog.DiscardHandler)
 }
 
-// Caller identifies the pane the MCP process runs in.
-type Caller struct {
-	SocketPath string      // first field of $TMUX
-	ServerPID  int         // second field of $TMUX
-	Pane       tmux.PaneID // $TMUX_PANE
-}
-
-// ParseCaller parses the values of TMUX ("socket_path,server_pid,session")
-// and TMUX_PANE ("%N"). Both empty means not inside tmux.
-func ParseCaller(tmuxEnv, tmuxPane string) Caller {
-	var c Caller
-	if tmuxEnv != "" {
-		f := strings.Split(tmuxEnv, ",")
-		c.SocketPath = f[0]
-		if len(f) > 1 {
-			c.ServerPID, _ = strconv.Atoi(f[1])
-		}
-	}
-	if strings.HasPrefix(tmuxPane, "%") {
-		c.Pane = tmux.PaneID(tmuxPane)
-	}
-	return c
-}
-
-// InTmux reports whether the MCP process runs inside tmux.
-func (c Caller) InTmux() bool { return c.SocketPath != "" || c.Pane != "" }
+// Caller identifies the pane the MCP process runs in (package guard's).
+type Caller = guard.Caller
 
 func (d Deps) readyTimeout() time.Duration {
 	if d.ReadyTimeout > 0 {

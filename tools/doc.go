@@ -25,15 +25,21 @@
 // subscriptions, prompts, completions, logging, progress), the shared
 // machinery of the handlers (params, target, errors, schema, middleware,
 // tier), and the pieces some tools share, such as the stale-screen guard
-// (staleguard.go), the refusal to act on the caller's own pane
-// (selfprotect.go, ownpane.go; through a host hop from this machine,
-// hopcaller.go), waiting for a pane to take keys (ready.go)
-// and the line run_command types (runscript.go). Tests sit beside the file
-// that declares what they test.
+// (staleguard.go), waiting for a pane to take keys (ready.go) and the line
+// run_command types (runscript.go). The refusals of keys and actions on
+// panes they must not reach (the caller's own pane, also through a host
+// hop, windows synchronized with it, other agent CLIs' panes, a person's
+// pane) and asking the user are package guard's: guard.go hands it what it
+// needs of Deps and the allow_agent and allow_attended arguments, and
+// caller_results.go and agent_info.go turn what it finds into is_caller
+// and agent fields. Tests sit beside the file that declares what they
+// test; the guards' tests through the tools stay here (ownpane_test.go,
+// selfprotect_test.go, selfsync_test.go, hopcaller_test.go,
+// agent_guard_test.go).
 //
 // The package is one package, not one per group, on purpose: the groups
 // share most of their machinery (argument checking, targets, the error
-// contract, the guards, the pane reader), and subpackages would have to
+// contract, the pane reader), and subpackages would have to
 // export it all, making an internal API that only this package uses.
 //
 // Every tmux call goes through a *supervisor.Server. Errors a caller can act

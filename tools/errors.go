@@ -11,6 +11,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/tmux-mcp/tmux-mcp/mcpserver"
+	"github.com/tmux-mcp/tmux-mcp/guard"
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
@@ -58,6 +59,10 @@ func asToolError(err error) *toolError {
 	var te *toolError
 	if errors.As(err, &te) {
 		return te
+	}
+	var ge *guard.Error
+	if errors.As(err, &ge) {
+		return &toolError{msg: ge.Msg, class: ge.Class, hint: ge.Hint}
 	}
 	if errors.Is(err, context.Canceled) {
 		return nil

@@ -9,6 +9,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/tmux-mcp/tmux-mcp/guard"
 	"github.com/tmux-mcp/tmux-mcp/hosts"
 	"github.com/tmux-mcp/tmux-mcp/jobs"
 	"github.com/tmux-mcp/tmux-mcp/mcpserver"
@@ -87,10 +88,7 @@ func New(d Deps, opts Options) (*Server, error) {
 	}
 	d.jobFiles = &runFiles{base: d.TempDir}
 	d.jobs = newJobTable(d)
-	if d.own == nil {
-		d.own = newOwnPanes(d.selfPIDs)
-		d.own.ancestors() // now, before a parent may exit and take the trail with it
-	}
+	d.initGuard()
 	registered := Select(Catalog(d), Destructive, opts.Toolsets)
 	d.index.byName = make(map[string]Entry, len(registered))
 	var hostNames []string
@@ -116,8 +114,8 @@ func New(d Deps, opts Options) (*Server, error) {
 	}
 	var callers func(context.Context) []hosts.Caller
 	if len(hostNames) > 0 {
-		self := d.selfCaller()
-		callers = func(ctx context.Context) []hosts.Caller { return hopCallersOf(ctx).chain(self) }
+		self := d.guard().SelfCaller()
+		callers = func(ctx context.Context) []hosts.Caller { return guard.HopCallersOf(ctx).Chain(self) }
 	}
 	ms, err := mcpserver.New(mcpserver.Config{
 		Name: opts.Name, Version: opts.Version, DrainTimeout: opts.DrainTimeout, NotifyEvery: opts.NotifyEvery,
@@ -127,9 +125,9 @@ func New(d Deps, opts Options) (*Server, error) {
 		Instructions: instructions(d, d.Sup.Config().DefaultSocket.String()),
 		Tools:        served,
 		Resources:    func(s *server.MCPServer) { addResources(s, d) },
-		// The callers a routed call came through (hopcaller.go), for the
+		// The callers a routed call came through (guard/hopcaller.go), for the
 		// own-pane guard here and for the calls routed on.
-		Middleware: []server.ToolHandlerMiddleware{readCallers(hosts.MachineID())},
+		Middleware: []server.ToolHandlerMiddleware{guard.ReadCallers(hosts.MachineID())},
 		SocketArg:  func(name string) (tmux.Socket, error) { return socketArg(params{"socket_name": name}) },
 		FindSession: func(ctx context.Context, srv *supervisor.Server, name string) error {
 			_, err := findSession(ctx, srv, params{"session_name": name})

@@ -1,7 +1,6 @@
 package tools
 
 import (
-	"path/filepath"
 	"strconv"
 
 	"github.com/tmux-mcp/tmux-mcp/tmux"
@@ -150,34 +149,6 @@ func (d Deps) paneInfo(p tmux.Pane, sock tmux.Socket) PaneInfo {
 		PaneActive:         flag01(p.Active),
 		WindowID:           string(p.WindowID),
 		SessionID:          string(p.SessionID),
-		IsCaller:           d.isCaller(p.ID, sock),
+		IsCaller:           d.guard().IsCaller(p.ID, sock),
 	}
-}
-
-// isCaller says whether id is the pane tmux-mcp runs in, by what was
-// learnt of sock's server (learnOwn); for a server not looked at yet, by
-// the environment: same pane ID and the same socket, by real path. nil
-// when not inside tmux.
-func (d Deps) isCaller(id tmux.PaneID, sock tmux.Socket) *bool {
-	if c, ok := d.own.known(sock); ok {
-		return callerMarks{inTmux: c.pane != "" || d.Caller.InTmux(), panes: []tmux.PaneID{c.pane}}.isPane(id)
-	}
-	if !d.Caller.InTmux() {
-		return nil
-	}
-	b := d.Caller.Pane == id && samePath(d.Caller.SocketPath, sock.ResolvedPath())
-	return &b
-}
-
-func samePath(a, b string) bool {
-	if a == "" || b == "" {
-		return false
-	}
-	if ra, err := filepath.EvalSymlinks(a); err == nil {
-		a = ra
-	}
-	if rb, err := filepath.EvalSymlinks(b); err == nil {
-		b = rb
-	}
-	return filepath.Clean(a) == filepath.Clean(b)
 }

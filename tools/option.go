@@ -11,6 +11,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/tmux-mcp/tmux-mcp/guard"
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
@@ -187,8 +188,7 @@ var guardedOptions = []struct {
 // 1, and toggles it for an empty value.
 func flagRisk(why string) func(string) string {
 	return func(v string) string {
-		switch strings.ToLower(strings.TrimSpace(v)) {
-		case "off", "no", "0":
+		if !guard.TurnsOn(v) {
 			return ""
 		}
 		return why
@@ -289,21 +289,21 @@ func SetOption(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if risk != "" {
 			// What it runs could kill this server, which kill_server
 			// refuses: not even the destructive tier sets it here.
-			if holds, err := d.holdsCaller(ctx, srv); err != nil {
+			if holds, err := d.guard().HoldsCaller(ctx, srv); err != nil {
 				return nil, err
 			} else if holds {
-				return nil, refused(risk + " " + refuseOwnServer)
+				return nil, refused(risk + " " + guard.RefuseOwnServer)
 			}
 		}
 		scope, err := optionScope(ctx, srv, p)
 		if err != nil {
 			return nil, err
 		}
-		if syncOption(name) {
-			if err := d.guardSyncOption(ctx, srv, scope, value); err != nil {
+		if guard.SyncOption(name) {
+			if err := d.guard().GuardSyncOption(ctx, srv, scope, value); err != nil {
 				return nil, err
 			}
-			if err := d.guardSyncDriven(ctx, srv, scope, value, p.boolean("allow_agent"), p.boolean("allow_attended")); err != nil {
+			if err := d.guard().GuardSyncDriven(ctx, srv, scope, value, p.boolean("allow_agent"), p.boolean("allow_attended")); err != nil {
 				return nil, err
 			}
 		}

@@ -11,6 +11,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/tmux-mcp/tmux-mcp/guard"
 )
 
 // inPane makes the MCP server's process look as if it ran in pane: its
@@ -129,14 +131,14 @@ func TestOwnPaneRefusals(t *testing.T) {
 		args map[string]any
 		want string
 	}{
-		{"send_keys", map[string]any{"pane_id": mine, "keys": "y"}, refuseSelfInput},
-		{"paste_text", map[string]any{"pane_id": mine, "text": "y"}, refuseSelfInput},
-		{"run_command", map[string]any{"pane_id": mine, "command": "y", "timeout": 1}, refuseSelfInput},
+		{"send_keys", map[string]any{"pane_id": mine, "keys": "y"}, guard.RefuseSelfInput},
+		{"paste_text", map[string]any{"pane_id": mine, "text": "y"}, guard.RefuseSelfInput},
+		{"run_command", map[string]any{"pane_id": mine, "command": "y", "timeout": 1}, guard.RefuseSelfInput},
 		{"respawn_pane", map[string]any{"pane_id": mine}, refuseRespawn},
 		{"kill_pane", map[string]any{"pane_id": mine}, refusePane},
-		{"kill_window", map[string]any{"window_id": win}, refuseWindow},
-		{"kill_session", map[string]any{"session_name": "main"}, refuseSession},
-		{"kill_server", nil, refuseServer},
+		{"kill_window", map[string]any{"window_id": win}, guard.RefuseWindow},
+		{"kill_session", map[string]any{"session_name": "main"}, guard.RefuseSession},
+		{"kill_server", nil, guard.RefuseServer},
 	}
 	for _, tier := range []Tier{Mutating, Destructive} {
 		self := newEnvOver(t, e.tm, testConfig(e.tm), tier, inPane(e, mine))
@@ -149,7 +151,7 @@ func TestOwnPaneRefusals(t *testing.T) {
 	}
 	// At the mutating tier the flag allows nothing.
 	flagged := newEnvOver(t, e.tm, testConfig(e.tm), Mutating, inPane(e, mine), func(d *Deps) { d.AllowOwnPane = true })
-	flagged.fails("send_keys", map[string]any{"pane_id": mine, "keys": "y"}, refuseSelfInput)
+	flagged.fails("send_keys", map[string]any{"pane_id": mine, "keys": "y"}, guard.RefuseSelfInput)
 	if b, _ := os.ReadFile(file); len(b) != 0 {
 		t.Errorf("the caller's pane received %q", b)
 	}
@@ -222,7 +224,7 @@ func TestOwnPaneConfirm(t *testing.T) {
 	} {
 		h := &elicitor{action: tt.action}
 		c := asking(t, self, h)
-		c.fails("send_keys", map[string]any{"pane_id": mine, "keys": "no"}, refuseSelfInput, tt.want)
+		c.fails("send_keys", map[string]any{"pane_id": mine, "keys": "no"}, guard.RefuseSelfInput, tt.want)
 		if q := h.questions(); len(q) != 1 || !strings.Contains(q[0], "send_keys would type into pane "+mine) {
 			t.Errorf("%s: questions = %q, want one about send_keys into %s", tt.action, q, mine)
 		}

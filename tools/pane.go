@@ -41,7 +41,7 @@ func ListPanes(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if err != nil {
 			return nil, err
 		}
-		if err := d.learnOwn(ctx, srv); err != nil {
+		if err := d.guard().LearnOwn(ctx, srv); err != nil {
 			return nil, err
 		}
 		out := []PaneInfo{}

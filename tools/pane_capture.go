@@ -236,7 +236,7 @@ func SnapshotPane(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if err != nil {
 			return nil, err
 		}
-		if err := d.learnOwn(ctx, srv); err != nil {
+		if err := d.guard().LearnOwn(ctx, srv); err != nil {
 			return nil, err
 		}
 		content, cut := keepLines(c.Content, maxLines)
@@ -245,7 +245,7 @@ func SnapshotPane(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 			CursorX: n(2), CursorY: n(3), PaneWidth: n(4), PaneHeight: n(5),
 			PanePID: f[7], PaneDead: f[8] == "1", AlternateOn: f[9] == "1", PaneInMode: f[10] == "1",
 			HistorySize: n(13), Title: f[14], PaneCurrentCommand: f[15], PaneCurrentPath: f[16],
-			IsCaller: d.isCaller(id, srv.Socket()), ContentTruncated: c.TruncatedLines+cut > 0 || c.TruncatedBytes > 0, ContentTruncatedLines: c.TruncatedLines + cut,
+			IsCaller: d.guard().IsCaller(id, srv.Socket()), ContentTruncated: c.TruncatedLines+cut > 0 || c.TruncatedBytes > 0, ContentTruncatedLines: c.TruncatedLines + cut,
 			captureMeta: metaOf(c)}
 		if s.PaneInMode {
 			s.PaneMode = optional(f[11])

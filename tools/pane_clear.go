@@ -16,7 +16,7 @@ func ClearPane(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if err != nil {
 			return nil, err
 		}
-		if err := d.guardPane(ctx, srv, pn.ID, refuseClear, "clear"); err != nil {
+		if err := d.guard().GuardPane(ctx, srv, pn.ID, refuseClear, "clear"); err != nil {
 			return nil, err
 		}
 		unlock, err := d.panes.lock(ctx, srv.Socket(), pn.ID)

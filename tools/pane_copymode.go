@@ -16,7 +16,7 @@ func EnterCopyMode(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if err != nil {
 			return nil, err
 		}
-		if err := d.guardPane(ctx, srv, x.ID, refuseCopyMode, "put in copy mode"); err != nil {
+		if err := d.guard().GuardPane(ctx, srv, x.ID, refuseCopyMode, "put in copy mode"); err != nil {
 			return nil, err
 		}
 		if err := srv.CopyMode(ctx, x.ID); err != nil {
@@ -42,7 +42,7 @@ func ExitCopyMode(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		// A pane not in a mode has nothing to cancel (tmux would fail
 		// with "not in a mode"): the call is idempotent.
 		if x.InMode {
-			if err := d.guardPane(ctx, srv, x.ID, refuseCopyMode, "take out of copy mode"); err != nil {
+			if err := d.guard().GuardPane(ctx, srv, x.ID, refuseCopyMode, "take out of copy mode"); err != nil {
 				return nil, err
 			}
 			if err := srv.CancelCopyMode(ctx, x.ID); err != nil {

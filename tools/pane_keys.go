@@ -11,6 +11,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/tmux-mcp/tmux-mcp/guard"
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
@@ -284,7 +285,7 @@ func (d Deps) runKeysBatch(ctx context.Context, p params, ops []params, overrun 
 		panes[i], errs[i] = findPane(ctx, srv, op)
 		if errs[i] == nil {
 			errs[i] = d.checkTyping(ctx, srv, panes[i], p)
-			if ask := (*askUser)(nil); errors.As(errs[i], &ask) {
+			if ask := (*guard.AskUser)(nil); errors.As(errs[i], &ask) {
 				return nil, ask // the user is asked before anything is typed
 			}
 		}

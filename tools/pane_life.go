@@ -38,7 +38,7 @@ func RespawnPane(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if err != nil {
 			return nil, err
 		}
-		if err := d.guardPane(ctx, srv, x.ID, refuseRespawn, "respawn"); err != nil {
+		if err := d.guard().GuardPane(ctx, srv, x.ID, refuseRespawn, "respawn"); err != nil {
 			return nil, err
 		}
 		_, set := p["kill"]
@@ -60,7 +60,7 @@ func KillPane(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if err != nil {
 			return nil, err
 		}
-		if err := d.guardPane(ctx, srv, x.ID, refusePane, "kill"); err != nil {
+		if err := d.guard().GuardPane(ctx, srv, x.ID, refusePane, "kill"); err != nil {
 			return nil, err
 		}
 		if err := srv.KillPane(ctx, x.ID); err != nil {

@@ -20,7 +20,6 @@ type paneIO struct {
 	marks   map[paneKey]sendMark
 	markSeq uint64
 	prompts map[readyKey]promptState
-	agents  map[paneKey]agentSeen // the agent CLI last seen in each pane (agentpane.go)
 }
 
 // paneKey names a pane across servers.

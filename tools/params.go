@@ -14,6 +14,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/tmux-mcp/tmux-mcp/guard"
 )
 
 // params are a call's arguments after they were checked against the tool's
@@ -49,9 +51,9 @@ func handleRequest(t mcp.Tool, fn func(ctx context.Context, req mcp.CallToolRequ
 				return res, nil
 			}
 		}
-		var ask *askUser
+		var ask *guard.AskUser
 		if errors.As(err, &ask) {
-			return ask.result(), nil
+			return ask.Result(), nil
 		}
 		if te := asToolError(err); te != nil {
 			res := errorResult(te)

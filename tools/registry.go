@@ -196,10 +196,7 @@ type Entry struct {
 // Catalog builds every tool of the registry, sorted by group and name.
 // Building a tool makes no tmux call.
 func Catalog(d Deps) []Entry {
-	if d.own == nil {
-		d.own = newOwnPanes(d.selfPIDs)
-		d.own.ancestors() // now, before a parent may exit and take the trail with it
-	}
+	d.initGuard()
 	if d.panes == nil {
 		d.panes = newPaneIO()
 	}

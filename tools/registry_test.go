@@ -184,17 +184,6 @@ func TestParseToolsets(t *testing.T) {
 	}
 }
 
-func TestParseCaller(t *testing.T) {
-	got := ParseCaller("/tmp/tmux-1000/default,4242,3", "%7")
-	want := Caller{SocketPath: "/tmp/tmux-1000/default", ServerPID: 4242, Pane: "%7"}
-	if got != want {
-		t.Errorf("ParseCaller = %+v, want %+v", got, want)
-	}
-	if got := ParseCaller("", ""); got.InTmux() {
-		t.Errorf("ParseCaller(empty).InTmux() = true, want false")
-	}
-}
-
 // hiddenCallArgs are arguments with which each tool above the readonly
 // tier would change the test server if its handler ran.
 var hiddenCallArgs = map[string]map[string]any{

@@ -3,6 +3,8 @@ package tools
 import (
 	"os"
 	"testing"
+
+	"github.com/tmux-mcp/tmux-mcp/guard"
 )
 
 // selfEnv is an MCP server over e's supervisor whose process runs in pane
@@ -32,10 +34,10 @@ func TestNoTypingIntoOwnPane(t *testing.T) {
 		self := selfEnv(t, e, pane, tt.tier, tt.allow)
 		var buf map[string]string
 		self.ok("load_buffer", map[string]any{"content": "pasted"}, &buf)
-		self.fails("send_keys", map[string]any{"pane_id": pane, "keys": "y"}, refuseSelfInput, "[refused]", "--allow-self-input")
-		self.fails("paste_text", map[string]any{"pane_id": pane, "text": "y"}, refuseSelfInput)
-		self.fails("run_command", map[string]any{"pane_id": pane, "command": "y", "timeout": 1}, refuseSelfInput)
-		self.fails("paste_buffer", map[string]any{"pane_id": pane, "buffer_name": buf["buffer_name"]}, refuseSelfInput)
+		self.fails("send_keys", map[string]any{"pane_id": pane, "keys": "y"}, guard.RefuseSelfInput, "[refused]", "--allow-self-input")
+		self.fails("paste_text", map[string]any{"pane_id": pane, "text": "y"}, guard.RefuseSelfInput)
+		self.fails("run_command", map[string]any{"pane_id": pane, "command": "y", "timeout": 1}, guard.RefuseSelfInput)
+		self.fails("paste_buffer", map[string]any{"pane_id": pane, "buffer_name": buf["buffer_name"]}, guard.RefuseSelfInput)
 		var batch struct {
 			Succeeded int `json:"succeeded"`
 			Failed    int `json:"failed"`

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tmux-mcp/tmux-mcp/guard"
 )
 
 // TestSynchronizedOwnWindow: with synchronize-panes on in the window that
@@ -36,7 +38,7 @@ func TestSynchronizedOwnWindow(t *testing.T) {
 		if args["option"] == nil {
 			args["option"] = "synchronize-panes"
 		}
-		self.fails("set_option", args, refuseSyncOption, "[refused]")
+		self.fails("set_option", args, guard.RefuseSyncOption, "[refused]")
 	}
 	if got := e.tmux("show-options", "-A", "-v", "-p", "-t", sib, "synchronize-panes"); got != "off" {
 		t.Fatalf("synchronize-panes of %s is %q after the refusals, want off", sib, got)
@@ -49,10 +51,10 @@ func TestSynchronizedOwnWindow(t *testing.T) {
 	e.tmux("set-option", "-w", "-t", win, "synchronize-panes", "on")
 	var buf map[string]string
 	self.ok("load_buffer", map[string]any{"content": "pasted"}, &buf)
-	self.fails("send_keys", map[string]any{"pane_id": sib, "keys": "y"}, refuseSyncInput, "[refused]", "--allow-self-input")
-	self.fails("paste_text", map[string]any{"pane_id": sib, "text": "y"}, refuseSyncInput)
-	self.fails("run_command", map[string]any{"pane_id": sib, "command": "y", "timeout": 1}, refuseSyncInput)
-	self.fails("paste_buffer", map[string]any{"pane_id": sib, "buffer_name": buf["buffer_name"]}, refuseSyncInput)
+	self.fails("send_keys", map[string]any{"pane_id": sib, "keys": "y"}, guard.RefuseSyncInput, "[refused]", "--allow-self-input")
+	self.fails("paste_text", map[string]any{"pane_id": sib, "text": "y"}, guard.RefuseSyncInput)
+	self.fails("run_command", map[string]any{"pane_id": sib, "command": "y", "timeout": 1}, guard.RefuseSyncInput)
+	self.fails("paste_buffer", map[string]any{"pane_id": sib, "buffer_name": buf["buffer_name"]}, guard.RefuseSyncInput)
 	var batch struct {
 		Succeeded int `json:"succeeded"`
 		Failed    int `json:"failed"`

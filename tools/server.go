@@ -11,6 +11,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/tmux-mcp/tmux-mcp/guard"
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
@@ -28,14 +29,14 @@ func ListSessions(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if err != nil {
 			return nil, err
 		}
-		m, err := d.marks(ctx, srv)
+		m, err := d.guard().Marks(ctx, srv)
 		if err != nil {
 			return nil, err
 		}
 		out := make([]SessionInfo, 0, len(sessions))
 		for _, s := range sessions {
 			info := sessionInfo(s)
-			info.IsCaller = m.isSession(s.ID)
+			info.IsCaller = m.IsSession(s.ID)
 			out = append(out, info)
 		}
 		pg, err := paginate(out, la.filters, la.limit, false)
@@ -212,10 +213,10 @@ func KillServer(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 			if pane != "" {
 				where = "including pane " + string(pane) + " " + where
 			}
-			return d.allowSelf(ctx, selfAct{refusal: refuseServer,
-				ask: "kill_server would kill tmux server " + sock.String() + " and every pane in it, " + where + ". Allow it?"})
+			return d.guard().AllowSelf(ctx, guard.SelfAct{Refusal: guard.RefuseServer,
+				Ask: "kill_server would kill tmux server " + sock.String() + " and every pane in it, " + where + ". Allow it?"})
 		}
-		asked := d.callerOnServer(sock) || hopCallersOf(ctx).onServer(sock)
+		asked := d.guard().CallerOnServer(sock) || guard.HopCallersOf(ctx).OnServer(sock)
 		if asked {
 			if err := ask(d.Caller.Pane); err != nil {
 				return nil, err
@@ -233,10 +234,10 @@ func KillServer(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 			return nil, err
 		}
 		if !asked {
-			if own, err := d.ownPanesOn(ctx, srv, false); err != nil {
+			if own, err := d.guard().OwnPanesOn(ctx, srv, false); err != nil {
 				return nil, err
-			} else if len(own.panes) > 0 {
-				if err := ask(own.panes[0]); err != nil {
+			} else if len(own.Panes) > 0 {
+				if err := ask(own.Panes[0]); err != nil {
 					return nil, err
 				}
 			}

@@ -6,6 +6,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/tmux-mcp/tmux-mcp/guard"
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
@@ -31,7 +32,7 @@ func ListWindows(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if err != nil {
 			return nil, err
 		}
-		m, err := d.marks(ctx, srv)
+		m, err := d.guard().Marks(ctx, srv)
 		if err != nil {
 			return nil, err
 		}
@@ -39,7 +40,7 @@ func ListWindows(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		for _, w := range windows {
 			if only == "" || w.SessionID == only {
 				info := windowInfo(w)
-				info.IsCaller = m.isWindow(w.ID)
+				info.IsCaller = m.IsWindow(w.ID)
 				out = append(out, info)
 			}
 		}
@@ -145,12 +146,12 @@ func KillSession(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if err != nil {
 			return nil, err
 		}
-		if m, err := d.marks(ctx, srv); err != nil {
+		if m, err := d.guard().Marks(ctx, srv); err != nil {
 			return nil, err
-		} else if m.sessions[s.ID] {
-			if err := d.allowSelf(ctx, selfAct{refusal: refuseSession,
-				ask: "kill_session would kill session " + string(s.ID) + " on tmux server " + srv.Socket().String() +
-					", which holds pane " + string(m.paneIn("", s.ID)) + " where this agent runs. Allow it?"}); err != nil {
+		} else if m.HoldsSession(s.ID) {
+			if err := d.guard().AllowSelf(ctx, guard.SelfAct{Refusal: guard.RefuseSession,
+				Ask: "kill_session would kill session " + string(s.ID) + " on tmux server " + srv.Socket().String() +
+					", which holds pane " + string(m.PaneIn("", s.ID)) + " where this agent runs. Allow it?"}); err != nil {
 				return nil, err
 			}
 		}

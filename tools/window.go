@@ -8,6 +8,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/tmux-mcp/tmux-mcp/guard"
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
@@ -79,12 +80,12 @@ func KillWindow(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if err != nil {
 			return nil, err
 		}
-		if m, err := d.marks(ctx, srv); err != nil {
+		if m, err := d.guard().Marks(ctx, srv); err != nil {
 			return nil, err
-		} else if m.windows[w.ID] {
-			if err := d.allowSelf(ctx, selfAct{refusal: refuseWindow,
-				ask: "kill_window would kill window " + string(w.ID) + " on tmux server " + srv.Socket().String() +
-					", which holds pane " + string(m.paneIn(w.ID, "")) + " where this agent runs. Allow it?"}); err != nil {
+		} else if m.HoldsWindow(w.ID) {
+			if err := d.guard().AllowSelf(ctx, guard.SelfAct{Refusal: guard.RefuseWindow,
+				Ask: "kill_window would kill window " + string(w.ID) + " on tmux server " + srv.Socket().String() +
+					", which holds pane " + string(m.PaneIn(w.ID, "")) + " where this agent runs. Allow it?"}); err != nil {
 				return nil, err
 			}
 		}

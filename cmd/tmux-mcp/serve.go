@@ -17,6 +17,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/tmux-mcp/tmux-mcp/guard"
 	"github.com/tmux-mcp/tmux-mcp/hosts"
 	"github.com/tmux-mcp/tmux-mcp/httpmcp"
 	"github.com/tmux-mcp/tmux-mcp/journal"
@@ -189,7 +190,7 @@ func serve(ctx context.Context, o serveOptions, e env, logger *slog.Logger, tel 
 	d := tools.Deps{
 		Sup:          sup,
 		Tier:         o.tier,
-		Caller:       tools.ParseCaller(e.getenv("TMUX"), e.getenv("TMUX_PANE")),
+		Caller:       guard.ParseCaller(e.getenv("TMUX"), e.getenv("TMUX_PANE")),
 		SocketDir:    socketDir(e.getenv),
 		Log:          logger,
 		Journal:      toolsJournal(j, o.Restore),

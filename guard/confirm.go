@@ -1,4 +1,4 @@
-package tools
+package guard
 
 import (
 	"context"
@@ -19,16 +19,18 @@ import (
 // confirmKey names the one question in an input_required result.
 const confirmKey = "confirm"
 
-// askUser is the error a handler returns to put a question to the user;
-// handleRequest turns it into an input_required result.
-type askUser struct {
+// AskUser is the error a handler returns to put a question to the user;
+// the tools' handleRequest turns it into an input_required result
+// (Result).
+type AskUser struct {
 	state    string
 	question string
 }
 
-func (a *askUser) Error() string { return "tools: waiting for the user to confirm" }
+func (a *AskUser) Error() string { return "tools: waiting for the user to confirm" }
 
-func (a *askUser) result() *mcp.CallToolResult {
+// Result is the input_required result that puts the question.
+func (a *AskUser) Result() *mcp.CallToolResult {
 	return server.NewInputRequestBuilder(a.state).Elicit(confirmKey, mcp.ElicitationParams{
 		Message:         a.question,
 		RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{}},
@@ -39,25 +41,27 @@ func (a *askUser) result() *mcp.CallToolResult {
 // no round trip of its own to put a question in.
 type nestedKey struct{}
 
-func nested(ctx context.Context) context.Context { return context.WithValue(ctx, nestedKey{}, true) }
+// Nested marks ctx as a call a batch tool makes: a question is then
+// refused, not asked.
+func Nested(ctx context.Context) context.Context { return context.WithValue(ctx, nestedKey{}, true) }
 
 // confirm asks the user whether a may go ahead, or refuses it: when the
 // client cannot ask, inside a batch, or when the user declines.
-func (d Deps) confirm(ctx context.Context, a selfAct) error {
+func (g Guard) confirm(ctx context.Context, a SelfAct) error {
 	hint := "Target another pane. To do it anyway, the user confirms when asked (an MCP client with elicitation), or starts tmux-mcp with --safety destructive --allow-own-pane"
-	if a.typing {
+	if a.Typing {
 		hint += " (or --allow-self-input)"
 	}
 	hint += "."
 	switch {
 	case !clientElicits(ctx):
-		return &toolError{msg: a.refusal, class: "refused", hint: hint}
+		return &Error{Msg: a.Refusal, Class: "refused", Hint: hint}
 	case ctx.Value(nestedKey{}) != nil:
-		return &toolError{msg: a.refusal, class: "refused",
-			hint: "Call " + toolName(ctx) + " on its own, not in a batch: the user is then asked to confirm."}
+		return &Error{Msg: a.Refusal, Class: "refused",
+			Hint: "Call " + g.toolName(ctx) + " on its own, not in a batch: the user is then asked to confirm."}
 	}
-	req := requestOf(ctx)
-	if req.Params.RequestState == a.ask {
+	req := g.Request(ctx)
+	if req.Params.RequestState == a.Ask {
 		if r := server.ElicitationResponse(req.Params.InputResponses, confirmKey); r != nil {
 			if r.Action == mcp.ElicitationResponseActionAccept {
 				return nil
@@ -66,11 +70,11 @@ func (d Deps) confirm(ctx context.Context, a selfAct) error {
 			if r.Action != mcp.ElicitationResponseActionDecline {
 				how = "cancelled"
 			}
-			return &toolError{msg: a.refusal + " The user " + how + " when asked.", class: "refused",
-				hint: "Target another pane."}
+			return &Error{Msg: a.Refusal + " The user " + how + " when asked.", Class: "refused",
+				Hint: "Target another pane."}
 		}
 	}
-	return &askUser{state: a.ask, question: "tmux-mcp: " + a.ask}
+	return &AskUser{state: a.Ask, question: "tmux-mcp: " + a.Ask}
 }
 
 // clientElicits reports whether the client of this call declared that it
@@ -98,8 +102,8 @@ func clientElicits(ctx context.Context) bool {
 }
 
 // toolName is the name of the tool being called.
-func toolName(ctx context.Context) string {
-	if n := requestOf(ctx).Params.Name; n != "" {
+func (g Guard) toolName(ctx context.Context) string {
+	if n := g.Request(ctx).Params.Name; n != "" {
 		return n
 	}
 	return "this tool"

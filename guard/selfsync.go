@@ -1,4 +1,4 @@
-package tools
+package guard
 
 import (
 	"context"
@@ -16,19 +16,19 @@ import (
 // tmux-mcp's own pane types into the own pane as well when both are
 // synchronized: a "y" and Enter meant for the sibling answers the agent's
 // own prompt. A synchronized window that holds the own pane therefore
-// counts as the own pane for the tools that type (checkTypingSelf), and
+// counts as the own pane for the tools that type (CheckTypingSelf), and
 // turning the option on where it reaches the own pane is guarded the same
-// way (guardSyncOption). tmux also skips a pane that is in a mode, has
+// way (GuardSyncOption). tmux also skips a pane that is in a mode, has
 // its input off or is hidden by a zoom; those change without notice, so
 // they are not counted on.
 
 const (
-	// refuseSyncInput refuses keys to a pane synchronized with the
+	// RefuseSyncInput refuses keys to a pane synchronized with the
 	// caller's own.
-	refuseSyncInput = "Refusing to type into a pane whose window has synchronize-panes on and holds the pane running this MCP server: the keys would reach that pane too, where an agent could answer its own approval prompts."
-	// refuseSyncOption refuses turning synchronize-panes on where it
+	RefuseSyncInput = "Refusing to type into a pane whose window has synchronize-panes on and holds the pane running this MCP server: the keys would reach that pane too, where an agent could answer its own approval prompts."
+	// RefuseSyncOption refuses turning synchronize-panes on where it
 	// reaches the caller's own pane.
-	refuseSyncOption = "Refusing to turn synchronize-panes on where it reaches the pane running this MCP server: keys typed into another pane of its window would reach that pane too."
+	RefuseSyncOption = "Refusing to turn synchronize-panes on where it reaches the pane running this MCP server: keys typed into another pane of its window would reach that pane too."
 )
 
 // syncedWithOwn reports whether keys typed into pane also reach own, the
@@ -45,31 +45,31 @@ func syncedWithOwn(ctx context.Context, srv *supervisor.Server, own, pane tmux.P
 	return synced[own] && synced[pane], nil
 }
 
-// syncOption reports whether an option name is synchronize-panes, as tmux
+// SyncOption reports whether an option name is synchronize-panes, as tmux
 // reads it (any unique prefix, an array index ignored).
-func syncOption(name string) bool {
+func SyncOption(name string) bool {
 	base, _, _ := strings.Cut(name, "[")
 	return len(base) >= 2 && strings.HasPrefix("synchronize-panes", base)
 }
 
-// guardSyncOption refuses set-option in scope (optionScope's) turning synchronize-panes on where it reaches tmux-mcp's own
+// GuardSyncOption refuses set-option in scope (tools' optionScope's) turning synchronize-panes on where it reaches tmux-mcp's own
 // pane on srv's server: globally, for its window, for a pane of its
 // window, or for a session holding it (tmux sets a window option given a
-// session on the session's current window), unless allowSelf lets it
+// session on the session's current window), unless AllowSelf lets it
 // through as it would typing into the own pane.
-func (d Deps) guardSyncOption(ctx context.Context, srv *supervisor.Server, scope supervisor.OptionScope, value string) error {
-	if flagRisk("on")(value) == "" {
+func (g Guard) GuardSyncOption(ctx context.Context, srv *supervisor.Server, scope supervisor.OptionScope, value string) error {
+	if !TurnsOn(value) {
 		return nil // off: nothing reaches anyone
 	}
-	own, err := d.ownPanesOn(ctx, srv, true)
-	if err != nil || len(own.panes) == 0 {
+	own, err := g.OwnPanesOn(ctx, srv, true)
+	if err != nil || len(own.Panes) == 0 {
 		return err
 	}
 	// The caller's panes by window and by session (one pane may be in
 	// several sessions through a linked window).
 	byWindow := map[tmux.WindowID]tmux.PaneID{}
 	bySession := map[tmux.SessionID]tmux.PaneID{}
-	for _, r := range own.rows {
+	for _, r := range own.Rows {
 		byWindow[r.WindowID] = r.ID
 		bySession[r.SessionID] = r.ID
 	}
@@ -77,7 +77,7 @@ func (d Deps) guardSyncOption(ctx context.Context, srv *supervisor.Server, scope
 	target := scope.Target
 	switch {
 	case scope.Global || target == "":
-		where = "every window of tmux server " + srv.Socket().String() + ", pane " + string(own.panes[0]) + "'s among them"
+		where = "every window of tmux server " + srv.Socket().String() + ", pane " + string(own.Panes[0]) + "'s among them"
 	case strings.HasPrefix(target, "@"):
 		if pane, ok := byWindow[tmux.WindowID(target)]; ok {
 			where = "window " + target + ", which holds pane " + string(pane)
@@ -98,7 +98,18 @@ func (d Deps) guardSyncOption(ctx context.Context, srv *supervisor.Server, scope
 	if where == "" {
 		return nil
 	}
-	return d.allowSelf(ctx, selfAct{refusal: refuseSyncOption, typing: true,
-		ask: toolName(ctx) + " would turn synchronize-panes on for " + where +
+	return g.AllowSelf(ctx, SelfAct{Refusal: RefuseSyncOption, Typing: true,
+		Ask: g.toolName(ctx) + " would turn synchronize-panes on for " + where +
 			", the pane this agent runs in: keys typed into another pane of that window would reach it too, where it could answer its own approval prompts. Allow it?"})
+}
+
+// TurnsOn reports whether set-option turns a flag on with value: every
+// value but off, no and 0 (tmux turns a flag on for on, yes and 1, and
+// toggles it for an empty value).
+func TurnsOn(value string) bool {
+	switch strings.ToLower(strings.TrimSpace(value)) {
+	case "off", "no", "0":
+		return false
+	}
+	return true
 }

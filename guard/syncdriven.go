@@ -1,4 +1,4 @@
-package tools
+package guard
 
 import (
 	"context"
@@ -11,14 +11,14 @@ import (
 )
 
 // Synchronized panes and the panes someone else drives. Typing into a
-// pane checks every pane the keys reach (checkTyping, reachedPanes); and
+// pane checks every pane the keys reach (CheckTyping, ReachedPanes); and
 // turning synchronize-panes on where it reaches another agent CLI's pane
 // or a person's needs the same explicit argument typing into that pane
 // needs (allow_agent, allow_attended), and is refused, whatever the
 // arguments, over an agent that asks a permission question: from then on
 // every key a person or a program types into a sibling would reach it.
 
-// syncScopePanes returns the panes that set-option in scope (optionScope's)
+// syncScopePanes returns the panes that set-option in scope (tools' optionScope's)
 // turning synchronize-panes on would synchronize, as
 // far as the window goes: every pane of the server for -g, of the window
 // for a window or pane target (a pane's own option joins it to its
@@ -63,20 +63,20 @@ func syncScopePanes(ctx context.Context, srv *supervisor.Server, scope superviso
 	return out, where, nil
 }
 
-// guardSyncDriven refuses set-option in scope turning synchronize-panes
+// GuardSyncDriven refuses set-option in scope turning synchronize-panes
 // on over a pane another agent CLI runs in (or shows behind a terminal
 // client) without allowAgent, over one whose agent asks a permission
 // question at all, and over a pane a person works in without
-// allowAttended. tmux-mcp's own pane is guardSyncOption's.
-func (d Deps) guardSyncDriven(ctx context.Context, srv *supervisor.Server, scope supervisor.OptionScope, value string, allowAgent, allowAttended bool) error {
-	if flagRisk("on")(value) == "" {
+// allowAttended. tmux-mcp's own pane is GuardSyncOption's.
+func (g Guard) GuardSyncDriven(ctx context.Context, srv *supervisor.Server, scope supervisor.OptionScope, value string, allowAgent, allowAttended bool) error {
+	if !TurnsOn(value) {
 		return nil // off: nothing reaches anyone
 	}
 	panes, where, err := syncScopePanes(ctx, srv, scope)
 	if err != nil {
 		return err
 	}
-	own, _, err := d.ownPaneOn(ctx, srv, false)
+	own, _, err := g.OwnPaneOn(ctx, srv, false)
 	if err != nil {
 		return err
 	}
@@ -91,8 +91,8 @@ func (d Deps) guardSyncDriven(ctx context.Context, srv *supervisor.Server, scope
 			continue
 		}
 		via := fmt.Sprintf("%s would turn synchronize-panes on for %s: keys typed into another pane of its window would reach pane %s too, and ",
-			toolName(ctx), where, q.ID)
-		if err := d.checkAgentPane(ctx, srv, q, allowAgent, via); err != nil {
+			g.toolName(ctx), where, q.ID)
+		if err := g.checkAgentPane(ctx, srv, q, allowAgent, via); err != nil {
 			return withSetOptionHint(err)
 		}
 		if err := attendedBy(clients, q.ID, via); err != nil {
@@ -105,19 +105,19 @@ func (d Deps) guardSyncDriven(ctx context.Context, srv *supervisor.Server, scope
 // withSetOptionHint names set_option's own arguments in a refusal of
 // checkAgentPane or attendedBy.
 func withSetOptionHint(err error) error {
-	var te *toolError
+	var te *Error
 	if !errors.As(err, &te) {
 		return err
 	}
 	out := *te
-	switch te.class {
+	switch te.Class {
 	case "agent_pane":
-		out.msg = strings.Replace(te.msg, "(send_keys, paste_text, submit_prompt take it)", "(set_option takes it)", 1)
-		out.hint = "set_option allow_agent: true turns it on all the same"
+		out.Msg = strings.Replace(te.Msg, "(send_keys, paste_text, submit_prompt take it)", "(set_option takes it)", 1)
+		out.Hint = "set_option allow_agent: true turns it on all the same"
 	case "asking_permission":
-		out.hint = "answer_permission answers it first; then set_option again"
+		out.Hint = "answer_permission answers it first; then set_option again"
 	case "attended_pane":
-		out.hint = "ask the person first; set_option allow_attended: true turns it on all the same"
+		out.Hint = "ask the person first; set_option allow_attended: true turns it on all the same"
 	}
 	return &out
 }

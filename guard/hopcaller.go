@@ -1,4 +1,4 @@
-package tools
+package guard
 
 import (
 	"context"
@@ -7,7 +7,6 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/tmux-mcp/tmux-mcp/hosts"
-	"github.com/tmux-mcp/tmux-mcp/supervisor"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
@@ -15,13 +14,13 @@ import (
 // a tmux-mcp on this same machine (a --host that is this machine) carries
 // that tmux-mcp's process ancestry and TMUX/TMUX_PANE, and those of every
 // tmux-mcp before it: the panes they find on a server are the caller's
-// own panes too, for this call (ownPanesOn), on top of this process's
+// own panes too, for this call (OwnPanesOn), on top of this process's
 // own. Descriptors of other machines are passed on when this process
 // routes the call further, and otherwise ignored: their PIDs and sockets
 // mean nothing here.
 
-// hopCallers is what a call's descriptors add to the own-pane guard here.
-type hopCallers struct {
+// HopCallers is what a call's descriptors add to the own-pane guard here.
+type HopCallers struct {
 	// received are every descriptor the call carried, to pass on.
 	received []hosts.Caller
 	// pids and envs are those of this machine's.
@@ -31,9 +30,9 @@ type hopCallers struct {
 
 type hopKey struct{}
 
-// readCallers is the middleware that reads a call's descriptors into its
-// context.
-func readCallers(machine string) server.ToolHandlerMiddleware {
+// ReadCallers is the middleware that reads a call's descriptors into its
+// context; machine is this machine's ID (hosts.MachineID).
+func ReadCallers(machine string) server.ToolHandlerMiddleware {
 	return func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			if received := hosts.ParseCallers(req.Params.Meta); len(received) > 0 {
@@ -44,8 +43,8 @@ func readCallers(machine string) server.ToolHandlerMiddleware {
 	}
 }
 
-func newHopCallers(received []hosts.Caller, machine string) *hopCallers {
-	h := &hopCallers{received: received, pids: map[int]bool{}}
+func newHopCallers(received []hosts.Caller, machine string) *HopCallers {
+	h := &HopCallers{received: received, pids: map[int]bool{}}
 	for _, c := range received {
 		if machine == "" || c.Machine != machine {
 			continue
@@ -60,23 +59,23 @@ func newHopCallers(received []hosts.Caller, machine string) *hopCallers {
 	return h
 }
 
-// hopCallersOf returns the descriptors of ctx's call (nil: none).
-func hopCallersOf(ctx context.Context) *hopCallers {
-	h, _ := ctx.Value(hopKey{}).(*hopCallers)
+// HopCallersOf returns the descriptors of ctx's call (nil: none).
+func HopCallersOf(ctx context.Context) *HopCallers {
+	h, _ := ctx.Value(hopKey{}).(*HopCallers)
 	return h
 }
 
-// here reports whether the call carries a caller of this machine.
-func (h *hopCallers) here() bool { return h != nil && (len(h.pids) > 0 || len(h.envs) > 0) }
+// Here reports whether the call carries a caller of this machine.
+func (h *HopCallers) Here() bool { return h != nil && (len(h.pids) > 0 || len(h.envs) > 0) }
 
-// onServer reports whether a caller's TMUX says it may run on sock's
-// server (callerOnServer's test, for each).
-func (h *hopCallers) onServer(sock tmux.Socket) bool {
+// OnServer reports whether a caller's TMUX says it may run on sock's
+// server (CallerOnServer's test, for each).
+func (h *HopCallers) OnServer(sock tmux.Socket) bool {
 	if h == nil {
 		return false
 	}
 	for _, c := range h.envs {
-		if c.on(sock) {
+		if c.On(sock) {
 			return true
 		}
 	}
@@ -86,8 +85,8 @@ func (h *hopCallers) onServer(sock tmux.Socket) bool {
 // find returns the panes among panes that hold a caller: its pane's
 // process is one of a caller's ancestors, or its TMUX_PANE on a server
 // its TMUX names.
-func (h *hopCallers) find(panes []tmux.Pane, sock tmux.Socket) []tmux.PaneID {
-	if !h.here() {
+func (h *HopCallers) find(panes []tmux.Pane, sock tmux.Socket) []tmux.PaneID {
+	if !h.Here() {
 		return nil
 	}
 	var out []tmux.PaneID
@@ -105,7 +104,7 @@ func (h *hopCallers) find(panes []tmux.Pane, sock tmux.Socket) []tmux.PaneID {
 		}
 	}
 	for _, c := range h.envs {
-		if !c.on(sock) {
+		if !c.On(sock) {
 			continue
 		}
 		for _, p := range panes {
@@ -117,9 +116,9 @@ func (h *hopCallers) find(panes []tmux.Pane, sock tmux.Socket) []tmux.PaneID {
 	return out
 }
 
-// chain is what a call routed on from here carries: this process's
+// Chain is what a call routed on from here carries: this process's
 // descriptor first, then the call's own.
-func (h *hopCallers) chain(self hosts.Caller) []hosts.Caller {
+func (h *HopCallers) Chain(self hosts.Caller) []hosts.Caller {
 	var received []hosts.Caller
 	if h != nil {
 		received = h.received
@@ -127,29 +126,11 @@ func (h *hopCallers) chain(self hosts.Caller) []hosts.Caller {
 	return hosts.Chain(self, received)
 }
 
-// selfCaller is this process's descriptor for the calls it routes.
-func (d Deps) selfCaller() hosts.Caller {
-	c := hosts.Caller{Machine: hosts.MachineID(), Socket: d.Caller.SocketPath, Pane: string(d.Caller.Pane)}
-	if d.own != nil {
-		c.PIDs = d.own.ancestorList()
+// SelfCaller is this process's descriptor for the calls it routes.
+func (g Guard) SelfCaller() hosts.Caller {
+	c := hosts.Caller{Machine: hosts.MachineID(), Socket: g.Caller.SocketPath, Pane: string(g.Caller.Pane)}
+	if g.Own != nil {
+		c.PIDs = g.Own.ancestorList()
 	}
 	return c
-}
-
-// markCallers sets is_caller on infos, panes of srv's server, for a call
-// routed here from this machine: true for its callers' panes (and this
-// process's own), false for the others.
-func (d Deps) markCallers(ctx context.Context, srv *supervisor.Server, infos []PaneInfo) error {
-	if !hopCallersOf(ctx).here() {
-		return nil
-	}
-	own, err := d.ownPanesOn(ctx, srv, false)
-	if err != nil {
-		return err
-	}
-	for i := range infos {
-		b := own.has(tmux.PaneID(infos[i].PaneID))
-		infos[i].IsCaller = &b
-	}
-	return nil
 }
