@@ -7,7 +7,9 @@
 //   - cmd/tmux-mcp: flags and wiring only.
 //   - tools (the MCP surface) beside httpmcp, taskext, hosts and view, and
 //     conformance (the suite's fixtures).
-//   - jobs, journal, telemetry, diagnostics: the supervisor's users.
+//   - jobs (the background jobs, which read their panes through drive).
+//   - drive (pane driving), journal, telemetry, diagnostics: the
+//     supervisor's users.
 //   - supervisor, with its parts supervisor/capture and supervisor/death;
 //     jobrecord, the one record of a job, which jobs keeps, journal
 //     stores, taskext answers from and view lists.

@@ -12,7 +12,7 @@ import (
 )
 
 // TestOnlySupervisorUsesTheWire enforces the layering: outside tests, the
-// tools, the jobs engine and the binary may use the wire's model types,
+// tools, pane driving, the jobs engine and the binary may use the wire's model types,
 // IDs, error classes and notification names, but never its transports or
 // clients. Every tmux call goes through the supervisor.
 func TestOnlySupervisorUsesTheWire(t *testing.T) {
@@ -42,12 +42,12 @@ func TestOnlySupervisorUsesTheWire(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, glob := range []string{"jobs/*.go", "cmd/*/*.go"} {
+	for _, glob := range []string{"drive/*.go", "jobs/*.go", "cmd/*/*.go"} {
 		more, _ := filepath.Glob(glob)
 		files = append(files, more...)
 	}
 	if len(files) == 0 {
-		t.Fatal("no files found in tools, jobs and cmd")
+		t.Fatal("no files found in tools, drive, jobs and cmd")
 	}
 	fset := token.NewFileSet()
 	for _, path := range files {
@@ -141,9 +141,10 @@ var layers = map[string]int{
 	"tmux": 0, "proc": 0, "shellquote": 0, "httpmcp": 0, "agent": 0, "scripts/internal/loadtest": 0,
 	"supervisor/capture": 1, "supervisor/death": 1, "supervisor/ratelimit": 1, "agent/agentstub": 1, "jobrecord": 1, "internal/e2etest": 1, "hosts": 1,
 	"supervisor": 2, "taskext": 2, "view": 2,
-	"journal": 3, "telemetry": 3, "diagnostics": 3, "jobs": 3,
-	"tools": 4, "conformance": 4,
-	"cmd": 5, "scripts": 5, "packaging": 5,
+	"journal": 3, "telemetry": 3, "diagnostics": 3, "drive": 3,
+	"jobs":  4,
+	"tools": 5, "conformance": 5,
+	"cmd": 6, "scripts": 6, "packaging": 6,
 }
 
 // rankOf returns the rank of the package in folder rel, and the folder
@@ -161,8 +162,8 @@ func rankOf(rel string) (int, string, bool) {
 // wire and the platform seams at the bottom, the supervisor's subsystems
 // and the job's one record (jobrecord) above them, then the supervisor
 // (beside it the tasks layer and the view, which use the record), its
-// users (journal, telemetry, diagnostics, jobs), the tools, and the
-// binaries at the top. A package may import a package of a lower rank,
+// users (journal, telemetry, diagnostics, pane driving), the jobs engine,
+// the tools, and the binaries at the top. A package may import a package of a lower rank,
 // or a package within its own folder (tmux/native from tmux), never one
 // beside or above.
 func TestImportsPointDown(t *testing.T) {

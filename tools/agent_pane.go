@@ -53,7 +53,7 @@ type agentSeen struct {
 // none runs and none ran, ok is false and the result names the terminal
 // client in the tree, if any (agent.TerminalClient).
 func (d Deps) agentIn(ctx context.Context, srv *supervisor.Server, pn tmux.Pane) (paneAgent, bool, error) {
-	key := paneKey{srv.Socket(), pn.ID}
+	key := paneKey{Socket: srv.Socket(), Pane: pn.ID}
 	var found paneAgent
 	ok := false
 	if !pn.Dead && pn.PID > 0 {

@@ -19,16 +19,19 @@
 // and pane_wait.go, its typing tools in pane_keys.go, pane_paste.go and
 // pane_run.go; the job group's in job.go. A test
 // (TestToolsLiveInTheirGroupFile) keeps it so. The background jobs
-// themselves are package jobs, the engine; job_engine.go hands it
-// run_command's machinery and turns its refusals into tool errors. Every
+// themselves are package jobs, the engine; job_engine.go opens its table
+// and turns its refusals into tool errors. Pane driving (typing, the send
+// mark, waiting for text, a command's end, the history anchor) is package
+// drive; driving.go holds what the tools share of it and turns its
+// errors into tool errors, and typing.go readies a pane for keys
+// (startTyping). Every
 // other file is named for the one thing it holds: protocol parts (resources,
 // subscriptions, prompts, completions, logging, progress), the shared
 // machinery of the handlers (params, target, errors, schema, middleware,
 // tier), and the pieces some tools share, such as the stale-screen guard
-// (staleguard.go), the refusal to act on the caller's own pane
+// (staleguard.go) and the refusal to act on the caller's own pane
 // (selfprotect.go, ownpane.go; through a host hop from this machine,
-// hopcaller.go), waiting for a pane to take keys (ready.go)
-// and the line run_command types (runscript.go). Tests sit beside the file
+// hopcaller.go). Tests sit beside the file
 // that declares what they test.
 //
 // The package is one package, not one per group, on purpose: the groups

@@ -58,6 +58,9 @@ func asToolError(err error) *toolError {
 	if errors.As(err, &te) {
 		return te
 	}
+	if te := driveError(err); te != nil {
+		return te
+	}
 	if errors.Is(err, context.Canceled) {
 		return nil
 	}

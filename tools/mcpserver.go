@@ -10,6 +10,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/tmux-mcp/tmux-mcp/drive"
 	"github.com/tmux-mcp/tmux-mcp/hosts"
 	"github.com/tmux-mcp/tmux-mcp/jobrecord"
 	"github.com/tmux-mcp/tmux-mcp/jobs"
@@ -96,11 +97,11 @@ func New(d Deps, opts Options) (*Server, error) {
 		d.bufNS = newBufferNamespace()
 	}
 	d.index = &toolIndex{}
-	d.runs = &runFiles{base: d.TempDir}
+	d.runs = drive.NewFiles(d.TempDir)
 	if d.panes == nil {
 		d.panes = newPaneIO()
 	}
-	d.jobFiles = &runFiles{base: d.TempDir}
+	d.jobFiles = drive.NewFiles(d.TempDir)
 	d.jobs = newJobTable(d)
 	if d.own == nil {
 		d.own = newOwnPanes(d.selfPIDs)
@@ -244,12 +245,12 @@ func served(entries []Entry, name string) bool {
 // run_command's directory.
 func (s *Server) Close() error {
 	s.jobs.Close()
-	s.deps.jobFiles.closeIfEmpty()
+	s.deps.jobFiles.CloseIfEmpty()
 	if s.notifier != nil {
 		s.notifier.close()
 	}
 	s.subs.close()
 	s.log.close()
 	s.deps.deleteBuffers(2 * time.Second)
-	return s.deps.runs.close()
+	return s.deps.runs.Close()
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tmux-mcp/tmux-mcp/drive"
 	"github.com/tmux-mcp/tmux-mcp/jobrecord"
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
@@ -244,7 +245,7 @@ func (v viewSource) Type(ctx context.Context, key, pane, text string, enter bool
 	}
 	defer unlock()
 	if text != "" {
-		if err := sendLiteral(ctx, srv, id, text); err != nil {
+		if err := drive.SendLiteral(ctx, srv, id, text); err != nil {
 			return err
 		}
 	}
