@@ -10,6 +10,7 @@ import (
 // nil Progress reports nothing.
 type Progress func(ctx context.Context, limit time.Duration, what string) (stop func())
 
+// start starts p, if set.
 func (p Progress) start(ctx context.Context, limit time.Duration, what string) (stop func()) {
 	if p == nil {
 		return func() {}

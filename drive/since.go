@@ -43,6 +43,9 @@ func (c Cursor) Encode() string {
 	return CursorPrefix + base64.RawURLEncoding.EncodeToString(b)
 }
 
+// anchor is the top of the screen the cursor saw in pn. A cursor from
+// before anchors had rows is taken to have seen pn's history-limit and
+// width: its row is then known only while settled.
 func (c Cursor) anchor(pn tmux.Pane) screenAnchor {
 	a := screenAnchor{hsize: c.HistorySize, limit: c.HistoryLimit, width: c.PaneWidth, height: c.PaneHeight,
 		fp: c.FP, above: c.FPAbove}

@@ -17,6 +17,7 @@ import (
 	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
+// decodeCursor reads a capture_since cursor argument, checked.
 func decodeCursor(s string) (drive.Cursor, error) {
 	bad := func(reason string) error {
 		return &toolError{msg: "invalid capture_since cursor: " + reason, class: "argument",
@@ -48,10 +49,6 @@ func decodeCursor(s string) (drive.Cursor, error) {
 	}
 	return c, nil
 }
-
-// anchor is the top of the screen the cursor saw in pn. A cursor from
-// before anchors had rows is taken to have seen pn's history-limit and
-// width: its row is then known only while settled.
 
 type sinceResult struct {
 	PaneID         string   `json:"pane_id"`

@@ -71,12 +71,7 @@ func (d Deps) runWait(ctx context.Context, w *drive.Wait, srv *supervisor.Server
 	return res, nil
 }
 
-// linePattern is a compiled wait pattern. Lines are read without their
-// trailing blanks (tmux pads a row with blanks to the pane's edge and a
-// capture drops them), so a pattern may end in blanks the line no longer
-// has: a literal pattern's trailing blanks match blanks or the end of the
-// line, and a regex is tried on the line and then on the line followed by
-// compileLinePattern compiles a wait pattern (see linePattern).
+// compileLinePattern compiles a wait pattern (see drive.LinePattern).
 func compileLinePattern(s string, regex, matchCase bool) (drive.LinePattern, error) {
 	if regex {
 		re, err := compilePattern(s, true, matchCase)
@@ -119,14 +114,3 @@ func waitPatterns(p params) (patterns, stop []drive.LinePattern, err error) {
 	stop, err = compile("stop", "stop")
 	return patterns, stop, err
 }
-
-// waiter is one wait_for_text.
-//
-// Only text written after the baseline counts. At the call the baseline
-// anchors at the top of the screen (see screenAnchor) and notes the
-// cursor's row and the rows from there to the bottom of the screen; each
-// time the pane may have changed it reads the rows from the first row not
-// read yet down (see follow), and a row that was not among the entry rows
-// is new. From the pane's last send (see sendMark) the baseline is the
-// mark's, read at once: what was printed since the send is there already.
-// Changes come from the supervisor's watcher connection (%output), so a
