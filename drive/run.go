@@ -142,7 +142,7 @@ func (r *Run) send(ctx context.Context, files *Files, tmuxBin, cmd string, noHis
 	var mark sendMark
 	marked := false
 	if !base.AlternateOn {
-		w := &waiter{srv: r.srv, pane: r.pane, base: base, ceiling: Ceiling{r.maxLines, r.maxBytes}}
+		w := &waiter{srv: r.srv, pane: r.pane, baseline: baseline{base: base}, question: question{ceiling: Ceiling{r.maxLines, r.maxBytes}}}
 		if s, pn, settled, err := w.takeAnchor(ctx, base); err == nil && settled && w.anchor.slack == 0 {
 			base = pn
 			if base.HistoryLimit > 0 {

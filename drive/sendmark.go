@@ -125,7 +125,7 @@ func takeSendMark(ctx context.Context, srv *supervisor.Server, pn tmux.Pane, cei
 		// that scroll off are gone: no mark to trust.
 		return sendMark{}, false
 	}
-	w := &waiter{srv: srv, pane: pn.ID, base: pn, ceiling: ceiling}
+	w := &waiter{srv: srv, pane: pn.ID, baseline: baseline{base: pn}, question: question{ceiling: ceiling}}
 	s, pn, settled, err := w.takeAnchor(ctx, pn)
 	if err != nil || !settled {
 		return sendMark{}, false

@@ -61,30 +61,54 @@ const (
 	SinceCall = "call"
 )
 
+// waiter is one wait_for_text.
+//
+// Only text written after the baseline counts. At the call the baseline
+// anchors at the top of the screen (see screenAnchor) and notes the
+// cursor's row and the rows from there to the bottom of the screen; each
+// time the pane may have changed it reads the rows from the first row not
+// read yet down (see follow), and a row that was not among the entry rows
+// is new. From the pane's last send (see sendMark) the baseline is the
+// mark's, read at once: what was printed since the send is there already.
+// Changes come from the supervisor's watcher connection (%output), so a
 // silent pane costs nothing; without one, the pane is polled.
+//
+// A waiter is made of its parts: what it waits for (question), the mark
+// it started from (markRef), the baseline that tells new rows from old
+// (baseline), and what its reads found so far (reading).
 type waiter struct {
-	srv      *supervisor.Server
-	pane     tmux.PaneID
+	srv  *supervisor.Server
+	pane tmux.PaneID
+	question
+	markRef
+	baseline
+	reading
+	res WaitResult
+}
+
+// question is what a wait waits for, and how long.
+type question struct {
 	patterns []LinePattern // nil: any new output
 	stop     []LinePattern
 	timeout  time.Duration
 	start    time.Time
 	ceiling  Ceiling
 	progress Progress
+}
 
-	// The pane's marks: from is the mark to start from (nil: the call),
-	// seq the mark the wait began under, which its match advances.
+// markRef is the pane's marks as a wait uses them: from is the mark to
+// start from (nil: the call), seq the mark the wait began under, which
+// its match advances.
+type markRef struct {
 	marks *Panes
 	key   PaneKey
 	seq   uint64
 	from  *sendMark
+}
 
-	// prev is the state read with the last capture; stale says that the
-	// check under way started from it rather than from a state read of
-	// its own (see check).
-	prev  tmux.Pane
-	stale bool
-
+// baseline tells the rows printed since the wait's start from those
+// that were there.
+type baseline struct {
 	base   tmux.Pane    // the pane at entry
 	anchor screenAnchor // at or above the first row not yet read
 	skip   int          // rows from the anchor down that are not new: those above the cursor at entry
@@ -92,12 +116,20 @@ type waiter struct {
 	echo   int          // see sendMark
 	first  bool         // the first read from a send's mark
 	entry  map[string]bool
+}
+
+// reading is what the wait's reads found so far.
+type reading struct {
+	// prev is the state read with the last capture; stale says that the
+	// check under way started from it rather than from a state read of
+	// its own (see check).
+	prev   tmux.Pane
+	stale  bool
 	past   []string // lines read above the anchor, for tail
 	rows   []string // the rows last read, for tail
 	last   readPos  // where the rows last read came from
 	hit    int      // the index in rows of the last line the outcome matched
 	screen []string // the screen at the first read from a mark
-	res    WaitResult
 }
 
 // Wait is what one wait waits for (wait_for_text, send_keys' wait_for).
@@ -118,8 +150,9 @@ type Wait struct {
 
 // Wait runs q on pane.
 func (io *Panes) Wait(ctx context.Context, srv *supervisor.Server, pane tmux.PaneID, q Wait) (WaitResult, error) {
-	w := &waiter{srv: srv, pane: pane, patterns: q.Patterns, stop: q.Stop, timeout: q.Timeout, start: q.Start,
-		ceiling: q.Ceiling, progress: q.Progress, marks: io, key: PaneKey{srv.Socket(), pane}}
+	w := &waiter{srv: srv, pane: pane,
+		question: question{patterns: q.Patterns, stop: q.Stop, timeout: q.Timeout, start: q.Start, ceiling: q.Ceiling, progress: q.Progress},
+		markRef:  markRef{marks: io, key: PaneKey{srv.Socket(), pane}}}
 	if m, ok := io.mark(w.key); ok {
 		w.seq = m.seq
 		if q.FromSend {
