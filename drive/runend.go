@@ -107,7 +107,7 @@ func (r *Run) collect(ctx context.Context, base tmux.Pane, end *runEnd) (RunResu
 		if err != nil {
 			return RunResult{}, err
 		}
-		if !still(now, after) && try < StableTries {
+		if !still(now, after) && try < stableTries {
 			continue // it scrolled under the capture: the rows moved
 		}
 		s := splitLines(strings.Split(strings.TrimSuffix(string(c.Content), "\n"), "\n"), now.Width)

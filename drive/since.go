@@ -97,13 +97,13 @@ type SinceResult struct {
 	Capture           supervisor.Capture
 }
 
-// StableTries bounds the reads of a pane that keeps changing under us.
-const StableTries = 3
+// stableTries bounds the reads of a pane that keeps changing under us.
+const stableTries = 3
 
 // Since reads the lines after cur (all visible lines when cur is nil).
 // The pane's state is read before and after the capture; if it moved
 // (output scrolled, the pane resized), the read is tried again, and after
-// StableTries the result says lines may have been missed.
+// stableTries the result says lines may have been missed.
 func Since(ctx context.Context, srv *supervisor.Server, id tmux.PaneID, cur *Cursor, ceiling Ceiling) (SinceResult, error) {
 	for try := 1; ; try++ {
 		before, err := ReadPane(ctx, srv, id)
@@ -125,7 +125,7 @@ func Since(ctx context.Context, srv *supervisor.Server, id tmux.PaneID, cur *Cur
 		}
 		same := after.HistorySize == before.HistorySize && after.CursorY == before.CursorY &&
 			after.Height == before.Height && after.PID == before.PID && after.AlternateOn == before.AlternateOn
-		if same || try == StableTries {
+		if same || try == stableTries {
 			res.LinesMissed = res.LinesMissed || !same
 			res.PaneID = string(id)
 			res.Cursor = newCursor(after, rows).Encode()
@@ -155,7 +155,7 @@ func sinceOnce(ctx context.Context, srv *supervisor.Server, pn tmux.Pane, cur *C
 		if err != nil {
 			return SinceResult{}, nil, err
 		}
-		res.Lines, res.Capture = TrimRows(rows[max(len(rows)-pn.Height, 0):]), c
+		res.Lines, res.Capture = trimRows(rows[max(len(rows)-pn.Height, 0):]), c
 		return res, rows, nil
 	}
 	a := cur.anchor(pn)
@@ -173,7 +173,7 @@ func sinceOnce(ctx context.Context, srv *supervisor.Server, pn tmux.Pane, cur *C
 		row, found := a.locate(pn, pn, rows)
 		if !found {
 			// Freed, or the history was cleared: all that is left.
-			res.Lines, res.LinesMissed, res.HistoryOverflowed = TrimRows(rows), true, a.mayHaveDropped(pn)
+			res.Lines, res.LinesMissed, res.HistoryOverflowed = trimRows(rows), true, a.mayHaveDropped(pn)
 			return res, rows, nil
 		}
 		at := min(max(first+row+skip, 0), len(rows))
@@ -192,7 +192,7 @@ func sinceOnce(ctx context.Context, srv *supervisor.Server, pn tmux.Pane, cur *C
 	}
 	res.Capture = c
 	if res.LinesMissed {
-		res.Lines = TrimRows(rows)
+		res.Lines = trimRows(rows)
 		return res, rows, nil
 	}
 	res.Lines = newRows(rows[min(anchor-top, len(rows)):], cur)
@@ -219,11 +219,11 @@ func newRows(rows []string, cur *Cursor) []string {
 			rows = rows[1:]
 		}
 	}
-	return TrimRows(rows)
+	return trimRows(rows)
 }
 
-// TrimRows drops trailing blank rows.
-func TrimRows(rows []string) []string {
+// trimRows drops trailing blank rows.
+func trimRows(rows []string) []string {
 	n := len(rows)
 	for n > 0 && strings.TrimSpace(rows[n-1]) == "" {
 		n--

@@ -322,14 +322,14 @@ func (w *waiter) armAtCall(ctx context.Context, pn tmux.Pane) error {
 // the first new one, and returns the capture it took it from (the rows
 // above the screen it is found by, and the screen) and the pane's state
 // it goes with. The rows are read until the pane holds still between two
-// reads of its state, StableTries times at most; settled says it did.
+// reads of its state, stableTries times at most; settled says it did.
 func (w *waiter) takeAnchor(ctx context.Context, pn tmux.Pane) (splitRows, tmux.Pane, bool, error) {
 	for try := 1; ; try++ {
 		s, after, err := w.split(ctx, pn, -min(pn.HistorySize, AnchorRows), false)
 		if err != nil {
 			return splitRows{}, pn, false, err
 		}
-		if still(pn, after) || try == StableTries {
+		if still(pn, after) || try == stableTries {
 			w.anchor = takeAnchor(pn, after, s.rows, pn.CursorY)
 			w.skip = max(pn.CursorY-w.anchor.slack, 0)
 			return s, pn, still(pn, after), nil
@@ -403,7 +403,7 @@ func (w *waiter) finish(feed *Feed, outcome string) WaitResult {
 	r.Found = outcome == "matched" || outcome == "any_output"
 	r.MatchedAtEntry = r.MatchedAtEntry && !r.Found
 	r.MatchedLines, _, _ = capture.CapTail(append([]string{}, r.MatchedLines...), WaitTailLines, WaitTailBytes)
-	r.Tail, _, _ = capture.CapTail(TrimRows(append(append([]string{}, w.past...), w.rows...)), WaitTailLines, WaitTailBytes)
+	r.Tail, _, _ = capture.CapTail(trimRows(append(append([]string{}, w.past...), w.rows...)), WaitTailLines, WaitTailBytes)
 	r.Detection = feed.Mode()
 	if w.seq != 0 && (r.Found || outcome == "stopped") {
 		if m, ok := w.consumed(); ok {
