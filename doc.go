@@ -7,7 +7,9 @@
 //   - cmd/tmux-mcp: flags and wiring only.
 //   - tools (the MCP surface) beside httpmcp, taskext, hosts and view, and
 //     conformance (the suite's fixtures).
-//   - jobs, journal, telemetry, diagnostics: the supervisor's users.
+//   - jobs (the background jobs, which read their panes through drive).
+//   - drive (pane driving), journal, telemetry, diagnostics: the
+//     supervisor's users.
 //   - guard: the refusals of keys and actions on panes they must not
 //     reach (the caller's own, synchronized windows, agents, people).
 //   - supervisor, with its parts supervisor/capture and supervisor/death;

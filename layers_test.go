@@ -12,9 +12,10 @@ import (
 )
 
 // TestOnlySupervisorUsesTheWire enforces the layering: outside tests, the
-// tools, the guards, the jobs engine and the binary may use the wire's
-// model types, IDs, error classes and notification names, but never its
-// transports or clients. Every tmux call goes through the supervisor.
+// tools, the guards, pane driving, the jobs engine and the binary may use
+// the wire's model types, IDs, error classes and notification names, but
+// never its transports or clients. Every tmux call goes through the
+// supervisor.
 func TestOnlySupervisorUsesTheWire(t *testing.T) {
 	const wire = "github.com/tmux-mcp/tmux-mcp/tmux"
 	allowed := func(name string) bool {
@@ -42,12 +43,12 @@ func TestOnlySupervisorUsesTheWire(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, glob := range []string{"jobs/*.go", "guard/*.go", "mcpserver/*.go", "cmd/*/*.go"} {
+	for _, glob := range []string{"drive/*.go", "jobs/*.go", "guard/*.go", "mcpserver/*.go", "cmd/*/*.go"} {
 		more, _ := filepath.Glob(glob)
 		files = append(files, more...)
 	}
 	if len(files) == 0 {
-		t.Fatal("no files found in tools, jobs, guard, mcpserver and cmd")
+		t.Fatal("no files found in tools, drive, jobs, guard, mcpserver and cmd")
 	}
 	fset := token.NewFileSet()
 	for _, path := range files {
@@ -141,10 +142,11 @@ var layers = map[string]int{
 	"tmux": 0, "proc": 0, "shellquote": 0, "httpmcp": 0, "agent": 0, "scripts/internal/loadtest": 0,
 	"supervisor/capture": 1, "supervisor/death": 1, "supervisor/ratelimit": 1, "agent/agentstub": 1, "jobrecord": 1, "internal/e2etest": 1, "hosts": 1,
 	"supervisor": 2, "taskext": 2, "view": 2,
-	"journal": 3, "telemetry": 3, "diagnostics": 3, "jobs": 3, "guard": 3,
-	"mcpserver": 4, "conformance": 4,
-	"tools": 5,
-	"cmd":   6, "scripts": 6, "packaging": 6,
+	"journal": 3, "telemetry": 3, "diagnostics": 3, "drive": 3, "guard": 3,
+	"jobs":      4,
+	"mcpserver": 5, "conformance": 5,
+	"tools": 6,
+	"cmd":   7, "scripts": 7, "packaging": 7,
 }
 
 // rankOf returns the rank of the package in folder rel, and the folder
@@ -162,9 +164,9 @@ func rankOf(rel string) (int, string, bool) {
 // wire and the platform seams at the bottom, the supervisor's subsystems
 // and the job's one record (jobrecord) above them, then the supervisor
 // (beside it the tasks layer and the view, which use the record), its
-// users (journal, telemetry, diagnostics, jobs) and the guards of the
-// panes keys must not reach (guard), the MCP server's machinery
-// (mcpserver), the tools, and the binaries at the top. A package may import a package of a lower rank,
+// users (journal, telemetry, diagnostics, pane driving, the guards), the
+// jobs engine, the MCP server's machinery (mcpserver), the tools, and the
+// binaries at the top. A package may import a package of a lower rank,
 // or a package within its own folder (tmux/native from tmux), never one
 // beside or above.
 func TestImportsPointDown(t *testing.T) {

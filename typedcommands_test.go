@@ -21,7 +21,7 @@ import (
 // typed commands only (supervisor/cmd_*.go), never an argv of their own.
 // The supervisor's methods that send an argv as given are unexported (do,
 // doBlocking, doSequence) but one, the journal's door Server.Replay; the
-// test type-checks tools/, mcpserver/ and jobs/ (go/types, with the export data of
+// test type-checks tools/, mcpserver/, guard/, drive/ and jobs/ (go/types, with the export data of
 // what they import) and fails on any reference to a door however it is
 // made: a call (with the argv in a literal, a variable or a spread), a
 // method value or expression, an interface or a type parameter with the
@@ -185,10 +185,10 @@ func dropRecv(s *types.Signature) *types.Signature {
 	return types.NewSignatureType(nil, nil, nil, s.Params(), s.Results(), s.Variadic())
 }
 
-// TestToolsUseTypedCommands: no file of tools/, mcpserver/, jobs/ or
-// guard/ (and their sub-packages) reaches a raw door of the supervisor.
+// TestToolsUseTypedCommands: no file of tools/, mcpserver/, guard/, drive/
+// or jobs/ (and their sub-packages) reaches a raw door of the supervisor.
 func TestToolsUseTypedCommands(t *testing.T) {
-	w := loadTypes(t, "./tools/...", "./mcpserver/...", "./jobs/...", "./guard/...")
+	w := loadTypes(t, "./tools/...", "./mcpserver/...", "./guard/...", "./drive/...", "./jobs/...")
 	checked := map[string]bool{}
 	for _, p := range w.pkgs {
 		var files []*ast.File
@@ -204,7 +204,7 @@ func TestToolsUseTypedCommands(t *testing.T) {
 		}
 		checked[strings.TrimPrefix(p.path, "github.com/tmux-mcp/tmux-mcp/")] = true
 	}
-	for _, p := range []string{"tools", "mcpserver", "jobs", "guard"} {
+	for _, p := range []string{"tools", "mcpserver", "jobs", "guard", "drive"} {
 		if !checked[p] {
 			t.Errorf("package %s was not checked", p)
 		}

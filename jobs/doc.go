@@ -11,8 +11,9 @@
 // and anyone can type into it; only another run_command, foreground or
 // not, is refused while the job runs there ([BusyError]), and one server
 // runs at most [MaxPerServer] jobs ([LimitError]). The engine never types
-// or captures itself: the caller that typed the line hands over a [Run],
-// which waits for the line's end, reads its output and watches its pane.
+// or captures itself: the caller that typed the line hands over a [Run]
+// ([NewRun] of a drive.Line), which waits for the line's end, reads its
+// output and watches its pane.
 //
 // A job is [jobrecord.Running], then [jobrecord.Exited] (with its exit
 // status, or none when it is unknown) or [jobrecord.Lost] (its pane was
@@ -49,5 +50,6 @@
 // Where to start: [Table] in table.go (New, Open, Reserve and Launch, Lookup,
 // Close); [Job] in job.go; the watch loop in watch.go; the take-over after a
 // restart in rearm.go; [Job.Stop] in stop.go; the process tree in proc.go;
-// what the engine asks of the caller in run.go ([Run], [ResumeFunc]).
+// what the engine asks of a job's line in run.go ([Run], read through
+// package drive's [drive.Line]; a job taken over is resumed there too).
 package jobs

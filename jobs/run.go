@@ -4,16 +4,17 @@ import (
 	"context"
 	"time"
 
+	"github.com/tmux-mcp/tmux-mcp/drive"
 	"github.com/tmux-mcp/tmux-mcp/jobrecord"
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
-// Run is the command line a job typed into its pane, as the machinery
-// that typed it reads it (tools' run_command: the line sources a file
-// whose ending records the end in a pane option and signals a private
-// wait-for channel). The engine never types or captures itself: it asks
-// its Run.
+// Run is the command line a job typed into its pane, as package drive
+// reads it (drive.Line: the line sources a file whose ending records the
+// end in a pane option and signals a private wait-for channel). The
+// engine never types or captures itself: it asks its Run (tests stand in
+// one of their own).
 type Run interface {
 	// Await waits up to d for the line's channel, then reads the result:
 	// with TimedOut when d passed first, with ExitStatus when the end is
@@ -33,23 +34,8 @@ type Run interface {
 	Watch(ctx context.Context, poll time.Duration) Feed
 }
 
-// Result is what a read of a job's output gave.
-type Result struct {
-	// Output is the command's output lines; TruncatedLines were dropped
-	// before them.
-	Output         []string
-	TruncatedLines int
-	// HistoryOverflowed: the start of the output was freed from the
-	// pane's history before it could be read.
-	HistoryOverflowed bool
-	// ExitStatus is the status the end recorded; nil while the command
-	// runs.
-	ExitStatus *int
-	// TimedOut: Await's wait ended before the channel was signalled.
-	TimedOut bool
-	// Prompted: something (the shell's prompt) shows after the end.
-	Prompted bool
-}
+// Result is what a read of a job's output gave (drive.LineResult).
+type Result = drive.LineResult
 
 // Feed tells when a pane may have changed.
 type Feed interface {
@@ -62,6 +48,18 @@ type Feed interface {
 	Close()
 }
 
-// ResumeFunc makes the Run of a job taken over from the store, on srv, its
+// line is a job's line read through package drive: the Run the engine
+// asks.
+type line struct{ drive.Line }
+
+// NewRun is the Run of l, a line typed for a job (drive.Run.Start).
+func NewRun(l drive.Line) Run { return line{l} }
+
+func (l line) Watch(ctx context.Context, poll time.Duration) Feed { return l.Line.Watch(ctx, poll) }
+
+// resume makes the Run of a job taken over from the store, on srv, its
 // server, as it is now.
-type ResumeFunc func(srv *supervisor.Server, rec jobrecord.Record) Run
+func (t *Table) resume(srv *supervisor.Server, rec jobrecord.Record) Run {
+	cfg := t.sup.Config()
+	return line{drive.Resume(srv, rec, drive.Ceiling{Lines: cfg.MaxCaptureLines, Bytes: cfg.MaxCaptureBytes})}
+}

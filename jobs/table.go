@@ -70,8 +70,6 @@ type Config struct {
 	Events Events
 	// Log hears of a store that cannot be read; nil discards.
 	Log *slog.Logger
-	// Resume makes the Run of a running job taken over from the store.
-	Resume ResumeFunc
 }
 
 // Table is this process's jobs. One is shared by the tools of one catalog.
@@ -80,7 +78,6 @@ type Table struct {
 	store  Store
 	events Events
 	log    *slog.Logger
-	resume ResumeFunc
 
 	ctx    context.Context // ends with the table: the jobs' goroutines
 	cancel context.CancelFunc
@@ -100,7 +97,7 @@ func New(cfg Config) *Table {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Table{sup: cfg.Sup, store: cfg.Store, events: cfg.Events, log: log, resume: cfg.Resume,
+	return &Table{sup: cfg.Sup, store: cfg.Store, events: cfg.Events, log: log,
 		ctx: ctx, cancel: cancel, jobs: map[string]*Job{}}
 }
 

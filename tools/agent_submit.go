@@ -12,6 +12,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/tmux-mcp/tmux-mcp/agent"
+	"github.com/tmux-mcp/tmux-mcp/drive"
 	"github.com/tmux-mcp/tmux-mcp/guard"
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
@@ -30,7 +31,7 @@ const maxEnters = 3
 
 // submitCheck is how often submit_prompt looks at the screen between the
 // pane's change events.
-const submitCheck = 50 * time.Millisecond
+const submitCheck = drive.CheckEvery
 
 // submitSchema is submit_prompt's result.
 var submitSchema = record(tField, []string{"result", "pane_id", "agent", "submitted_ms"}, nil)
@@ -82,7 +83,7 @@ func SubmitPrompt(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		wctx, cancel := context.WithDeadline(ctx, deadline)
 		defer cancel()
 		tp, err := d.startTyping(wctx, p)
-		if pastDeadline(err, deadline) && ctx.Err() == nil {
+		if drive.PastDeadline(err, deadline) && ctx.Err() == nil {
 			return nil, &toolError{class: "not_submitted",
 				msg:  fmt.Sprintf("prompt not submitted: the pane was not ready for keys within %s; nothing was typed", timeout),
 				hint: "submit_prompt again with a longer timeout"}
@@ -251,7 +252,7 @@ func (s screenState) cursorLine(cursorY int) string {
 
 // screenNow reads pane's screen and cursor.
 func (d Deps) screenNow(ctx context.Context, srv *supervisor.Server, pane tmux.PaneID) (screenState, error) {
-	pn, err := readPane(ctx, srv, pane)
+	pn, err := drive.ReadPane(ctx, srv, pane)
 	if err != nil {
 		return screenState{}, err
 	}
@@ -268,7 +269,7 @@ func (d Deps) screenNow(ctx context.Context, srv *supervisor.Server, pane tmux.P
 func (s *submission) awaitTaken(ctx context.Context, before screenState) (screenState, error) {
 	last := before
 	changedAt := time.Time{}
-	err := watchUntil(ctx, s.srv, s.pane.ID, s.deadline, func() (bool, error) {
+	err := drive.WatchUntil(ctx, s.srv, s.pane.ID, s.deadline, func() (bool, error) {
 		now, err := s.d.screenNow(ctx, s.srv, s.pane.ID)
 		if err != nil {
 			return false, err
@@ -304,9 +305,9 @@ func (s *submission) awaitReadable(ctx context.Context) (*AgentInfo, agent.Readi
 	var reading agent.Reading
 	var last []byte
 	since := time.Now()
-	err := watchUntil(ctx, s.srv, s.pane.ID, s.deadline, func() (bool, error) {
+	err := drive.WatchUntil(ctx, s.srv, s.pane.ID, s.deadline, func() (bool, error) {
 		var err error
-		pn, err := readPane(ctx, s.srv, s.pane.ID)
+		pn, err := drive.ReadPane(ctx, s.srv, s.pane.ID)
 		if err != nil {
 			return false, err
 		}
@@ -327,7 +328,7 @@ func (s *submission) awaitReadable(ctx context.Context) (*AgentInfo, agent.Readi
 		}
 		return len(bytes.TrimSpace(screen)) > 0 && time.Since(since) >= unknownSettle, nil
 	})
-	if errors.Is(err, errWaitOver) {
+	if errors.Is(err, drive.ErrWaitOver) {
 		err = nil // the last reading stands: unknown
 	}
 	return info, reading, err
@@ -344,7 +345,7 @@ func (s *submission) awaitReadable(ctx context.Context) (*AgentInfo, agent.Readi
 func (s *submission) awaitTakenBack(ctx context.Context, paste agent.Reading) (screenState, error) {
 	var last screenState
 	backAt := time.Time{}
-	err := watchUntil(ctx, s.srv, s.pane.ID, s.deadline, func() (bool, error) {
+	err := drive.WatchUntil(ctx, s.srv, s.pane.ID, s.deadline, func() (bool, error) {
 		now, err := s.d.screenNow(ctx, s.srv, s.pane.ID)
 		if err != nil {
 			return false, err
@@ -409,7 +410,7 @@ func (s *submission) awaitSubmitted(ctx context.Context, taken screenState) (scr
 	tail := lastLineTail(s.text)
 	pressed := time.Now()
 	var now screenState
-	err := watchUntil(ctx, s.srv, s.pane.ID, s.deadline, func() (bool, error) {
+	err := drive.WatchUntil(ctx, s.srv, s.pane.ID, s.deadline, func() (bool, error) {
 		var err error
 		if now, err = s.d.screenNow(ctx, s.srv, s.pane.ID); err != nil {
 			return false, err
@@ -449,28 +450,6 @@ func (s *submission) awaitSubmitted(ctx context.Context, taken screenState) (scr
 	return now, outcome, nil
 }
 
-// inTranscript reports whether reading r of an agent CLI whose input
-// was cleared by an Enter shows the prompt taken into its transcript:
-// its last prompt line is not the one before the Enter (a new one, or the
-// old one scrolled away) or shows the text's start (the same prompt
-// again). For an agent whose prompts the table cannot read, the cleared
-// input is all there is to go by.
-func (s *submission) inTranscript(r agent.Reading, before string) bool {
-	if !agent.ShowsPrompts(s.name) || r.Prompt != before {
-		return true
-	}
-	start := ""
-	for _, l := range strings.Split(s.text, "\n") {
-		if start = strings.TrimSpace(l); start != "" {
-			break
-		}
-	}
-	if rs := []rune(start); len(rs) > 16 {
-		start = string(rs[:16])
-	}
-	return start != "" && strings.Contains(r.Prompt, start)
-}
-
 // lastLineTail returns the end of text's last line, at most 16
 // characters: what stays in an input line once it is typed.
 func lastLineTail(text string) string {
@@ -487,7 +466,7 @@ func lastLineTail(text string) string {
 // went wrong, and the screen as it is now, so that the caller sees it.
 func (s *submission) failure(ctx context.Context, what string, cause error) error {
 	msg := fmt.Sprintf("prompt not submitted to pane %s: %s", s.pane.ID, what)
-	if errors.Is(cause, errWaitOver) || pastDeadline(cause, s.deadline) {
+	if errors.Is(cause, drive.ErrWaitOver) || drive.PastDeadline(cause, s.deadline) {
 		msg += fmt.Sprintf(" within %s", s.timeout)
 	} else if cause != nil {
 		msg += ": " + cause.Error()

@@ -10,6 +10,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/tmux-mcp/tmux-mcp/agent"
+	"github.com/tmux-mcp/tmux-mcp/drive"
 	"github.com/tmux-mcp/tmux-mcp/guard"
 )
 
@@ -67,8 +68,8 @@ func WaitForAgent(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		out := agentTurn{PaneID: string(pn.ID)}
 		var since time.Time
 		var last agent.State
-		err = watchUntil(ctx, srv, pn.ID, start.Add(timeout), func() (bool, error) {
-			cur, err := readPane(ctx, srv, pn.ID)
+		err = drive.WatchUntil(ctx, srv, pn.ID, start.Add(timeout), func() (bool, error) {
+			cur, err := drive.ReadPane(ctx, srv, pn.ID)
 			if err != nil {
 				return false, err
 			}
@@ -89,7 +90,7 @@ func WaitForAgent(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 			return false, nil
 		})
 		switch {
-		case errors.Is(err, errWaitOver):
+		case errors.Is(err, drive.ErrWaitOver):
 			out.TimedOut = true
 		case err != nil:
 			return nil, err
@@ -166,7 +167,7 @@ func AnswerPermission(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 			return nil, err
 		}
 		out := agentTurn{PaneID: string(pn.ID)}
-		err = watchUntil(ctx, srv, pn.ID, time.Now().Add(answerWait), func() (bool, error) {
+		err = drive.WatchUntil(ctx, srv, pn.ID, time.Now().Add(answerWait), func() (bool, error) {
 			a, r, err := d.readAgent(ctx, srv, pn)
 			if err != nil || a == nil {
 				return false, err
@@ -174,7 +175,7 @@ func AnswerPermission(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 			out.Agent, out.Answer = a, r.Answer
 			return r.State != agent.AskingPermission, nil
 		})
-		if errors.Is(err, errWaitOver) {
+		if errors.Is(err, drive.ErrWaitOver) {
 			return nil, &toolError{class: "not_answered",
 				msg: fmt.Sprintf("%s typed into pane %s, but %s still asks:\n%s", keyNames(keys), pn.ID, info.Name, r.Question)}
 		}

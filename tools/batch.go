@@ -13,8 +13,8 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
-	"github.com/tmux-mcp/tmux-mcp/mcpserver"
 	"github.com/tmux-mcp/tmux-mcp/guard"
+	"github.com/tmux-mcp/tmux-mcp/mcpserver"
 )
 
 // The batch tools run a list of tool calls serially, each through the

@@ -13,6 +13,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/tmux-mcp/tmux-mcp/drive"
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
@@ -81,7 +82,7 @@ func WaitForChannel(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		switch {
 		case ctx.Err() != nil:
 			return nil, ctx.Err()
-		case pastDeadline(err, deadline) || errors.Is(err, tmux.ErrTimeout) && wctx.Err() != nil:
+		case drive.PastDeadline(err, deadline) || errors.Is(err, tmux.ErrTimeout) && wctx.Err() != nil:
 			return nil, &toolError{msg: fmt.Sprintf("wait-for timeout: channel '%s' was not signalled within %ss", c, secondsText(eff)),
 				class: "timeout", hint: "Signal it with signal_channel (tmux wait-for -S), or wait again."}
 		case err != nil:

@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/tmux-mcp/tmux-mcp/drive"
 	"github.com/tmux-mcp/tmux-mcp/guard"
 	"github.com/tmux-mcp/tmux-mcp/jobs"
 	"github.com/tmux-mcp/tmux-mcp/mcpserver"
@@ -76,12 +77,12 @@ type Deps struct {
 	// ready; Catalog sets it, so every tool of one catalog shares it.
 	panes *paneIO
 	// runs holds run_command's files (set by New, or Catalog).
-	runs *runFiles
+	runs *drive.Files
 	// jobs are the background jobs (set by New, or by Catalog), and
 	// jobFiles the files their lines source: unlike run_command's, they
 	// stay when tmux-mcp stops, for the jobs that run on.
 	jobs     *jobs.Table
-	jobFiles *runFiles
+	jobFiles *drive.Files
 }
 
 // Defaults of the Deps durations. DefaultMaxWait is libtmux-mcp's.

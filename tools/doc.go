@@ -19,23 +19,25 @@
 // and pane_wait.go, its typing tools in pane_keys.go, pane_paste.go and
 // pane_run.go; the job group's in job.go. A test
 // (TestToolsLiveInTheirGroupFile) keeps it so. The background jobs
-// themselves are package jobs, the engine; job_engine.go hands it
-// run_command's machinery and turns its refusals into tool errors. Every
-// other file is named for the one thing it holds: protocol parts (resources,
-// subscriptions, prompts, completions, logging, progress), the shared
-// machinery of the handlers (params, target, errors, schema, middleware,
-// tier), and the pieces some tools share, such as the stale-screen guard
-// (staleguard.go), waiting for a pane to take keys (ready.go) and the line
-// run_command types (runscript.go). The refusals of keys and actions on
-// panes they must not reach (the caller's own pane, also through a host
-// hop, windows synchronized with it, other agent CLIs' panes, a person's
-// pane) and asking the user are package guard's: guard.go hands it what it
-// needs of Deps and the allow_agent and allow_attended arguments, and
+// themselves are package jobs, the engine; job_engine.go opens its table
+// and turns its refusals into tool errors. Pane driving (typing, the send
+// mark, waiting for text, a command's end, the history anchor) is package
+// drive; driving.go holds what the tools share of it and turns its
+// errors into tool errors, and typing.go readies a pane for keys
+// (startTyping). The refusals of keys and actions on panes they must not
+// reach (the caller's own pane, also through a host hop, windows
+// synchronized with it, other agent CLIs' panes, a person's pane) and
+// asking the user are package guard's: guard.go hands it what it needs of
+// Deps and the allow_agent and allow_attended arguments, and
 // caller_results.go and agent_info.go turn what it finds into is_caller
-// and agent fields. Tests sit beside the file that declares what they
-// test; the guards' tests through the tools stay here (ownpane_test.go,
-// selfprotect_test.go, selfsync_test.go, hopcaller_test.go,
-// agent_guard_test.go).
+// and agent fields. Every other file is named for the one thing it holds:
+// the resources' handlers (resources.go), the shared machinery of the
+// handlers (params, target, errors, schema, tier), and the pieces some
+// tools share, such as the stale-screen guard (staleguard.go). Tests sit
+// beside the file that declares what they test; the guards' and the
+// protocol's tests through the tools stay here (ownpane_test.go,
+// selfprotect_test.go, agent_guard_test.go, subscriptions_test.go, ...),
+// for they need a whole server (helper_test.go's env, built with New).
 //
 // The package is one package, not one per group, on purpose: the groups
 // share most of their machinery (argument checking, targets, the error

@@ -10,8 +10,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/tmux-mcp/tmux-mcp/mcpserver"
 	"github.com/tmux-mcp/tmux-mcp/guard"
+	"github.com/tmux-mcp/tmux-mcp/mcpserver"
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
@@ -63,6 +63,9 @@ func asToolError(err error) *toolError {
 	var ge *guard.Error
 	if errors.As(err, &ge) {
 		return &toolError{msg: ge.Msg, class: ge.Class, hint: ge.Hint}
+	}
+	if te := driveError(err); te != nil {
+		return te
 	}
 	if errors.Is(err, context.Canceled) {
 		return nil

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tmux-mcp/tmux-mcp/drive"
 	"github.com/tmux-mcp/tmux-mcp/tmux/tmuxtest"
 )
 
@@ -72,7 +73,7 @@ func lines(prefix string, from, to int) string {
 }
 
 type histWait struct {
-	waitResult
+	drive.WaitResult
 	HistoryOverflowed bool `json:"history_overflowed"`
 }
 
@@ -140,7 +141,7 @@ func TestWaitForTextAtHistoryLimit(t *testing.T) {
 }
 
 type histRun struct {
-	runResult
+	drive.RunResult
 	HistoryOverflowed bool `json:"history_overflowed"`
 }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/tmux-mcp/tmux-mcp/drive"
 	"github.com/tmux-mcp/tmux-mcp/jobrecord"
 	"github.com/tmux-mcp/tmux-mcp/jobs"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/capture"
@@ -18,7 +19,7 @@ import (
 // jobStarted is run_command's result with background: the job's ID, and
 // run_command's fields as they stand at the start.
 type jobStarted struct {
-	runResult
+	drive.RunResult
 	JobID string `json:"job_id"`
 	State string `json:"state"`
 }
@@ -43,16 +44,17 @@ func (d Deps) startJob(ctx context.Context, p params, cmd string, noHistory bool
 	before, _ := jobs.PaneProcesses(ctx, pn.PID) // unknown: every process below counts as the job's
 	r := d.newRun(srv, pn.ID)
 	started := time.Now()
-	base, err := r.send(ctx, d.jobFiles, d.tmuxPath(), cmd, noHistory)
+	line, err := r.Start(ctx, d.jobFiles, d.tmuxPath(), cmd, noHistory)
+	base := line.Base()
 	if err != nil {
 		d.jobs.Drop(j)
 		return nil, err
 	}
-	d.jobs.Launch(j, srv, jobRun{r, base}, jobrecord.Record{Socket: srv.Socket(), Pane: pn.ID, SessionID: string(base.SessionID),
-		SessionName: base.SessionName, Nonce: r.nonce, Started: started, ServerPID: srv.Health().PID, PanePID: base.PID,
+	d.jobs.Launch(j, srv, jobs.NewRun(line), jobrecord.Record{Socket: srv.Socket(), Pane: pn.ID, SessionID: string(base.SessionID),
+		SessionName: base.SessionName, Nonce: line.Nonce(), Started: started, ServerPID: srv.Health().PID, PanePID: base.PID,
 		Anchor: jobrecord.Anchor{HistorySize: base.HistorySize, HistoryLimit: base.HistoryLimit, Width: base.Width, Height: base.Height,
-			CursorY: base.CursorY, Lines: r.lines},
-		Before: before, File: r.file})
+			CursorY: base.CursorY, Lines: line.Lines()},
+		Before: before, File: line.File()})
 	// The job ID goes to the client once the journal holds the job: a
 	// tmux-mcp killed the moment after leaves it to the next one.
 	dctx, cancel := context.WithTimeout(ctx, jobDurableWait)
@@ -60,7 +62,7 @@ func (d Deps) startJob(ctx context.Context, p params, cmd string, noHistory bool
 		d.log().Warn("job not yet in the journal", "job", j.ID(), "err", err)
 	}
 	cancel()
-	return structured(jobStarted{runResult: runResult{PaneID: string(pn.ID), Output: []string{}, ReadyTimedOut: tp.notReady,
+	return structured(jobStarted{RunResult: drive.RunResult{PaneID: string(pn.ID), Output: []string{}, ReadyTimedOut: tp.notReady,
 		Elapsed: seconds(time.Since(start))}, JobID: j.ID(), State: jobrecord.Running})
 }
 
@@ -186,15 +188,15 @@ func GetJob(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 // awaitJob waits up to timeout for j to end or, with patterns, for a line
 // of its output to match one (wait_for_text's rules; the whole output
 // since the job started counts).
-func awaitJob(ctx context.Context, j *jobs.Job, timeout time.Duration, patterns []linePattern, keep int) (jobResult, error) {
+func awaitJob(ctx context.Context, j *jobs.Job, timeout time.Duration, patterns []drive.LinePattern, keep int) (jobResult, error) {
 	prog := startProgress(ctx, requestOf(ctx), timeout, "waiting for job "+j.ID())
 	defer prog.stop()
 	deadline := time.NewTimer(timeout)
 	defer deadline.Stop()
-	var feed *changeFeed
+	var feed *drive.Feed
 	if srv := j.Server(); patterns != nil && j.Running() && srv != nil {
-		feed = watchPane(ctx, srv, j.Record().Pane, minPoll)
-		defer feed.close()
+		feed = drive.WatchPane(ctx, srv, j.Record().Pane, drive.MinPoll)
+		defer feed.Close()
 	}
 	check := func(timedOut bool) (jobResult, bool, error) {
 		v, all, err := viewJobAll(ctx, j, keep)
@@ -202,9 +204,9 @@ func awaitJob(ctx context.Context, j *jobs.Job, timeout time.Duration, patterns 
 			return v, false, err
 		}
 		for _, lp := range patterns {
-			v.MatchedLines = append(v.MatchedLines, matching(lp, all)...)
+			v.MatchedLines = append(v.MatchedLines, drive.Matching(lp, all)...)
 		}
-		v.MatchedLines, _, _ = capture.CapTail(v.MatchedLines, waitTailLines, waitTailBytes)
+		v.MatchedLines, _, _ = capture.CapTail(v.MatchedLines, drive.WaitTailLines, drive.WaitTailBytes)
 		switch {
 		case v.State != jobrecord.Running:
 			v.Outcome = "ended"
@@ -235,10 +237,10 @@ func awaitJob(ctx context.Context, j *jobs.Job, timeout time.Duration, patterns 
 		case <-j.Done():
 		case _, ok := <-changes:
 			if !ok {
-				feed.reopen(ctx)
+				feed.Reopen(ctx)
 			}
 			if later == nil {
-				later = time.After(checkSpacing)
+				later = time.After(drive.CheckSpacing)
 			}
 			continue
 		case <-later:
@@ -373,7 +375,7 @@ func (d Deps) stopJob(ctx context.Context, j *jobs.Job, grace time.Duration) ([]
 			return err
 		}
 		defer unlock()
-		return keystroke{keys: "C-c"}.send(ctx, srv, rec.Pane)
+		return drive.Keystroke{Keys: "C-c"}.Send(ctx, srv, rec.Pane)
 	})
 	for _, s := range done {
 		steps = append(steps, stopStep{Signal: s.Signal, Target: s.Target, Ended: s.Ended, Waited: seconds(s.Waited)})

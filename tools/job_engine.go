@@ -4,81 +4,19 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
-	"github.com/tmux-mcp/tmux-mcp/jobrecord"
 	"github.com/tmux-mcp/tmux-mcp/jobs"
-	"github.com/tmux-mcp/tmux-mcp/supervisor"
 	"github.com/tmux-mcp/tmux-mcp/taskext"
-	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
 // The tools' side of the jobs engine (package jobs): the table one
-// catalog shares, what the engine reads of a job's pane through
-// run_command's machinery (jobRun), and the engine's errors as tool
-// errors.
+// catalog shares, and the engine's errors as tool errors. The engine
+// reads a job's pane through package drive itself.
 
 // newJobTable returns the jobs table of d's tools; New opens it.
 func newJobTable(d Deps) *jobs.Table {
-	return jobs.New(jobs.Config{Sup: d.Sup, Store: d.Jobs, Events: d.events(), Log: d.log(), Resume: d.resumeRun})
+	return jobs.New(jobs.Config{Sup: d.Sup, Store: d.Jobs, Events: d.events(), Log: d.log()})
 }
-
-// jobRun is a job's line as the engine reads it (jobs.Run): the run that
-// typed it, and the pane as it was just before.
-type jobRun struct {
-	r    *run
-	base tmux.Pane
-}
-
-// resumeRun is the jobRun of a job taken over from the store
-// (jobs.ResumeFunc).
-func (d Deps) resumeRun(srv *supervisor.Server, rec jobrecord.Record) jobs.Run {
-	r := d.newRun(srv, rec.Pane)
-	r.nonce, r.file, r.lines = rec.Nonce, rec.File, max(rec.Lines, 1)
-	base := tmux.Pane{ID: rec.Pane, PID: rec.PanePID, HistorySize: rec.HistorySize, HistoryLimit: rec.HistoryLimit,
-		Width: rec.Width, Height: rec.Height, CursorY: rec.CursorY}
-	r.anchor = paneAnchor(base)
-	return jobRun{r, base}
-}
-
-func (x jobRun) Await(ctx context.Context, d time.Duration) (jobs.Result, error) {
-	res, err := x.r.await(ctx, x.base, d)
-	return engineResult(res), err
-}
-
-func (x jobRun) Result(ctx context.Context) (jobs.Result, error) {
-	res, _, err := x.r.result(ctx, x.base)
-	return engineResult(res), err
-}
-
-func (x jobRun) ClearEnd(ctx context.Context) { x.r.clearEnd(ctx) }
-
-func (x jobRun) Pane(ctx context.Context) (tmux.Pane, error) {
-	pn, err := readPane(ctx, x.r.srv, x.r.pane)
-	var te *toolError
-	if errors.As(err, &te) && te.class == "pane_not_found" {
-		return pn, fmt.Errorf("%w: %w", tmux.ErrPaneNotFound, err)
-	}
-	return pn, err
-}
-
-func (x jobRun) Watch(ctx context.Context, poll time.Duration) jobs.Feed {
-	return jobFeed{watchPane(ctx, x.r.srv, x.r.pane, poll)}
-}
-
-// engineResult is what the engine reads of a run's result: the exit
-// status is set once the end is recorded (run.collect).
-func engineResult(res runResult) jobs.Result {
-	return jobs.Result{Output: res.Output, TruncatedLines: res.TruncatedLines, HistoryOverflowed: res.HistoryOverflowed,
-		ExitStatus: res.ExitStatus, TimedOut: res.TimedOut, Prompted: res.prompted}
-}
-
-// jobFeed is a changeFeed as the engine reads it (jobs.Feed).
-type jobFeed struct{ f *changeFeed }
-
-func (f jobFeed) Changes() <-chan struct{}   { return f.f.C }
-func (f jobFeed) Reopen(ctx context.Context) { f.f.reopen(ctx) }
-func (f jobFeed) Close()                     { f.f.close() }
 
 // lookupJob returns the job id names, as jobs.Table.Lookup, with its
 // refusals as tool errors.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/tmux-mcp/tmux-mcp/drive"
 	"github.com/tmux-mcp/tmux-mcp/jobrecord"
 	"github.com/tmux-mcp/tmux-mcp/jobs"
 	"github.com/tmux-mcp/tmux-mcp/mcpserver"
@@ -133,7 +134,7 @@ func TestJobRunsInBackground(t *testing.T) {
 		t.Errorf("resource %s = %s, want the exited job", jobURI(id), text)
 	}
 	// The pane is free again.
-	var rr runResult
+	var rr drive.RunResult
 	e.ok("run_command", map[string]any{"pane_id": p, "command": "echo again"}, &rr)
 	if !slices.Equal(rr.Output, []string{"again"}) {
 		t.Errorf("run_command after the job = %q, want [again]", rr.Output)
@@ -233,7 +234,7 @@ func TestStopJob(t *testing.T) {
 				t.Errorf("processes left after stop_job: %v", left)
 			}
 			// The shell is fine: the pane takes another command.
-			var rr runResult
+			var rr drive.RunResult
 			e.ok("run_command", map[string]any{"pane_id": p, "command": "echo alive"}, &rr)
 			if !slices.Equal(rr.Output, []string{"alive"}) {
 				t.Errorf("run_command after stop_job = %q, want [alive]", rr.Output)

@@ -9,6 +9,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/tmux-mcp/tmux-mcp/drive"
 	"github.com/tmux-mcp/tmux-mcp/guard"
 	"github.com/tmux-mcp/tmux-mcp/hosts"
 	"github.com/tmux-mcp/tmux-mcp/jobs"
@@ -82,11 +83,11 @@ func New(d Deps, opts Options) (*Server, error) {
 		d.bufNS = newBufferNamespace()
 	}
 	d.index = &toolIndex{}
-	d.runs = &runFiles{base: d.TempDir}
+	d.runs = drive.NewFiles(d.TempDir)
 	if d.panes == nil {
 		d.panes = newPaneIO()
 	}
-	d.jobFiles = &runFiles{base: d.TempDir}
+	d.jobFiles = drive.NewFiles(d.TempDir)
 	d.jobs = newJobTable(d)
 	d.initGuard()
 	registered := Select(Catalog(d), Destructive, opts.Toolsets)
@@ -165,8 +166,8 @@ func unavailable(name string, need Tier) server.ToolHandlerFunc {
 // run_command's directory.
 func (s *Server) Close() error {
 	s.jobs.Close()
-	s.deps.jobFiles.closeIfEmpty()
+	s.deps.jobFiles.CloseIfEmpty()
 	s.Server.Close()
 	s.deps.deleteBuffers(2 * time.Second)
-	return s.deps.runs.close()
+	return s.deps.runs.Close()
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/tmux-mcp/tmux-mcp/drive"
 	"github.com/tmux-mcp/tmux-mcp/mcpserver"
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
@@ -135,7 +136,7 @@ func readCapture(ctx context.Context, srv *supervisor.Server, req supervisor.Cap
 // hold: the rows between start (or the top of the history) and end (or the
 // bottom of the screen), less the lines kept.
 func rangeDropped(ctx context.Context, srv *supervisor.Server, req supervisor.CaptureRequest, c supervisor.Capture) (int, error) {
-	pn, err := readPane(ctx, srv, req.Pane)
+	pn, err := drive.ReadPane(ctx, srv, req.Pane)
 	if err != nil {
 		return 0, err
 	}
@@ -221,7 +222,7 @@ func SnapshotPane(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if err != nil {
 			return nil, err
 		}
-		f, err := displayFields(ctx, srv, id, snapshotFields...)
+		f, err := drive.DisplayFields(ctx, srv, id, snapshotFields...)
 		if err != nil {
 			return nil, err
 		}

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tmux-mcp/tmux-mcp/drive"
 	"github.com/tmux-mcp/tmux-mcp/tmux/tmuxtest"
 )
 
@@ -167,7 +168,7 @@ func TestCaptureSince(t *testing.T) {
 	}
 
 	e.fails("capture_since", map[string]any{"cursor": "nonsense"}, "invalid capture_since cursor: wrong prefix")
-	e.fails("capture_since", map[string]any{"cursor": cursorPrefix + "!!"}, "invalid capture_since cursor: undecodable payload")
+	e.fails("capture_since", map[string]any{"cursor": drive.CursorPrefix + "!!"}, "invalid capture_since cursor: undecodable payload")
 	other := e.window("exec cat")
 	e.fails("capture_since", map[string]any{"cursor": c.Cursor, "pane_id": other}, "cursor pane "+p+" does not match requested pane "+other)
 	e.fails("capture_since", map[string]any{"pane_id": p, "max_bytes": 0}, "argument max_bytes: must be at least 1")

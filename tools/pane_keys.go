@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"math"
 	"time"
-	"unicode/utf8"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/tmux-mcp/tmux-mcp/drive"
 	"github.com/tmux-mcp/tmux-mcp/guard"
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
@@ -54,7 +54,7 @@ var sendKeysSchema = record(tField, []string{"result", "pane_id", "ready_timed_o
 // sentKeys is send_keys' result.
 type sentKeys struct {
 	sent
-	Wait *waitResult `json:"wait"`
+	Wait *drive.WaitResult `json:"wait"`
 }
 
 // SendKeys types keys into a pane, and waits for text if asked.
@@ -64,10 +64,10 @@ func SendKeys(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 			pAllowAgent, pAllowAttended)...)
 	return t, withRequest(handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
 		k := keystrokes(p)
-		if k.keys == "" && !k.enter {
+		if k.Keys == "" && !k.Enter {
 			return nil, argError("keys", "must not be empty when enter is false")
 		}
-		var w *waiter
+		var w *drive.Wait
 		var timeout time.Duration
 		if _, ok := p["wait_for"]; ok {
 			lp, err := compileLinePattern(p.str("wait_for"), false, false)
@@ -80,7 +80,7 @@ func SendKeys(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 			if timeout, err = d.timeoutArg(p, 8); err != nil {
 				return nil, err
 			}
-			w = &waiter{patterns: []linePattern{lp}}
+			w = &drive.Wait{Patterns: []drive.LinePattern{lp}}
 		}
 		tp, err := d.startTyping(ctx, p)
 		if err != nil {
@@ -88,7 +88,7 @@ func SendKeys(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		}
 		srv, pn, notReady := tp.srv, tp.pane, tp.notReady
 		d.markSend(ctx, srv, pn)
-		err = k.send(ctx, srv, pn.ID)
+		err = k.Send(ctx, srv, pn.ID)
 		tp.unlock()
 		if err != nil {
 			return nil, err
@@ -97,8 +97,8 @@ func SendKeys(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if w == nil {
 			return mcp.NewToolResultStructured(out, out.Result), nil
 		}
-		w.start = time.Now()
-		res, err := d.runWait(ctx, w, srv, pn.ID, timeout, defaultInterval, true)
+		w.Start = time.Now()
+		res, err := d.runWait(ctx, w, srv, pn.ID, timeout, drive.DefaultInterval, true)
 		if err != nil {
 			te := asToolError(err)
 			if te == nil || ctx.Err() != nil {
@@ -112,86 +112,14 @@ func SendKeys(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 	}))
 }
 
-// keystroke is one send: keys, then Enter if asked.
-type keystroke struct {
-	keys           string
-	enter, literal bool
-}
-
 // keystrokes reads a send's options from p (send_keys, or one operation of
 // send_keys_batch).
-func keystrokes(p params) keystroke {
-	k := keystroke{keys: p.str("keys"), enter: p.flag("enter", true), literal: p.boolean("literal")}
+func keystrokes(p params) drive.Keystroke {
+	k := drive.Keystroke{Keys: p.str("keys"), Enter: p.flag("enter", true), Literal: p.boolean("literal")}
 	if p.boolean("suppress_history") {
-		k.keys = " " + k.keys
+		k.Keys = " " + k.Keys
 	}
 	return k
-}
-
-// maxKeysArg is the most text one send-keys carries: a tmux client sends
-// its whole command in one message of at most 16 KiB.
-const maxKeysArg = 8 << 10
-
-// send types k into pane. Without literal the keys are one argument, which
-// tmux takes for a key name (C-c, Enter, F1) when it is one and for text
-// otherwise; long text is sent literally, in pieces tmux accepts. A caller
-// that must not interleave with other sends holds the pane's lock.
-func (k keystroke) send(ctx context.Context, srv *supervisor.Server, pane tmux.PaneID) error {
-	if !k.literal && len(k.keys) <= maxKeysArg {
-		var keys []string
-		if k.keys != "" {
-			keys = append(keys, k.keys)
-		}
-		if k.enter {
-			keys = append(keys, "Enter")
-		}
-		if len(keys) == 0 {
-			return nil
-		}
-		return srv.TypeKeys(ctx, pane, keys...)
-	}
-	if err := sendLiteral(ctx, srv, pane, k.keys); err != nil {
-		return err
-	}
-	if k.enter {
-		return srv.TypeKeys(ctx, pane, "Enter")
-	}
-	return nil
-}
-
-// sendLiteral types text into pane as characters (send-keys -l). Keys
-// always reach the program: a pane in copy mode (a person scrolling) is
-// taken out of it first (Server.TypeKeys).
-func sendLiteral(ctx context.Context, srv *supervisor.Server, pane tmux.PaneID, text string) error {
-	for _, chunk := range chunks(text, maxKeysArg) {
-		if err := srv.TypeText(ctx, pane, chunk); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// chunks splits s into pieces of at most n bytes at character boundaries.
-// Only the last piece may end in ";" (a tmux client takes an argument
-// ending in ";" for the end of its command; the wire escapes that now, and
-// this keeps the pieces as they were).
-func chunks(s string, n int) []string {
-	var out []string
-	for len(s) > n {
-		cut := n
-		for cut > 0 && !utf8.RuneStart(s[cut]) {
-			cut--
-		}
-		for cut > 1 && s[cut-1] == ';' {
-			cut--
-		}
-		out = append(out, s[:cut])
-		s = s[cut:]
-	}
-	if s != "" {
-		out = append(out, s)
-	}
-	return out
 }
 
 // sendOp is one operation of send_keys_batch; its schema is the items'.
@@ -261,7 +189,7 @@ func keyOps(p params) ([]params, error) {
 			return nil, err
 		}
 		k := keystrokes(op)
-		if k.keys == "" && !k.enter {
+		if k.Keys == "" && !k.Enter {
 			return nil, argError(fmt.Sprintf("operations[%d].keys", i), "must not be empty when enter is false")
 		}
 		ops[i] = op
@@ -349,11 +277,11 @@ func (d Deps) runKeysBatch(ctx context.Context, p params, ops []params, overrun 
 
 // sendOne is one operation of a batch whose panes are locked; mark says
 // it is the batch's last send to its pane.
-func (d Deps) sendOne(ctx context.Context, srv *supervisor.Server, pn tmux.Pane, k keystroke, mark bool) error {
+func (d Deps) sendOne(ctx context.Context, srv *supervisor.Server, pn tmux.Pane, k drive.Keystroke, mark bool) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if _, err := d.awaitReady(ctx, srv, pn); err != nil {
+	if _, err := d.panes.AwaitReady(ctx, srv, pn, d.readyTimeout()); err != nil {
 		return err
 	}
 	if mark {
@@ -361,7 +289,7 @@ func (d Deps) sendOne(ctx context.Context, srv *supervisor.Server, pn tmux.Pane,
 	} else {
 		d.forgetSend(srv, pn.ID)
 	}
-	return k.send(ctx, srv, pn.ID)
+	return k.Send(ctx, srv, pn.ID)
 }
 
 // errorText is an error as a tool error result would show it (message,

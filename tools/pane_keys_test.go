@@ -1,7 +1,6 @@
 package tools
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,8 +9,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
 func TestSendKeys(t *testing.T) {
@@ -327,57 +324,6 @@ func TestPasteText(t *testing.T) {
 	e.fails("paste_text", map[string]any{"pane_id": p, "text": ""}, "argument text: must not be empty")
 	e.fails("paste_text", map[string]any{"pane_id": "%999999", "text": "x"}, "Pane not found: %999999")
 }
-
-func TestChunks(t *testing.T) {
-	tests := []struct {
-		in   string
-		n    int
-		want []string
-	}{
-		{"", 4, nil},
-		{"abc", 4, []string{"abc"}},
-		{"abcdefgh", 4, []string{"abcd", "efgh"}},
-		{"ab;cdefg;", 3, []string{"ab", ";cd", "efg", ";"}},
-		{"aé日b", 3, []string{"aé", "日", "b"}},
-		{";;;;", 2, []string{";", ";", ";;"}},
-	}
-	for _, tt := range tests {
-		got := chunks(tt.in, tt.n)
-		if !slices.Equal(got, tt.want) || strings.Join(got, "") != tt.in {
-			t.Errorf("chunks(%q, %d) = %q, want %q", tt.in, tt.n, got, tt.want)
-		}
-	}
-}
-
-func TestPaneLocks(t *testing.T) {
-	io := newPaneIO()
-	ctx := context.Background()
-	unlock, err := io.lock(ctx, tmuxSocket("a"), "%1", "%2")
-	if err != nil {
-		t.Fatal(err)
-	}
-	short, cancel := context.WithTimeout(ctx, 20*time.Millisecond)
-	defer cancel()
-	if _, err := io.lock(short, tmuxSocket("a"), "%2"); err == nil {
-		t.Fatal("lock of a held pane succeeded, want it to wait until the context ends")
-	}
-	other, err := io.lock(ctx, tmuxSocket("b"), "%2")
-	if err != nil {
-		t.Fatalf("lock of the same pane on another server: %v", err)
-	}
-	other()
-	unlock()
-	again, err := io.lock(ctx, tmuxSocket("a"), "%2", "%1", "%1")
-	if err != nil {
-		t.Fatalf("lock after unlock: %v", err)
-	}
-	again()
-	if n := len(io.locks); n != 0 {
-		t.Errorf("%d locks left after every holder released, want 0", n)
-	}
-}
-
-func tmuxSocket(name string) tmux.Socket { return tmux.Socket{Name: name} }
 
 // TestKeysReachTheProgramInCopyMode types into a pane a person has put in
 // copy mode: the keys reach the program, not the mode's key table (whose

@@ -8,6 +8,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/tmux-mcp/tmux-mcp/drive"
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
@@ -55,7 +56,7 @@ func paste(ctx context.Context, srv *supervisor.Server, pane tmux.PaneID, text s
 			srv.DeleteBuffer(context.WithoutCancel(ctx), name) //nolint:errcheck // best effort; it may not exist
 		}
 	}()
-	for i, chunk := range chunks(text, maxKeysArg) {
+	for i, chunk := range drive.Chunks(text, drive.MaxKeysArg) {
 		store := srv.SetBuffer
 		if i > 0 {
 			store = srv.AppendBuffer

@@ -14,6 +14,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+	"github.com/tmux-mcp/tmux-mcp/drive"
 	"github.com/tmux-mcp/tmux-mcp/proc"
 	"github.com/tmux-mcp/tmux-mcp/shellquote"
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
@@ -68,7 +69,7 @@ func paneDir(ctx context.Context, srv *supervisor.Server, pane tmux.PaneID) (str
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
 	for {
-		f, err := displayFields(ctx, srv, pane, "pane_pid")
+		f, err := drive.DisplayFields(ctx, srv, pane, "pane_pid")
 		if err != nil {
 			return "", err
 		}
@@ -83,7 +84,7 @@ func paneDir(ctx context.Context, srv *supervisor.Server, pane tmux.PaneID) (str
 		case <-time.After(10 * time.Millisecond):
 		}
 	}
-	f, err := displayFields(ctx, srv, pane, "pane_current_path")
+	f, err := drive.DisplayFields(ctx, srv, pane, "pane_current_path")
 	if err != nil {
 		return "", err
 	}

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tmux-mcp/tmux-mcp/drive"
 	"github.com/tmux-mcp/tmux-mcp/tmux/tmuxtest"
 )
 
@@ -40,7 +41,7 @@ func TestRunCommand(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			e := *e
 			e.t = t
-			var r runResult
+			var r drive.RunResult
 			e.ok("run_command", map[string]any{"pane_id": p, "command": tt.command}, &r)
 			if r.ExitStatus == nil || *r.ExitStatus != tt.status || r.TimedOut || !slices.Equal(r.Output, tt.output) ||
 				r.Truncated || r.PaneID != p || r.EffectiveTimeout != 30 {
@@ -48,7 +49,7 @@ func TestRunCommand(t *testing.T) {
 			}
 		})
 	}
-	var r runResult
+	var r drive.RunResult
 	e.ok("run_command", map[string]any{"pane_id": p, "command": "echo one\necho two", "suppress_history": false}, &r)
 	if !slices.Equal(r.Output, []string{"one", "two"}) {
 		t.Errorf("multi-line command output = %q, want [one two]", r.Output)
@@ -89,7 +90,7 @@ func TestRunCommandScrollback(t *testing.T) {
 	e := newEnv(t, Mutating)
 	e.tmux("set-option", "-g", "history-limit", "10000")
 	p := e.shell()
-	var r runResult
+	var r drive.RunResult
 	e.ok("run_command", map[string]any{"pane_id": p, "command": "seq 1 5000", "max_lines": 100}, &r)
 	var want []string
 	for i := 4901; i <= 5000; i++ {
@@ -120,7 +121,7 @@ func TestRunCommandTimeout(t *testing.T) {
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	var r runResult
+	var r drive.RunResult
 	e.ok("run_command", map[string]any{"pane_id": p, "command": "echo started; read x < " + fifo + "; echo LATE_$x", "timeout": 2.5}, &r)
 	if !r.TimedOut || r.ExitStatus != nil || !slices.Equal(r.Output, []string{"started"}) || r.EffectiveTimeout != 2.5 {
 		t.Errorf("run_command = %+v, want timed out after 2.5s with output [started] and no exit status", r)
@@ -146,7 +147,7 @@ func TestRunCommandParallel(t *testing.T) {
 	ctx := context.Background()
 	a := e.async(ctx, "run_command", map[string]any{"pane_id": p, "command": "sleep 0.3; echo FIRST"})
 	b := e.async(ctx, "run_command", map[string]any{"pane_id": p, "command": "echo SECOND"})
-	var ra, rb runResult
+	var ra, rb drive.RunResult
 	e.result(a, &ra)
 	e.result(b, &rb)
 	if !slices.Equal(ra.Output, []string{"FIRST"}) || !slices.Equal(rb.Output, []string{"SECOND"}) {
@@ -216,7 +217,6 @@ func TestRunCommandPaneGoneAfterSend(t *testing.T) {
 }
 
 func TestRunSentError(t *testing.T) {
-	r := &run{pane: "%7"}
 	tests := []struct {
 		err  error
 		want string
@@ -228,7 +228,7 @@ func TestRunSentError(t *testing.T) {
 	}
 	for _, tt := range tests {
 		var te *toolError
-		if !errors.As(r.sentError(tt.err), &te) {
+		if !errors.As(driveError(&drive.SentError{Pane: "%7", Err: tt.err}), &te) {
 			t.Fatalf("sentError(%v) is not a tool error", tt.err)
 		}
 		if got := te.msg + " [" + te.class + "]"; got != tt.want {
@@ -246,7 +246,7 @@ func TestRunCommandLatePrompt(t *testing.T) {
 	p := e.window(`env PS1='$ ' PROMPT_COMMAND='sleep 1.5' HISTFILE=/dev/null bash --noprofile --norc`)
 	e.waitScreen(p, "prompt", func(s string) bool { return strings.HasSuffix(s, "$") })
 	for i := range 3 {
-		var r runResult
+		var r drive.RunResult
 		e.ok("run_command", map[string]any{"pane_id": p, "command": "echo late" + strconv.Itoa(i)}, &r)
 		if got, want := r.Output, []string{"late" + strconv.Itoa(i)}; !slices.Equal(got, want) || deref(r.ExitStatus) != 0 {
 			t.Errorf("run %d: output %q exit %v, want %q exit 0", i, got, deref(r.ExitStatus), want)
@@ -261,7 +261,7 @@ func TestRunCommandLatePrompt(t *testing.T) {
 	// the shell reads it) also holds "up".
 	e.waitScreen(q, "the shell", func(s string) bool { return slices.Contains(strings.Split(s, "\n"), "up") })
 	for i := range 3 {
-		var r runResult
+		var r drive.RunResult
 		e.ok("run_command", map[string]any{"pane_id": q, "command": "echo quiet" + strconv.Itoa(i)}, &r)
 		if got, want := r.Output, []string{"quiet" + strconv.Itoa(i)}; !slices.Equal(got, want) {
 			t.Errorf("promptless run %d: output %q, want %q", i, got, want)
@@ -278,7 +278,7 @@ func TestRunCommandThenWait(t *testing.T) {
 	e := newEnv(t, Mutating)
 	p := e.shell()
 	e.ok("run_command", map[string]any{"pane_id": p, "command": "echo first-out\necho second-out", "suppress_history": false}, nil)
-	var w waitResult
+	var w drive.WaitResult
 	e.ok("wait_for_text", map[string]any{"pane_id": p, "patterns": []any{"echo second"}, "timeout": 0.3}, &w)
 	if w.Found || w.Outcome != "timeout" {
 		t.Errorf("wait_for_text(echo second) = %+v; want a timeout: only the command's own line holds it", w)

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tmux-mcp/tmux-mcp/drive"
 	"github.com/tmux-mcp/tmux-mcp/tmux/tmuxtest"
 )
 
@@ -47,7 +48,7 @@ func TestWaitForText(t *testing.T) {
 		p := e.quiet()
 		ch, _ := e.waitArmed(ctx, map[string]any{"pane_id": p, "patterns": []any{"NEVER_yy", "DONE_marker_y2"}, "timeout": 10})
 		time.AfterFunc(200*time.Millisecond, func() { e.ttyWrite(p, "\r\nbuilding\r\nDONE_marker_y2 ok\r\n") })
-		var r waitResult
+		var r drive.WaitResult
 		e.result(ch, &r)
 		if !r.Found || r.Outcome != "matched" || deref(r.MatchedIndex) != 1 || !slices.Equal(r.MatchedLines, []string{"DONE_marker_y2 ok"}) ||
 			r.Detection != e.wantDetection() || !r.SawNewOutput || r.PaneID != p || r.Elapsed < 0.2 {
@@ -60,7 +61,7 @@ func TestWaitForText(t *testing.T) {
 		p := e.quiet()
 		e.ttyWrite(p, "\r\nSTALE_marker\r\n")
 		e.waitScreen(p, "marker", func(s string) bool { return strings.Contains(s, "STALE_marker") })
-		var r waitResult
+		var r drive.WaitResult
 		e.ok("wait_for_text", map[string]any{"pane_id": p, "patterns": []any{"STALE_marker"}, "timeout": 0.5}, &r)
 		if r.Found || r.Outcome != "timeout" || !r.MatchedAtEntry || r.SawNewOutput {
 			t.Errorf("wait_for_text = %+v, want a timeout with matched_at_entry", r)
@@ -76,7 +77,7 @@ func TestWaitForText(t *testing.T) {
 		tmuxtest.WaitFor(t, 10*time.Second, "the cursor at the top", func() bool {
 			return strings.TrimSpace(e.tmux("display-message", "-p", "-t", p, "#{cursor_y}")) == "0"
 		})
-		var r waitResult
+		var r drive.WaitResult
 		e.ok("wait_for_text", map[string]any{"pane_id": p, "patterns": []any{"STALE_BELOW"}, "timeout": 0.5}, &r)
 		if r.Found || !r.MatchedAtEntry || !contains(r.Tail, "STALE_BELOW") {
 			t.Errorf("wait_for_text = %+v, want no match, matched_at_entry, the marker in tail", r)
@@ -88,7 +89,7 @@ func TestWaitForText(t *testing.T) {
 		p := e.quiet()
 		ch, _ := e.waitArmed(ctx, map[string]any{"pane_id": p, "patterns": []any{"DONE"}, "stop": []any{"NEVER_zz", "FAILED"}, "timeout": 10})
 		e.ttyWrite(p, "\r\nDONE\r\nFAILED\r\n")
-		var r waitResult
+		var r drive.WaitResult
 		e.result(ch, &r)
 		if r.Found || r.Outcome != "stopped" || deref(r.MatchedIndex) != 1 || !slices.Equal(r.MatchedLines, []string{"FAILED"}) {
 			t.Errorf("wait_for_text = %+v, want stopped on stop pattern 1", r)
@@ -102,7 +103,7 @@ func TestWaitForText(t *testing.T) {
 		e.ttyWrite(p, "\r\nSPLIT_MAR")
 		e.waitScreen(p, "first half", func(s string) bool { return strings.Contains(s, "SPLIT_MAR") })
 		e.ttyWrite(p, "KER\r\n")
-		var r waitResult
+		var r drive.WaitResult
 		e.result(ch, &r)
 		if !r.Found || deref(r.MatchedIndex) != 0 || !slices.Equal(r.MatchedLines, []string{"SPLIT_MARKER"}) {
 			t.Errorf("wait_for_text = %+v, want SPLIT_MARKER matched", r)
@@ -123,7 +124,7 @@ func TestWaitForText(t *testing.T) {
 		p := e.quiet()
 		ch, _ := e.waitArmed(ctx, map[string]any{"pane_id": p, "timeout": 10})
 		e.ttyWrite(p, "something")
-		var r waitResult
+		var r drive.WaitResult
 		e.result(ch, &r)
 		if !r.Found || r.Outcome != "any_output" || r.MatchedIndex != nil || !r.SawNewOutput {
 			t.Errorf("wait_for_text(any output) = %+v, want any_output", r)
@@ -143,7 +144,7 @@ func TestWaitForText(t *testing.T) {
 			fmt.Fprintf(&lines, "\r\nnoise %d", i)
 		}
 		e.ttyWrite(p, lines.String())
-		var r waitResult
+		var r drive.WaitResult
 		e.result(ch, &r)
 		size := len(strings.Join(r.Tail, "\n"))
 		if r.Found || r.Outcome != "timeout" || !r.SawNewOutput || len(r.Tail) > 20 || size > 2000 ||
@@ -157,7 +158,7 @@ func TestWaitForText(t *testing.T) {
 		p := e.quiet()
 		ch, _ := e.waitArmed(ctx, map[string]any{"pane_id": p, "patterns": []any{"FULLSCREEN"}, "timeout": 3})
 		e.ttyWrite(p, "\033[?1049hFULLSCREEN app")
-		var r waitResult
+		var r drive.WaitResult
 		e.result(ch, &r)
 		if r.Found || r.Outcome != "alternate_screen" || !r.AlternateScreen {
 			t.Errorf("wait_for_text = %+v, want outcome alternate_screen", r)
@@ -184,7 +185,7 @@ func TestWaitForTextErrors(t *testing.T) {
 	for _, tt := range bad {
 		e.fails("wait_for_text", tt.args, tt.want)
 	}
-	var r waitResult
+	var r drive.WaitResult
 	start := time.Now()
 	e.ok("wait_for_text", map[string]any{"pane_id": p, "patterns": []any{"NEVER"}, "timeout": 3600}, &r)
 	if r.EffectiveTimeout != 1 || r.Found || time.Since(start) > 30*time.Second {
@@ -264,7 +265,7 @@ func TestWaitForTextSilentPane(t *testing.T) {
 	e := newEnv(t, Readonly)
 	p := e.quiet()
 	captures := countCommands(t, e.sup, "capture-pane")
-	var r waitResult
+	var r drive.WaitResult
 	e.ok("wait_for_text", map[string]any{"pane_id": p, "patterns": []any{"NEVER"}, "timeout": 1.5}, &r)
 	n := captures.count()
 	if r.Detection != e.wantDetection() {
@@ -361,7 +362,7 @@ func TestWaitForTextSinceSend(t *testing.T) {
 		}
 		for _, tt := range tests {
 			tt.args["pane_id"] = p
-			var r waitResult
+			var r drive.WaitResult
 			e.ok("wait_for_text", tt.args, &r)
 			if r.Found != tt.found || r.PrintedBeforeCall != tt.before || r.Since != tt.since ||
 				!slices.Equal(r.MatchedLines, tt.matched) || r.MatchedAtEntry != tt.matchedAtEntry || r.HistoryOverflowed {
@@ -376,8 +377,8 @@ func TestWaitForTextSinceSend(t *testing.T) {
 		p := e.replPane()
 		// The echo of the keys holds "43" too; only the answer counts.
 		var r struct {
-			PaneID string      `json:"pane_id"`
-			Wait   *waitResult `json:"wait"`
+			PaneID string            `json:"pane_id"`
+			Wait   *drive.WaitResult `json:"wait"`
 		}
 		e.ok("send_keys", map[string]any{"pane_id": p, "keys": `printf 'ANS_%s\n' 43`, "wait_for": "43", "timeout": 10}, &r)
 		if r.PaneID != p || r.Wait == nil || !r.Wait.Found || r.Wait.Since != "last_send" || !slices.Equal(r.Wait.MatchedLines, []string{"ANS_43"}) {
@@ -411,7 +412,7 @@ func TestWaitForTextSinceSend(t *testing.T) {
 			e.waitScreen(p, tt.want, func(s string) bool {
 				return strings.Contains(trimLines(s), tt.want+"\n") && strings.HasSuffix(s, ">>>")
 			})
-			var r waitResult
+			var r drive.WaitResult
 			e.ok("wait_for_text", map[string]any{"pane_id": p, "patterns": []any{"typed_"}, "timeout": 5}, &r)
 			if !r.Found || !r.PrintedBeforeCall || !slices.Equal(r.MatchedLines, []string{tt.want}) {
 				t.Errorf("%s, then wait_for_text = %+v, want %s matched at once", tt.tool, r, tt.want)
@@ -430,7 +431,7 @@ func TestWaitForTextSinceSendAtHistoryLimit(t *testing.T) {
 	e.fillHistory(p, 100)
 	// 66 lines: tmux frees ten lines six times, none of them the mark's.
 	e.sendAnswered(p, `printf 'HIST_ANS_%s\n' 1; seq 1 64`, "64")
-	var r waitResult
+	var r drive.WaitResult
 	e.ok("wait_for_text", map[string]any{"pane_id": p, "patterns": []any{"hist_"}, "timeout": 5}, &r)
 	if !r.Found || !r.PrintedBeforeCall || r.Since != "last_send" || !slices.Equal(r.MatchedLines, []string{"HIST_ANS_1"}) || r.HistoryOverflowed {
 		t.Errorf("wait_for_text after 66 lines at the history limit = %+v, want HIST_ANS_1 matched at once", r)
@@ -459,7 +460,7 @@ func TestWaitForTextPromptEndingInBlank(t *testing.T) {
 		ch, _ := e.waitArmed(context.Background(), map[string]any{"pane_id": p, "patterns": []any{tt.pattern}, "regex": tt.regex,
 			"timeout": 10})
 		e.ttyWrite(p, "\r\n>>> ")
-		var r waitResult
+		var r drive.WaitResult
 		e.result(ch, &r)
 		if !r.Found || !slices.Equal(r.MatchedLines, []string{">>>"}) {
 			t.Errorf("wait_for_text(%q, regex %v) = %+v, want the new prompt matched", tt.pattern, tt.regex, r)
@@ -495,7 +496,7 @@ func TestLinePattern(t *testing.T) {
 		if err != nil {
 			t.Fatalf("compileLinePattern(%q, %v): %v", tt.pattern, tt.regex, err)
 		}
-		if got := lp.match(tt.line); got != tt.want {
+		if got := lp.Match(tt.line); got != tt.want {
 			t.Errorf("pattern %q (regex %v) on line %q = %v, want %v", tt.pattern, tt.regex, tt.line, got, tt.want)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+	"github.com/tmux-mcp/tmux-mcp/drive"
 )
 
 // Constructor returns one tool's schema and its handler, side by side.
@@ -201,10 +202,10 @@ func Catalog(d Deps) []Entry {
 		d.panes = newPaneIO()
 	}
 	if d.runs == nil {
-		d.runs = &runFiles{base: d.TempDir}
+		d.runs = drive.NewFiles(d.TempDir)
 	}
 	if d.jobs == nil {
-		d.jobFiles = &runFiles{base: d.TempDir}
+		d.jobFiles = drive.NewFiles(d.TempDir)
 		d.jobs = newJobTable(d)
 	}
 	var out []Entry

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tmux-mcp/tmux-mcp/drive"
 	"github.com/tmux-mcp/tmux-mcp/jobrecord"
-	"github.com/tmux-mcp/tmux-mcp/shellquote"
 	"github.com/tmux-mcp/tmux-mcp/tmux/tmuxtest"
 )
 
@@ -88,7 +88,7 @@ func TestRunCommandShells(t *testing.T) {
 				{long, false, 0, []string{long[5:]}},
 			}
 			for _, tt := range tests {
-				var r runResult
+				var r drive.RunResult
 				e.ok("run_command", map[string]any{"pane_id": p, "command": tt.command, "suppress_history": !tt.history}, &r)
 				if deref(r.ExitStatus) != tt.status || !slices.Equal(r.Output, tt.output) || r.Truncated {
 					t.Errorf("run_command(%.60q) = exit %v, output %.200q (truncated %v); want exit %d, output %.200q",
@@ -99,7 +99,7 @@ func TestRunCommandShells(t *testing.T) {
 				t.Errorf("the pane shows a continuation prompt:\n%s", s)
 			}
 			// A syntax error stays inside the command.
-			var r runResult
+			var r drive.RunResult
 			e.ok("run_command", map[string]any{"pane_id": p, "command": "if then"}, &r)
 			if r.ExitStatus == nil || *r.ExitStatus == 0 || r.TimedOut {
 				t.Errorf("run_command(if then) = exit %v, timed out %v; want a failure status", deref(r.ExitStatus), r.TimedOut)
@@ -141,7 +141,7 @@ func TestRunCommandWatcherView(t *testing.T) {
 				{"x='\x1b[31m'; echo ${#x}", true, 0, []string{"5"},
 					[]string{"$ x='^[[31m'; echo ${#x}", "5", "$"}},
 			} {
-				var r runResult
+				var r drive.RunResult
 				e.ok("run_command", map[string]any{"pane_id": p, "command": c.command, "suppress_history": !c.history}, &r)
 				if deref(r.ExitStatus) != c.status || !slices.Equal(r.Output, c.output) || r.Truncated {
 					t.Errorf("run_command(%q) = exit %v, output %q; want exit %d, output %q", c.command, deref(r.ExitStatus), r.Output, c.status, c.output)
@@ -226,7 +226,7 @@ func TestRunCommandFiles(t *testing.T) {
 		}
 		return m
 	}
-	var r runResult
+	var r drive.RunResult
 	e.ok("run_command", map[string]any{"pane_id": p, "command": "echo ok"}, &r)
 	dirs, _ := filepath.Glob(filepath.Join(base, "tmux-mcp-run-*"))
 	if len(dirs) != 1 {
@@ -280,42 +280,6 @@ func TestRunCommandFish(t *testing.T) {
 	}
 }
 
-func TestSubshell(t *testing.T) {
-	tests := []struct{ cmd, want string }{
-		{"make test", `(eval 'make test')`},
-		{`echo 'a' "$HOME" # c`, `(eval 'echo '\''a'\'' "$HOME" # c')`},
-		{"echo \"hi!\"", `(eval 'echo "hi!"')`},
-		{"cd src\nmake test", `(eval "$(printf %b 'cd src\nmake test')")`},
-		{"printf 'a\\tb'\n\techo \"!\"\x1b", `(eval "$(printf %b 'printf '\''a'\\'\tb'\''\n\techo "\0041"\0033')")`},
-	}
-	for _, tt := range tests {
-		if got := subshell(tt.cmd); got != tt.want {
-			t.Errorf("subshell(%q) = %s, want %s", tt.cmd, got, tt.want)
-		}
-	}
-}
-
-// TestEscapeBDecodes has sh, bash and zsh decode escapeB's text with
-// printf %b: every byte comes back as it was.
-func TestEscapeBDecodes(t *testing.T) {
-	var all []byte
-	for c := 1; c < 256; c++ {
-		all = append(all, byte(c))
-	}
-	cmds := []string{"a\nb\tc\\d\\\\e\\nf!g'h\"i$j`k", "\\c stops %b", "\\0101 \\x41 \\u0041", string(all), "ü€\u2028"}
-	for _, sh := range []string{"sh", "bash", "zsh"} {
-		if _, err := exec.LookPath(sh); err != nil {
-			continue
-		}
-		for _, cmd := range cmds {
-			out, err := exec.Command(sh, "-c", "printf %b "+shellquote.Quote(escapeB(cmd))).Output()
-			if err != nil || string(out) != cmd {
-				t.Errorf("%s: printf %%b %s = %q (%v), want %q", sh, shellquote.Quote(escapeB(cmd)), out, err, cmd)
-			}
-		}
-	}
-}
-
 // TestRunCommandWithoutPrompt: a shell that prints no prompt still ends
 // each run (the wait for a prompt after the end marker is bounded).
 func TestRunCommandWithoutPrompt(t *testing.T) {
@@ -325,7 +289,7 @@ func TestRunCommandWithoutPrompt(t *testing.T) {
 		return e.tmux("display-message", "-p", "-t", p, "#{pane_current_command}") == "sh"
 	})
 	for _, c := range []string{"echo one", "echo two"} {
-		var r runResult
+		var r drive.RunResult
 		e.ok("run_command", map[string]any{"pane_id": p, "command": c}, &r)
 		if want := strings.TrimPrefix(c, "echo "); !slices.Equal(r.Output, []string{want}) || deref(r.ExitStatus) != 0 {
 			t.Errorf("run_command(%s) = %q, exit %v; want [%s], exit 0", c, r.Output, deref(r.ExitStatus), want)
@@ -353,7 +317,7 @@ func TestRunCommandWatcherViewNarrow(t *testing.T) {
 			e.waitScreen(p, "the fill", func(s string) bool {
 				return strings.Contains(s, "fill7\n") && strings.HasSuffix(s, strings.TrimSpace(prompt))
 			})
-			var r runResult
+			var r drive.RunResult
 			e.ok("run_command", map[string]any{"pane_id": p, "command": "echo hi; echo there"}, &r)
 			if !slices.Equal(r.Output, []string{"hi", "there"}) || deref(r.ExitStatus) != 0 {
 				t.Errorf("run_command = %q, exit %v; want [hi there], exit 0", r.Output, deref(r.ExitStatus))
@@ -366,49 +330,6 @@ func TestRunCommandWatcherViewNarrow(t *testing.T) {
 				t.Errorf("the pane (history too) shows\n%s\nwant fill7, %q, hi, there, the prompt", strings.Join(all, "\n"), prompt+"echo hi; echo there")
 			}
 		})
-	}
-}
-
-func TestDisplay(t *testing.T) {
-	tests := []struct {
-		cmd, want string
-		lines     int
-	}{
-		{"echo hi", "echo hi", 1},
-		{"echo a\necho b\n\n", "echo a\necho b", 2},
-		{"echo \x1b[1m\tx\x7f\r", "echo ^[[1m\tx^?", 1},
-		{"printf 'ü€'", "printf 'ü€'", 1},
-	}
-	for _, tt := range tests {
-		if got, n := display(tt.cmd), displayLines(tt.cmd); got != tt.want || n != tt.lines {
-			t.Errorf("display(%q) = %q, %d lines; want %q, %d", tt.cmd, got, n, tt.want, tt.lines)
-		}
-	}
-}
-
-// TestTypedLine: the line typed never ends exactly at the right margin
-// (eraseEcho counts its rows), and eraseEcho goes back over every row it
-// took.
-func TestTypedLine(t *testing.T) {
-	tests := []struct {
-		lead, path string
-		x, width   int
-		want       string
-		erase      string
-	}{
-		{" ", "/tmp/r/ab", 2, 80, " . /tmp/r/ab", `\033[1A\r\033[2C\033[K`},
-		{"", "/tmp/r/ab", 0, 11, ". /tmp/r/ab ", `\033[2A\r\033[K\033[B\033[2K\033[1A\r`},
-		{"", "/tmp/r/ab", 5, 10, ". /tmp/r/ab", `\033[2A\r\033[5C\033[K\033[B\033[2K\033[1A\r\033[5C`},
-		{"", "/tmp/a b/x", 0, 80, ". '/tmp/a b/x'", `\033[1A\r\033[K`},
-	}
-	for _, tt := range tests {
-		line, cells := typedLine(tt.lead, tt.path, tt.x, tt.width)
-		if line != tt.want || (tt.x+cells)%tt.width == 0 {
-			t.Errorf("typedLine(%q, %q, %d, %d) = %q, %d cells; want %q, not ending at the margin", tt.lead, tt.path, tt.x, tt.width, line, cells, tt.want)
-		}
-		if got := eraseEcho(tt.x, tt.width, cells); got != tt.erase {
-			t.Errorf("eraseEcho(%d, %d, %d) = %s, want %s", tt.x, tt.width, cells, got, tt.erase)
-		}
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/tmux-mcp/tmux-mcp/drive"
 	"github.com/tmux-mcp/tmux-mcp/mcpserver"
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
@@ -55,7 +56,7 @@ func (d Deps) viewType(ctx context.Context, srv *supervisor.Server, id tmux.Pane
 	}
 	defer unlock()
 	if text != "" {
-		if err := sendLiteral(ctx, srv, id, text); err != nil {
+		if err := drive.SendLiteral(ctx, srv, id, text); err != nil {
 			return err
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/tmux-mcp/tmux-mcp/agent/agentstub"
+	"github.com/tmux-mcp/tmux-mcp/drive"
 	"github.com/tmux-mcp/tmux-mcp/jobrecord"
 )
 
@@ -83,7 +84,7 @@ func TestWaitsTimeOutOnTheirOwn(t *testing.T) {
 		for i := range rounds {
 			timeout := shortTimeouts[i%len(shortTimeouts)]
 			res := e.call("wait_for_text", map[string]any{"pane_id": busy, "patterns": []any{"never printed"}, "timeout": timeout})
-			var w waitResult
+			var w drive.WaitResult
 			if res.IsError {
 				notHung(t, "wait_for_text", i, text(res))
 				t.Errorf("wait_for_text call %d: %s, want outcome timeout", i, text(res))
@@ -108,7 +109,7 @@ func TestWaitsTimeOutOnTheirOwn(t *testing.T) {
 				continue
 			}
 			var out struct {
-				Wait *waitResult `json:"wait"`
+				Wait *drive.WaitResult `json:"wait"`
 			}
 			decode(t, res, &out)
 			if out.Wait == nil || out.Wait.Outcome != "timeout" {
@@ -156,7 +157,7 @@ func TestWaitsTimeOutOnTheirOwn(t *testing.T) {
 				t.Errorf("run_command call %d: %s, want timed_out", i, text(res))
 				continue
 			}
-			var r runResult
+			var r drive.RunResult
 			decode(t, res, &r)
 			if !r.TimedOut {
 				t.Errorf("run_command call %d = %+v, want timed_out", i, r)

@@ -1,4 +1,4 @@
-package tools
+package drive
 
 import (
 	"sort"

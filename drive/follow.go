@@ -1,4 +1,4 @@
-package tools
+package drive
 
 import (
 	"context"
@@ -31,7 +31,7 @@ func (w *waiter) follow(ctx context.Context, pn tmux.Pane, changed bool) ([]stri
 	}
 	top := w.anchor.reach(pn) - margin
 	if row, ok := w.anchor.settled(pn); ok {
-		top = max(row-anchorRows-pn.Height-margin, -pn.HistorySize-margin)
+		top = max(row-AnchorRows-pn.Height-margin, -pn.HistorySize-margin)
 	}
 	if len(w.anchor.fp) == 0 {
 		top = -pn.HistorySize - margin
@@ -84,7 +84,7 @@ func (w *waiter) follow(ctx context.Context, pn tmux.Pane, changed bool) ([]stri
 	// The rows read above the screen stay as they are: the next read can
 	// begin at the top of the screen, or lower if the first new row is.
 	above := max(len(lines)-len(s.from(first)), 0)
-	w.past = lastN(append(w.past, lines[:above]...), waitTailLines)
+	w.past = lastN(append(w.past, lines[:above]...), WaitTailLines)
 	cursor := min(pn.CursorY, after.CursorY)
 	if found && w.anchor.sameShape(pn) && w.anchor.sameShape(after) {
 		w.anchor = w.anchor.moved(row, s.rows, cursor)
@@ -104,7 +104,7 @@ func (w *waiter) follow(ctx context.Context, pn tmux.Pane, changed bool) ([]stri
 // the pane's state after.
 func (w *waiter) split(ctx context.Context, pn tmux.Pane, top int, changed bool) (splitRows, tmux.Pane, error) {
 	c, after, err := w.captureState(ctx, supervisor.CaptureRequest{Pane: w.pane, Start: &top, Join: true,
-		MaxLines: max(min(pn.Height-top, w.ceiling.lines), 1), MaxBytes: w.ceiling.bytes, Changed: changed})
+		MaxLines: max(min(pn.Height-top, w.ceiling.Lines), 1), MaxBytes: w.ceiling.Bytes, Changed: changed})
 	if err != nil {
 		return splitRows{}, tmux.Pane{}, err
 	}

@@ -1,4 +1,4 @@
-package tools
+package drive
 
 import (
 	"context"
@@ -14,12 +14,12 @@ import (
 // client that signalled the run's channel. Keys typed before the prompt
 // shows are echoed by the terminal ahead of it, and the next run would
 // read the prompt as the first line of its output. So the run that ended
-// unprompted leaves a note (expectPrompt), and the next call that types
-// into the pane waits for the prompt first (awaitPrompt), bounded by the
+// unprompted leaves a note (ExpectPrompt), and the next call that types
+// into the pane waits for the prompt first (AwaitPrompt), bounded by the
 // readiness timeout. A shell that shows no prompt at all (PS1 empty) has
 // that wait once per process, then never again.
 
-// promptState is what paneIO knows about one process's prompt.
+// promptState is what Panes knows about one process's prompt.
 type promptState struct {
 	// pending: a run ended with the cursor at x, y (column 0 below its
 	// output) and the prompt had not shown.
@@ -33,10 +33,10 @@ type promptState struct {
 // maxPrompts bounds the prompt notes, as maxReady bounds the ready set.
 const maxPrompts = 4096
 
-// expectPrompt notes that the run that just ended in pn left the cursor
+// ExpectPrompt notes that the run that just ended in pn left the cursor
 // where pn shows it, before the shell's prompt.
-func (io *paneIO) expectPrompt(sock tmux.Socket, pn tmux.Pane) {
-	k := readyKey{paneKey{sock, pn.ID}, pn.PID}
+func (io *Panes) ExpectPrompt(sock tmux.Socket, pn tmux.Pane) {
+	k := readyKey{PaneKey{sock, pn.ID}, pn.PID}
 	io.mu.Lock()
 	defer io.mu.Unlock()
 	if io.prompts == nil || len(io.prompts) >= maxPrompts {
@@ -50,7 +50,7 @@ func (io *paneIO) expectPrompt(sock tmux.Socket, pn tmux.Pane) {
 }
 
 // takePrompt returns and clears the pending note of k.
-func (io *paneIO) takePrompt(k readyKey) (promptState, bool) {
+func (io *Panes) takePrompt(k readyKey) (promptState, bool) {
 	io.mu.Lock()
 	defer io.mu.Unlock()
 	st, ok := io.prompts[k]
@@ -62,7 +62,7 @@ func (io *paneIO) takePrompt(k readyKey) (promptState, bool) {
 }
 
 // markSilent notes that k's prompt did not show within a wait.
-func (io *paneIO) markSilent(k readyKey) {
+func (io *Panes) markSilent(k readyKey) {
 	io.mu.Lock()
 	defer io.mu.Unlock()
 	if io.prompts != nil {
@@ -77,23 +77,23 @@ func (st promptState) prompted(pid int, pn tmux.Pane) bool {
 	return pn.PID != pid || pn.Dead || pn.InMode || pn.AlternateOn || pn.CursorX != st.x || pn.CursorY != st.y
 }
 
-// awaitPrompt waits, at most d.readyTimeout(), for the prompt that the
-// last run_command in pn was left waiting for (see expectPrompt). It
+// AwaitPrompt waits, at most timeout, for the prompt that the
+// last run_command in pn was left waiting for (see ExpectPrompt). It
 // reports whether the wait timed out.
-func (d Deps) awaitPrompt(ctx context.Context, srv *supervisor.Server, pn tmux.Pane) (timedOut bool, err error) {
-	key := readyKey{paneKey{srv.Socket(), pn.ID}, pn.PID}
-	st, ok := d.panes.takePrompt(key)
+func (io *Panes) AwaitPrompt(ctx context.Context, srv *supervisor.Server, pn tmux.Pane, timeout time.Duration) (timedOut bool, err error) {
+	key := readyKey{PaneKey{srv.Socket(), pn.ID}, pn.PID}
+	st, ok := io.takePrompt(key)
 	if !ok {
 		return false, nil
 	}
 	// pn may have been read before the run ended (while this call waited
 	// for the pane's lock): read it again, once changes are watched.
-	feed := watchPane(ctx, srv, pn.ID, minPoll)
-	defer feed.close()
-	deadline := time.NewTimer(d.readyTimeout())
+	feed := WatchPane(ctx, srv, pn.ID, MinPoll)
+	defer feed.Close()
+	deadline := time.NewTimer(timeout)
 	defer deadline.Stop()
 	for {
-		if pn, err = readPane(ctx, srv, pn.ID); err != nil {
+		if pn, err = ReadPane(ctx, srv, pn.ID); err != nil {
 			return false, err
 		}
 		if st.prompted(key.pid, pn) {
@@ -103,11 +103,11 @@ func (d Deps) awaitPrompt(ctx context.Context, srv *supervisor.Server, pn tmux.P
 		case <-ctx.Done():
 			return false, ctx.Err()
 		case <-deadline.C:
-			d.panes.markSilent(key)
+			io.markSilent(key)
 			return true, nil
 		case _, ok := <-feed.C:
 			if !ok {
-				feed.reopen(ctx)
+				feed.Reopen(ctx)
 			}
 		}
 	}

@@ -1,4 +1,4 @@
-package tools
+package drive
 
 import (
 	"context"
@@ -8,30 +8,30 @@ import (
 	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
-// paneIO is what the tools that type into panes share: one lock per pane,
+// Panes is what the calls that type into panes share: one lock per pane,
 // so that keystrokes from concurrent calls never interleave, the panes
 // already seen ready for keys, and where each pane's output stood at the
 // last send (see sendMark), and the prompts a run_command left pending
 // (see promptwait.go).
-type paneIO struct {
+type Panes struct {
 	mu      sync.Mutex
-	locks   map[paneKey]*paneLock
+	locks   map[PaneKey]*paneLock
 	ready   map[readyKey]bool
-	marks   map[paneKey]sendMark
+	marks   map[PaneKey]sendMark
 	markSeq uint64
 	prompts map[readyKey]promptState
 }
 
-// paneKey names a pane across servers.
-type paneKey struct {
-	sock tmux.Socket
-	pane tmux.PaneID
+// PaneKey names a pane across servers.
+type PaneKey struct {
+	Socket tmux.Socket
+	Pane   tmux.PaneID
 }
 
 // readyKey names one process in a pane: a respawned pane, or a pane ID
 // reused by a restarted server, is new again.
 type readyKey struct {
-	paneKey
+	PaneKey
 	pid int
 }
 
@@ -46,14 +46,15 @@ type paneLock struct {
 // pane is checked once more).
 const maxReady = 4096
 
-func newPaneIO() *paneIO {
-	return &paneIO{locks: map[paneKey]*paneLock{}, ready: map[readyKey]bool{}, marks: map[paneKey]sendMark{}}
+// NewPanes returns an empty Panes; the calls of one catalog share one.
+func NewPanes() *Panes {
+	return &Panes{locks: map[PaneKey]*paneLock{}, ready: map[readyKey]bool{}, marks: map[PaneKey]sendMark{}}
 }
 
-// lock takes the locks of panes on sock, in a fixed order so that two
+// Lock takes the locks of panes on sock, in a fixed order so that two
 // calls locking several panes cannot deadlock, and returns the function
 // that releases them. It fails with ctx's error if ctx ends first.
-func (io *paneIO) lock(ctx context.Context, sock tmux.Socket, panes ...tmux.PaneID) (unlock func(), err error) {
+func (io *Panes) Lock(ctx context.Context, sock tmux.Socket, panes ...tmux.PaneID) (unlock func(), err error) {
 	panes = slices.Clone(panes)
 	slices.Sort(panes)
 	panes = slices.Compact(panes)
@@ -64,7 +65,7 @@ func (io *paneIO) lock(ctx context.Context, sock tmux.Socket, panes ...tmux.Pane
 		}
 		io.mu.Lock()
 		for _, p := range panes {
-			k := paneKey{sock, p}
+			k := PaneKey{sock, p}
 			if l := io.locks[k]; l != nil {
 				if l.refs--; l.refs == 0 {
 					delete(io.locks, k)
@@ -76,7 +77,7 @@ func (io *paneIO) lock(ctx context.Context, sock tmux.Socket, panes ...tmux.Pane
 	io.mu.Lock()
 	ls := make([]*paneLock, len(panes))
 	for i, p := range panes {
-		k := paneKey{sock, p}
+		k := PaneKey{sock, p}
 		l := io.locks[k]
 		if l == nil {
 			l = &paneLock{ch: make(chan struct{}, 1)}
@@ -98,13 +99,13 @@ func (io *paneIO) lock(ctx context.Context, sock tmux.Socket, panes ...tmux.Pane
 	return release, nil
 }
 
-func (io *paneIO) isReady(k readyKey) bool {
+func (io *Panes) isReady(k readyKey) bool {
 	io.mu.Lock()
 	defer io.mu.Unlock()
 	return io.ready[k]
 }
 
-func (io *paneIO) markReady(k readyKey) {
+func (io *Panes) markReady(k readyKey) {
 	io.mu.Lock()
 	defer io.mu.Unlock()
 	if len(io.ready) >= maxReady {

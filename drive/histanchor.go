@@ -1,4 +1,4 @@
-package tools
+package drive
 
 import (
 	"strings"
@@ -35,10 +35,10 @@ import (
 //     full-screen program can rewrite; a resized pane by its rows
 //     anywhere.)
 
-// anchorRows is how many rows identify an anchor: the history rows just
+// AnchorRows is how many rows identify an anchor: the history rows just
 // above it, or, in a pane with less history than that, also the rows from
 // it down to the cursor.
-const anchorRows = 8
+const AnchorRows = 8
 
 // historyDrop is how many lines tmux frees from a full history at once.
 func historyDrop(limit int) int { return max(limit/10, 1) }
@@ -78,10 +78,10 @@ func takeAnchor(before, after tmux.Pane, rows []string, cursor int) screenAnchor
 func (a screenAnchor) withRows(rows []string, cursor int) screenAnchor {
 	a.fp = nil
 	top := max(len(rows)-a.height, 0)
-	a.above = min(anchorRows, top)
+	a.above = min(AnchorRows, top)
 	end := top
-	if a.above < anchorRows {
-		end = min(top+min(anchorRows-a.above, max(cursor-a.slack, 0)), len(rows))
+	if a.above < AnchorRows {
+		end = min(top+min(AnchorRows-a.above, max(cursor-a.slack, 0)), len(rows))
 	}
 	for _, r := range rows[top-a.above : end] {
 		a.fp = append(a.fp, rowHash(strings.TrimRight(r, " ")))
@@ -152,7 +152,7 @@ func (a screenAnchor) mayHaveDropped(pn tmux.Pane) bool {
 // reach is the row a capture must start at to find the anchor if tmux
 // freed lines at most twice since it was taken.
 func (a screenAnchor) reach(pn tmux.Pane) int {
-	return max(a.hsize-pn.HistorySize-a.slack-2*historyDrop(a.limit)-anchorRows, -pn.HistorySize)
+	return max(a.hsize-pn.HistorySize-a.slack-2*historyDrop(a.limit)-AnchorRows, -pn.HistorySize)
 }
 
 // locate finds the anchor in rows, the pane's rows from some row to the

@@ -1,4 +1,4 @@
-package tools
+package drive
 
 import (
 	"context"
@@ -41,7 +41,7 @@ func parseRunEnd(s string) (runEnd, error) {
 }
 
 // readEnd returns the run's end if its ending recorded one, or nil.
-func (r *run) readEnd(ctx context.Context) (*runEnd, error) {
+func (r *Run) readEnd(ctx context.Context) (*runEnd, error) {
 	out, err := r.srv.PaneOption(ctx, r.pane, r.option())
 	switch {
 	case errors.Is(err, tmux.ErrNotFound):
@@ -62,10 +62,10 @@ func (r *run) readEnd(ctx context.Context) (*runEnd, error) {
 
 // result reads the run's end, if recorded, and the output up to it, or to
 // the cursor while the command runs (end nil).
-func (r *run) result(ctx context.Context, base tmux.Pane) (runResult, *runEnd, error) {
+func (r *Run) result(ctx context.Context, base tmux.Pane) (RunResult, *runEnd, error) {
 	end, err := r.readEnd(ctx)
 	if err != nil {
-		return runResult{}, nil, err
+		return RunResult{}, nil, err
 	}
 	res, err := r.collect(ctx, base, end)
 	return res, end, err
@@ -77,13 +77,13 @@ func (r *run) result(ctx context.Context, base tmux.Pane) (runResult, *runEnd, e
 // command still runs) to the cursor. The capture goes back no further than
 // a capture may hold; output that begins before that, or whose start tmux
 // freed, is truncated.
-func (r *run) collect(ctx context.Context, base tmux.Pane, end *runEnd) (runResult, error) {
-	var res runResult
+func (r *Run) collect(ctx context.Context, base tmux.Pane, end *runEnd) (RunResult, error) {
+	var res RunResult
 	wide := false // the anchor was not where it can be after two drops: look through the history
 	for try := 1; ; try++ {
-		now, err := readPane(ctx, r.srv, r.pane)
+		now, err := ReadPane(ctx, r.srv, r.pane)
 		if err != nil {
-			return runResult{}, err
+			return RunResult{}, err
 		}
 		// The prompt's row, if no line was freed since the anchor (in a
 		// pane without history, lines that scroll off the screen are
@@ -101,11 +101,11 @@ func (r *run) collect(ctx context.Context, base tmux.Pane, end *runEnd) (runResu
 		c, err := readCapture(ctx, r.srv, supervisor.CaptureRequest{Pane: r.pane, Start: &top, Join: true,
 			MaxLines: max(min(now.Height-top, r.maxLines), 1), MaxBytes: r.maxBytes})
 		if err != nil {
-			return runResult{}, err
+			return RunResult{}, err
 		}
-		after, err := readPane(ctx, r.srv, r.pane)
+		after, err := ReadPane(ctx, r.srv, r.pane)
 		if err != nil {
-			return runResult{}, err
+			return RunResult{}, err
 		}
 		if !still(now, after) && try < stableTries {
 			continue // it scrolled under the capture: the rows moved
@@ -156,8 +156,8 @@ func (r *run) collect(ctx context.Context, base tmux.Pane, end *runEnd) (runResu
 // end: text after the end on the cursor's row, left of the cursor, which
 // rests before the right margin (zsh ends a line without a newline with a
 // mark and blanks up to the margin, then prints its prompt below).
-func (r *run) cut(s splitRows, first, prompt int, known bool, endRow, endX int, pn tmux.Pane) runResult {
-	var res runResult
+func (r *Run) cut(s splitRows, first, prompt int, known bool, endRow, endX int, pn tmux.Pane) RunResult {
+	var res RunResult
 	start := 0
 	if known {
 		start = s.lineOf(prompt+first) + r.lines
@@ -189,14 +189,14 @@ func (r *run) cut(s splitRows, first, prompt int, known bool, endRow, endX int, 
 			from = stop - at.off
 		}
 		if to := cellOffset(row, pn.CursorX); to > from {
-			res.prompted = strings.TrimSpace(row[from:to]) != ""
+			res.Prompted = strings.TrimSpace(row[from:to]) != ""
 		}
 	}
 	return res
 }
 
 // clearEnd removes the run's pane option, once its end was read.
-func (r *run) clearEnd(ctx context.Context) {
+func (r *Run) clearEnd(ctx context.Context) {
 	r.srv.UnsetPaneOption(ctx, r.pane, r.option()) //nolint:errcheck // a pane gone took it along
 }
 

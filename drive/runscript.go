@@ -1,4 +1,4 @@
-package tools
+package drive
 
 import (
 	"errors"
@@ -147,7 +147,7 @@ func eraseEcho(x, width, typed int) string {
 }
 
 // runOption is the pane option a run's ending records its end in.
-func (r *run) option() string { return "@tmux_mcp_" + r.nonce }
+func (r *Run) option() string { return "@tmux_mcp_" + r.nonce }
 
 // ending is the shell code that ends a run: a subshell, printing nothing,
 // that takes the status of the command before it, waits until tmux has
@@ -156,7 +156,7 @@ func (r *run) option() string { return "@tmux_mcp_" + r.nonce }
 // keys read with the answer (out of any mode, as Server.TypeKeys types),
 // and exits with the status. typed is for the
 // line typed where no file can be written.
-func (r *run) ending(tmuxBin string, typed bool) string {
+func (r *Run) ending(tmuxBin string, typed bool) string {
 	tm := shellquote.Quote(tmuxBin) + " -S " + shellquote.Quote(r.srv.Socket().ResolvedPath())
 	esc := "e='\x1b'" // in a file: the byte itself, no process to make it
 	if typed {
@@ -200,7 +200,7 @@ func typedLine(lead, path string, x, width int) (string, int) {
 // files; r.file names that file and r.lines the lines the command shows
 // as. Where no file can be written, the line carries the command and the
 // ending itself.
-func (r *run) script(files *runFiles, tmuxBin, cmd string, noHistory bool, base tmux.Pane) string {
+func (r *Run) script(files *Files, tmuxBin, cmd string, noHistory bool, base tmux.Pane) string {
 	lead := ""
 	if noHistory {
 		lead = " "
@@ -226,10 +226,10 @@ func (r *run) script(files *runFiles, tmuxBin, cmd string, noHistory bool, base 
 	return typed
 }
 
-// runFiles is the private directory of run_command's files: made on first
+// Files is the private directory of run_command's files: made on first
 // use (mode 0700, a new name, so this user's alone), made again if
 // something removed it, and removed by close.
-type runFiles struct {
+type Files struct {
 	mu sync.Mutex
 	// base is where the directory is made; "" is the system's temporary
 	// directory.
@@ -240,7 +240,7 @@ type runFiles struct {
 // write creates the file name in the directory (never over an existing
 // one) with the content for its path, readable by this user only, and
 // returns its path.
-func (f *runFiles) write(name string, content func(path string) string) (string, error) {
+func (f *Files) write(name string, content func(path string) string) (string, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for range 2 {
@@ -274,15 +274,15 @@ func (f *runFiles) write(name string, content func(path string) string) (string,
 }
 
 // remove deletes a file that write made.
-func (f *runFiles) remove(path string) {
+func (f *Files) remove(path string) {
 	if path != "" {
 		os.Remove(path) //nolint:errcheck // gone already is fine
 	}
 }
 
-// close removes the directory and what is left in it (the files of
+// Close removes the directory and what is left in it (the files of
 // commands that timed out and have not ended).
-func (f *runFiles) close() error {
+func (f *Files) Close() error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.dir == "" {
@@ -293,12 +293,16 @@ func (f *runFiles) close() error {
 	return err
 }
 
-// closeIfEmpty removes the directory if no file is left in it (the files
+// CloseIfEmpty removes the directory if no file is left in it (the files
 // of jobs that run on stay).
-func (f *runFiles) closeIfEmpty() {
+func (f *Files) CloseIfEmpty() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.dir != "" && os.Remove(f.dir) == nil {
 		f.dir = ""
 	}
 }
+
+// NewFiles returns the files of runs, in a directory made under base
+// ("": the system's temporary directory) on first use.
+func NewFiles(base string) *Files { return &Files{base: base} }

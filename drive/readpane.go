@@ -1,4 +1,4 @@
-package tools
+package drive
 
 import (
 	"context"
@@ -10,18 +10,18 @@ import (
 	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
-// paneStateFields are what readPane asks tmux for, in order.
+// paneStateFields are what ReadPane asks tmux for, in order.
 var paneStateFields = []string{"pane_id", "session_id", "session_name", "window_id", "pane_pid", "pane_dead",
 	"cursor_x", "cursor_y", "history_size", "history_limit", "pane_width", "pane_height", "alternate_on", "pane_in_mode",
 	"pane_current_command"}
 
 var paneStateFormat = tmux.RecordFormat(paneStateFields...)
 
-// readPane reads one pane's state with one display-message. A pane that
+// ReadPane reads one pane's state with one display-message. A pane that
 // does not exist (or belongs to tmux-mcp's hidden session) is a "Pane not
 // found" error.
-func readPane(ctx context.Context, srv *supervisor.Server, id tmux.PaneID) (tmux.Pane, error) {
-	f, err := displayFields(ctx, srv, id, paneStateFields...)
+func ReadPane(ctx context.Context, srv *supervisor.Server, id tmux.PaneID) (tmux.Pane, error) {
+	f, err := DisplayFields(ctx, srv, id, paneStateFields...)
 	if err != nil {
 		return tmux.Pane{}, err
 	}
@@ -29,7 +29,7 @@ func readPane(ctx context.Context, srv *supervisor.Server, id tmux.PaneID) (tmux
 }
 
 // paneStateRecord decodes a pane's state read with paneStateFormat (one
-// record), as readPane would.
+// record), as ReadPane would.
 func paneStateRecord(id tmux.PaneID, rec []byte) (tmux.Pane, error) {
 	f, err := tmux.ParseRecord(rec, len(paneStateFields))
 	if err != nil {
@@ -51,10 +51,10 @@ func paneState(id tmux.PaneID, f []string) (tmux.Pane, error) {
 	return pn, nil
 }
 
-// displayFields reads the format variables fields of pane as one record
+// DisplayFields reads the format variables fields of pane as one record
 // (supervisor.Server.DisplayRecord); a pane that does not exist is a
 // "Pane not found" error.
-func displayFields(ctx context.Context, srv *supervisor.Server, pane tmux.PaneID, fields ...string) ([]string, error) {
+func DisplayFields(ctx context.Context, srv *supervisor.Server, pane tmux.PaneID, fields ...string) ([]string, error) {
 	f, err := srv.DisplayRecord(ctx, pane, fields...)
 	if errors.Is(err, tmux.ErrNotFound) {
 		return nil, paneNotFound(pane)
@@ -62,6 +62,19 @@ func displayFields(ctx context.Context, srv *supervisor.Server, pane tmux.PaneID
 	return f, err
 }
 
-func paneNotFound(id tmux.PaneID) error {
-	return &toolError{msg: "Pane not found: " + string(id), class: "pane_not_found", hint: hintPanes}
+func paneNotFound(id tmux.PaneID) error { return &PaneGoneError{Pane: id} }
+
+// readCapture captures as req asks; a pane that does not exist is a
+// PaneGoneError, a request the supervisor refuses a RangeError.
+func readCapture(ctx context.Context, srv *supervisor.Server, req supervisor.CaptureRequest) (supervisor.Capture, error) {
+	c, err := srv.Capture(ctx, req)
+	switch {
+	case err == nil:
+		return c, nil
+	case errors.Is(err, tmux.ErrNotFound):
+		return c, paneNotFound(req.Pane)
+	case errors.Is(err, supervisor.ErrInvalidArgument):
+		return c, &RangeError{Err: err}
+	}
+	return c, err
 }

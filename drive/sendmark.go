@@ -1,4 +1,4 @@
-package tools
+package drive
 
 import (
 	"context"
@@ -44,7 +44,7 @@ type sendMark struct {
 const maxMarks = 1024
 
 // setMark records m as key's mark and returns its sequence number.
-func (io *paneIO) setMark(key paneKey, m sendMark) uint64 {
+func (io *Panes) setMark(key PaneKey, m sendMark) uint64 {
 	io.mu.Lock()
 	defer io.mu.Unlock()
 	if _, ok := io.marks[key]; !ok && len(io.marks) >= maxMarks {
@@ -60,7 +60,7 @@ func (io *paneIO) setMark(key paneKey, m sendMark) uint64 {
 }
 
 // forgetMark drops key's mark; with seq > 0 only if it is still that mark.
-func (io *paneIO) forgetMark(key paneKey, seq uint64) {
+func (io *Panes) forgetMark(key PaneKey, seq uint64) {
 	io.mu.Lock()
 	defer io.mu.Unlock()
 	if m, ok := io.marks[key]; ok && (seq == 0 || m.seq == seq) {
@@ -69,7 +69,7 @@ func (io *paneIO) forgetMark(key paneKey, seq uint64) {
 }
 
 // mark returns key's mark.
-func (io *paneIO) mark(key paneKey) (sendMark, bool) {
+func (io *Panes) mark(key PaneKey) (sendMark, bool) {
 	io.mu.Lock()
 	defer io.mu.Unlock()
 	m, ok := io.marks[key]
@@ -78,7 +78,7 @@ func (io *paneIO) mark(key paneKey) (sendMark, bool) {
 
 // advanceMark replaces key's mark by m if it is still mark seq: a send
 // made since keeps its own.
-func (io *paneIO) advanceMark(key paneKey, seq uint64, m sendMark) {
+func (io *Panes) advanceMark(key PaneKey, seq uint64, m sendMark) {
 	io.mu.Lock()
 	defer io.mu.Unlock()
 	if cur, ok := io.marks[key]; ok && cur.seq == seq {
@@ -88,45 +88,44 @@ func (io *paneIO) advanceMark(key paneKey, seq uint64, m sendMark) {
 	}
 }
 
-// markSend records where pn's output stands, just before keys are sent
+// MarkSend records where pn's output stands, just before keys are sent
 // to it; pn is its state as last read. If the mark cannot be taken
 // exactly (the pane is dead, on the alternate screen, keeps no history,
 // keeps scrolling, or a read failed) the pane's mark is forgotten
 // instead: its next wait counts from its own call. Failing here never
 // stops the send. (run_command takes the mark from the capture its run
 // anchors by: see keepMark.)
-func (d Deps) markSend(ctx context.Context, srv *supervisor.Server, pn tmux.Pane) {
-	cfg := d.Sup.Config()
-	m, ok := takeSendMark(ctx, srv, pn, captureCeiling{cfg.MaxCaptureLines, cfg.MaxCaptureBytes})
-	d.keepMark(srv, pn.ID, m, ok)
+func (io *Panes) MarkSend(ctx context.Context, srv *supervisor.Server, pn tmux.Pane, ceiling Ceiling) {
+	m, ok := takeSendMark(ctx, srv, pn, ceiling)
+	io.keepMark(srv, pn.ID, m, ok)
 }
 
 // keepMark records m as pane's mark, or forgets the pane's mark if m
 // could not be taken.
-func (d Deps) keepMark(srv *supervisor.Server, pane tmux.PaneID, m sendMark, ok bool) {
-	key := paneKey{srv.Socket(), pane}
+func (io *Panes) keepMark(srv *supervisor.Server, pane tmux.PaneID, m sendMark, ok bool) {
+	key := PaneKey{srv.Socket(), pane}
 	if !ok {
-		d.panes.forgetMark(key, 0)
+		io.forgetMark(key, 0)
 		return
 	}
-	d.panes.setMark(key, m)
+	io.setMark(key, m)
 }
 
-// forgetSend drops pane's mark: keys go to it that no mark covers (all
+// ForgetSend drops pane's mark: keys go to it that no mark covers (all
 // but the last send of a batch to one pane).
-func (d Deps) forgetSend(srv *supervisor.Server, pane tmux.PaneID) {
-	d.panes.forgetMark(paneKey{srv.Socket(), pane}, 0)
+func (io *Panes) ForgetSend(srv *supervisor.Server, pane tmux.PaneID) {
+	io.forgetMark(PaneKey{srv.Socket(), pane}, 0)
 }
 
 // takeSendMark anchors at pn's screen as a wait does at its call (see
 // waiter.takeAnchor), and notes the cursor's row and the lines below it.
-func takeSendMark(ctx context.Context, srv *supervisor.Server, pn tmux.Pane, ceiling captureCeiling) (sendMark, bool) {
+func takeSendMark(ctx context.Context, srv *supervisor.Server, pn tmux.Pane, ceiling Ceiling) (sendMark, bool) {
 	if pn.Dead || pn.AlternateOn || pn.HistoryLimit == 0 {
 		// Without history the anchor's row is arithmetic only, and rows
 		// that scroll off are gone: no mark to trust.
 		return sendMark{}, false
 	}
-	w := &waiter{srv: srv, pane: pn.ID, base: pn, ceiling: ceiling}
+	w := &waiter{srv: srv, pane: pn.ID, baseline: baseline{base: pn}, question: question{ceiling: ceiling}}
 	s, pn, settled, err := w.takeAnchor(ctx, pn)
 	if err != nil || !settled {
 		return sendMark{}, false

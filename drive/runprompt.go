@@ -1,4 +1,4 @@
-package tools
+package drive
 
 import (
 	"strings"
@@ -27,7 +27,7 @@ func newPromptMark(rows []string, i int, head string) promptMark {
 	if i < 0 || i > len(rows) {
 		return m
 	}
-	for _, r := range rows[max(i-anchorRows, 0):i] {
+	for _, r := range rows[max(i-AnchorRows, 0):i] {
 		m.fp = append(m.fp, rowHash(strings.TrimRight(r, " ")))
 	}
 	return m

@@ -1,4 +1,4 @@
-package tools
+package drive
 
 import (
 	"fmt"
@@ -73,7 +73,7 @@ func TestScreenAnchorLocate(t *testing.T) {
 		{"the anchor's rows printed again, off the rows it can be at", 100, func(g *fakeGrid) {
 			g.printf(150, "old %d")
 		}, func(g *fakeGrid) {
-			g.print(g.rows[g.hsize()-anchorRows : g.hsize()]...)
+			g.print(g.rows[g.hsize()-AnchorRows : g.hsize()]...)
 			g.printf(14, "new %d")
 		}, -22, true, false},
 		{"a short history: rows on the screen too", 100, func(g *fakeGrid) { g.printf(3, "old %d") }, func(g *fakeGrid) {
@@ -87,7 +87,7 @@ func TestScreenAnchorLocate(t *testing.T) {
 			g := newFakeGrid(tt.limit, 10)
 			tt.before(g)
 			pn := g.pane()
-			a := takeAnchor(pn, pn, g.capture(-anchorRows), pn.CursorY)
+			a := takeAnchor(pn, pn, g.capture(-AnchorRows), pn.CursorY)
 			tt.after(g)
 			now := g.pane()
 			row, settled := a.settled(now)
@@ -118,7 +118,7 @@ func TestScreenAnchorSlack(t *testing.T) {
 		g.printf(tt.old, "old %d")
 		before := g.pane()
 		g.printf(tt.during, "during %d")
-		rows := g.capture(-anchorRows)
+		rows := g.capture(-AnchorRows)
 		g.printf(tt.more, "during more %d")
 		a := takeAnchor(before, g.pane(), rows, before.CursorY)
 		anchor := rows[len(rows)-g.height]

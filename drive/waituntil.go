@@ -1,4 +1,4 @@
-package tools
+package drive
 
 import (
 	"context"
@@ -19,20 +19,23 @@ import (
 // call), and the wait checks its deadline between them: a read under way
 // at the deadline finishes, and the state it read is the one reported.
 // Where the wait is itself one tmux call (wait-for), a deadline error
-// once the deadline has passed is the wait timing out (pastDeadline).
+// once the deadline has passed is the wait timing out (PastDeadline).
 
-// errWaitOver is watchUntil's error when the wait's deadline came before
+// CheckEvery is how often WatchUntil checks besides the pane's changes.
+const CheckEvery = 50 * time.Millisecond
+
+// ErrWaitOver is WatchUntil's error when the wait's deadline came before
 // check reported done.
-var errWaitOver = errors.New("tools: the wait's time is up")
+var ErrWaitOver = errors.New("tools: the wait's time is up")
 
-// watchUntil calls check each time pane may have changed and every
-// submitCheck, until it reports done, fails, ctx ends, or deadline
-// passes (errWaitOver, once the check under way has returned). check
+// WatchUntil calls check each time pane may have changed and every
+// CheckEvery, until it reports done, fails, ctx ends, or deadline
+// passes (ErrWaitOver, once the check under way has returned). check
 // reads with a context of its own that is not bounded by the deadline.
-func watchUntil(ctx context.Context, srv *supervisor.Server, pane tmux.PaneID, deadline time.Time, check func() (bool, error)) error {
-	feed := watchPane(ctx, srv, pane, minPoll)
-	defer feed.close()
-	tick := time.NewTicker(submitCheck)
+func WatchUntil(ctx context.Context, srv *supervisor.Server, pane tmux.PaneID, deadline time.Time, check func() (bool, error)) error {
+	feed := WatchPane(ctx, srv, pane, MinPoll)
+	defer feed.Close()
+	tick := time.NewTicker(CheckEvery)
 	defer tick.Stop()
 	over := time.NewTimer(time.Until(deadline))
 	defer over.Stop()
@@ -42,28 +45,28 @@ func watchUntil(ctx context.Context, srv *supervisor.Server, pane tmux.PaneID, d
 			return err
 		}
 		if !time.Now().Before(deadline) {
-			return errWaitOver
+			return ErrWaitOver
 		}
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-over.C:
-			return errWaitOver
+			return ErrWaitOver
 		case <-tick.C:
 		case _, ok := <-feed.C:
 			if !ok {
-				feed.reopen(ctx)
+				feed.Reopen(ctx)
 			}
 		}
 	}
 }
 
-// pastDeadline reports whether err is a tmux call (or a wait) that ran
+// PastDeadline reports whether err is a tmux call (or a wait) that ran
 // out of time at or after deadline: a call bounded by the wait's own
 // deadline, which is the wait timing out, not a slow server. A context's
 // timer can fire a little after its deadline, so the clock decides, not
 // only the context.
-func pastDeadline(err error, deadline time.Time) bool {
+func PastDeadline(err error, deadline time.Time) bool {
 	return err != nil && (errors.Is(err, context.DeadlineExceeded) || errors.Is(err, tmux.ErrTimeout)) &&
 		!time.Now().Before(deadline)
 }
