@@ -121,7 +121,7 @@ func (e *env) agentCLI(name string) (*agentstub.Stub, string) {
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	agentstub.Reap(e.t, panePID)
+	tmuxtest.Reap(e.t, panePID)
 	e.tmux("resize-window", "-t", p, "-x", "120", "-y", "40")
 	e.waitAgent(p, "waiting_for_input", 60*time.Second)
 	return stub, p

@@ -201,14 +201,14 @@ func TestAgentBehindTerminalClient(t *testing.T) {
 // Codex: "[… 80 lines]").
 var programCut = regexp.MustCompile(`lines hidden|\[… ?\d+ lines\]`)
 
-// reapPID is agentstub.Reap for a pane process given as text.
+// reapPID is tmuxtest.Reap for a pane process given as text.
 func reapPID(t *testing.T, pid string) {
 	t.Helper()
 	n, err := strconv.Atoi(pid)
 	if err != nil {
 		t.Fatal(err)
 	}
-	agentstub.Reap(t, n)
+	tmuxtest.Reap(t, n)
 }
 
 // TestAgentQuestionsOnScreen (issue 42): a reply that prints every CLI's

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tmux-mcp/tmux-mcp/tmux/tmuxtest"
 )
 
 // ScreensEnv, set to 1, makes TestScreens write its captures to
@@ -158,7 +160,7 @@ func TestScreensQuestions(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			Reap(t, pid)
+			tmuxtest.Reap(t, pid)
 			dir := filepath.Join("..", "testdata")
 			save := func(state, screen string) {
 				t.Helper()

@@ -54,7 +54,7 @@ func TestDriveClaudeOverStdio(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	agentstub.Reap(t, panePID)
+	tmuxtest.Reap(t, panePID)
 
 	tmuxtest.WaitFor(t, 60*time.Second, "claude at its prompt", func() bool {
 		_, res := r.call("get_pane_info", map[string]any{"pane_id": p})

@@ -77,7 +77,7 @@ func TestReadmeClientsDriveTmux(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			agentstub.Reap(t, pid)
+			tmuxtest.Reap(t, pid)
 			t.Cleanup(func() {
 				if t.Failed() {
 					t.Logf("%s's screen at the end:\n%s", s.name, p.Capture())

@@ -65,6 +65,14 @@ exec cat
 		t.Fatal(err)
 	}
 	pane := tm.MustTmux("new-session", "-d", "-P", "-F", "#{pane_id}", "-s", "agent", "sh "+script)
+	// The binaries the pane runs write into dir (the journal, stderr):
+	// they end before it is removed, not when the server's end hangs the
+	// pane up.
+	pid, err := strconv.Atoi(tm.MustTmux("display-message", "-p", "-t", pane, "#{pane_pid}"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmuxtest.Reap(t, pid)
 	n := 0
 	connect := func(h client.ElicitationHandler, legacy bool) *client.Client {
 		t.Helper()

@@ -1,4 +1,4 @@
-package agentstub
+package tmuxtest
 
 import (
 	"os"
@@ -7,15 +7,14 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/tmux-mcp/tmux-mcp/tmux/tmuxtest"
 )
 
 // Reap registers, for the end of the test, the end of the processes below
-// pid (a pane's process: the CLI and its children), waiting until they are
-// gone: killing the tmux server only hangs the pane up, and a CLI still
-// writing to the home Launch made would make that directory's removal
-// fail. Call it after Launch, so that it runs before that removal. It
+// pid (a pane's process: a program and its children), waiting until they
+// are gone: killing the tmux server only hangs the pane up, and a program
+// still writing to a directory of the test's would make that directory's
+// removal fail. Call it after t.TempDir made the directory, so that it
+// runs before the removal. It
 // sends SIGTERM, and SIGKILL to what is left after ten seconds.
 func Reap(t testing.TB, pid int) {
 	t.Helper()
@@ -26,10 +25,10 @@ func Reap(t testing.TB, pid int) {
 		}
 		deadline := time.Now().Add(10 * time.Second)
 		for _, p := range procs {
-			for tmuxtest.Alive(p) && time.Now().Before(deadline) {
+			for Alive(p) && time.Now().Before(deadline) {
 				time.Sleep(10 * time.Millisecond)
 			}
-			if tmuxtest.Alive(p) {
+			if Alive(p) {
 				syscall.Kill(p, syscall.SIGKILL) //nolint:errcheck
 			}
 		}
