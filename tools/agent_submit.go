@@ -29,10 +29,6 @@ const submitSettle = 150 * time.Millisecond
 // lines in the paste.
 const maxEnters = 3
 
-// submitCheck is how often submit_prompt looks at the screen between the
-// pane's change events.
-const submitCheck = drive.CheckEvery
-
 // submitSchema is submit_prompt's result.
 var submitSchema = record(tField, []string{"result", "pane_id", "agent", "submitted_ms"}, nil)
 

@@ -23,9 +23,6 @@ type paneIO struct {
 
 func newPaneIO() *paneIO { return &paneIO{Panes: drive.NewPanes()} }
 
-// paneKey names a pane across servers.
-type paneKey = drive.PaneKey
-
 // lock takes the keystroke locks of panes on sock (drive.Panes.Lock).
 func (io *paneIO) lock(ctx context.Context, sock tmux.Socket, panes ...tmux.PaneID) (unlock func(), err error) {
 	return io.Lock(ctx, sock, panes...)
