@@ -134,7 +134,12 @@ func TestSubmitPromptNotTaken(t *testing.T) {
 	e := newEnv(t, Mutating)
 	p := e.window("stty -echo; echo READY; exec sleep 600")
 	e.waitScreen(p, "READY", func(s string) bool { return strings.Contains(s, "READY") })
-	msg := e.fails("submit_prompt", map[string]any{"pane_id": p, "text": "hello", "timeout": 1},
+	// The timeout bounds the steps before the paste too (the pane's
+	// lookup, the guards, its lock and readiness): under -race beside
+	// busy loops they took over 1 s on a cold machine, and the call
+	// rightly answered that the pane was not ready within it. With 3 s
+	// the wait that runs out is the one for the paste to show.
+	msg := e.fails("submit_prompt", map[string]any{"pane_id": p, "text": "hello", "timeout": 3},
 		"prompt not submitted to pane "+p, "did not show the text", "The screen now:", "READY", "[not_submitted]")
 	if strings.Contains(msg, "Prompt submitted") {
 		t.Errorf("error %q claims a submission", msg)
