@@ -331,6 +331,26 @@ func TestSubmitPromptWhileRedrawing(t *testing.T) {
 	}
 }
 
+// TestAnswerPermissionWhileRedrawing: an agent CLI caught redrawing its
+// question (the dialog erased, the transcript's last prompt between its
+// rules reading as the input box: Gemini CLI in make ci) is read again
+// until the question is back, not refused [not_asking]; the answer's key
+// is typed once.
+func TestAnswerPermissionWhileRedrawing(t *testing.T) {
+	e := newEnv(t, Mutating)
+	p, log := startSlowPaste(e, "dialog-redraw")
+	e.tmux("resize-window", "-t", p, "-x", "100", "-y", "30")
+	e.waitScreen(p, "the question erased", func(s string) bool { return !strings.Contains(s, "Allow execution") })
+	e.ok("answer_permission", map[string]any{"pane_id": p, "answer": "yes"}, nil)
+	b, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := string(b), "answer 1\n---\n"; got != want {
+		t.Errorf("the program got %q, want %q", got, want)
+	}
+}
+
 // startSlowPaste starts testdata/slowpaste.py in mode, run as a copy of
 // python3 named gemini, in a window of e, and returns its pane and the
 // file it writes each submitted prompt to, once its box is drawn.
@@ -352,6 +372,8 @@ func startSlowPaste(e *env, mode string) (pane, log string) {
 	}
 	log = filepath.Join(dir, "submitted")
 	pane = e.window("env -i TERM=screen HOME=" + dir + " " + bin + " -I " + script + " " + log + " " + mode)
-	e.waitScreen(pane, "the input box", func(s string) bool { return strings.Contains(s, "Type your message") })
+	e.waitScreen(pane, "the input box or question", func(s string) bool {
+		return strings.Contains(s, "Type your message") || strings.Contains(s, "Allow execution")
+	})
 	return pane, log
 }

@@ -12,6 +12,8 @@ import (
 	"github.com/tmux-mcp/tmux-mcp/agent"
 	"github.com/tmux-mcp/tmux-mcp/drive"
 	"github.com/tmux-mcp/tmux-mcp/guard"
+	"github.com/tmux-mcp/tmux-mcp/supervisor"
+	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
 // turnSettle is how long an agent must show a state other than working
@@ -23,6 +25,13 @@ const turnSettle = 500 * time.Millisecond
 // answerWait is how long answer_permission waits for the question to go
 // once its keys are typed.
 const answerWait = 5 * time.Second
+
+// answerSettle is how long answer_permission reads an agent CLI that
+// shows no question before it refuses: one caught redrawing its question
+// shows it again within that time. (Gemini CLI erases its dialog before
+// it draws it again; between the two, the last prompt of its transcript,
+// drawn between rules, reads as its input box: make ci once.)
+const answerSettle = 1500 * time.Millisecond
 
 // agentTurnSchema is wait_for_agent's and answer_permission's result.
 var agentTurnSchema = record(tField, []string{"pane_id", "agent", "answer", "timed_out"}, nil)
@@ -146,7 +155,7 @@ func AnswerPermission(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 			return nil, err
 		}
 		defer unlock()
-		info, r, err := d.readAgent(ctx, srv, pn)
+		info, r, err := d.askingAgent(ctx, srv, pn)
 		if err != nil {
 			return nil, err
 		}
@@ -185,6 +194,23 @@ func AnswerPermission(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		out.Elapsed = time.Since(start).Seconds()
 		return structured(out)
 	})
+}
+
+// askingAgent reads the agent CLI in pn until it shows a question, or
+// until it has shown none for answerSettle; the last reading is
+// returned (a nil info: pn runs no known agent CLI).
+func (d Deps) askingAgent(ctx context.Context, srv *supervisor.Server, pn tmux.Pane) (*AgentInfo, agent.Reading, error) {
+	var info *AgentInfo
+	var r agent.Reading
+	err := drive.WatchUntil(ctx, srv, pn.ID, time.Now().Add(answerSettle), func() (bool, error) {
+		var err error
+		info, r, err = d.readAgent(ctx, srv, pn)
+		return info == nil || r.State == agent.AskingPermission || r.State == agent.Exited, err
+	})
+	if errors.Is(err, drive.ErrWaitOver) {
+		err = nil
+	}
+	return info, r, err
 }
 
 // keyNames says which keys were typed.

@@ -9,7 +9,13 @@
 # first Enter after a paste is read and dropped, as Gemini CLI starved of
 # CPU at its start was seen to (no new line, no redraw); with
 # "slow-redraw" a resize clears the screen and the box comes back 1.5 s
-# later, as Codex redraws after a split beside a busy machine.
+# later, as Codex redraws after a split beside a busy machine; with
+# "dialog-redraw" it shows a permission question in place of its box
+# (Gemini CLI's, below a transcript whose last prompt sits between rules
+# as the box's text does), logs the answer key typed into it as
+# "answer KEY", and on a resize draws the transcript alone for 0.5 s
+# before the question, as Gemini CLI caught between erasing its dialog
+# and drawing it again shows.
 import os
 import signal
 import sys
@@ -30,6 +36,18 @@ mode = sys.argv[2] if len(sys.argv) > 2 else ""
 lagging = mode == "lagging-backspace"
 deaf = mode == "deaf-enter"
 status = "ready"
+asking = mode == "dialog-redraw"
+if asking:
+    transcript = [RULE_TOP, " > run the command", RULE_BOTTOM]
+DIALOG = [
+    "\u256d" + "\u2500" * 58 + "\u256e",
+    "\u2502 ? Shell  touch marker" + " " * 36 + "\u2502",
+    "\u2502 Allow execution of [Shell]?" + " " * 30 + "\u2502",
+    "\u2502 \u25cf 1. Allow once" + " " * 41 + "\u2502",
+    "\u2502   2. Allow for this session" + " " * 30 + "\u2502",
+    "\u2502   3. No, suggest changes (esc)" + " " * 27 + "\u2502",
+    "\u2570" + "\u2500" * 58 + "\u256f",
+]
 
 
 def draw():
@@ -48,6 +66,12 @@ def write_screen():
     out = ["\x1b[H\x1b[2J", "status: " + status + "\r\n"]
     for line in transcript:
         out.append(line + "\r\n")
+    if asking:
+        for line in DIALOG:
+            out.append(line + "\r\n")
+        sys.stdout.write("".join(out))
+        sys.stdout.flush()
+        return
     out.append(RULE_TOP + "\r\n")
     lines = buf.split("\n") if buf else ["Type your message or @path/to/file"]
     out.append(" > " + lines[0] + "\r\n")
@@ -69,8 +93,24 @@ def redraw_slowly(signum, frame):
     draw()
 
 
+def redraw_dialog(signum, frame):
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGWINCH])
+    try:
+        out = ["\x1b[H\x1b[2J", "status: " + status + "\r\n"]
+        for line in transcript:
+            out.append(line + "\r\n")
+        sys.stdout.write("".join(out))
+        sys.stdout.flush()
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
+    time.sleep(0.5)
+    draw()
+
+
 if mode == "slow-redraw":
     signal.signal(signal.SIGWINCH, redraw_slowly)
+if mode == "dialog-redraw":
+    signal.signal(signal.SIGWINCH, redraw_dialog)
 
 sys.stdout.write("\x1b[?2004h")
 draw()
@@ -93,6 +133,12 @@ try:
                 draw()
                 continue
             c, data = data[:1], data[1:]
+            if asking:
+                log.write("answer " + c.decode(errors="replace") + "\n---\n")
+                log.flush()
+                asking = False
+                draw()
+                continue
             if c == b"\r":
                 if recent_paste and deaf:
                     recent_paste = False
