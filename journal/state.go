@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -71,7 +72,7 @@ func readState(ctx context.Context, srv tmuxServer) (*Snapshot, error) {
 			for k := range snap.Sessions[i].Windows[j].Panes {
 				p := &snap.Sessions[i].Windows[j].Panes[k]
 				p.Argv, p.InShell = foreground(p.PID)
-				p.forking = runsBinary(p.PID, snap.Server.Binary)
+				p.forking = runsBinary(p.PID, snap.Server.Binary) || readAcrossExec(p, snap.Server.Binary)
 			}
 		}
 	}
@@ -154,6 +155,20 @@ func runsBinary(pid int, bin string) bool {
 	}
 	exe, err := os.Readlink("/proc/" + strconv.Itoa(pid) + "/exe")
 	return err == nil && exe == bin
+}
+
+// readAcrossExec reports whether tmux named pane p's command while its
+// process was still tmux's fork (the server binary's name), though by the
+// time /proc was read it runs another binary: the two readings came from
+// either side of the exec (make ci once: command "tmux", argv [sleep
+// 1234]). A pane that runs a tmux client is not taken for one: its
+// binary has the name too.
+func readAcrossExec(p *Pane, bin string) bool {
+	if p.PID <= 0 || bin == "" || p.Command != filepath.Base(bin) {
+		return false
+	}
+	exe, err := os.Readlink("/proc/" + strconv.Itoa(p.PID) + "/exe")
+	return err == nil && filepath.Base(exe) != filepath.Base(bin)
 }
 
 func cmdline(pid int) []string {

@@ -2,6 +2,7 @@ package journal
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -189,5 +190,35 @@ func TestWatchNeverStartsAServer(t *testing.T) {
 	}
 	if pid := ts.PID(); pid != 0 {
 		t.Errorf("a server answers on the socket (PID %d), want none", pid)
+	}
+}
+
+// TestReadAcrossExec: a pane tmux named for its fork (the server's binary)
+// while /proc already shows another binary was read across the exec; one
+// whose binary has the server's name (a tmux client in a pane) was not.
+func TestReadAcrossExec(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	self, _ = filepath.EvalSymlinks(self)
+	pid := os.Getpid()
+	for _, tc := range []struct {
+		name    string
+		command string
+		bin     string
+		want    bool
+	}{
+		{"named tmux, runs another binary", "tmux", "/opt/tmux/bin/tmux", true},
+		{"named tmux, runs a binary named so", filepath.Base(self), self, false},
+		{"named for its own command", "sleep", "/opt/tmux/bin/tmux", false},
+		{"no server binary known", "tmux", "", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := &Pane{PID: pid, Command: tc.command}
+			if got := readAcrossExec(p, tc.bin); got != tc.want {
+				t.Errorf("readAcrossExec(command %q, bin %q) = %v, want %v", tc.command, tc.bin, got, tc.want)
+			}
+		})
 	}
 }
