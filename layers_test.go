@@ -145,8 +145,9 @@ var layers = map[string]int{
 	"journal": 3, "telemetry": 3, "diagnostics": 3, "drive": 3, "guard": 3,
 	"jobs":      4,
 	"mcpserver": 5, "conformance": 5,
-	"tools": 6,
-	"cmd":   7, "scripts": 7, "packaging": 7,
+	"tooldef": 6,
+	"tools":   7,
+	"cmd":     8, "scripts": 8, "packaging": 8,
 }
 
 // rankOf returns the rank of the package in folder rel, and the folder

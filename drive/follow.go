@@ -119,7 +119,7 @@ func (w *waiter) split(ctx context.Context, pn tmux.Pane, top int, changed bool)
 // output saves a round trip with.
 func (w *waiter) captureState(ctx context.Context, req supervisor.CaptureRequest) (supervisor.Capture, tmux.Pane, error) {
 	if !req.Changed {
-		c, err := readCapture(ctx, w.srv, req)
+		c, err := ReadCapture(ctx, w.srv, req)
 		if err != nil {
 			return c, tmux.Pane{}, err
 		}
@@ -130,7 +130,7 @@ func (w *waiter) captureState(ctx context.Context, req supervisor.CaptureRequest
 		return c, after, err
 	}
 	req.StateAfter = paneStateFormat
-	c, err := readCapture(ctx, w.srv, req)
+	c, err := ReadCapture(ctx, w.srv, req)
 	if err != nil {
 		return c, tmux.Pane{}, err
 	}

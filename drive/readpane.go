@@ -64,9 +64,9 @@ func DisplayFields(ctx context.Context, srv *supervisor.Server, pane tmux.PaneID
 
 func paneNotFound(id tmux.PaneID) error { return &PaneGoneError{Pane: id} }
 
-// readCapture captures as req asks; a pane that does not exist is a
+// ReadCapture captures as req asks; a pane that does not exist is a
 // PaneGoneError, a request the supervisor refuses a RangeError.
-func readCapture(ctx context.Context, srv *supervisor.Server, req supervisor.CaptureRequest) (supervisor.Capture, error) {
+func ReadCapture(ctx context.Context, srv *supervisor.Server, req supervisor.CaptureRequest) (supervisor.Capture, error) {
 	c, err := srv.Capture(ctx, req)
 	switch {
 	case err == nil:

@@ -98,7 +98,7 @@ func (r *Run) collect(ctx context.Context, base tmux.Pane, end *runEnd) (RunResu
 		} else if !settled {
 			top = limit
 		}
-		c, err := readCapture(ctx, r.srv, supervisor.CaptureRequest{Pane: r.pane, Start: &top, Join: true,
+		c, err := ReadCapture(ctx, r.srv, supervisor.CaptureRequest{Pane: r.pane, Start: &top, Join: true,
 			MaxLines: max(min(now.Height-top, r.maxLines), 1), MaxBytes: r.maxBytes})
 		if err != nil {
 			return RunResult{}, err

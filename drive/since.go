@@ -3,45 +3,12 @@ package drive
 import (
 	"context"
 	"crypto/sha256"
-	"encoding/base64"
 	"encoding/hex"
-	"encoding/json"
 	"strings"
 
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
-
-// Cursor is where the previous capture_since left a pane: the row the
-// cursor was on, as an absolute row (history size + cursor row), and
-// digests of that row and the rows below it, so that rows rewritten in
-// place are noticed; and what finds the top of that screen again once tmux
-// has freed history lines (see screenAnchor).
-type Cursor struct {
-	Version     int      `json:"v"`
-	PaneID      string   `json:"pane_id"`
-	PanePID     int      `json:"pane_pid"`
-	HistorySize int      `json:"history_size"`
-	PaneHeight  int      `json:"pane_height"`
-	AnchorAbs   int      `json:"anchor_abs"`
-	AnchorHash  string   `json:"anchor_hash"`
-	BelowHashes []string `json:"below_hashes"`
-	// The screen anchor: the pane's history-limit and width, and digests
-	// of the rows around the top of the screen, FPAbove of them above it.
-	HistoryLimit int      `json:"history_limit,omitempty"`
-	PaneWidth    int      `json:"pane_width,omitempty"`
-	FP           []string `json:"fp,omitempty"`
-	FPAbove      int      `json:"fp_above,omitempty"`
-}
-
-// CursorPrefix starts every encoded Cursor.
-const CursorPrefix = "tmux-mcp-since-1:"
-
-// Encode is c as capture_since hands it out.
-func (c Cursor) Encode() string {
-	b, _ := json.Marshal(c) //nolint:errchkjson // plain struct
-	return CursorPrefix + base64.RawURLEncoding.EncodeToString(b)
-}
 
 // anchor is the top of the screen the cursor saw in pn. A cursor from
 // before anchors had rows is taken to have seen pn's history-limit and
@@ -202,7 +169,7 @@ func sinceOnce(ctx context.Context, srv *supervisor.Server, pn tmux.Pane, cur *C
 // captureRows captures from row top (negative: history) to the bottom of
 // the screen, one string per row.
 func captureRows(ctx context.Context, srv *supervisor.Server, pn tmux.Pane, top int, ceiling Ceiling) ([]string, supervisor.Capture, error) {
-	c, err := readCapture(ctx, srv, supervisor.CaptureRequest{Pane: pn.ID, Start: &top,
+	c, err := ReadCapture(ctx, srv, supervisor.CaptureRequest{Pane: pn.ID, Start: &top,
 		MaxLines: min(pn.Height-top, ceiling.Lines), MaxBytes: ceiling.Bytes})
 	if err != nil {
 		return nil, c, err

@@ -28,30 +28,43 @@ type Tool struct {
 	Hidden  bool
 }
 
-// Config is everything New needs: the server's settings, the tools, and
-// the few answers only the tool layer can give, as functions.
-type Config struct {
-	// Name and Version are the server's implementation info (tmux-mcp,
-	// dev).
+// Settings are the server's settings, as the binary's flags give them.
+type Settings struct {
+	// Name and Version are the server's implementation info.
 	Name, Version string
 	// DrainTimeout bounds how long calls in flight may run on after
 	// shutdown began (5s).
 	DrainTimeout time.Duration
 	// NotifyEvery is the minimum interval between two notifications about
-	// one thing (100ms).
+	// one thing: resource list changes, and updates of one subscribed
+	// resource to one client (100ms).
 	NotifyEvery time.Duration
-	// ServerOptions are more mcp-go options, applied after tmux-mcp's own.
+	// ServerOptions are more mcp-go options (the binary's telemetry),
+	// applied after tmux-mcp's own.
 	ServerOptions []server.ServerOption
 	// ValidateOutput checks every successful result against its tool's
-	// output schema.
+	// output schema (a result that does not conform becomes an error
+	// result). Tests turn it on; the binary leaves it off, because it
+	// costs a JSON round trip and a schema walk on every call (about a
+	// fifth of a read tool's CPU) for a property of the code, not of the
+	// call: the results are Go structs whose shape the tool tests check
+	// against the schemas.
 	ValidateOutput bool
 	// TaskBudget is how long a call of a client with MCP tasks may run
 	// before it becomes a task (taskext.DefaultBudget).
 	TaskBudget time.Duration
-	// Hosts are the other machines calls may name; nil: none.
+	// Hosts are the other machines calls may name (--host); nil: this
+	// machine only, and no tool has a host argument.
 	Hosts Hosts
-	// TaskTracer traces MCP tasks; nil: none.
+	// TaskTracer traces MCP tasks and the requests about them (the
+	// binary's telemetry); nil: none.
 	TaskTracer taskext.Tracer
+}
+
+// Config is everything New needs: the server's settings, the tools, and
+// the few answers only the tool layer can give, as functions.
+type Config struct {
+	Settings
 
 	// Sup is the supervisor every tmux call goes through (required).
 	Sup *supervisor.Supervisor

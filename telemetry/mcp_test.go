@@ -22,6 +22,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/tmux-mcp/tmux-mcp/mcpserver"
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
 	"github.com/tmux-mcp/tmux-mcp/tmux/tmuxtest"
@@ -68,7 +69,7 @@ func newTracedEnv(t *testing.T) *tracedEnv {
 		t.Fatal(err)
 	}
 	ts, err := tools.New(tools.Deps{Sup: e.sup, Tier: tools.Destructive, SocketDir: t.TempDir()},
-		tools.Options{Version: "test", ServerOptions: opts, ValidateOutput: true})
+		tools.Options{Settings: mcpserver.Settings{Version: "test", ServerOptions: opts, ValidateOutput: true}})
 	if err != nil {
 		t.Fatal(err)
 	}

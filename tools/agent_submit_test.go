@@ -279,7 +279,7 @@ func syscallKill(pid int) error {
 // parts and late, as Gemini CLI does beside busy loops: the new line is
 // taken back only once the box shows it so, not at the first quiet screen.
 // And when the program drops the first Enter without a sign: after
-// unansweredAfter it is pressed again, and the prompt arrives once.
+// drive.unansweredAfter it is pressed again, and the prompt arrives once.
 func TestSubmitPromptEnterTakenAsNewline(t *testing.T) {
 	for _, mode := range []string{"prompt", "lagging-backspace", "deaf-enter"} {
 		t.Run(mode, func(t *testing.T) { submitIntoSlowPaste(t, mode) })

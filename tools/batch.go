@@ -15,6 +15,7 @@ import (
 
 	"github.com/tmux-mcp/tmux-mcp/guard"
 	"github.com/tmux-mcp/tmux-mcp/mcpserver"
+	"github.com/tmux-mcp/tmux-mcp/tooldef"
 )
 
 // The batch tools run a list of tool calls serially, each through the
@@ -44,7 +45,7 @@ const (
 	batchTruncated   = "[... batch truncated nested content ...]"
 )
 
-var batchSchema = record(tInt, []string{"succeeded", "failed", "response_truncated_bytes"}, map[string]any{
+var batchSchema = tooldef.Record(tInt, []string{"succeeded", "failed", "response_truncated_bytes"}, map[string]any{
 	"results":            map[string]any{"type": "array", "items": map[string]any{"type": "object"}},
 	"stopped_at":         tIntNull,
 	"response_truncated": tBool,
@@ -62,17 +63,17 @@ var (
 
 // CallReadonlyToolsBatch runs readonly tools in one call.
 func CallReadonlyToolsBatch(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
-	return batchTool(d, "call_readonly_tools_batch", Readonly, hintsRead, "Run readonly tools in order.")
+	return batchTool(d, "call_readonly_tools_batch", Readonly, tooldef.Read, "Run readonly tools in order.")
 }
 
 // CallMutatingToolsBatch runs readonly and mutating tools in one call.
 func CallMutatingToolsBatch(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
-	return batchTool(d, "call_mutating_tools_batch", Mutating, hintsBatch, "Run readonly and mutating tools in order.")
+	return batchTool(d, "call_mutating_tools_batch", Mutating, tooldef.Batch, "Run readonly and mutating tools in order.")
 }
 
 // CallDestructiveToolsBatch runs tools of any tier in one call.
 func CallDestructiveToolsBatch(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
-	return batchTool(d, "call_destructive_tools_batch", Destructive, hintsBatch, "Run tools of any tier in order.")
+	return batchTool(d, "call_destructive_tools_batch", Destructive, tooldef.Batch, "Run tools of any tier in order.")
 }
 
 // batchRow is one operation's outcome. content is left out (null) when
@@ -93,9 +94,9 @@ type batchOp struct {
 	args map[string]any
 }
 
-func batchTool(d Deps, name string, tier Tier, h hintSet, desc string) (mcp.Tool, server.ToolHandlerFunc) {
-	t := newTool(name, desc, h, batchSchema, pOperations, pOnError)
-	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
+func batchTool(d Deps, name string, tier Tier, h tooldef.Hints, desc string) (mcp.Tool, server.ToolHandlerFunc) {
+	t := tooldef.New(name, desc, h, batchSchema, pOperations, pOnError)
+	return t, handle(t, func(ctx context.Context, p tooldef.Args) (*mcp.CallToolResult, error) {
 		ops, err := batchOps(p)
 		if err != nil {
 			return nil, err
@@ -117,7 +118,7 @@ func batchTool(d Deps, name string, tier Tier, h hintSet, desc string) (mcp.Tool
 				continue
 			}
 			failed++
-			if p.str("on_error") != "continue" {
+			if p.Str("on_error") != "continue" {
 				stoppedAt = &i
 				break
 			}
@@ -128,7 +129,7 @@ func batchTool(d Deps, name string, tier Tier, h hintSet, desc string) (mcp.Tool
 
 // batchOps checks the operations argument: 1 to maxBatchOps objects of
 // {tool, arguments}.
-func batchOps(p params) ([]batchOp, error) {
+func batchOps(p tooldef.Args) ([]batchOp, error) {
 	items, _ := p["operations"].([]any)
 	switch {
 	case len(items) == 0:
@@ -141,16 +142,16 @@ func batchOps(p params) ([]batchOp, error) {
 	for i, it := range items {
 		m, ok := it.(map[string]any)
 		if !ok {
-			return nil, argError("operations", "item %d: want an object {tool, arguments}, got %s", i, jsonType(it))
+			return nil, tooldef.BadArg("operations", "item %d: want an object {tool, arguments}, got %s", i, tooldef.JSONType(it))
 		}
 		for k := range m {
 			if k != "tool" && k != "arguments" {
-				return nil, argError("operations", "item %d: unknown field %q (want tool, arguments)", i, k)
+				return nil, tooldef.BadArg("operations", "item %d: unknown field %q (want tool, arguments)", i, k)
 			}
 		}
 		tool, ok := m["tool"].(string)
 		if !ok || tool == "" {
-			return nil, argError("operations", "item %d: tool: want a tool name", i)
+			return nil, tooldef.BadArg("operations", "item %d: tool: want a tool name", i)
 		}
 		args := map[string]any{}
 		switch a := m["arguments"].(type) {
@@ -158,7 +159,7 @@ func batchOps(p params) ([]batchOp, error) {
 		case map[string]any:
 			args = a
 		default:
-			return nil, argError("operations", "item %d: arguments: want object, got %s", i, jsonType(a))
+			return nil, tooldef.BadArg("operations", "item %d: arguments: want object, got %s", i, tooldef.JSONType(a))
 		}
 		ops = append(ops, batchOp{tool: tool, args: args})
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/tmux-mcp/tmux-mcp/mcpserver"
 )
 
 type batchResultT struct {
@@ -238,7 +239,7 @@ func TestBatchTruncatesLargeResponses(t *testing.T) {
 // row's error.
 func TestBatchCallsWhatTheServerServes(t *testing.T) {
 	e := newEnv(t, Readonly)
-	srv, err := New(Deps{Sup: e.sup, Tier: Readonly}, Options{Toolsets: []string{"batch", "server"}, ValidateOutput: true})
+	srv, err := New(Deps{Sup: e.sup, Tier: Readonly}, Options{Toolsets: []string{"batch", "server"}, Settings: mcpserver.Settings{ValidateOutput: true}})
 	if err != nil {
 		t.Fatal(err)
 	}

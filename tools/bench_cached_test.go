@@ -8,6 +8,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/tmux-mcp/tmux-mcp/mcpserver"
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
 	"github.com/tmux-mcp/tmux-mcp/tmux/tmuxtest"
 )
@@ -25,7 +26,7 @@ func BenchmarkCachedCapture(b *testing.B) {
 	cfg.ServerRate, cfg.ReadRate = 1e6, 1e6
 	sup := supervisor.New(cfg)
 	b.Cleanup(func() { sup.Close() })
-	srv, err := New(Deps{Sup: sup, Tier: Readonly, SocketDir: b.TempDir()}, Options{Version: "bench"})
+	srv, err := New(Deps{Sup: sup, Tier: Readonly, SocketDir: b.TempDir()}, Options{Settings: mcpserver.Settings{Version: "bench"}})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
+	"github.com/tmux-mcp/tmux-mcp/tooldef"
 )
 
 // Buffers are namespaced: load_buffer names them
@@ -42,13 +43,13 @@ func randomHex(n int) string {
 
 var (
 	pBufferName = mcp.WithString("buffer_name", mcp.Required())
-	bufferRef   = record(tString, []string{"buffer_name", "logical_name"}, nil)
+	bufferRef   = tooldef.Record(tString, []string{"buffer_name", "logical_name"}, nil)
 )
 
 // bufferName checks that the buffer_name argument names a buffer of this
 // process.
-func (d Deps) bufferName(p params) (string, error) {
-	name := p.str("buffer_name")
+func (d Deps) bufferName(p tooldef.Args) (string, error) {
+	name := p.Str("buffer_name")
 	if !bufferNameRe.MatchString(name) {
 		return "", &toolError{msg: fmt.Sprintf("Invalid buffer name: '%s'", clip(name)), class: "argument",
 			hint: "Use a buffer_name returned by load_buffer."}
@@ -108,12 +109,12 @@ func (f *bufferFile) remove() { os.Remove(f.name) } //nolint:errcheck // best ef
 
 // LoadBuffer loads text into a new buffer of this process.
 func LoadBuffer(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
-	t := newTool("load_buffer", "Load text into a new tmux-mcp buffer; returns its buffer_name.", hintsShell, bufferRef,
+	t := tooldef.New("load_buffer", "Load text into a new tmux-mcp buffer; returns its buffer_name.", tooldef.Shell, bufferRef,
 		mcp.WithString("content", mcp.Required()),
 		mcp.WithString("logical_name"),
 		pSocket)
-	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
-		logical := p.str("logical_name")
+	return t, handle(t, func(ctx context.Context, p tooldef.Args) (*mcp.CallToolResult, error) {
+		logical := p.Str("logical_name")
 		if logical == "" {
 			logical = "buf"
 		}
@@ -129,7 +130,7 @@ func LoadBuffer(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 			return nil, err
 		}
 		name := d.bufNS + randomHex(8) + "_" + logical
-		f, err := newBufferFile([]byte(p.str("content")))
+		f, err := newBufferFile([]byte(p.Str("content")))
 		if err != nil {
 			return nil, err
 		}
@@ -143,16 +144,17 @@ func LoadBuffer(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 
 // ShowBuffer reads a buffer of this process.
 func ShowBuffer(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
-	t := newTool("show_buffer", "Read a tmux-mcp buffer.", hintsRead,
-		record(tString, []string{"buffer_name", "content"},
+	t := tooldef.New("show_buffer", "Read a tmux-mcp buffer.", tooldef.Read,
+		tooldef.Record(tString, []string{"buffer_name", "content"},
 			map[string]any{"content_truncated": tBool, "content_truncated_lines": tInt}),
+
 		pBufferName, mcp.WithInteger("max_lines", mcp.Min(0)), pSocket)
-	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
+	return t, handle(t, func(ctx context.Context, p tooldef.Args) (*mcp.CallToolResult, error) {
 		name, err := d.bufferName(p)
 		if err != nil {
 			return nil, err
 		}
-		maxLines, ok := p.integer("max_lines")
+		maxLines, ok := p.Int("max_lines")
 		if !ok {
 			maxLines = 500
 		}
@@ -201,10 +203,10 @@ func readBuffer(ctx context.Context, srv *supervisor.Server, name string) (strin
 // PasteBuffer pastes a buffer of this process into a pane; the buffer is
 // kept.
 func PasteBuffer(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
-	t := newTool("paste_buffer", "Paste a tmux-mcp buffer into a pane; keeps it.",
-		hintsShell, messageSchema,
+	t := tooldef.New("paste_buffer", "Paste a tmux-mcp buffer into a pane; keeps it.",
+		tooldef.Shell, messageSchema,
 		paneTarget(pBufferName, mcp.WithBoolean("bracket"))...)
-	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
+	return t, handle(t, func(ctx context.Context, p tooldef.Args) (*mcp.CallToolResult, error) {
 		name, err := d.bufferName(p)
 		if err != nil {
 			return nil, err
@@ -217,7 +219,7 @@ func PasteBuffer(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 			return nil, err
 		}
 		_, set := p["bracket"]
-		opt := supervisor.PasteOptions{Bracket: !set || p.boolean("bracket")}
+		opt := supervisor.PasteOptions{Bracket: !set || p.Bool("bracket")}
 		d.markSend(ctx, srv, x)
 		if err := srv.PasteBuffer(ctx, x.ID, name, opt); err != nil {
 			return nil, bufferError("paste-buffer", name, err)
@@ -228,8 +230,8 @@ func PasteBuffer(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 
 // DeleteBuffer deletes a buffer of this process.
 func DeleteBuffer(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
-	t := newTool("delete_buffer", "Delete a tmux-mcp buffer.", hintsMutate, messageSchema, pBufferName, pSocket)
-	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
+	t := tooldef.New("delete_buffer", "Delete a tmux-mcp buffer.", tooldef.Mutate, messageSchema, pBufferName, pSocket)
+	return t, handle(t, func(ctx context.Context, p tooldef.Args) (*mcp.CallToolResult, error) {
 		name, err := d.bufferName(p)
 		if err != nil {
 			return nil, err

@@ -16,6 +16,7 @@ import (
 	"github.com/tmux-mcp/tmux-mcp/drive"
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
+	"github.com/tmux-mcp/tmux-mcp/tooldef"
 )
 
 // channelRe is libtmux-mcp's rule for wait-for channel names.
@@ -23,8 +24,8 @@ var channelRe = regexp.MustCompile(`^[A-Za-z0-9_.:-]{1,128}$`)
 
 var pChannel = mcp.WithString("channel", mcp.Required())
 
-func channelArg(p params) (string, error) {
-	c := p.str("channel")
+func channelArg(p tooldef.Args) (string, error) {
+	c := p.Str("channel")
 	if !channelRe.MatchString(c) {
 		return "", &toolError{msg: fmt.Sprintf("Invalid channel name: '%s'", clip(c)), class: "argument",
 			hint: "Use 1-128 characters from A-Z a-z 0-9 _ . : -"}
@@ -43,18 +44,18 @@ func secondsText(f float64) string {
 
 // WaitForChannel blocks until a tmux wait-for channel is signalled.
 func WaitForChannel(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
-	t := newTool("wait_for_channel", "Wait until a channel is signalled (signal_channel, tmux wait-for -S).",
-		hintsMutate, messageSchema,
+	t := tooldef.New("wait_for_channel", "Wait until a channel is signalled (signal_channel, tmux wait-for -S).",
+		tooldef.Mutate, messageSchema,
 		pChannel,
 		mcp.WithNumber("timeout"),
 		pSocket)
-	return t, handleRequest(t, func(ctx context.Context, req mcp.CallToolRequest, p params) (*mcp.CallToolResult, error) {
+	return t, handleRequest(t, func(ctx context.Context, req mcp.CallToolRequest, p tooldef.Args) (*mcp.CallToolResult, error) {
 		c, err := channelArg(p)
 		if err != nil {
 			return nil, err
 		}
 		timeout := 30.0
-		if v, ok := p.number("timeout"); ok {
+		if v, ok := p.Number("timeout"); ok {
 			timeout = v
 		}
 		if !(timeout > 0) {
@@ -123,9 +124,9 @@ func sameServer(ctx context.Context, srv *supervisor.Server, pid int) (bool, err
 
 // SignalChannel wakes the waiters of a tmux wait-for channel.
 func SignalChannel(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
-	t := newTool("signal_channel", "Signal a tmux wait-for channel (nobody waiting is fine).", hintsMutate, messageSchema,
+	t := tooldef.New("signal_channel", "Signal a tmux wait-for channel (nobody waiting is fine).", tooldef.Mutate, messageSchema,
 		pChannel, pSocket)
-	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
+	return t, handle(t, func(ctx context.Context, p tooldef.Args) (*mcp.CallToolResult, error) {
 		c, err := channelArg(p)
 		if err != nil {
 			return nil, err

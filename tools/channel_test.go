@@ -193,7 +193,7 @@ func TestWaitForChannelProgress(t *testing.T) {
 	if len(got) == 0 {
 		t.Fatalf("no progress notification during the wait:%s", n.describe(0))
 	}
-	if x := got[0]; x.params["progressToken"] != "wait-1" || x.params["total"] != float64(2) || !strings.Contains(x.str("message"), "waiting for channel") {
+	if x := got[0]; x.params["progressToken"] != "wait-1" || x.params["total"] != float64(2) || !strings.Contains(x.Str("message"), "waiting for channel") {
 		t.Errorf("progress %s, want token wait-1, total 2 and the wait named", x.raw)
 	}
 }

@@ -84,7 +84,7 @@ type note struct {
 	raw    string
 }
 
-func (n note) str(key string) string { s, _ := n.params[key].(string); return s }
+func (n note) Str(key string) string { s, _ := n.params[key].(string); return s }
 
 // notes records notifications.
 type notes struct {
@@ -153,7 +153,7 @@ func (n *notes) describe(i int) string {
 // updated accepts a notifications/resources/updated for uri.
 func updated(uri string) func(note) bool {
 	return func(x note) bool {
-		return x.method == string(mcp.MethodNotificationResourceUpdated) && x.str("uri") == uri
+		return x.method == string(mcp.MethodNotificationResourceUpdated) && x.Str("uri") == uri
 	}
 }
 

@@ -32,7 +32,7 @@
 // caller_results.go and agent_info.go turn what it finds into is_caller
 // and agent fields. Every other file is named for the one thing it holds:
 // the resources' handlers (resources.go), the shared machinery of the
-// handlers (params, target, errors, schema, tier), and the pieces some
+// handlers (handle, target, errors, schema, tier), and the pieces some
 // tools share, such as the stale-screen guard (staleguard.go). Tests sit
 // beside the file that declares what they test; the guards' and the
 // protocol's tests through the tools stay here (ownpane_test.go,
@@ -43,6 +43,10 @@
 // share most of their machinery (argument checking, targets, the error
 // contract, the pane reader), and subpackages would have to
 // export it all, making an internal API that only this package uses.
+//
+// How a tool is declared (its annotations and schemas) and how its
+// arguments are checked and read is package tooldef: a handler receives
+// tooldef.Args, and handle.go adapts it to mcp-go and maps its errors.
 //
 // Every tmux call goes through a *supervisor.Server. Errors a caller can act
 // on (a bad argument, an unknown target, a server that is down or

@@ -72,6 +72,8 @@ func driveError(err error) *toolError {
 		resp  *drive.RespawnedError
 		shell *drive.ShellError
 		rng   *drive.RangeError
+		unsub *drive.NotSubmittedError
+		cur   *drive.CursorError
 	)
 	switch {
 	case errors.As(err, &sent):
@@ -93,6 +95,11 @@ func driveError(err error) *toolError {
 		return &toolError{msg: shell.Error(), class: "unsupported_shell", hint: "Use send_keys and wait_for_text, or start sh or bash in the pane."}
 	case errors.As(err, &rng):
 		return &toolError{msg: rng.Error(), class: "argument"}
+	case errors.As(err, &cur):
+		return &toolError{msg: cur.Error(), class: "argument",
+			hint: "Pass the cursor from the previous capture_since result, or none to start over."}
+	case errors.As(err, &unsub):
+		return &toolError{msg: unsub.Msg, class: "not_submitted", hint: "read the screen; submit_prompt again once the program is ready"}
 	}
 	return nil
 }

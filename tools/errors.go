@@ -14,6 +14,7 @@ import (
 	"github.com/tmux-mcp/tmux-mcp/mcpserver"
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
+	"github.com/tmux-mcp/tmux-mcp/tooldef"
 )
 
 // toolError is a failure the caller can act on. It becomes a tool error
@@ -25,12 +26,6 @@ type toolError struct {
 }
 
 func (e *toolError) Error() string { return e.msg }
-
-// argError reports a bad argument. It names the argument and what is
-// accepted and never echoes the value.
-func argError(name, format string, a ...any) error {
-	return &toolError{msg: "argument " + name + ": " + fmt.Sprintf(format, a...), class: "argument"}
-}
 
 // refused reports a request tmux-mcp will not carry out.
 func refused(msg string) error { return &toolError{msg: msg, class: "refused"} }
@@ -59,6 +54,10 @@ func asToolError(err error) *toolError {
 	var te *toolError
 	if errors.As(err, &te) {
 		return te
+	}
+	var ae *tooldef.ArgError
+	if errors.As(err, &ae) {
+		return &toolError{msg: ae.Msg, class: "argument", hint: ae.Hint}
 	}
 	var ge *guard.Error
 	if errors.As(err, &ge) {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
+	"github.com/tmux-mcp/tmux-mcp/tooldef"
 )
 
 // fakeRestarting stands in for the supervisor's unexported restarting
@@ -79,7 +80,7 @@ func TestSupervisorErrorsAreToolErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			h := handle(mcp.NewTool("probe"), func(context.Context, params) (*mcp.CallToolResult, error) {
+			h := handle(mcp.NewTool("probe"), func(context.Context, tooldef.Args) (*mcp.CallToolResult, error) {
 				return nil, tt.err
 			})
 			res, err := h(context.Background(), mcp.CallToolRequest{})
@@ -106,7 +107,7 @@ func TestSupervisorErrorsAreToolErrors(t *testing.T) {
 // faults the caller cannot act on are Go errors.
 func TestInternalErrorsStayGoErrors(t *testing.T) {
 	for _, err := range []error{errors.New("boom"), context.Canceled} {
-		h := handle(mcp.NewTool("probe"), func(context.Context, params) (*mcp.CallToolResult, error) { return nil, err })
+		h := handle(mcp.NewTool("probe"), func(context.Context, tooldef.Args) (*mcp.CallToolResult, error) { return nil, err })
 		if res, got := h(context.Background(), mcp.CallToolRequest{}); got == nil || res != nil {
 			t.Errorf("handler error %v: got result %v, error %v; want a Go error", err, res, got)
 		}

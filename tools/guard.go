@@ -9,6 +9,7 @@ import (
 	"github.com/tmux-mcp/tmux-mcp/jobs"
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
+	"github.com/tmux-mcp/tmux-mcp/tooldef"
 )
 
 // The refusals of keys and actions on panes they must not reach are
@@ -54,6 +55,6 @@ func (d *Deps) initGuard() {
 
 // checkTyping is guard.CheckTyping with the call's allow_agent and
 // allow_attended: the check every tool that types into pn makes first.
-func (d Deps) checkTyping(ctx context.Context, srv *supervisor.Server, pn tmux.Pane, p params) error {
-	return d.guard().CheckTyping(ctx, srv, pn, p.boolean("allow_agent"), p.boolean("allow_attended"))
+func (d Deps) checkTyping(ctx context.Context, srv *supervisor.Server, pn tmux.Pane, p tooldef.Args) error {
+	return d.guard().CheckTyping(ctx, srv, pn, p.Bool("allow_agent"), p.Bool("allow_attended"))
 }

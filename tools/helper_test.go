@@ -11,6 +11,7 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/tmux-mcp/tmux-mcp/mcpserver"
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
 	"github.com/tmux-mcp/tmux-mcp/tmux/tmuxtest"
@@ -56,7 +57,7 @@ func newEnvOver(t *testing.T, tm *tmuxtest.Server, cfg supervisor.Config, tier T
 	for _, m := range mod {
 		m(&d)
 	}
-	srv, err := New(d, Options{Version: "test", ValidateOutput: true})
+	srv, err := New(d, Options{Settings: mcpserver.Settings{Version: "test", ValidateOutput: true}})
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
@@ -213,7 +214,7 @@ func (e *env) caps() tmux.Capabilities {
 // newEnvOn is another MCP server (at tier, as caller) over e's supervisor.
 func newEnvOn(t *testing.T, e *env, tier Tier, caller Caller) *env {
 	t.Helper()
-	srv, err := New(Deps{Sup: e.sup, Tier: tier, Caller: caller}, Options{ValidateOutput: true})
+	srv, err := New(Deps{Sup: e.sup, Tier: tier, Caller: caller}, Options{Settings: mcpserver.Settings{ValidateOutput: true}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/tmux-mcp/tmux-mcp/hosts"
+	"github.com/tmux-mcp/tmux-mcp/mcpserver"
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
 	"github.com/tmux-mcp/tmux-mcp/tmux/tmuxtest"
 )
@@ -143,7 +144,7 @@ func TestRoutedCallsCarryTheirCallers(t *testing.T) {
 	d := Deps{Sup: sup, Tier: Readonly, SocketDir: t.TempDir(),
 		Caller:   Caller{SocketPath: "/tmp/tmux-1000/default", Pane: "%7"},
 		selfPIDs: func() []int { return []int{os.Getpid(), 4242} }}
-	srv, err := New(d, Options{Version: "test", Hosts: rec})
+	srv, err := New(d, Options{Settings: mcpserver.Settings{Version: "test", Hosts: rec}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/tmux-mcp/tmux-mcp/tmux"
 	"github.com/tmux-mcp/tmux-mcp/tmux/tmuxtest"
+	"github.com/tmux-mcp/tmux-mcp/tooldef"
 )
 
 // injections returns texts that would run a job, expand a format, end a
@@ -88,8 +90,8 @@ func TestNoInjectionThroughAnyTool(t *testing.T) {
 	calls := 0
 	for _, entry := range Catalog(e.d) {
 		tool := entry.Tool
-		props, required := inputSchema(tool)
-		for _, param := range sortedKeys(props) {
+		props, required := tooldef.InputSchema(tool)
+		for _, param := range slices.Sorted(maps.Keys(props)) {
 			schema, _ := props[param].(map[string]any)
 			if _, enum := schema["enum"]; enum || !takesString(schema) && !takesStrings(schema) {
 				continue
@@ -142,12 +144,12 @@ func TestNoInjectionThroughAnyTool(t *testing.T) {
 }
 
 func takesString(schema map[string]any) bool {
-	return slices.Contains(schemaTypes(schema), "string")
+	return slices.Contains(tooldef.SchemaTypes(schema), "string")
 }
 
 func takesStrings(schema map[string]any) bool {
 	items, _ := schema["items"].(map[string]any)
-	return slices.Contains(schemaTypes(schema), "array") && items != nil && takesString(items)
+	return slices.Contains(tooldef.SchemaTypes(schema), "array") && items != nil && takesString(items)
 }
 
 // killServersIn kills the tmux servers whose sockets are under dir

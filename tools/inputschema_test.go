@@ -3,6 +3,8 @@ package tools
 import (
 	"fmt"
 	"testing"
+
+	"github.com/tmux-mcp/tmux-mcp/tooldef"
 )
 
 // TestInputSchemasDeclareOneType walks every tool's input schema: each
@@ -11,7 +13,7 @@ import (
 // 400); the other forms a parameter accepts are accepted at run time.
 func TestInputSchemasDeclareOneType(t *testing.T) {
 	for _, e := range Catalog(Deps{}) {
-		props, _ := inputSchema(e.Tool)
+		props, _ := tooldef.InputSchema(e.Tool)
 		for name, p := range props {
 			checkOneType(t, e.Tool.Name+"."+name, p)
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/tmux-mcp/tmux-mcp/supervisor/capture"
 	"github.com/tmux-mcp/tmux-mcp/taskext"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
+	"github.com/tmux-mcp/tmux-mcp/tooldef"
 )
 
 // jobStarted is run_command's result with background: the job's ID, and
@@ -26,10 +27,10 @@ type jobStarted struct {
 
 // startJob is run_command with background: it types the command as
 // run_command does and returns at once with a job ID.
-func (d Deps) startJob(ctx context.Context, p params, cmd string, noHistory bool) (*mcp.CallToolResult, error) {
+func (d Deps) startJob(ctx context.Context, p tooldef.Args, cmd string, noHistory bool) (*mcp.CallToolResult, error) {
 	start := time.Now()
 	if _, ok := p["timeout"]; ok {
-		return nil, argError("timeout", "does not apply with background; get_job takes one to wait for the job")
+		return nil, tooldef.BadArg("timeout", "does not apply with background; get_job takes one to wait for the job")
 	}
 	tp, err := d.startTyping(ctx, p)
 	if err != nil {
@@ -102,7 +103,7 @@ type jobResult struct {
 // jobSchema lists the fields an agent acts on; the others (reason,
 // pane_id, session_name, started_at, elapsed_seconds, the truncation
 // counts, matched_lines) are always there too.
-var jobSchema = record(tField, []string{"job_id", "state", "output", "outcome"}, map[string]any{"exit_status": tIntNull})
+var jobSchema = tooldef.Record(tField, []string{"job_id", "state", "output", "outcome"}, map[string]any{"exit_status": tIntNull})
 
 // jobDefaultLines is the default of get_job's max_lines.
 const jobDefaultLines = 50
@@ -145,16 +146,16 @@ func listItem(rec jobrecord.Record) jobItem {
 // GetJob returns a job's state and output, optionally after waiting for
 // it to end or print a pattern.
 func GetJob(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
-	t := newTool("get_job", "A job's state, exit status and output tail; with timeout, waits first for its end or patterns.",
-		hintsRead, jobSchema,
+	t := tooldef.New("get_job", "A job's state, exit status and output tail; with timeout, waits first for its end or patterns.",
+		tooldef.Read, jobSchema,
 		mcp.WithString("job_id", mcp.Required()), pTimeout, mcp.WithArray("patterns", mcp.WithStringItems()), pRegex, pMatchCase,
 		mcp.WithInteger("max_lines"))
-	return t, withRequest(handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
-		j, err := d.lookupJob(ctx, p.str("job_id"))
+	return t, withRequest(handle(t, func(ctx context.Context, p tooldef.Args) (*mcp.CallToolResult, error) {
+		j, err := d.lookupJob(ctx, p.Str("job_id"))
 		if err != nil {
 			return nil, err
 		}
-		keep, err := positiveArg(p, "max_lines", jobDefaultLines)
+		keep, err := tooldef.Positive(p, "max_lines", jobDefaultLines)
 		if err != nil {
 			return nil, err
 		}
@@ -165,7 +166,7 @@ func GetJob(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		_, wait := p["timeout"]
 		if !wait {
 			if patterns != nil {
-				return nil, argError("patterns", "need a timeout to wait for")
+				return nil, tooldef.BadArg("patterns", "need a timeout to wait for")
 			}
 			v, err := viewJob(ctx, j, keep)
 			if err != nil {
@@ -260,23 +261,24 @@ type listResult struct {
 }
 
 // jobItemSchema is a job in list_jobs.
-var jobItemSchema = record(tField, []string{"job_id", "state"}, map[string]any{"exit_status": tIntNull})
+var jobItemSchema = tooldef.Record(tField, []string{"job_id", "state"}, map[string]any{"exit_status": tIntNull})
 
 // ListJobs lists the jobs, newest first.
 func ListJobs(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
-	t := newTool("list_jobs", "Background jobs, newest first, without output (get_job).",
-		hintsRead, record(tInt, []string{"matched", "left_out"}, map[string]any{
+	t := tooldef.New("list_jobs", "Background jobs, newest first, without output (get_job).",
+		tooldef.Read, tooldef.Record(tInt, []string{"matched", "left_out"}, map[string]any{
 			"jobs": map[string]any{"type": "array", "items": jobItemSchema}}),
+
 		mcp.WithString("state", mcp.Enum(jobrecord.Running, jobrecord.Exited, jobrecord.Lost)), pSessionName, pSocket,
 		pFilters, mcp.WithInteger("limit"))
-	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
-		a, err := parseListArgs(p, 50)
+	return t, handle(t, func(ctx context.Context, p tooldef.Args) (*mcp.CallToolResult, error) {
+		a, err := tooldef.ParseListArgs(p, 50)
 		if err != nil {
 			return nil, err
 		}
-		filters, limit := a.filters, a.limit
+		filters, limit := a.Filters, a.Limit
 		var sock *tmux.Socket
-		if p.str("socket_name") != "" {
+		if p.Str("socket_name") != "" {
 			s, err := d.socket(p)
 			if err != nil {
 				return nil, err
@@ -292,14 +294,14 @@ func ListJobs(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 			rec := j.Record()
 			switch {
 			case !listsJob(caller, rec),
-				p.str("state") != "" && rec.State != p.str("state"),
-				p.str("session_name") != "" && rec.SessionName != p.str("session_name"),
+				p.Str("state") != "" && rec.State != p.Str("state"),
+				p.Str("session_name") != "" && rec.SessionName != p.Str("session_name"),
 				sock != nil && rec.Socket.ResolvedPath() != sock.ResolvedPath():
 				continue
 			}
 			items = append(items, listItem(rec))
 		}
-		pg, err := paginate(items, filters, limit, false)
+		pg, err := tooldef.Paginate(items, filters, limit, false)
 		if err != nil {
 			return nil, err
 		}
@@ -322,25 +324,25 @@ type stopResult struct {
 	Steps []stopStep `json:"steps"`
 }
 
-var stopSchema = record(tField, []string{"job_id", "state", "steps"}, map[string]any{"exit_status": tIntNull})
+var stopSchema = tooldef.Record(tField, []string{"job_id", "state", "steps"}, map[string]any{"exit_status": tIntNull})
 
 // StopJob ends a job: C-c first, then SIGTERM, then SIGKILL to its
 // processes, each step given grace seconds to end it.
 func StopJob(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
-	t := newTool("stop_job", "Stop a job: C-c, then SIGTERM, then SIGKILL to its processes; reports each step.",
-		hintsCreate, stopSchema,
+	t := tooldef.New("stop_job", "Stop a job: C-c, then SIGTERM, then SIGKILL to its processes; reports each step.",
+		tooldef.Create, stopSchema,
 		mcp.WithString("job_id", mcp.Required()), mcp.WithNumber("grace"))
-	return t, withRequest(handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
-		j, err := d.lookupJob(ctx, p.str("job_id"))
+	return t, withRequest(handle(t, func(ctx context.Context, p tooldef.Args) (*mcp.CallToolResult, error) {
+		j, err := d.lookupJob(ctx, p.Str("job_id"))
 		if err != nil {
 			return nil, err
 		}
 		grace := 3.0
-		if v, ok := p.number("grace"); ok {
+		if v, ok := p.Number("grace"); ok {
 			grace = v
 		}
 		if grace <= 0 || grace > 30 {
-			return nil, argError("grace", "want more than 0 and at most 30 seconds")
+			return nil, tooldef.BadArg("grace", "want more than 0 and at most 30 seconds")
 		}
 		steps, err := d.stopJob(ctx, j, time.Duration(grace*float64(time.Second)))
 		if err != nil {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/tmux-mcp/tmux-mcp/jobs"
 	"github.com/tmux-mcp/tmux-mcp/taskext"
+	"github.com/tmux-mcp/tmux-mcp/tooldef"
 )
 
 // The tools' side of the jobs engine (package jobs): the table one
@@ -27,7 +28,7 @@ func (d Deps) lookupJob(ctx context.Context, id string) (*jobs.Job, error) {
 	}
 	switch {
 	case errors.Is(err, jobs.ErrInvalidID):
-		return nil, argError("job_id", "want a job ID like j0123456789, from run_command with background")
+		return nil, tooldef.BadArg("job_id", "want a job ID like j0123456789, from run_command with background")
 	case errors.Is(err, jobs.ErrNotFound):
 		return nil, &toolError{msg: "Job not found: " + id, class: "job_not_found", hint: "Call list_jobs to see the jobs."}
 	}

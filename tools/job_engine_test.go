@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tmux-mcp/tmux-mcp/jobrecord"
+	"github.com/tmux-mcp/tmux-mcp/mcpserver"
 	"github.com/tmux-mcp/tmux-mcp/tmux/tmuxtest"
 )
 
@@ -64,7 +65,7 @@ func TestJobsAfterRestart(t *testing.T) {
 	release(t, fb, "down") // ends while nobody watches
 	e.srv, e.c = nil, nil
 
-	srv, err := New(e.d, Options{Version: "test", ValidateOutput: true})
+	srv, err := New(e.d, Options{Settings: mcpserver.Settings{Version: "test", ValidateOutput: true}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -116,7 +116,7 @@ func TestJobRunsInBackground(t *testing.T) {
 	release(t, f, "1")
 	n.wait(t, i, 10*time.Second, "update of "+jobURI(id), updated(jobURI(id)))
 	logged := n.wait(t, i, 10*time.Second, "job log message", func(x note) bool {
-		return isLog(x) && x.str("logger") == mcpserver.LoggerJobs
+		return isLog(x) && x.Str("logger") == mcpserver.LoggerJobs
 	})
 	for _, secret := range []string{"SECRET", "read x", f} {
 		if strings.Contains(logged.raw, secret) {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
+	"github.com/tmux-mcp/tmux-mcp/tooldef"
 )
 
 // Journal is what the journal tools need of the session journal.
@@ -79,13 +80,13 @@ type RestoreSummary struct {
 	Errors   []string          `json:"errors,omitempty"`
 }
 
-var journalEventSchema = record(tString, []string{"time", "type"},
+var journalEventSchema = tooldef.Record(tString, []string{"time", "type"},
 	map[string]any{"seq": tInt, "pid": tInt, "cause": tString, "detail": tString, "notification": tString})
 
-var snapshotInfoSchema = record(tInt, []string{"snapshot", "server_pid", "sessions", "windows", "panes"},
+var snapshotInfoSchema = tooldef.Record(tInt, []string{"snapshot", "server_pid", "sessions", "windows", "panes"},
 	map[string]any{"taken": tString})
 
-var restoreSchema = object(map[string]any{
+var restoreSchema = tooldef.Object(map[string]any{
 	"snapshot": tInt, "dry_run": tBool, "steps": tStrings, "applied": tInt,
 	"ids": map[string]any{"type": "object", "additionalProperties": tString}, "notes": tStrings, "errors": tStrings,
 })
@@ -95,15 +96,15 @@ var pLimit = mcp.WithInteger("limit", mcp.Min(1), mcp.Max(1000))
 // JournalEvents lists a server's journal: deaths, restarts, restores,
 // structural changes, snapshots.
 func JournalEvents(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
-	t := newTool("journal_events", "Journal of a tmux server: deaths, restarts, restores, changes, snapshots (newest last).",
-		hintsRead, pageOf("result", journalEventSchema),
+	t := tooldef.New("journal_events", "Journal of a tmux server: deaths, restarts, restores, changes, snapshots (newest last).",
+		tooldef.Read, pageOf("result", journalEventSchema),
 		mcp.WithString("since"), pLimit, pFilters, pSocket)
-	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
+	return t, handle(t, func(ctx context.Context, p tooldef.Args) (*mcp.CallToolResult, error) {
 		sock, la, err := d.listOnSocket(p, 50)
 		if err != nil {
 			return nil, err
 		}
-		since, err := sinceArg(p.str("since"), time.Now())
+		since, err := sinceArg(p.Str("since"), time.Now())
 		if err != nil {
 			return nil, err
 		}
@@ -115,7 +116,7 @@ func JournalEvents(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if err != nil {
 			return nil, journalError(err)
 		}
-		pg, err := paginate(events, la.filters, la.limit, true)
+		pg, err := tooldef.Paginate(events, la.Filters, la.Limit, true)
 		if err != nil {
 			return nil, err
 		}
@@ -125,9 +126,9 @@ func JournalEvents(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 
 // ListSnapshots lists the stored snapshots of a server's session tree.
 func ListSnapshots(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
-	t := newTool("list_snapshots", "Stored snapshots of a tmux server's session tree, newest first.",
-		hintsRead, pageOf("result", snapshotInfoSchema), pLimit, pFilters, pSocket)
-	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
+	t := tooldef.New("list_snapshots", "Stored snapshots of a tmux server's session tree, newest first.",
+		tooldef.Read, pageOf("result", snapshotInfoSchema), pLimit, pFilters, pSocket)
+	return t, handle(t, func(ctx context.Context, p tooldef.Args) (*mcp.CallToolResult, error) {
 		sock, la, err := d.listOnSocket(p, 20)
 		if err != nil {
 			return nil, err
@@ -140,7 +141,7 @@ func ListSnapshots(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if err != nil {
 			return nil, journalError(err)
 		}
-		pg, err := paginate(snaps, la.filters, la.limit, false)
+		pg, err := tooldef.Paginate(snaps, la.Filters, la.Limit, false)
 		if err != nil {
 			return nil, err
 		}
@@ -151,10 +152,10 @@ func ListSnapshots(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 // RestoreSessions restores sessions, windows and panes from a snapshot;
 // what exists is left alone.
 func RestoreSessions(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
-	t := newTool("restore_sessions", "Recreate sessions, windows, panes from a snapshot; existing ones are kept. dry_run lists the steps.",
-		hintsMutate, restoreSchema,
+	t := tooldef.New("restore_sessions", "Recreate sessions, windows, panes from a snapshot; existing ones are kept. dry_run lists the steps.",
+		tooldef.Mutate, restoreSchema,
 		mcp.WithBoolean("dry_run"), mcp.WithInteger("snapshot", mcp.Min(1)), pSocket)
-	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
+	return t, handle(t, func(ctx context.Context, p tooldef.Args) (*mcp.CallToolResult, error) {
 		j, err := d.journal()
 		if err != nil {
 			return nil, err
@@ -163,8 +164,8 @@ func RestoreSessions(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if err != nil {
 			return nil, err
 		}
-		seq, _ := p.integer("snapshot")
-		res, err := j.Restore(ctx, srv, uint64(seq), p.boolean("dry_run"))
+		seq, _ := p.Int("snapshot")
+		res, err := j.Restore(ctx, srv, uint64(seq), p.Bool("dry_run"))
 		if err != nil {
 			if te := asToolError(err); te != nil {
 				return nil, te
@@ -201,5 +202,5 @@ func sinceArg(s string, now time.Time) (time.Time, error) {
 	if t, err := time.Parse(time.RFC3339, s); err == nil {
 		return t, nil
 	}
-	return time.Time{}, argError("since", `want a duration such as "1h" or an RFC 3339 time`)
+	return time.Time{}, tooldef.BadArg("since", `want a duration such as "1h" or an RFC 3339 time`)
 }

@@ -7,10 +7,11 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/tmux-mcp/tmux-mcp/mcpserver"
+	"github.com/tmux-mcp/tmux-mcp/tooldef"
 )
 
 // Listings that fit. Every listing takes filters ({field__op: value} on
-// its items' fields, filters.go) and, where it can grow large, a limit;
+// its items' fields, tooldef/filters.go) and, where it can grow large, a limit;
 // its result says how many items matched the filters (matched) and how
 // many of those the limit left out (left_out), so an agent knows whether
 // it saw everything. When some were left out, a second text block says
@@ -28,41 +29,13 @@ const listLimit = 100
 // pageOf is the output schema of a listing whose items are under key:
 // {key: [item...], matched, left_out}.
 func pageOf(key string, item map[string]any) map[string]any {
-	return record(nil, []string{"matched", "left_out"},
+	return tooldef.Record(nil, []string{"matched", "left_out"},
 		map[string]any{key: map[string]any{"type": "array", "items": item}})
-}
 
-// page keeps the first limit items (the last when newestLast: the
-// newest of a log) and counts what matched and what was left out.
-type page[T any] struct {
-	Items   []T
-	Matched int
-	LeftOut int
-}
-
-// paginate filters items and cuts them to limit (0: no limit).
-func paginate[T any](items []T, filters map[string]string, limit int, newestLast bool) (page[T], error) {
-	items, err := applyFilters(items, filters)
-	if err != nil {
-		return page[T]{}, err
-	}
-	p := page[T]{Items: items, Matched: len(items)}
-	if limit > 0 && len(items) > limit {
-		p.LeftOut = len(items) - limit
-		if newestLast {
-			p.Items = items[p.LeftOut:]
-		} else {
-			p.Items = items[:limit]
-		}
-	}
-	if p.Items == nil {
-		p.Items = []T{}
-	}
-	return p, nil
 }
 
 // listPage returns a page as {"result": items, "matched", "left_out"}.
-func listPage[T any](p page[T], how string) (*mcp.CallToolResult, error) {
+func listPage[T any](p tooldef.Page[T], how string) (*mcp.CallToolResult, error) {
 	return pageResult(struct {
 		Result  []T `json:"result"`
 		Matched int `json:"matched"`

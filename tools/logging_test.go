@@ -82,7 +82,7 @@ func TestLogServerDeath(t *testing.T) {
 		return isLog(x) && d["event"] == "server_died"
 	})
 	data := died.params["data"].(map[string]any)
-	if died.str("level") != "error" || died.str("logger") != mcpserver.LoggerSupervisor || data["cause"] != "killed" ||
+	if died.Str("level") != "error" || died.Str("logger") != mcpserver.LoggerSupervisor || data["cause"] != "killed" ||
 		data["pid"] != float64(pid) || data["socket"] != tm.Socket {
 		t.Errorf("death message = %s, want level error, logger %s, cause killed, pid %d, socket %s", died.raw, mcpserver.LoggerSupervisor, pid, tm.Socket)
 	}
@@ -107,10 +107,10 @@ func TestLogServerDeath(t *testing.T) {
 	}
 	nd.wait(t, 0, 5*time.Second, "the restart's notice at level debug", func(x note) bool {
 		d, _ := x.params["data"].(map[string]any)
-		return isLog(x) && d["event"] == "restarted" && x.str("level") == "notice"
+		return isLog(x) && d["event"] == "restarted" && x.Str("level") == "notice"
 	})
 	for _, x := range nw.since(0) {
-		if isLog(x) && levelRank[x.str("level")] < levelRank["warning"] {
+		if isLog(x) && levelRank[x.Str("level")] < levelRank["warning"] {
 			t.Errorf("client at level warning got %s", x.raw)
 		}
 	}
@@ -148,7 +148,7 @@ func TestLogRateLimitingSummarised(t *testing.T) {
 	summary := func(sock string) func(note) bool {
 		return func(x note) bool {
 			d, _ := x.params["data"].(map[string]any)
-			return isLog(x) && x.str("logger") == mcpserver.LoggerRateLimit && d["socket"] == sock
+			return isLog(x) && x.Str("logger") == mcpserver.LoggerRateLimit && d["socket"] == sock
 		}
 	}
 	got := n.wait(t, 0, 5*time.Second, "the summary of a", summary("a"))
@@ -158,7 +158,7 @@ func TestLogRateLimitingSummarised(t *testing.T) {
 	}
 	d := got.params["data"].(map[string]any)
 	if d["count"] != float64(50) || d["pane_limited"] != float64(40) || d["server_limited"] != float64(10) || d["panes"] != float64(2) ||
-		got.str("level") != "warning" {
+		got.Str("level") != "warning" {
 		t.Errorf("summary = %s, want warning with count 50: 40 by 2 panes, 10 by the server", got.raw)
 	}
 	var msgs int

@@ -15,44 +15,17 @@ import (
 	"github.com/tmux-mcp/tmux-mcp/jobs"
 	"github.com/tmux-mcp/tmux-mcp/mcpserver"
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
-	"github.com/tmux-mcp/tmux-mcp/taskext"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
+	"github.com/tmux-mcp/tmux-mcp/tooldef"
 )
 
-// Options configures New.
+// Options configures New: the server's settings (mcpserver.Settings) and
+// the toolsets it serves.
 type Options struct {
-	// Name and Version are the server's implementation info.
-	Name, Version string
+	mcpserver.Settings
 	// Toolsets selects groups by ID and presets by name (ParseToolsets);
 	// nil selects all.
 	Toolsets []string
-	// DrainTimeout bounds how long calls in flight may run on after
-	// shutdown began (5s).
-	DrainTimeout time.Duration
-	// NotifyEvery is the minimum interval between two notifications about
-	// one thing: resource list changes, and updates of one subscribed
-	// resource to one client (100ms).
-	NotifyEvery time.Duration
-	// ServerOptions are more mcp-go options (the binary's telemetry),
-	// applied after tmux-mcp's own.
-	ServerOptions []server.ServerOption
-	// ValidateOutput checks every successful result against its tool's
-	// output schema (a result that does not conform becomes an error
-	// result). Tests turn it on; the binary leaves it off, because it
-	// costs a JSON round trip and a schema walk on every call (about a
-	// fifth of a read tool's CPU) for a property of the code, not of the
-	// call: the results are Go structs whose shape the tool tests check
-	// against the schemas.
-	ValidateOutput bool
-	// TaskBudget is how long a call of a client with MCP tasks may run
-	// before it becomes a task (taskext.DefaultBudget).
-	TaskBudget time.Duration
-	// Hosts are the other machines calls may name (--host); nil: this
-	// machine only, and no tool has a host argument.
-	Hosts Hosts
-	// TaskTracer traces MCP tasks and the requests about them (the
-	// binary's telemetry); nil: none.
-	TaskTracer taskext.Tracer
 }
 
 // Hosts routes calls to the tmux-mcp of other machines (hosts.Router).
@@ -119,19 +92,17 @@ func New(d Deps, opts Options) (*Server, error) {
 		callers = func(ctx context.Context) []hosts.Caller { return guard.HopCallersOf(ctx).Chain(self) }
 	}
 	ms, err := mcpserver.New(mcpserver.Config{
-		Name: opts.Name, Version: opts.Version, DrainTimeout: opts.DrainTimeout, NotifyEvery: opts.NotifyEvery,
-		ServerOptions: opts.ServerOptions, ValidateOutput: opts.ValidateOutput, TaskBudget: opts.TaskBudget,
-		Hosts: opts.Hosts, TaskTracer: opts.TaskTracer,
-		Sup: d.Sup, Events: d.events(), Log: d.log(), SocketDir: d.SocketDir, Jobs: d.jobs,
+		Settings: opts.Settings,
+		Sup:      d.Sup, Events: d.events(), Log: d.log(), SocketDir: d.SocketDir, Jobs: d.jobs,
 		Instructions: instructions(d, d.Sup.Config().DefaultSocket.String()),
 		Tools:        served,
 		Resources:    func(s *server.MCPServer) { addResources(s, d) },
 		// The callers a routed call came through (guard/hopcaller.go), for the
 		// own-pane guard here and for the calls routed on.
 		Middleware: []server.ToolHandlerMiddleware{guard.ReadCallers(hosts.MachineID())},
-		SocketArg:  func(name string) (tmux.Socket, error) { return socketArg(params{"socket_name": name}) },
+		SocketArg:  func(name string) (tmux.Socket, error) { return socketArg(tooldef.Args{"socket_name": name}) },
 		FindSession: func(ctx context.Context, srv *supervisor.Server, name string) error {
-			_, err := findSession(ctx, srv, params{"session_name": name})
+			_, err := findSession(ctx, srv, tooldef.Args{"session_name": name})
 			return err
 		},
 		LookupJob: d.lookupJob,

@@ -8,7 +8,9 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/tmux-mcp/tmux-mcp/mcpserver"
 	"github.com/tmux-mcp/tmux-mcp/tmux/tmuxtest"
+	"github.com/tmux-mcp/tmux-mcp/tooldef"
 )
 
 // TestValidateOutput checks that Options.ValidateOutput, which the tool
@@ -18,12 +20,12 @@ import (
 func TestValidateOutput(t *testing.T) {
 	e := newEnv(t, Readonly)
 	for _, validate := range []bool{true, false} {
-		srv, err := New(Deps{Sup: e.sup}, Options{ValidateOutput: validate})
+		srv, err := New(Deps{Sup: e.sup}, Options{Settings: mcpserver.Settings{ValidateOutput: validate}})
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { srv.Close() })
-		bad := newTool("bad_result", "returns a result its schema refuses", hintsRead, object(map[string]any{"result": tInt}))
+		bad := tooldef.New("bad_result", "returns a result its schema refuses", tooldef.Read, tooldef.Object(map[string]any{"result": tInt}))
 		srv.MCP.AddTool(bad, func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return structured(map[string]any{"result": "not a number"})
 		})

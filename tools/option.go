@@ -14,6 +14,7 @@ import (
 	"github.com/tmux-mcp/tmux-mcp/guard"
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
+	"github.com/tmux-mcp/tmux-mcp/tooldef"
 )
 
 // Scope parameters shared by the option and hook tools.
@@ -32,9 +33,9 @@ var optionNameRe = regexp.MustCompile(`^@?[A-Za-z0-9_-]+(\[[0-9]+\])?$`)
 // "current" session, which for tmux-mcp's control connection is its
 // hidden session. scope "" leaves the table to tmux (it knows every
 // option's scope from its name) at the first session's active pane.
-func optionScope(ctx context.Context, srv *supervisor.Server, p params) (supervisor.OptionScope, error) {
+func optionScope(ctx context.Context, srv *supervisor.Server, p tooldef.Args) (supervisor.OptionScope, error) {
 	var none supervisor.OptionScope
-	scope, target, global := p.str("scope"), p.str("target"), p.boolean("global_")
+	scope, target, global := p.Str("scope"), p.Str("target"), p.Bool("global_")
 	if target != "" && scope == "" {
 		return none, &toolError{msg: "scope is required when target is specified", class: "argument"}
 	}
@@ -50,7 +51,7 @@ func optionScope(ctx context.Context, srv *supervisor.Server, p params) (supervi
 	case global:
 		return supervisor.OptionScope{Global: true}, nil
 	}
-	q := params{"socket_name": p.str("socket_name")}
+	q := tooldef.Args{"socket_name": p.Str("socket_name")}
 	switch scope {
 	case "session":
 		if target != "" {
@@ -68,14 +69,14 @@ func optionScope(ctx context.Context, srv *supervisor.Server, p params) (supervi
 	case "window":
 		if target != "" {
 			if !windowIDRe.MatchString(target) {
-				return none, argError("target", "want a window ID like @1 for scope window; call list_windows")
+				return none, tooldef.BadArg("target", "want a window ID like @1 for scope window; call list_windows")
 			}
 			q["window_id"] = target
 		}
 	case "pane":
 		if target != "" {
 			if !paneIDRe.MatchString(target) {
-				return none, argError("target", "want a pane ID like %%1 for scope pane; call list_panes")
+				return none, tooldef.BadArg("target", "want a pane ID like %%1 for scope pane; call list_panes")
 			}
 			q["pane_id"] = target
 		}
@@ -95,13 +96,13 @@ func optionScope(ctx context.Context, srv *supervisor.Server, p params) (supervi
 
 func checkOptionName(name string) error {
 	if !optionNameRe.MatchString(name) {
-		return argError("option", "want an option name such as history-limit or @my-option")
+		return tooldef.BadArg("option", "want an option name such as history-limit or @my-option")
 	}
 	return nil
 }
 
 // optionValueSchema is what optionValue returns, or null (unset).
-var optionValueSchema = anyOf("string", "integer", "boolean", "array", "null")
+var optionValueSchema = tooldef.AnyOf("string", "integer", "boolean", "array", "null")
 
 // optionValue converts a value as libtmux does: digits become a number,
 // on and off a boolean, several lines (an array option) a list.
@@ -125,11 +126,11 @@ func optionValue(out string) any {
 
 // ShowOption reads one option's value in force.
 func ShowOption(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
-	t := newTool("show_option", "Show an option's value in force (inherited values included).", hintsRead,
-		object(map[string]any{"option": tString, "value": optionValueSchema}),
+	t := tooldef.New("show_option", "Show an option's value in force (inherited values included).", tooldef.Read,
+		tooldef.Object(map[string]any{"option": tString, "value": optionValueSchema}),
 		mcp.WithString("option", mcp.Required()), pScope, pTarget, pGlobal, pSocket)
-	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
-		name := p.str("option")
+	return t, handle(t, func(ctx context.Context, p tooldef.Args) (*mcp.CallToolResult, error) {
+		name := p.Str("option")
 		if err := checkOptionName(name); err != nil {
 			return nil, err
 		}
@@ -265,12 +266,12 @@ func commandRisk(name, value string) string {
 
 // SetOption sets an option.
 func SetOption(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
-	t := newTool("set_option", "Set an option (hooks, command options, #() and server-ending values need the destructive tier).",
-		hintsMutate, record(tString, []string{"option", "value", "status"}, nil),
+	t := tooldef.New("set_option", "Set an option (hooks, command options, #() and server-ending values need the destructive tier).",
+		tooldef.Mutate, tooldef.Record(tString, []string{"option", "value", "status"}, nil),
 		mcp.WithString("option", mcp.Required()), mcp.WithString("value", mcp.Required()),
 		pScope, pTarget, pGlobal, pAllowAgent, pAllowAttended, pSocket)
-	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
-		name, value := p.str("option"), p.str("value")
+	return t, handle(t, func(ctx context.Context, p tooldef.Args) (*mcp.CallToolResult, error) {
+		name, value := p.Str("option"), p.Str("value")
 		if err := checkOptionName(name); err != nil {
 			return nil, err
 		}
@@ -303,7 +304,7 @@ func SetOption(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 			if err := d.guard().GuardSyncOption(ctx, srv, scope, value); err != nil {
 				return nil, err
 			}
-			if err := d.guard().GuardSyncDriven(ctx, srv, scope, value, p.boolean("allow_agent"), p.boolean("allow_attended")); err != nil {
+			if err := d.guard().GuardSyncDriven(ctx, srv, scope, value, p.Bool("allow_agent"), p.Bool("allow_attended")); err != nil {
 				return nil, err
 			}
 		}

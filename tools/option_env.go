@@ -3,6 +3,8 @@ package tools
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -10,13 +12,14 @@ import (
 
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
+	"github.com/tmux-mcp/tmux-mcp/tooldef"
 )
 
 // envScope returns the session a call names, or "" for the global
 // environment (-g). Without either, tmux would use the "current"
 // session: tmux-mcp's hidden one.
-func envScope(ctx context.Context, srv *supervisor.Server, p params) (tmux.SessionID, error) {
-	if p.str("session_id") == "" && p.str("session_name") == "" {
+func envScope(ctx context.Context, srv *supervisor.Server, p tooldef.Args) (tmux.SessionID, error) {
+	if p.Str("session_id") == "" && p.Str("session_name") == "" {
 		return "", nil
 	}
 	s, err := findSession(ctx, srv, p)
@@ -43,13 +46,14 @@ func envNameProblem(name string) string {
 // readonly tier it shows names only: the global environment is tmux-mcp's
 // own (tokens included), and reading it should take more than a read.
 func ShowEnvironment(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
-	t := newTool("show_environment", "Global or session environment (removed: \"-NAME\": true; readonly tier: names only, values null).",
-		hintsRead,
-		object(map[string]any{"variables": map[string]any{"type": "object",
-			"additionalProperties": anyOf("string", "boolean", "null")},
+	t := tooldef.New("show_environment", "Global or session environment (removed: \"-NAME\": true; readonly tier: names only, values null).",
+		tooldef.Read,
+		tooldef.Object(map[string]any{"variables": map[string]any{"type": "object",
+			"additionalProperties": tooldef.AnyOf("string", "boolean", "null")},
 			"values_hidden": tBool, "matched": tInt, "left_out": tInt, "unreadable": tInt, "note": tString}),
+
 		pSessionName, pSessionID, pSocket, pFilters, pLimitItems)
-	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
+	return t, handle(t, func(ctx context.Context, p tooldef.Args) (*mcp.CallToolResult, error) {
 		srv, la, err := d.listOnServer(ctx, p, listLimit)
 		if err != nil {
 			return nil, err
@@ -71,10 +75,10 @@ func ShowEnvironment(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 			Name string `json:"name"`
 		}
 		names := make([]envName, 0, len(parsed))
-		for _, name := range sortedKeys(parsed) {
+		for _, name := range slices.Sorted(maps.Keys(parsed)) {
 			names = append(names, envName{name})
 		}
-		pg, err := paginate(names, la.filters, la.limit, false)
+		pg, err := tooldef.Paginate(names, la.Filters, la.Limit, false)
 		if err != nil {
 			return nil, err
 		}
@@ -113,17 +117,17 @@ func ShowEnvironment(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 
 // SetEnvironment sets a variable in the global or a session's environment.
 func SetEnvironment(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
-	t := newTool("set_environment", "Set a variable in the global or a session's environment.",
-		hintsMutate, record(tString, []string{"name", "value", "status"}, nil),
+	t := tooldef.New("set_environment", "Set a variable in the global or a session's environment.",
+		tooldef.Mutate, tooldef.Record(tString, []string{"name", "value", "status"}, nil),
 		mcp.WithString("name", mcp.Required()), mcp.WithString("value", mcp.Required()),
 		pSessionName, pSessionID, pSocket)
-	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
-		name, value := p.str("name"), p.str("value")
+	return t, handle(t, func(ctx context.Context, p tooldef.Args) (*mcp.CallToolResult, error) {
+		name, value := p.Str("name"), p.Str("value")
 		if why := envNameProblem(name); why != "" {
-			return nil, argError("name", "%s", why)
+			return nil, tooldef.BadArg("name", "%s", why)
 		}
 		if strings.ContainsRune(value, 0) {
-			return nil, argError("value", "contains NUL")
+			return nil, tooldef.BadArg("value", "contains NUL")
 		}
 		srv, err := d.server(ctx, p)
 		if err != nil {

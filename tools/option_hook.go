@@ -10,6 +10,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
+	"github.com/tmux-mcp/tmux-mcp/tooldef"
 )
 
 // Hooks are read-only, as in libtmux-mcp: a hook runs tmux commands (and
@@ -23,9 +24,9 @@ type HookEntry struct {
 }
 
 // hookSchema is one HookEntry; hooksSchema is show_hook's result.
-var hookSchema = record(tString, []string{"hook_name", "command"}, map[string]any{"index": tIntNull})
+var hookSchema = tooldef.Record(tString, []string{"hook_name", "command"}, map[string]any{"index": tIntNull})
 
-var hooksSchema = object(map[string]any{"entries": map[string]any{"type": "array", "items": hookSchema}})
+var hooksSchema = tooldef.Object(map[string]any{"entries": map[string]any{"type": "array", "items": hookSchema}})
 
 // hookLineRe parses a show-hooks line: "name[index] command" or
 // "name command"; a bare "name" is an unset hook.
@@ -36,11 +37,11 @@ var hookNameRe = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
 // showHooks runs show-hooks for the call's scope and parses the entries
 // that have a command. Server scope merges -g with -gw: tmux keeps the
 // global window and pane hooks in a tree of their own.
-func showHooks(ctx context.Context, srv *supervisor.Server, p params, name string) ([]HookEntry, error) {
+func showHooks(ctx context.Context, srv *supervisor.Server, p tooldef.Args, name string) ([]HookEntry, error) {
 	var runs []supervisor.OptionScope
-	if p.str("scope") == "" || p.str("scope") == "server" {
-		if p.str("target") != "" {
-			return nil, argError("target", "not used with scope server")
+	if p.Str("scope") == "" || p.Str("scope") == "server" {
+		if p.Str("target") != "" {
+			return nil, tooldef.BadArg("target", "not used with scope server")
 		}
 		runs = []supervisor.OptionScope{{Global: true}, {Global: true, Window: true}}
 	} else {
@@ -80,10 +81,10 @@ func showHooks(ctx context.Context, srv *supervisor.Server, p params, name strin
 
 // ShowHooks lists the hooks that are set.
 func ShowHooks(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
-	t := newTool("show_hooks", "List the hooks that are set (default: global).", hintsRead, pageOf("entries", hookSchema),
+	t := tooldef.New("show_hooks", "List the hooks that are set (default: global).", tooldef.Read, pageOf("entries", hookSchema),
 		pScope, pTarget, pGlobal, pFilters, pSocket)
-	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
-		filters, err := p.object("filters")
+	return t, handle(t, func(ctx context.Context, p tooldef.Args) (*mcp.CallToolResult, error) {
+		filters, err := p.Object("filters")
 		if err != nil {
 			return nil, err
 		}
@@ -95,7 +96,7 @@ func ShowHooks(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if err != nil {
 			return nil, err
 		}
-		pg, err := paginate(entries, filters, 0, false)
+		pg, err := tooldef.Paginate(entries, filters, 0, false)
 		if err != nil {
 			return nil, err
 		}
@@ -109,12 +110,12 @@ func ShowHooks(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 
 // ShowHook shows one hook; an unset hook has no entries.
 func ShowHook(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
-	t := newTool("show_hook", "Show one hook's commands; none if unset.", hintsRead, hooksSchema,
+	t := tooldef.New("show_hook", "Show one hook's commands; none if unset.", tooldef.Read, hooksSchema,
 		mcp.WithString("hook_name", mcp.Required()), pScope, pTarget, pGlobal, pSocket)
-	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
-		name := p.str("hook_name")
+	return t, handle(t, func(ctx context.Context, p tooldef.Args) (*mcp.CallToolResult, error) {
+		name := p.Str("hook_name")
 		if !hookNameRe.MatchString(name) {
-			return nil, argError("hook_name", "want a hook name such as pane-exited or after-new-window")
+			return nil, tooldef.BadArg("hook_name", "want a hook name such as pane-exited or after-new-window")
 		}
 		srv, err := d.server(ctx, p)
 		if err != nil {

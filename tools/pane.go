@@ -10,27 +10,28 @@ import (
 
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
+	"github.com/tmux-mcp/tmux-mcp/tooldef"
 )
 
 // ListPanes lists panes of a window, a session, or the whole server.
 func ListPanes(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
-	t := newTool("list_panes", "List panes of a window, else a session, else the server.",
-		hintsRead, pageOf("result", paneSchema),
+	t := tooldef.New("list_panes", "List panes of a window, else a session, else the server.",
+		tooldef.Read, pageOf("result", paneSchema),
 		pSessionName, pSessionID, pWindowID, pWindowIndex, pSocket, pFilters, pLimitItems)
-	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
+	return t, handle(t, func(ctx context.Context, p tooldef.Args) (*mcp.CallToolResult, error) {
 		srv, la, err := d.listOnServer(ctx, p, listLimit)
 		if err != nil {
 			return nil, err
 		}
 		keep := func(tmux.Pane) bool { return true }
 		switch {
-		case p.str("window_id") != "" || p.str("window_index") != "":
+		case p.Str("window_id") != "" || p.Str("window_index") != "":
 			w, err := findWindow(ctx, srv, p)
 			if err != nil {
 				return nil, err
 			}
 			keep = func(x tmux.Pane) bool { return x.WindowID == w.ID && x.SessionID == w.SessionID }
-		case p.str("session_id") != "" || p.str("session_name") != "":
+		case p.Str("session_id") != "" || p.Str("session_name") != "":
 			s, err := findSession(ctx, srv, p)
 			if err != nil {
 				return nil, err
@@ -58,7 +59,7 @@ func ListPanes(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if err := d.markCallers(ctx, srv, out); err != nil {
 			return nil, err
 		}
-		pg, err := paginate(out, la.filters, la.limit, false)
+		pg, err := tooldef.Paginate(out, la.Filters, la.Limit, false)
 		if err != nil {
 			return nil, err
 		}
@@ -68,7 +69,7 @@ func ListPanes(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 
 // SplitWindow splits a pane or window, creating a pane.
 func SplitWindow(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
-	t := newTool("split_window", "Split a pane; returns the new pane.", hintsCreate, paneSchema,
+	t := tooldef.New("split_window", "Split a pane; returns the new pane.", tooldef.Create, paneSchema,
 		mcp.WithString("pane_id"),
 		pSessionName, pSessionID, pWindowID, pWindowIndex,
 		mcp.WithString("direction", mcp.Enum("above", "below", "left", "right")),
@@ -76,7 +77,7 @@ func SplitWindow(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		mcp.WithString("start_directory"),
 		mcp.WithString("shell"),
 		pSocket, pEnvironment, pNoHistory, pRestoreCommand)
-	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
+	return t, handle(t, func(ctx context.Context, p tooldef.Args) (*mcp.CallToolResult, error) {
 		size, err := sizeArg(p)
 		if err != nil {
 			return nil, err
@@ -89,10 +90,10 @@ func SplitWindow(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if err != nil {
 			return nil, err
 		}
-		o := supervisor.SplitOptions{Size: size, Spawn: supervisor.Spawn{StartDir: p.str("start_directory"), Env: env}}
-		if id := p.str("pane_id"); id != "" {
+		o := supervisor.SplitOptions{Size: size, Spawn: supervisor.Spawn{StartDir: p.Str("start_directory"), Env: env}}
+		if id := p.Str("pane_id"); id != "" {
 			if !paneIDRe.MatchString(id) {
-				return nil, argError("pane_id", "want a pane ID like %%1; call list_panes")
+				return nil, tooldef.BadArg("pane_id", "want a pane ID like %%1; call list_panes")
 			}
 			if _, err := paneByID(ctx, srv, tmux.PaneID(id)); err != nil {
 				return nil, err
@@ -105,7 +106,7 @@ func SplitWindow(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 			}
 			o.Window = w.ID
 		}
-		switch p.str("direction") {
+		switch p.Str("direction") {
 		case "above":
 			o.Before = true
 		case "left":
@@ -114,7 +115,7 @@ func SplitWindow(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 			o.Horizontal = true
 		}
 		var argv []string
-		if sh := p.str("shell"); sh != "" {
+		if sh := p.Str("shell"); sh != "" {
 			argv = []string{sh} // one argument: tmux runs it with the shell
 			o.Command = sh
 		}
@@ -122,7 +123,7 @@ func SplitWindow(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if err != nil {
 			return nil, err
 		}
-		d.recordCreated(srv, id, argv, p.str("start_directory"), env, p.boolean("restore_command"))
+		d.recordCreated(srv, id, argv, p.Str("start_directory"), env, p.Bool("restore_command"))
 		np, err := paneByID(ctx, srv, id)
 		if err != nil {
 			return nil, err
@@ -132,12 +133,12 @@ func SplitWindow(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 }
 
 // sizeArg validates size: a positive cell count or a percentage 1-100.
-func sizeArg(p params) (string, error) {
+func sizeArg(p tooldef.Args) (string, error) {
 	v, ok := p["size"]
 	if !ok {
 		return "", nil
 	}
-	bad := argError("size", `want a positive number of cells or a percentage like "50%%"`)
+	bad := tooldef.BadArg("size", `want a positive number of cells or a percentage like "50%%"`)
 	switch x := v.(type) {
 	case int:
 		if x < 1 {

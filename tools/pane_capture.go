@@ -3,7 +3,6 @@ package tools
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -15,6 +14,7 @@ import (
 	"github.com/tmux-mcp/tmux-mcp/mcpserver"
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
+	"github.com/tmux-mcp/tmux-mcp/tooldef"
 )
 
 // captureMeta is what every capture-like result says about its capture:
@@ -40,16 +40,16 @@ type captureResult struct {
 	captureMeta
 }
 
-var captureSchema = record(tField, []string{"result", "sha256", "cached", "freshness", "truncated", "truncated_lines",
+var captureSchema = tooldef.Record(tField, []string{"result", "sha256", "cached", "freshness", "truncated", "truncated_lines",
 	"truncated_bytes"}, nil)
 
 // CapturePane returns a pane's text.
 func CapturePane(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
-	t := newTool("capture_pane", "A pane's screen, or its lines start..end, as text.",
-		hintsRead, captureSchema,
+	t := tooldef.New("capture_pane", "A pane's screen, or its lines start..end, as text.",
+		tooldef.Read, captureSchema,
 		paneTarget(mcp.WithInteger("start"), mcp.WithInteger("end"), pMaxLines)...)
-	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
-		maxLines, err := positiveArg(p, "max_lines", d.Sup.Config().CaptureLines)
+	return t, handle(t, func(ctx context.Context, p tooldef.Args) (*mcp.CallToolResult, error) {
+		maxLines, err := tooldef.Positive(p, "max_lines", d.Sup.Config().CaptureLines)
 		if err != nil {
 			return nil, err
 		}
@@ -58,13 +58,13 @@ func CapturePane(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 			return nil, err
 		}
 		req := d.screenFetch(id, maxLines)
-		if n, ok := p.integer("start"); ok {
+		if n, ok := p.Int("start"); ok {
 			req.Start = &n
 		}
-		if n, ok := p.integer("end"); ok {
+		if n, ok := p.Int("end"); ok {
 			req.End = &n
 		}
-		c, err := readCapture(ctx, srv, req)
+		c, err := drive.ReadCapture(ctx, srv, req)
 		if err != nil {
 			return nil, err
 		}
@@ -106,30 +106,16 @@ func CapturePane(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 
 // paneID resolves the pane a call targets without reading its state when
 // pane_id names it (tmux reports a missing pane on the call that uses it).
-func (d Deps) paneID(ctx context.Context, p params) (*supervisor.Server, tmux.PaneID, error) {
-	if id := p.str("pane_id"); id != "" {
+func (d Deps) paneID(ctx context.Context, p tooldef.Args) (*supervisor.Server, tmux.PaneID, error) {
+	if id := p.Str("pane_id"); id != "" {
 		if !paneIDRe.MatchString(id) {
-			return nil, "", argError("pane_id", "want a pane ID like %%1; call list_panes")
+			return nil, "", tooldef.BadArg("pane_id", "want a pane ID like %%1; call list_panes")
 		}
 		srv, err := d.server(ctx, p)
 		return srv, tmux.PaneID(id), err
 	}
 	srv, pn, err := d.pane(ctx, p)
 	return srv, pn.ID, err
-}
-
-// readCapture is srv.Capture with a missing pane reported as libtmux-mcp does.
-func readCapture(ctx context.Context, srv *supervisor.Server, req supervisor.CaptureRequest) (supervisor.Capture, error) {
-	c, err := srv.Capture(ctx, req)
-	switch {
-	case err == nil:
-		return c, nil
-	case errors.Is(err, tmux.ErrNotFound):
-		return c, paneNotFound(req.Pane)
-	case errors.Is(err, supervisor.ErrInvalidArgument):
-		return c, &toolError{msg: strings.TrimPrefix(err.Error(), supervisor.ErrInvalidArgument.Error()+": "), class: "argument"}
-	}
-	return c, err
 }
 
 // rangeDropped counts the lines of the range req asked for that c does not
@@ -207,17 +193,19 @@ type paneSnapshot struct {
 	captureMeta
 }
 
-var snapshotSchema = record(tField,
+var snapshotSchema = tooldef.Record(tField,
 	[]string{"pane_id", "content", "cursor_x", "cursor_y", "pane_width", "pane_height", "pane_pid", "pane_dead",
 		"alternate_on", "pane_in_mode", "history_size", "title", "pane_current_command", "pane_current_path",
 		"content_truncated", "content_truncated_lines", "sha256", "cached", "freshness",
-		"pane_mode", "scroll_position", "is_caller"}, nil) // the last three may be null
+		"pane_mode", "scroll_position", "is_caller"}, nil)
+
+// the last three may be null
 
 // SnapshotPane returns a pane's screen and state in one call.
 func SnapshotPane(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
-	t := newTool("snapshot_pane", "Screen, cursor, size, mode and command of a pane.",
-		hintsRead, snapshotSchema, paneTarget(pMaxLines)...)
-	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
+	t := tooldef.New("snapshot_pane", "Screen, cursor, size, mode and command of a pane.",
+		tooldef.Read, snapshotSchema, paneTarget(pMaxLines)...)
+	return t, handle(t, func(ctx context.Context, p tooldef.Args) (*mcp.CallToolResult, error) {
 		srv, id, err := d.paneID(ctx, p)
 		if err != nil {
 			return nil, err
@@ -229,11 +217,11 @@ func SnapshotPane(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if f[1] == tmux.HiddenSession {
 			return nil, paneNotFound(id)
 		}
-		maxLines, err := positiveArg(p, "max_lines", d.Sup.Config().CaptureLines)
+		maxLines, err := tooldef.Positive(p, "max_lines", d.Sup.Config().CaptureLines)
 		if err != nil {
 			return nil, err
 		}
-		c, err := readCapture(ctx, srv, d.screenFetch(id, maxLines))
+		c, err := drive.ReadCapture(ctx, srv, d.screenFetch(id, maxLines))
 		if err != nil {
 			return nil, err
 		}

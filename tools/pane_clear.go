@@ -5,13 +5,14 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+	"github.com/tmux-mcp/tmux-mcp/tooldef"
 )
 
 // ClearPane clears a pane's screen and its history.
 func ClearPane(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
-	t := newTool("clear_pane", "Reset a pane's terminal and clear its screen and scrollback.", hintsMutate, messageSchema,
+	t := tooldef.New("clear_pane", "Reset a pane's terminal and clear its screen and scrollback.", tooldef.Mutate, messageSchema,
 		paneTarget()...)
-	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
+	return t, handle(t, func(ctx context.Context, p tooldef.Args) (*mcp.CallToolResult, error) {
 		srv, pn, err := d.pane(ctx, p)
 		if err != nil {
 			return nil, err

@@ -5,13 +5,14 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+	"github.com/tmux-mcp/tmux-mcp/tooldef"
 )
 
 // EnterCopyMode puts a pane in copy mode, optionally scrolled up.
 func EnterCopyMode(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
-	t := newTool("enter_copy_mode", "Enter copy mode, optionally scrolled up.", hintsCreate, paneSchema,
+	t := tooldef.New("enter_copy_mode", "Enter copy mode, optionally scrolled up.", tooldef.Create, paneSchema,
 		paneTarget(mcp.WithInteger("scroll_up", mcp.Min(0), mcp.Max(1000000)))...)
-	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
+	return t, handle(t, func(ctx context.Context, p tooldef.Args) (*mcp.CallToolResult, error) {
 		srv, x, err := d.pane(ctx, p)
 		if err != nil {
 			return nil, err
@@ -22,7 +23,7 @@ func EnterCopyMode(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if err := srv.CopyMode(ctx, x.ID); err != nil {
 			return nil, err
 		}
-		if n, _ := p.integer("scroll_up"); n > 0 {
+		if n, _ := p.Int("scroll_up"); n > 0 {
 			if err := srv.ScrollUp(ctx, x.ID, n); err != nil {
 				return nil, err
 			}
@@ -33,8 +34,8 @@ func EnterCopyMode(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 
 // ExitCopyMode leaves copy mode (or any pane mode).
 func ExitCopyMode(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
-	t := newTool("exit_copy_mode", "Leave copy mode.", hintsMutate, paneSchema, paneTarget()...)
-	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
+	t := tooldef.New("exit_copy_mode", "Leave copy mode.", tooldef.Mutate, paneSchema, paneTarget()...)
+	return t, handle(t, func(ctx context.Context, p tooldef.Args) (*mcp.CallToolResult, error) {
 		srv, x, err := d.pane(ctx, p)
 		if err != nil {
 			return nil, err

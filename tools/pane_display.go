@@ -7,6 +7,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+	"github.com/tmux-mcp/tmux-mcp/tooldef"
 )
 
 // Refusals of display_message. A read-only tool must not start a shell:
@@ -25,11 +26,11 @@ var expandingModifier = regexp.MustCompile(`[{;][ET][:;]`)
 
 // DisplayMessage evaluates a tmux format string against a pane.
 func DisplayMessage(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
-	t := newTool("display_message", "Evaluate a tmux format (e.g. #{pane_width}) for a pane; no #() jobs.",
-		hintsRead, messageSchema,
+	t := tooldef.New("display_message", "Evaluate a tmux format (e.g. #{pane_width}) for a pane; no #() jobs.",
+		tooldef.Read, messageSchema,
 		paneTarget(mcp.WithString("format_string", mcp.Required()))...)
-	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
-		format := p.str("format_string")
+	return t, handle(t, func(ctx context.Context, p tooldef.Args) (*mcp.CallToolResult, error) {
+		format := p.Str("format_string")
 		switch {
 		case strings.Contains(format, "#("):
 			return nil, refused(refuseJobs)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
+	"github.com/tmux-mcp/tmux-mcp/tooldef"
 )
 
 // paneResult returns pane id as tmux sees it now.
@@ -22,8 +23,8 @@ func (d Deps) paneResult(ctx context.Context, srv *supervisor.Server, id tmux.Pa
 
 // GetPaneInfo describes one pane.
 func GetPaneInfo(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
-	t := newTool("get_pane_info", "Describe a pane.", hintsRead, paneSchema, paneTarget()...)
-	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
+	t := tooldef.New("get_pane_info", "Describe a pane.", tooldef.Read, paneSchema, paneTarget()...)
+	return t, handle(t, func(ctx context.Context, p tooldef.Args) (*mcp.CallToolResult, error) {
 		srv, x, err := d.pane(ctx, p)
 		if err != nil {
 			return nil, err
@@ -34,11 +35,11 @@ func GetPaneInfo(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 
 // FindPaneByPosition returns the pane in a corner of a window.
 func FindPaneByPosition(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
-	t := newTool("find_pane_by_position", "The pane in a corner of a window.", hintsRead, paneSchema,
+	t := tooldef.New("find_pane_by_position", "The pane in a corner of a window.", tooldef.Read, paneSchema,
 		mcp.WithString("corner", mcp.Required(), mcp.Enum("top-left", "top-right", "bottom-left", "bottom-right")),
 		pWindowID, pWindowIndex, pSessionName, pSessionID, pSocket)
-	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
-		vert, horiz, _ := strings.Cut(p.str("corner"), "-")
+	return t, handle(t, func(ctx context.Context, p tooldef.Args) (*mcp.CallToolResult, error) {
+		vert, horiz, _ := strings.Cut(p.Str("corner"), "-")
 		srv, err := d.server(ctx, p)
 		if err != nil {
 			return nil, err
@@ -58,7 +59,7 @@ func FindPaneByPosition(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 			}
 		}
 		if best == nil {
-			return nil, notFound("no pane at the "+p.str("corner")+" of window "+string(panes[0].WindowID), "pane_not_found")
+			return nil, notFound("no pane at the "+p.Str("corner")+" of window "+string(panes[0].WindowID), "pane_not_found")
 		}
 		return d.paneOut(ctx, srv, *best)
 	})
@@ -66,14 +67,14 @@ func FindPaneByPosition(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 
 // SetPaneTitle sets a pane's title.
 func SetPaneTitle(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
-	t := newTool("set_pane_title", "Set a pane's title (literal text).", hintsMutate, paneSchema,
+	t := tooldef.New("set_pane_title", "Set a pane's title (literal text).", tooldef.Mutate, paneSchema,
 		paneTarget(mcp.WithString("title", mcp.Required()))...)
-	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
+	return t, handle(t, func(ctx context.Context, p tooldef.Args) (*mcp.CallToolResult, error) {
 		srv, x, err := d.pane(ctx, p)
 		if err != nil {
 			return nil, err
 		}
-		if err := srv.SetPaneTitle(ctx, x.ID, p.str("title")); err != nil {
+		if err := srv.SetPaneTitle(ctx, x.ID, p.Str("title")); err != nil {
 			return nil, err
 		}
 		return d.paneResult(ctx, srv, x.ID)

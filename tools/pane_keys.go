@@ -14,10 +14,11 @@ import (
 	"github.com/tmux-mcp/tmux-mcp/guard"
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
+	"github.com/tmux-mcp/tmux-mcp/tooldef"
 )
 
 // sentSchema is the result of the tools that type into a pane.
-var sentSchema = record(tField, []string{"result", "pane_id", "ready_timed_out"}, nil)
+var sentSchema = tooldef.Record(tField, []string{"result", "pane_id", "ready_timed_out"}, nil)
 
 // sent is the result of a tool that typed into a pane.
 type sent struct {
@@ -49,7 +50,7 @@ var (
 
 // sendKeysSchema is send_keys' result: sentSchema's, and wait, the
 // result of wait_for as wait_for_text gives it (null without wait_for).
-var sendKeysSchema = record(tField, []string{"result", "pane_id", "ready_timed_out", "wait"}, nil)
+var sendKeysSchema = tooldef.Record(tField, []string{"result", "pane_id", "ready_timed_out", "wait"}, nil)
 
 // sentKeys is send_keys' result.
 type sentKeys struct {
@@ -59,20 +60,20 @@ type sentKeys struct {
 
 // SendKeys types keys into a pane, and waits for text if asked.
 func SendKeys(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
-	t := newTool("send_keys", "Type keys into a pane, then Enter. For output and exit status: run_command.",
-		hintsShell, sendKeysSchema, paneTarget(pKeys, pEnter, pLiteral, pSuppressHist, pIfSHA256, mcp.WithString("wait_for"), pTimeout,
+	t := tooldef.New("send_keys", "Type keys into a pane, then Enter. For output and exit status: run_command.",
+		tooldef.Shell, sendKeysSchema, paneTarget(pKeys, pEnter, pLiteral, pSuppressHist, pIfSHA256, mcp.WithString("wait_for"), pTimeout,
 			pAllowAgent, pAllowAttended)...)
-	return t, withRequest(handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
+	return t, withRequest(handle(t, func(ctx context.Context, p tooldef.Args) (*mcp.CallToolResult, error) {
 		k := keystrokes(p)
 		if k.Keys == "" && !k.Enter {
-			return nil, argError("keys", "must not be empty when enter is false")
+			return nil, tooldef.BadArg("keys", "must not be empty when enter is false")
 		}
 		var w *drive.Wait
 		var timeout time.Duration
 		if _, ok := p["wait_for"]; ok {
-			lp, err := compileLinePattern(p.str("wait_for"), false, false)
-			if err == nil && p.str("wait_for") == "" {
-				err = argError("wait_for", "must not be empty")
+			lp, err := compileLinePattern(p.Str("wait_for"), false, false)
+			if err == nil && p.Str("wait_for") == "" {
+				err = tooldef.BadArg("wait_for", "must not be empty")
 			}
 			if err != nil {
 				return nil, err
@@ -114,9 +115,9 @@ func SendKeys(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 
 // keystrokes reads a send's options from p (send_keys, or one operation of
 // send_keys_batch).
-func keystrokes(p params) drive.Keystroke {
-	k := drive.Keystroke{Keys: p.str("keys"), Enter: p.flag("enter", true), Literal: p.boolean("literal")}
-	if p.boolean("suppress_history") {
+func keystrokes(p tooldef.Args) drive.Keystroke {
+	k := drive.Keystroke{Keys: p.Str("keys"), Enter: p.Flag("enter", true), Literal: p.Bool("literal")}
+	if p.Bool("suppress_history") {
 		k.Keys = " " + k.Keys
 	}
 	return k
@@ -137,27 +138,28 @@ type keysRow struct {
 	Elapsed float64 `json:"elapsed_seconds"`
 }
 
-var batchRowSchema = record(anyOf("string", "number", "boolean", "null"),
+var batchRowSchema = tooldef.Record(tooldef.AnyOf("string", "number", "boolean", "null"),
 	[]string{"index", "pane_id", "success", "error", "elapsed_seconds"}, nil)
 
 // SendKeysBatch types several sends in order.
 func SendKeysBatch(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
-	t := newTool("send_keys_batch", "Several send_keys in order.",
-		hintsShell,
-		record(tInt, []string{"succeeded", "failed"}, map[string]any{
+	t := tooldef.New("send_keys_batch", "Several send_keys in order.",
+		tooldef.Shell,
+		tooldef.Record(tInt, []string{"succeeded", "failed"}, map[string]any{
 			"results": map[string]any{"type": "array", "items": batchRowSchema}, "stopped_at": tIntNull}),
+
 		mcp.WithArray("operations", mcp.Required(), mcp.Items(map[string]any{"type": "object"})),
 		mcp.WithString("on_error", mcp.Enum("stop", "continue")),
 		mcp.WithNumber("timeout"),
 		pSocket)
-	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
+	return t, handle(t, func(ctx context.Context, p tooldef.Args) (*mcp.CallToolResult, error) {
 		ops, err := keyOps(p)
 		if err != nil {
 			return nil, err
 		}
-		if secs, ok := p.number("timeout"); ok {
+		if secs, ok := p.Number("timeout"); ok {
 			if secs <= 0 || math.IsInf(secs, 0) {
-				return nil, argError("timeout", "must be positive")
+				return nil, tooldef.BadArg("timeout", "must be positive")
 			}
 			var cancel context.CancelFunc
 			ctx, cancel = context.WithTimeout(ctx, time.Duration(secs*float64(time.Second)))
@@ -169,7 +171,7 @@ func SendKeysBatch(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 }
 
 // keyOps checks every operation before any runs.
-func keyOps(p params) ([]params, error) {
+func keyOps(p tooldef.Args) ([]tooldef.Args, error) {
 	items, _ := p["operations"].([]any)
 	if len(items) == 0 {
 		return nil, &toolError{msg: "operations must not be empty", class: "argument"}
@@ -178,19 +180,18 @@ func keyOps(p params) ([]params, error) {
 		return nil, &toolError{msg: fmt.Sprintf("operations must contain at most %d operations", maxBatch), class: "argument"}
 	}
 	props, required := sendOp.InputSchema.Properties, sendOp.InputSchema.Required
-	ops := make([]params, len(items))
+	ops := make([]tooldef.Args, len(items))
 	for i, it := range items {
-		op, err := checkArgs(props, required, it)
+		op, err := tooldef.Check(props, required, it)
 		if err != nil {
-			var te *toolError
-			if errors.As(err, &te) {
+			if te := asToolError(err); te != nil {
 				return nil, &toolError{msg: fmt.Sprintf("operations[%d]: %s", i, te.msg), class: te.class, hint: te.hint}
 			}
 			return nil, err
 		}
 		k := keystrokes(op)
 		if k.Keys == "" && !k.Enter {
-			return nil, argError(fmt.Sprintf("operations[%d].keys", i), "must not be empty when enter is false")
+			return nil, tooldef.BadArg(fmt.Sprintf("operations[%d].keys", i), "must not be empty when enter is false")
 		}
 		ops[i] = op
 	}
@@ -200,12 +201,12 @@ func keyOps(p params) ([]params, error) {
 // runKeysBatch resolves every target, locks the panes the batch types into,
 // and runs the operations in order. overrun, if set, is the error of an
 // operation cut short by the batch's timeout.
-func (d Deps) runKeysBatch(ctx context.Context, p params, ops []params, overrun string) (*mcp.CallToolResult, error) {
+func (d Deps) runKeysBatch(ctx context.Context, p tooldef.Args, ops []tooldef.Args, overrun string) (*mcp.CallToolResult, error) {
 	srv, err := d.server(ctx, p)
 	if err != nil {
 		return nil, err
 	}
-	stop := p.str("on_error") != "continue"
+	stop := p.Str("on_error") != "continue"
 	panes := make([]tmux.Pane, len(ops))
 	errs := make([]error, len(ops))
 	var lock []tmux.PaneID

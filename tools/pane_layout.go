@@ -8,24 +8,25 @@ import (
 
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
+	"github.com/tmux-mcp/tmux-mcp/tooldef"
 )
 
 // SelectPane makes a pane the active one of its window.
 func SelectPane(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
-	t := newTool("select_pane", "Select a pane by id or direction; returns the active pane.", hintsMutate, paneSchema,
+	t := tooldef.New("select_pane", "Select a pane by id or direction; returns the active pane.", tooldef.Mutate, paneSchema,
 		pPaneID,
 		mcp.WithString("direction", mcp.Enum("up", "down", "left", "right", "last", "next", "previous")),
 		pWindowID, pWindowIndex, pSessionName, pSessionID, pSocket)
-	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
-		dir := p.str("direction")
-		if p.str("pane_id") == "" && dir == "" {
+	return t, handle(t, func(ctx context.Context, p tooldef.Args) (*mcp.CallToolResult, error) {
+		dir := p.Str("direction")
+		if p.Str("pane_id") == "" && dir == "" {
 			return nil, &toolError{msg: "Provide either pane_id or direction.", class: "argument"}
 		}
 		srv, err := d.server(ctx, p)
 		if err != nil {
 			return nil, err
 		}
-		if p.str("pane_id") != "" {
+		if p.Str("pane_id") != "" {
 			x, err := findPane(ctx, srv, p)
 			if err != nil {
 				return nil, err
@@ -61,7 +62,7 @@ func SelectPane(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if err != nil {
 			return nil, err
 		}
-		q := params{"window_id": string(win), "socket_name": p.str("socket_name")}
+		q := tooldef.Args{"window_id": string(win), "socket_name": p.Str("socket_name")}
 		x, err := findPane(ctx, srv, q)
 		if err != nil {
 			return nil, err
@@ -72,15 +73,15 @@ func SelectPane(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 
 // SwapPane swaps two panes.
 func SwapPane(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
-	t := newTool("swap_pane", "Swap two panes; returns the source pane.", hintsCreate, paneSchema,
+	t := tooldef.New("swap_pane", "Swap two panes; returns the source pane.", tooldef.Create, paneSchema,
 		mcp.WithString("source_pane_id", mcp.Required()),
 		mcp.WithString("target_pane_id", mcp.Required()),
 		pSocket)
-	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
-		src, dst := p.str("source_pane_id"), p.str("target_pane_id")
+	return t, handle(t, func(ctx context.Context, p tooldef.Args) (*mcp.CallToolResult, error) {
+		src, dst := p.Str("source_pane_id"), p.Str("target_pane_id")
 		for name, id := range map[string]string{"source_pane_id": src, "target_pane_id": dst} {
 			if !paneIDRe.MatchString(id) {
-				return nil, argError(name, "want a pane ID like %%1; call list_panes")
+				return nil, tooldef.BadArg(name, "want a pane ID like %%1; call list_panes")
 			}
 		}
 		srv, err := d.server(ctx, p)
@@ -101,14 +102,14 @@ func SwapPane(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 
 // ResizePane resizes or zooms a pane.
 func ResizePane(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
-	t := newTool("resize_pane", "Resize a pane (cells), or zoom/unzoom it.", hintsMutate, paneSchema,
+	t := tooldef.New("resize_pane", "Resize a pane (cells), or zoom/unzoom it.", tooldef.Mutate, paneSchema,
 		paneTarget(
 			mcp.WithInteger("height", mcp.Min(1), mcp.Max(10000)),
 			mcp.WithInteger("width", mcp.Min(1), mcp.Max(10000)),
 			mcp.WithBoolean("zoom"))...)
-	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
-		h, hasH := p.integer("height")
-		w, hasW := p.integer("width")
+	return t, handle(t, func(ctx context.Context, p tooldef.Args) (*mcp.CallToolResult, error) {
+		h, hasH := p.Int("height")
+		w, hasW := p.Int("width")
 		_, hasZoom := p["zoom"]
 		switch {
 		case hasZoom && (hasH || hasW):
@@ -134,9 +135,9 @@ func ResizePane(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 			}
 		// ToggleZoom toggles the window's zoom (a zoomed window's zoomed
 		// pane is its active one): toggle only as needed.
-		case p.boolean("zoom") && x.WindowZoomed && !x.Active:
+		case p.Bool("zoom") && x.WindowZoomed && !x.Active:
 			toggles = 2
-		case p.boolean("zoom") != x.WindowZoomed:
+		case p.Bool("zoom") != x.WindowZoomed:
 			toggles = 1
 		}
 		for range toggles {

@@ -7,6 +7,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
+	"github.com/tmux-mcp/tmux-mcp/tooldef"
 )
 
 // Self-protection messages for panes, as libtmux-mcp words them.
@@ -22,14 +23,14 @@ const (
 
 // RespawnPane restarts the process of a pane, keeping its ID.
 func RespawnPane(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
-	t := newTool("respawn_pane", "Restart a pane's process; same pane_id.",
-		hintsDestructive, paneSchema,
+	t := tooldef.New("respawn_pane", "Restart a pane's process; same pane_id.",
+		tooldef.Destructive, paneSchema,
 		mcp.WithString("pane_id", mcp.Required()),
 		mcp.WithBoolean("kill"),
 		mcp.WithString("shell"),
 		mcp.WithString("start_directory"),
 		pEnvironment, pSocket, pNoHistory)
-	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
+	return t, handle(t, func(ctx context.Context, p tooldef.Args) (*mcp.CallToolResult, error) {
 		env, err := envVars(p)
 		if err != nil {
 			return nil, err
@@ -42,8 +43,8 @@ func RespawnPane(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 			return nil, err
 		}
 		_, set := p["kill"]
-		o := supervisor.RespawnOptions{Kill: !set || p.boolean("kill"),
-			Spawn: supervisor.Spawn{StartDir: p.str("start_directory"), Env: env, Command: p.str("shell")}}
+		o := supervisor.RespawnOptions{Kill: !set || p.Bool("kill"),
+			Spawn: supervisor.Spawn{StartDir: p.Str("start_directory"), Env: env, Command: p.Str("shell")}}
 		if err := srv.RespawnPane(ctx, x.ID, o); err != nil {
 			return nil, err
 		}
@@ -53,9 +54,9 @@ func RespawnPane(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 
 // KillPane kills one pane, named by ID.
 func KillPane(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
-	t := newTool("kill_pane", "Kill a pane.", hintsDestructive, messageSchema,
+	t := tooldef.New("kill_pane", "Kill a pane.", tooldef.Destructive, messageSchema,
 		mcp.WithString("pane_id", mcp.Required()), pSocket)
-	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
+	return t, handle(t, func(ctx context.Context, p tooldef.Args) (*mcp.CallToolResult, error) {
 		srv, x, err := d.pane(ctx, p)
 		if err != nil {
 			return nil, err

@@ -19,14 +19,15 @@ import (
 	"github.com/tmux-mcp/tmux-mcp/shellquote"
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
+	"github.com/tmux-mcp/tmux-mcp/tooldef"
 )
 
 // PipePane starts or stops copying a pane's output to a file.
 func PipePane(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
-	t := newTool("pipe_pane", "Append a pane's output to a file, or stop.",
-		hintsShell, messageSchema,
+	t := tooldef.New("pipe_pane", "Append a pane's output to a file, or stop.",
+		tooldef.Shell, messageSchema,
 		paneTarget(mcp.WithString("output_path"), mcp.WithBoolean("append"))...)
-	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
+	return t, handle(t, func(ctx context.Context, p tooldef.Args) (*mcp.CallToolResult, error) {
 		raw, given := p["output_path"].(string)
 		if given && strings.TrimSpace(raw) == "" {
 			return nil, &toolError{msg: "output_path must be a non-empty path, or null to stop piping.", class: "argument"}
@@ -50,7 +51,7 @@ func PipePane(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 			return nil, err
 		}
 		redirect := ">>"
-		if !p.flag("append", true) {
+		if !p.Flag("append", true) {
 			redirect = ">"
 		}
 		cmd := "cat " + redirect + " " + shellquote.Quote(path)
@@ -99,12 +100,12 @@ func paneDir(ctx context.Context, srv *supervisor.Server, pane tmux.PaneID) (str
 // directory resolved, so that what was checked is what is opened.
 func (d Deps) pipePath(raw, cwd string) (string, error) {
 	if strings.ContainsFunc(raw, unicode.IsControl) {
-		return "", argError("output_path", "must not contain control characters")
+		return "", tooldef.BadArg("output_path", "must not contain control characters")
 	}
 	path := raw
 	if !filepath.IsAbs(path) {
 		if cwd == "" {
-			return "", argError("output_path", "want an absolute path (the pane's current directory is unknown)")
+			return "", tooldef.BadArg("output_path", "want an absolute path (the pane's current directory is unknown)")
 		}
 		path = filepath.Join(cwd, path)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/tmux-mcp/tmux-mcp/drive"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/capture"
 	"github.com/tmux-mcp/tmux-mcp/taskext"
+	"github.com/tmux-mcp/tmux-mcp/tooldef"
 )
 
 // Shared parameters of the tools that wait.
@@ -20,21 +21,21 @@ var (
 	pMaxLines = mcp.WithInteger("max_lines")
 )
 
-var runSchema = record(tField, []string{"pane_id", "timed_out", "elapsed_seconds", "output", "output_truncated",
+var runSchema = tooldef.Record(tField, []string{"pane_id", "timed_out", "elapsed_seconds", "output", "output_truncated",
 	"output_truncated_lines", "effective_timeout", "ready_timed_out", "history_overflowed"},
 	map[string]any{"exit_status": tIntNull})
 
 // RunCommand runs a shell command in a pane and returns its exit status and
 // output.
 func RunCommand(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
-	t := newTool("run_command", "Run a command in a subshell at a pane's prompt; returns its exit status and output.",
-		hintsShell, runSchema,
+	t := tooldef.New("run_command", "Run a command in a subshell at a pane's prompt; returns its exit status and output.",
+		tooldef.Shell, runSchema,
 		paneTarget(mcp.WithString("command", mcp.Required()), pTimeout, pMaxLines, pSuppressHist, pIfSHA256,
 			mcp.WithBoolean("background"), pAllowAttended)...)
-	return t, withRequest(handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
+	return t, withRequest(handle(t, func(ctx context.Context, p tooldef.Args) (*mcp.CallToolResult, error) {
 		start := time.Now()
-		cmd := p.str("command")
-		noHistory := p.flag("suppress_history", true)
+		cmd := p.Str("command")
+		noHistory := p.Flag("suppress_history", true)
 		switch {
 		case strings.TrimSpace(cmd) == "":
 			return nil, &toolError{msg: "command must not be empty", class: "argument"}
@@ -42,14 +43,14 @@ func RunCommand(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 			return nil, &toolError{msg: "command must be a single line when suppress_history=True", class: "argument",
 				hint: "Pass suppress_history=false for a multi-line command."}
 		}
-		if p.boolean("background") {
+		if p.Bool("background") {
 			return d.startJob(ctx, p, cmd, noHistory)
 		}
 		timeout, err := d.timeoutArg(p, 30)
 		if err != nil {
 			return nil, err
 		}
-		maxLines, err := positiveArg(p, "max_lines", d.Sup.Config().CaptureLines)
+		maxLines, err := tooldef.Positive(p, "max_lines", d.Sup.Config().CaptureLines)
 		if err != nil {
 			return nil, err
 		}
@@ -92,9 +93,9 @@ func RunCommand(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 
 // timeoutArg returns the timeout argument (def seconds when absent),
 // clamped to the ceiling.
-func (d Deps) timeoutArg(p params, def float64) (time.Duration, error) {
+func (d Deps) timeoutArg(p tooldef.Args, def float64) (time.Duration, error) {
 	secs := def
-	if v, ok := p.number("timeout"); ok {
+	if v, ok := p.Number("timeout"); ok {
 		secs = v
 	}
 	if secs <= 0 {

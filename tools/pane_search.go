@@ -12,8 +12,10 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/tmux-mcp/tmux-mcp/drive"
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
+	"github.com/tmux-mcp/tmux-mcp/tooldef"
 )
 
 // paneMatch is one pane whose text matched: libtmux-mcp's
@@ -37,39 +39,39 @@ type searchResult struct {
 	Limit          int         `json:"limit"`
 }
 
-var searchSchema = record(tField, []string{"truncated", "truncated_panes", "total_panes_matched", "offset", "limit"}, map[string]any{
-	"matches": map[string]any{"type": "array", "items": record(tString,
+var searchSchema = tooldef.Record(tField, []string{"truncated", "truncated_panes", "total_panes_matched", "offset", "limit"}, map[string]any{
+	"matches": map[string]any{"type": "array", "items": tooldef.Record(tString,
 		[]string{"pane_id", "pane_current_command", "window_id", "session_id", "session_name"},
 		map[string]any{"matched_lines": tStrings})},
 })
 
 // SearchPanes finds panes whose text matches a pattern.
 func SearchPanes(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
-	t := newTool("search_panes", "Find panes with a line containing pattern, on screen or in content_start..end.",
-		hintsRead, searchSchema,
+	t := tooldef.New("search_panes", "Find panes with a line containing pattern, on screen or in content_start..end.",
+		tooldef.Read, searchSchema,
 		mcp.WithString("pattern", mcp.Required()), pRegex, pMatchCase, pSessionName, pSessionID,
 		mcp.WithInteger("content_start"), mcp.WithInteger("content_end"),
 		mcp.WithInteger("max_matched_lines_per_pane"), mcp.WithInteger("limit"), mcp.WithInteger("offset"), pSocket)
-	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
-		pattern := p.str("pattern")
+	return t, handle(t, func(ctx context.Context, p tooldef.Args) (*mcp.CallToolResult, error) {
+		pattern := p.Str("pattern")
 		if pattern == "" {
-			return nil, argError("pattern", "must not be empty")
+			return nil, tooldef.BadArg("pattern", "must not be empty")
 		}
-		re, err := compilePattern(pattern, p.boolean("regex"), p.boolean("match_case"))
+		re, err := compilePattern(pattern, p.Bool("regex"), p.Bool("match_case"))
 		if err != nil {
 			return nil, err
 		}
-		perPane, err := positiveArg(p, "max_matched_lines_per_pane", searchLinesPerPane)
+		perPane, err := tooldef.Positive(p, "max_matched_lines_per_pane", searchLinesPerPane)
 		if err != nil {
 			return nil, err
 		}
-		limit, err := limitArg(p, searchPanes)
+		limit, err := tooldef.Limit(p, searchPanes)
 		if err != nil {
 			return nil, err
 		}
-		offset, _ := p.integer("offset")
+		offset, _ := p.Int("offset")
 		if offset < 0 {
-			return nil, argError("offset", "must not be negative")
+			return nil, tooldef.BadArg("offset", "must not be negative")
 		}
 		srv, err := d.server(ctx, p)
 		if err != nil {
@@ -80,14 +82,14 @@ func SearchPanes(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 			return nil, err
 		}
 		var start, end *int
-		if n, ok := p.integer("content_start"); ok {
+		if n, ok := p.Int("content_start"); ok {
 			start = &n
 		}
-		if n, ok := p.integer("content_end"); ok {
+		if n, ok := p.Int("content_end"); ok {
 			end = &n
 		}
-		if start == nil && end == nil && fastPathOK(pattern, p.boolean("regex"), p.boolean("match_case")) {
-			if candidates, err = fastFilter(ctx, srv, candidates, pattern, p.boolean("match_case")); err != nil {
+		if start == nil && end == nil && fastPathOK(pattern, p.Bool("regex"), p.Bool("match_case")) {
+			if candidates, err = fastFilter(ctx, srv, candidates, pattern, p.Bool("match_case")); err != nil {
 				return nil, err
 			}
 		}
@@ -95,7 +97,7 @@ func SearchPanes(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		var all []paneMatch
 		linesCut := false
 		for _, pn := range candidates {
-			c, err := readCapture(ctx, srv, supervisor.CaptureRequest{Pane: pn.ID, Start: start, End: end, Join: true})
+			c, err := drive.ReadCapture(ctx, srv, supervisor.CaptureRequest{Pane: pn.ID, Start: start, End: end, Join: true})
 			if err != nil {
 				if te := asToolError(err); te != nil && te.class == "pane_not_found" {
 					continue // gone since the listing
@@ -184,7 +186,7 @@ func compilePattern(pattern string, regex, matchCase bool) (*regexp.Regexp, erro
 
 // searchCandidates lists the panes to search: the session's, or the
 // server's, in pane ID order (%2 before %10), each once.
-func searchCandidates(ctx context.Context, srv *supervisor.Server, p params) ([]tmux.Pane, error) {
+func searchCandidates(ctx context.Context, srv *supervisor.Server, p tooldef.Args) ([]tmux.Pane, error) {
 	sid, name, err := sessionRef(p)
 	if err != nil {
 		return nil, err

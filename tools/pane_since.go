@@ -2,11 +2,8 @@ package tools
 
 import (
 	"context"
-	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -15,40 +12,8 @@ import (
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/capture"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
+	"github.com/tmux-mcp/tmux-mcp/tooldef"
 )
-
-// decodeCursor reads a capture_since cursor argument, checked.
-func decodeCursor(s string) (drive.Cursor, error) {
-	bad := func(reason string) error {
-		return &toolError{msg: "invalid capture_since cursor: " + reason, class: "argument",
-			hint: "Pass the cursor from the previous capture_since result, or none to start over."}
-	}
-	payload, ok := strings.CutPrefix(s, drive.CursorPrefix)
-	if !ok {
-		return drive.Cursor{}, bad("wrong prefix")
-	}
-	b, err := base64.RawURLEncoding.DecodeString(payload)
-	if err != nil {
-		return drive.Cursor{}, bad("undecodable payload")
-	}
-	var c drive.Cursor
-	if err := json.Unmarshal(b, &c); err != nil {
-		return drive.Cursor{}, bad("payload is not a cursor object")
-	}
-	switch {
-	case c.Version != 1:
-		return drive.Cursor{}, bad(fmt.Sprintf("unknown version %d", c.Version))
-	case !paneIDRe.MatchString(c.PaneID) || c.PaneHeight < 1 || c.AnchorAbs < c.HistorySize || c.HistorySize < 0 ||
-		len(c.AnchorHash) != 16 || c.FPAbove < 0 || c.FPAbove > len(c.FP) || len(c.FP) > 2*drive.AnchorRows:
-		return drive.Cursor{}, bad("missing or invalid fields")
-	}
-	for _, h := range c.FP {
-		if len(h) != 16 {
-			return drive.Cursor{}, bad("missing or invalid fields")
-		}
-	}
-	return c, nil
-}
 
 type sinceResult struct {
 	PaneID         string   `json:"pane_id"`
@@ -65,26 +30,26 @@ type sinceResult struct {
 	captureMeta
 }
 
-var sinceSchema = record(tField, []string{"pane_id", "cursor", "lines_missed", "truncated",
+var sinceSchema = tooldef.Record(tField, []string{"pane_id", "cursor", "lines_missed", "truncated",
 	"truncated_lines", "truncated_bytes", "history_overflowed", "sha256", "cached", "freshness", "lines"}, nil)
 
 // CaptureSince returns what a pane printed since the previous call.
 func CaptureSince(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
-	t := newTool("capture_since", "New or rewritten lines since the last call's cursor.",
-		hintsRead, sinceSchema,
+	t := tooldef.New("capture_since", "New or rewritten lines since the last call's cursor.",
+		tooldef.Read, sinceSchema,
 		paneTarget(mcp.WithString("cursor"), pMaxLines, mcp.WithInteger("max_bytes"))...)
-	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
-		maxLines, err := positiveArg(p, "max_lines", 500)
+	return t, handle(t, func(ctx context.Context, p tooldef.Args) (*mcp.CallToolResult, error) {
+		maxLines, err := tooldef.Positive(p, "max_lines", 500)
 		if err != nil {
 			return nil, err
 		}
-		maxBytes, err := positiveArg(p, "max_bytes", 128000)
+		maxBytes, err := tooldef.Positive(p, "max_bytes", 128000)
 		if err != nil {
 			return nil, err
 		}
 		var cur *drive.Cursor
-		if s := p.str("cursor"); s != "" {
-			c, err := decodeCursor(s)
+		if s := p.Str("cursor"); s != "" {
+			c, err := drive.DecodeCursor(s)
 			if err != nil {
 				return nil, err
 			}
@@ -92,7 +57,7 @@ func CaptureSince(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		}
 		var srv *supervisor.Server
 		var id tmux.PaneID
-		if cur != nil && p.str("pane_id") == "" && p.str("window_id") == "" && p.str("session_id") == "" && p.str("session_name") == "" {
+		if cur != nil && p.Str("pane_id") == "" && p.Str("window_id") == "" && p.Str("session_id") == "" && p.Str("session_name") == "" {
 			srv, err = d.server(ctx, p)
 			id = tmux.PaneID(cur.PaneID)
 		} else {

@@ -14,9 +14,10 @@ import (
 	"github.com/tmux-mcp/tmux-mcp/drive"
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
+	"github.com/tmux-mcp/tmux-mcp/tooldef"
 )
 
-var waitSchema = record(tField, []string{"found", "outcome", "matched_lines", "tail", "saw_new_output", "matched_at_entry",
+var waitSchema = tooldef.Record(tField, []string{"found", "outcome", "matched_lines", "tail", "saw_new_output", "matched_at_entry",
 	"alternate_screen", "pane_id", "elapsed_seconds", "effective_timeout", "detection", "history_overflowed",
 	"since", "printed_before_call"},
 	map[string]any{"matched_index": tIntNull})
@@ -24,11 +25,11 @@ var waitSchema = record(tField, []string{"found", "outcome", "matched_lines", "t
 // WaitForText waits until text printed since the agent's last send to
 // the pane, or after the call, matches.
 func WaitForText(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
-	t := newTool("wait_for_text", "Wait until a line printed since your last send to the pane (else this call) holds a pattern (case-insensitive unless match_case; RE2 if regex) or a stop pattern; older text never matches. A pattern's trailing blanks match a line end.",
-		hintsRead, waitSchema,
+	t := tooldef.New("wait_for_text", "Wait until a line printed since your last send to the pane (else this call) holds a pattern (case-insensitive unless match_case; RE2 if regex) or a stop pattern; older text never matches. A pattern's trailing blanks match a line end.",
+		tooldef.Read, waitSchema,
 		paneTarget(mcp.WithArray("patterns", mcp.WithStringItems()), mcp.WithArray("stop", mcp.WithStringItems()),
 			pRegex, pMatchCase, pTimeout, mcp.WithNumber("interval"), mcp.WithString("since", mcp.Enum(drive.SinceSend, drive.SinceCall)))...)
-	return t, withRequest(handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
+	return t, withRequest(handle(t, func(ctx context.Context, p tooldef.Args) (*mcp.CallToolResult, error) {
 		start := time.Now()
 		w := &drive.Wait{Start: start}
 		var err error
@@ -36,7 +37,7 @@ func WaitForText(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 			return nil, err
 		}
 		interval := drive.DefaultInterval.Seconds()
-		if v, ok := p.number("interval"); ok {
+		if v, ok := p.Number("interval"); ok {
 			interval = v
 		}
 		if interval < 0.01 {
@@ -50,7 +51,7 @@ func WaitForText(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if err != nil {
 			return nil, err
 		}
-		res, err := d.runWait(ctx, w, srv, id, timeout, time.Duration(interval*float64(time.Second)), p.str("since") != drive.SinceCall)
+		res, err := d.runWait(ctx, w, srv, id, timeout, time.Duration(interval*float64(time.Second)), p.Str("since") != drive.SinceCall)
 		if err != nil {
 			return nil, err
 		}
@@ -87,11 +88,11 @@ func compileLinePattern(s string, regex, matchCase bool) (drive.LinePattern, err
 }
 
 // waitPatterns compiles patterns (nil: any output) and stop.
-func waitPatterns(p params) (patterns, stop []drive.LinePattern, err error) {
-	regex, matchCase := p.boolean("regex"), p.boolean("match_case")
+func waitPatterns(p tooldef.Args) (patterns, stop []drive.LinePattern, err error) {
+	regex, matchCase := p.Bool("regex"), p.Bool("match_case")
 	compile := func(name, what string) ([]drive.LinePattern, error) {
 		var out []drive.LinePattern
-		for _, s := range p.strings(name) {
+		for _, s := range p.Strings(name) {
 			if s == "" {
 				return nil, &toolError{msg: what + " pattern must be a non-empty string", class: "argument"}
 			}
@@ -104,7 +105,7 @@ func waitPatterns(p params) (patterns, stop []drive.LinePattern, err error) {
 		return out, nil
 	}
 	if _, ok := p["patterns"]; ok {
-		if len(p.strings("patterns")) == 0 {
+		if len(p.Strings("patterns")) == 0 {
 			return nil, nil, &toolError{msg: "patterns must be a non-empty list, or null to wait for any new output", class: "argument"}
 		}
 		if patterns, err = compile("patterns", "patterns"); err != nil {

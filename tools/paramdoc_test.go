@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tmux-mcp/tmux-mcp/tooldef"
 )
 
 // TestEveryParameterIsDescribed: every parameter of every tool has a
@@ -11,7 +13,7 @@ import (
 // its ceiling.
 func TestEveryParameterIsDescribed(t *testing.T) {
 	for _, e := range Catalog(Deps{}) {
-		props, _ := inputSchema(e.Tool)
+		props, _ := tooldef.InputSchema(e.Tool)
 		for name, v := range props {
 			p, _ := v.(map[string]any)
 			desc, _ := p["description"].(string)
@@ -32,7 +34,7 @@ func TestParamDocsNameRealParameters(t *testing.T) {
 	all := Catalog(Deps{MaxWait: 12 * time.Second})
 	used := map[string]bool{}
 	for _, e := range all {
-		props, _ := inputSchema(e.Tool)
+		props, _ := tooldef.InputSchema(e.Tool)
 		for name, v := range props {
 			used[name], used[e.Tool.Name+"."+name] = true, true
 			desc, _ := v.(map[string]any)["description"].(string)
@@ -52,7 +54,7 @@ func TestParamDocsNameRealParameters(t *testing.T) {
 		if e.Tool.Name != "wait_for_text" {
 			continue
 		}
-		props, _ := inputSchema(e.Tool)
+		props, _ := tooldef.InputSchema(e.Tool)
 		if got := props["timeout"].(map[string]any)["description"]; got != "default 8, max 12" {
 			t.Errorf("wait_for_text.timeout with --max-wait 12s: %q, want default 8, max 12", got)
 		}

@@ -17,6 +17,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/tmux-mcp/tmux-mcp/mcpserver"
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
 	"github.com/tmux-mcp/tmux-mcp/tmux/tmuxtest"
@@ -85,7 +86,7 @@ func TestProgressDuringAWait(t *testing.T) {
 	for _, x := range got {
 		p, _ := x.params["progress"].(float64)
 		if x.params["progressToken"] != "tok-1" || x.params["total"] != float64(3) || p <= last && last >= 0 ||
-			!strings.Contains(x.str("message"), "of 3s") {
+			!strings.Contains(x.Str("message"), "of 3s") {
 			t.Errorf("progress %s, want token tok-1, total 3, progress above %v, message naming the limit", x.raw, last)
 		}
 		if gap := x.at.Sub(prev); gap > 5*time.Second {
@@ -203,7 +204,7 @@ func stdioClient(tb testing.TB, s *server.MCPServer) *client.Client {
 //	go test -run '^$' -bench CancelWait -benchtime 50x ./tools/
 func BenchmarkCancelWait(b *testing.B) {
 	// A server with no tmux behind it: the wait makes no tmux call.
-	srv, err := New(Deps{Sup: newIdleSupervisor(b)}, Options{Version: "bench"})
+	srv, err := New(Deps{Sup: newIdleSupervisor(b)}, Options{Settings: mcpserver.Settings{Version: "bench"}})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package tools
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -146,7 +147,7 @@ var presets = map[string][]string{
 }
 
 // PresetIDs returns the names of the presets, sorted.
-func PresetIDs() []string { return sortedKeys(presets) }
+func PresetIDs() []string { return slices.Sorted(maps.Keys(presets)) }
 
 // GroupIDs returns the IDs of every group, sorted.
 func GroupIDs() []string {
@@ -251,40 +252,6 @@ func inPreset(toolsets []string, tool string) bool {
 	}
 	return false
 }
-
-// Markdown renders the tool table for the README: every tool, its group,
-// tier, annotations and description.
-func Markdown(entries []Entry) string {
-	var b strings.Builder
-	b.WriteString("| Tool | Group | Tier | Hints | Description |\n|---|---|---|---|---|\n")
-	for _, e := range entries {
-		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", e.Tool.Name, e.Group, e.Tier, hints(e.Tool.Annotations),
-			strings.ReplaceAll(e.Tool.Description, "|", `\|`))
-	}
-	return b.String()
-}
-
-func hints(a mcp.ToolAnnotation) string {
-	var h []string
-	if isTrue(a.ReadOnlyHint) {
-		h = append(h, "read-only")
-	}
-	if isTrue(a.DestructiveHint) {
-		h = append(h, "destructive")
-	}
-	if isTrue(a.IdempotentHint) {
-		h = append(h, "idempotent")
-	}
-	if isTrue(a.OpenWorldHint) {
-		h = append(h, "open-world")
-	}
-	if len(h) == 0 {
-		return "-"
-	}
-	return strings.Join(h, ", ")
-}
-
-func isTrue(b *bool) bool { return b != nil && *b }
 
 // ListJSON returns what tools/list sends for entries: {"tools": [...]},
 // output schemas included. Its length is what an agent pays in context.

@@ -20,6 +20,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/tmux-mcp/tmux-mcp/mcpserver"
+	"github.com/tmux-mcp/tmux-mcp/tooldef"
 )
 
 // destructiveAtMutating are the tools libtmux-mcp serves at the mutating
@@ -71,7 +72,7 @@ func TestEveryToolDeclaresAnnotationsTierAndOutputSchema(t *testing.T) {
 		if e.Tool.Description == "" {
 			t.Errorf("%s: no description", name)
 		}
-		props, _ := inputSchema(e.Tool)
+		props, _ := tooldef.InputSchema(e.Tool)
 		if _, ok := props["socket_name"]; !ok && !noSocketName[name] {
 			t.Errorf("%s: no socket_name parameter", name)
 		}
@@ -393,3 +394,6 @@ func misfiledTools(groups []Group, decls map[string]string) []string {
 	sort.Strings(out)
 	return out
 }
+
+// isTrue reports whether an annotation is stated as true.
+func isTrue(b *bool) bool { return b != nil && *b }

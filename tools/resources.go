@@ -12,6 +12,7 @@ import (
 	"github.com/tmux-mcp/tmux-mcp/mcpserver"
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
+	"github.com/tmux-mcp/tmux-mcp/tooldef"
 )
 
 // addResources registers libtmux-mcp's six tmux:// templates,
@@ -86,7 +87,7 @@ func addResources(s *server.MCPServer, d Deps) {
 		mcp.WithTemplateDescription("A pane's visible text."), mcp.WithTemplateMIMEType("text/plain")),
 		func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
 			v := mcpserver.Vars(req.Params.Arguments)
-			srv, err := d.server(ctx, params{"socket_name": v.Get("socket_name")})
+			srv, err := d.server(ctx, tooldef.Args{"socket_name": v.Get("socket_name")})
 			if err != nil {
 				return nil, err
 			}
@@ -123,7 +124,7 @@ func addResources(s *server.MCPServer, d Deps) {
 	s.AddResource(mcp.NewResource(mcpserver.URIHealth, "health", mcp.WithResourceDescription("Supervisor health of the default server."),
 		mcp.WithMIMEType("application/json")),
 		func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
-			h, err := d.health(ctx, params{})
+			h, err := d.health(ctx, tooldef.Args{})
 			if err != nil {
 				return nil, err
 			}
@@ -134,7 +135,7 @@ func addResources(s *server.MCPServer, d Deps) {
 func (d Deps) resource(fn func(ctx context.Context, srv *supervisor.Server, v mcpserver.Vars) (any, error)) server.ResourceTemplateHandlerFunc {
 	return func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
 		v := mcpserver.Vars(req.Params.Arguments)
-		srv, err := d.server(ctx, params{"socket_name": v.Get("socket_name")})
+		srv, err := d.server(ctx, tooldef.Args{"socket_name": v.Get("socket_name")})
 		if err != nil {
 			return nil, err
 		}
@@ -155,7 +156,7 @@ func jsonContents(uri string, v any) ([]mcp.ResourceContents, error) {
 }
 
 func sessionWindows(ctx context.Context, srv *supervisor.Server, name string) (tmux.Session, []WindowInfo, error) {
-	s, err := findSession(ctx, srv, params{"session_name": name})
+	s, err := findSession(ctx, srv, tooldef.Args{"session_name": name})
 	if err != nil {
 		return tmux.Session{}, nil, mcpserver.ResourceNotFound("Session not found: %s", name)
 	}

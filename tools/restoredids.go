@@ -10,6 +10,7 @@ import (
 
 	"github.com/tmux-mcp/tmux-mcp/mcpserver"
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
+	"github.com/tmux-mcp/tmux-mcp/tooldef"
 )
 
 // Old IDs after a restore. A new tmux server numbers its sessions,
@@ -46,12 +47,12 @@ type resolutions struct {
 // yet, and the ID map that resolves old IDs is written when it ends. Other calls go
 // on, each tmux command waiting as it must (the supervisor's restore gate); their
 // result says that a restore was under way.
-func (d Deps) awaitRestore(ctx context.Context, srv *supervisor.Server, p params) error {
+func (d Deps) awaitRestore(ctx context.Context, srv *supervisor.Server, p tooldef.Args) error {
 	if srv == nil || srv.RestoreState() == supervisor.RestoreNone {
 		return nil
 	}
 	for _, k := range targetParams {
-		if p.str(k) != "" {
+		if p.Str(k) != "" {
 			return srv.AwaitRestore(ctx)
 		}
 	}
@@ -111,13 +112,13 @@ func (r *resolutions) annotate(res *mcp.CallToolResult) {
 // journal maps to an object restored on srv's current instance, and
 // records the replacement for the result. It asks tmux only when the
 // journal has a mapping for an ID the call names.
-func (d Deps) resolveIDs(ctx context.Context, srv *supervisor.Server, p params) error {
+func (d Deps) resolveIDs(ctx context.Context, srv *supervisor.Server, p tooldef.Args) error {
 	if d.Journal == nil || srv == nil {
 		return nil
 	}
 	var live map[string]bool
 	for _, k := range idParams {
-		id := p.str(k)
+		id := p.Str(k)
 		if id == "" {
 			continue
 		}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/tmux-mcp/tmux-mcp/guard"
+	"github.com/tmux-mcp/tmux-mcp/mcpserver"
 )
 
 // selfEnv is an MCP server over e's supervisor whose process runs in pane
@@ -12,7 +13,7 @@ import (
 func selfEnv(t *testing.T, e *env, pane string, tier Tier, allow bool) *env {
 	t.Helper()
 	d := Deps{Sup: e.sup, Tier: tier, Caller: Caller{SocketPath: e.tm.Socket, Pane: paneID(pane)}, AllowSelfInput: allow}
-	srv, err := New(d, Options{ValidateOutput: true})
+	srv, err := New(d, Options{Settings: mcpserver.Settings{ValidateOutput: true}})
 	if err != nil {
 		t.Fatal(err)
 	}

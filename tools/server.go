@@ -3,8 +3,10 @@ package tools
 import (
 	"context"
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -14,13 +16,14 @@ import (
 	"github.com/tmux-mcp/tmux-mcp/guard"
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
+	"github.com/tmux-mcp/tmux-mcp/tooldef"
 )
 
 // ListSessions lists the sessions of a server.
 func ListSessions(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
-	t := newTool("list_sessions", "List sessions.", hintsRead, pageOf("result", withCaller(sessionSchema)),
+	t := tooldef.New("list_sessions", "List sessions.", tooldef.Read, pageOf("result", tooldef.WithCaller(sessionSchema)),
 		pSocket, pFilters, pLimitItems)
-	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
+	return t, handle(t, func(ctx context.Context, p tooldef.Args) (*mcp.CallToolResult, error) {
 		srv, la, err := d.listOnServer(ctx, p, listLimit)
 		if err != nil {
 			return nil, err
@@ -39,7 +42,7 @@ func ListSessions(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 			info.IsCaller = m.IsSession(s.ID)
 			out = append(out, info)
 		}
-		pg, err := paginate(out, la.filters, la.limit, false)
+		pg, err := tooldef.Paginate(out, la.Filters, la.Limit, false)
 		if err != nil {
 			return nil, err
 		}
@@ -53,11 +56,11 @@ func ListSessions(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 // before anything connects to it (see probeCandidate), and a refused one
 // is listed with the reason, never probed.
 func ListServers(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
-	t := newTool("list_servers", "Live tmux servers (socket dir, extra paths); sockets of other users are listed as refused, not probed.",
-		hintsRead, pageOf("result", serverInfoSchema),
+	t := tooldef.New("list_servers", "Live tmux servers (socket dir, extra paths); sockets of other users are listed as refused, not probed.",
+		tooldef.Read, pageOf("result", serverInfoSchema),
 		mcp.WithArray("extra_socket_paths", mcp.WithStringItems()), pFilters)
-	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
-		la, err := parseListArgs(p, 0) // no limit parameter: no limit
+	return t, handle(t, func(ctx context.Context, p tooldef.Args) (*mcp.CallToolResult, error) {
+		la, err := tooldef.ParseListArgs(p, 0) // no limit parameter: no limit
 		if err != nil {
 			return nil, err
 		}
@@ -72,14 +75,14 @@ func ListServers(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 			}
 			sort.Strings(paths)
 		}
-		paths = append(paths, p.strings("extra_socket_paths")...)
+		paths = append(paths, p.Strings("extra_socket_paths")...)
 		out := []ServerInfo{}
 		for _, path := range paths {
 			if info, ok := probeCandidate(ctx, d.Sup, path); ok {
 				out = append(out, info)
 			}
 		}
-		pg, err := paginate(out, la.filters, la.limit, false)
+		pg, err := tooldef.Paginate(out, la.Filters, la.Limit, false)
 		if err != nil {
 			return nil, err
 		}
@@ -89,31 +92,31 @@ func ListServers(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 
 // CreateSession creates a detached session.
 func CreateSession(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
-	t := newTool("create_session", "Create a detached session.", hintsCreate, sessionSchema,
+	t := tooldef.New("create_session", "Create a detached session.", tooldef.Create, sessionSchema,
 		mcp.WithString("session_name"),
 		mcp.WithString("window_name"),
 		mcp.WithString("start_directory"),
 		mcp.WithInteger("x", mcp.Min(1), mcp.Max(10000)),
 		mcp.WithInteger("y", mcp.Min(1), mcp.Max(10000)),
 		pEnvironment, pSocket, pNoHistory, pRestoreCommand)
-	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
-		name := p.str("session_name")
+	return t, handle(t, func(ctx context.Context, p tooldef.Args) (*mcp.CallToolResult, error) {
+		name := p.Str("session_name")
 		if name != "" {
 			if err := checkSessionName(name); err != nil {
 				return nil, err
 			}
 		}
-		if err := checkWindowName("window_name", p.str("window_name")); err != nil {
+		if err := checkWindowName("window_name", p.Str("window_name")); err != nil {
 			return nil, err
 		}
 		env, err := envVars(p)
 		if err != nil {
 			return nil, err
 		}
-		o := supervisor.NewSessionOptions{Name: name, WindowName: p.str("window_name"),
-			Spawn: supervisor.Spawn{StartDir: p.str("start_directory"), Env: env}}
-		o.Width, _ = p.integer("x")
-		o.Height, _ = p.integer("y")
+		o := supervisor.NewSessionOptions{Name: name, WindowName: p.Str("window_name"),
+			Spawn: supervisor.Spawn{StartDir: p.Str("start_directory"), Env: env}}
+		o.Width, _ = p.Int("x")
+		o.Height, _ = p.Int("y")
 		srv, err := d.server(ctx, p)
 		if err != nil {
 			return nil, err
@@ -122,7 +125,7 @@ func CreateSession(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if err != nil {
 			return nil, err
 		}
-		d.recordCreated(srv, pane, nil, p.str("start_directory"), env, p.boolean("restore_command"))
+		d.recordCreated(srv, pane, nil, p.Str("start_directory"), env, p.Bool("restore_command"))
 		s, err := sessionByID(ctx, srv, sid)
 		if err != nil {
 			return nil, err
@@ -155,7 +158,7 @@ func checkSessionName(name string) error {
 // checkWindowName refuses a window name tmux would store otherwise.
 func checkWindowName(param, name string) error {
 	if why := tmux.NameRewritten(name); why != "" {
-		return argError(param, "%s", why)
+		return tooldef.BadArg(param, "%s", why)
 	}
 	return nil
 }
@@ -165,12 +168,12 @@ var historyEnv = map[string]string{"HISTFILE": "", "fish_history": "", "fish_pri
 
 // envVars returns the NAME=VALUE variables of the environment argument,
 // merged with the history settings when asked. Values are never echoed.
-func envVars(p params) ([]string, error) {
-	env, err := p.object("environment")
+func envVars(p tooldef.Args) ([]string, error) {
+	env, err := p.Object("environment")
 	if err != nil {
 		return nil, err
 	}
-	if p.boolean("suppress_persistent_history") {
+	if p.Bool("suppress_persistent_history") {
 		if env == nil {
 			env = map[string]string{}
 		}
@@ -182,17 +185,17 @@ func envVars(p params) ([]string, error) {
 			case k == "HISTCONTROL" && !strings.Contains(old, "ignorespace"):
 				env[k] = old + ":ignorespace"
 			case k != "HISTCONTROL" && old != v:
-				return nil, argError("environment", "%s conflicts with suppress_persistent_history", k)
+				return nil, tooldef.BadArg("environment", "%s conflicts with suppress_persistent_history", k)
 			}
 		}
 	}
 	var vars []string
-	for _, k := range sortedKeys(env) {
+	for _, k := range slices.Sorted(maps.Keys(env)) {
 		if why := envNameProblem(k); why != "" {
-			return nil, argError("environment", "names: %s", why)
+			return nil, tooldef.BadArg("environment", "names: %s", why)
 		}
 		if strings.ContainsRune(env[k], 0) {
-			return nil, argError("environment", "value of %s contains NUL", k)
+			return nil, tooldef.BadArg("environment", "value of %s contains NUL", k)
 		}
 		vars = append(vars, k+"="+env[k])
 	}
@@ -201,9 +204,9 @@ func envVars(p params) ([]string, error) {
 
 // KillServer kills a tmux server.
 func KillServer(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
-	t := newTool("kill_server", "Kill the tmux server.", hintsDestructive, messageSchema,
+	t := tooldef.New("kill_server", "Kill the tmux server.", tooldef.Destructive, messageSchema,
 		pSocket)
-	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
+	return t, handle(t, func(ctx context.Context, p tooldef.Args) (*mcp.CallToolResult, error) {
 		sock, err := d.socket(p)
 		if err != nil {
 			return nil, err
@@ -251,9 +254,9 @@ func KillServer(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 
 // GetServerInfo describes a tmux server.
 func GetServerInfo(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
-	t := newTool("get_server_info", "Describe a tmux server.", hintsRead, serverInfoSchema,
+	t := tooldef.New("get_server_info", "Describe a tmux server.", tooldef.Read, serverInfoSchema,
 		pSocket)
-	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
+	return t, handle(t, func(ctx context.Context, p tooldef.Args) (*mcp.CallToolResult, error) {
 		sock, err := d.socket(p)
 		if err != nil {
 			return nil, err

@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/tmux-mcp/tmux-mcp/mcpserver"
 	"github.com/tmux-mcp/tmux-mcp/tmux/tmuxtest"
 )
 
@@ -81,7 +82,7 @@ func TestListServers(t *testing.T) {
 	e := newEnv(t, Readonly, func(d *Deps) {})
 	e.d.SocketDir = ""
 	// The socket directory of the test's server holds exactly its socket.
-	srv, err := New(Deps{Sup: e.sup, SocketDir: filepath.Dir(e.tm.Socket)}, Options{ValidateOutput: true})
+	srv, err := New(Deps{Sup: e.sup, SocketDir: filepath.Dir(e.tm.Socket)}, Options{Settings: mcpserver.Settings{ValidateOutput: true}})
 	if err != nil {
 		t.Fatal(err)
 	}

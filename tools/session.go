@@ -9,19 +9,20 @@ import (
 	"github.com/tmux-mcp/tmux-mcp/guard"
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
+	"github.com/tmux-mcp/tmux-mcp/tooldef"
 )
 
 // ListWindows lists the windows of a session, or of the whole server.
 func ListWindows(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
-	t := newTool("list_windows", "List windows of a session, or of the server.", hintsRead, pageOf("result", withCaller(windowSchema)),
+	t := tooldef.New("list_windows", "List windows of a session, or of the server.", tooldef.Read, pageOf("result", tooldef.WithCaller(windowSchema)),
 		pSessionName, pSessionID, pSocket, pFilters, pLimitItems)
-	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
+	return t, handle(t, func(ctx context.Context, p tooldef.Args) (*mcp.CallToolResult, error) {
 		srv, la, err := d.listOnServer(ctx, p, listLimit)
 		if err != nil {
 			return nil, err
 		}
 		var only tmux.SessionID
-		if p.str("session_id") != "" || p.str("session_name") != "" {
+		if p.Str("session_id") != "" || p.Str("session_name") != "" {
 			s, err := findSession(ctx, srv, p)
 			if err != nil {
 				return nil, err
@@ -44,7 +45,7 @@ func ListWindows(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 				out = append(out, info)
 			}
 		}
-		pg, err := paginate(out, la.filters, la.limit, false)
+		pg, err := tooldef.Paginate(out, la.Filters, la.Limit, false)
 		if err != nil {
 			return nil, err
 		}
@@ -54,9 +55,9 @@ func ListWindows(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 
 // GetSessionInfo describes one session.
 func GetSessionInfo(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
-	t := newTool("get_session_info", "Describe a session.", hintsRead, sessionSchema,
+	t := tooldef.New("get_session_info", "Describe a session.", tooldef.Read, sessionSchema,
 		pSessionID, pSessionName, pSocket)
-	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
+	return t, handle(t, func(ctx context.Context, p tooldef.Args) (*mcp.CallToolResult, error) {
 		srv, s, err := d.session(ctx, p)
 		if err != nil {
 			return nil, err
@@ -67,15 +68,15 @@ func GetSessionInfo(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 
 // CreateWindow creates a window in a session.
 func CreateWindow(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
-	t := newTool("create_window", "Create a window.", hintsCreate, windowSchema,
+	t := tooldef.New("create_window", "Create a window.", tooldef.Create, windowSchema,
 		pSessionName, pSessionID,
 		mcp.WithString("window_name"),
 		mcp.WithString("start_directory"),
 		mcp.WithBoolean("attach"),
 		mcp.WithString("direction", mcp.Enum("before", "after")),
 		pSocket, pEnvironment, pNoHistory, pRestoreCommand)
-	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
-		if err := checkWindowName("window_name", p.str("window_name")); err != nil {
+	return t, handle(t, func(ctx context.Context, p tooldef.Args) (*mcp.CallToolResult, error) {
+		if err := checkWindowName("window_name", p.Str("window_name")); err != nil {
 			return nil, err
 		}
 		env, err := envVars(p)
@@ -86,9 +87,9 @@ func CreateWindow(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if err != nil {
 			return nil, err
 		}
-		o := supervisor.NewWindowOptions{Session: s.ID, Select: p.boolean("attach"), Name: p.str("window_name"),
-			Spawn: supervisor.Spawn{StartDir: p.str("start_directory"), Env: env}}
-		switch p.str("direction") {
+		o := supervisor.NewWindowOptions{Session: s.ID, Select: p.Bool("attach"), Name: p.Str("window_name"),
+			Spawn: supervisor.Spawn{StartDir: p.Str("start_directory"), Env: env}}
+		switch p.Str("direction") {
 		case "before":
 			o.Before = s.ActiveWindow
 		case "after":
@@ -98,7 +99,7 @@ func CreateWindow(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if err != nil {
 			return nil, err
 		}
-		d.recordCreated(srv, pane, nil, p.str("start_directory"), env, p.boolean("restore_command"))
+		d.recordCreated(srv, pane, nil, p.Str("start_directory"), env, p.Bool("restore_command"))
 		w, err := windowIn(ctx, srv, wid, s.ID)
 		if err != nil {
 			return nil, err
@@ -109,13 +110,13 @@ func CreateWindow(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 
 // RenameSession renames a session.
 func RenameSession(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
-	t := newTool("rename_session", "Rename a session.", hintsMutate, sessionSchema,
+	t := tooldef.New("rename_session", "Rename a session.", tooldef.Mutate, sessionSchema,
 		mcp.WithString("new_name", mcp.Required()),
 		pSessionName, pSessionID, pSocket)
-	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
-		name := p.str("new_name")
+	return t, handle(t, func(ctx context.Context, p tooldef.Args) (*mcp.CallToolResult, error) {
+		name := p.Str("new_name")
 		if name == "" {
-			return nil, argError("new_name", "must not be empty")
+			return nil, tooldef.BadArg("new_name", "must not be empty")
 		}
 		if err := checkSessionName(name); err != nil {
 			return nil, err
@@ -136,10 +137,10 @@ func RenameSession(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 
 // KillSession kills one session, named explicitly.
 func KillSession(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
-	t := newTool("kill_session", "Kill a session.", hintsDestructive, messageSchema,
+	t := tooldef.New("kill_session", "Kill a session.", tooldef.Destructive, messageSchema,
 		pSessionName, pSessionID, pSocket)
-	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
-		if p.str("session_id") == "" && p.str("session_name") == "" {
+	return t, handle(t, func(ctx context.Context, p tooldef.Args) (*mcp.CallToolResult, error) {
+		if p.Str("session_id") == "" && p.Str("session_name") == "" {
 			return nil, refused("Refusing to kill without an explicit target. Provide session_name or session_id.")
 		}
 		srv, s, err := d.session(ctx, p)
@@ -158,9 +159,9 @@ func KillSession(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 		if err := srv.KillSession(ctx, s.ID); err != nil {
 			return nil, err
 		}
-		label := p.str("session_name")
+		label := p.Str("session_name")
 		if label == "" {
-			label = p.str("session_id")
+			label = p.Str("session_id")
 		}
 		return message("Session killed: " + label)
 	})
@@ -168,13 +169,13 @@ func KillSession(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 
 // SelectWindow makes a window the active one of its session.
 func SelectWindow(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
-	t := newTool("select_window", "Select a window by id, index or direction.", hintsMutate, windowSchema,
+	t := tooldef.New("select_window", "Select a window by id, index or direction.", tooldef.Mutate, windowSchema,
 		pWindowID, pWindowIndex,
 		mcp.WithString("direction", mcp.Enum("next", "previous", "last")),
 		pSessionName, pSessionID, pSocket)
-	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
-		dir := p.str("direction")
-		if p.str("window_id") == "" && p.str("window_index") == "" && dir == "" {
+	return t, handle(t, func(ctx context.Context, p tooldef.Args) (*mcp.CallToolResult, error) {
+		dir := p.Str("direction")
+		if p.Str("window_id") == "" && p.Str("window_index") == "" && dir == "" {
 			return nil, &toolError{msg: "Provide window_id, window_index, or direction.", class: "argument"}
 		}
 		srv, err := d.server(ctx, p)

@@ -11,6 +11,7 @@ import (
 	"github.com/tmux-mcp/tmux-mcp/mcpserver"
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
+	"github.com/tmux-mcp/tmux-mcp/tooldef"
 	"github.com/tmux-mcp/tmux-mcp/view"
 )
 
@@ -52,32 +53,32 @@ type viewSessionResult struct {
 	Escapes  bool              `json:"escapes"`
 }
 
-var viewSessionSchema = record(nil, []string{"server", "state", "sessions", "escapes"}, nil)
+var viewSessionSchema = tooldef.Record(nil, []string{"server", "state", "sessions", "escapes"}, nil)
 
 // ViewSession shows a session's panes (every session's without one) as
 // they look now; MCP App clients render them live.
 func ViewSession(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
-	t := newTool("view_session", "A session's panes as they look now (all sessions without one); MCP App clients show them live.",
-		hintsRead, viewSessionSchema, pSessionID, pSessionName, pSocket, mcp.WithBoolean("escapes"))
+	t := tooldef.New("view_session", "A session's panes as they look now (all sessions without one); MCP App clients show them live.",
+		tooldef.Read, viewSessionSchema, pSessionID, pSessionName, pSocket, mcp.WithBoolean("escapes"))
 	t.Meta = mcp.NewMetaFromMap(map[string]any{
 		// Both spellings: hosts read one or the other (ext-apps 2026-01-26).
 		"ui":             map[string]any{"resourceUri": uriSessionApp, "visibility": []string{"model", "app"}},
 		"ui/resourceUri": uriSessionApp,
 	})
-	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
+	return t, handle(t, func(ctx context.Context, p tooldef.Args) (*mcp.CallToolResult, error) {
 		srv, err := d.server(ctx, p)
 		if err != nil {
 			return nil, err
 		}
 		only := ""
-		if p.str("session_id") != "" || p.str("session_name") != "" {
+		if p.Str("session_id") != "" || p.Str("session_name") != "" {
 			s, err := findSession(ctx, srv, p)
 			if err != nil {
 				return nil, err
 			}
 			only = string(s.ID)
 		}
-		res, err := d.viewSession(ctx, srv, only, p.boolean("escapes"))
+		res, err := d.viewSession(ctx, srv, only, p.Bool("escapes"))
 		if err != nil {
 			return nil, err
 		}

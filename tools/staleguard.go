@@ -10,6 +10,7 @@ import (
 
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
+	"github.com/tmux-mcp/tmux-mcp/tooldef"
 )
 
 // pIfSHA256 is the stale-screen guard of the tools that type into a pane.
@@ -26,10 +27,10 @@ func screenRequest(pane tmux.PaneID) supervisor.CaptureRequest {
 }
 
 // guardArg returns the if_sha256 argument, checked.
-func guardArg(p params) (string, error) {
-	want := p.str("if_sha256")
+func guardArg(p tooldef.Args) (string, error) {
+	want := p.Str("if_sha256")
 	if want != "" && !sha256Re.MatchString(want) {
-		return "", argError("if_sha256", "want the 64 hex digits of a capture's sha256")
+		return "", tooldef.BadArg("if_sha256", "want the 64 hex digits of a capture's sha256")
 	}
 	return strings.ToLower(want), nil
 }

@@ -8,19 +8,20 @@ import (
 
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
+	"github.com/tmux-mcp/tmux-mcp/tooldef"
 )
 
 // healthSchema is supervisor.Health, by the fields an agent reads first
 // (always present); the others are the struct's, and it stays open for
 // the fields the supervisor may add. A property per field cost 920 bytes
 // of tools/list.
-var healthSchema = record(nil, []string{"socket", "state", "transport", "owned", "restarts", "fds", "ptys"}, nil)
+var healthSchema = tooldef.Record(nil, []string{"socket", "state", "transport", "owned", "restarts", "fds", "ptys"}, nil)
 
 // ServerHealth reports the supervisor's health snapshot of a server.
 func ServerHealth(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
-	t := newTool("server_health", "Supervisor health of a tmux server: state, restarts, last death, fds, PTYs (no tmux call).",
-		hintsRead, healthSchema, pSocket)
-	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
+	t := tooldef.New("server_health", "Supervisor health of a tmux server: state, restarts, last death, fds, PTYs (no tmux call).",
+		tooldef.Read, healthSchema, pSocket)
+	return t, handle(t, func(ctx context.Context, p tooldef.Args) (*mcp.CallToolResult, error) {
 		h, err := d.health(ctx, p)
 		if err != nil {
 			return nil, err
@@ -31,7 +32,7 @@ func ServerHealth(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 
 // health returns the health of the named or default server. A server that
 // cannot be reached still has a health snapshot saying so.
-func (d Deps) health(ctx context.Context, p params) (supervisor.Health, error) {
+func (d Deps) health(ctx context.Context, p tooldef.Args) (supervisor.Health, error) {
 	sock, err := socketArg(p)
 	if err != nil {
 		return supervisor.Health{}, err

@@ -9,6 +9,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/tmux-mcp/tmux-mcp/tmux"
+	"github.com/tmux-mcp/tmux-mcp/tooldef"
 )
 
 // Diagnoser writes the crash report for the diagnose tool. cmd/tmux-mcp
@@ -44,20 +45,20 @@ var diagnoseSchema = map[string]any{
 
 // Diagnose writes the crash report of a tmux server.
 func Diagnose(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
-	t := newTool("diagnose", "Crash report of a tmux server: likely causes with evidence, next steps. Starts nothing.",
-		hintsRead, diagnoseSchema, pSocket,
+	t := tooldef.New("diagnose", "Crash report of a tmux server: likely causes with evidence, next steps. Starts nothing.",
+		tooldef.Read, diagnoseSchema, pSocket,
 		mcp.WithBoolean("all"),
 		mcp.WithString("since"))
-	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
+	return t, handle(t, func(ctx context.Context, p tooldef.Args) (*mcp.CallToolResult, error) {
 		if d.Diagnoser == nil {
 			return nil, &toolError{msg: "diagnose is not available in this tmux-mcp", class: "unavailable",
 				hint: "Run `tmux-mcp diagnose` in a shell."}
 		}
-		q := DiagnoseQuery{All: p.boolean("all"), Since: 24 * time.Hour}
-		if s := p.str("since"); s != "" {
+		q := DiagnoseQuery{All: p.Bool("all"), Since: 24 * time.Hour}
+		if s := p.Str("since"); s != "" {
 			since, err := time.ParseDuration(s)
 			if err != nil || since <= 0 {
-				return nil, argError("since", "want a positive duration such as 2h")
+				return nil, tooldef.BadArg("since", "want a positive duration such as 2h")
 			}
 			q.Since = since
 		}

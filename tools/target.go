@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"errors"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
+	"github.com/tmux-mcp/tmux-mcp/tooldef"
 )
 
 // Shared input parameters. Their descriptions are in paramdoc.go, with
@@ -42,7 +44,7 @@ func paneTarget(opts ...mcp.ToolOption) []mcp.ToolOption {
 // server returns the supervised server the call names (socket_name) or
 // the default one. IDs in p that only a restore explains are replaced by
 // the restored objects' (restoredids.go).
-func (d Deps) server(ctx context.Context, p params) (*supervisor.Server, error) {
+func (d Deps) server(ctx context.Context, p tooldef.Args) (*supervisor.Server, error) {
 	sock, err := socketArg(p)
 	if err != nil {
 		return nil, err
@@ -74,7 +76,7 @@ func (d Deps) supervised(sock tmux.Socket) *supervisor.Server {
 }
 
 // socket returns the server a call names with socket_name, or the default.
-func (d Deps) socket(p params) (tmux.Socket, error) {
+func (d Deps) socket(p tooldef.Args) (tmux.Socket, error) {
 	sock, err := socketArg(p)
 	if err == nil && sock == (tmux.Socket{}) {
 		sock = d.Sup.Config().DefaultSocket
@@ -82,32 +84,32 @@ func (d Deps) socket(p params) (tmux.Socket, error) {
 	return sock, err
 }
 
-func socketArg(p params) (tmux.Socket, error) {
-	name := p.str("socket_name")
+func socketArg(p tooldef.Args) (tmux.Socket, error) {
+	name := p.Str("socket_name")
 	if name == "" {
 		return tmux.Socket{}, nil
 	}
 	if strings.ContainsAny(name, "/\x00") || name == "." || name == ".." || len(name) > 64 {
-		return tmux.Socket{}, argError("socket_name", "want a socket name as for tmux -L (no '/', at most 64 bytes)")
+		return tmux.Socket{}, tooldef.BadArg("socket_name", "want a socket name as for tmux -L (no '/', at most 64 bytes)")
 	}
 	return tmux.Socket{Name: name}, nil
 }
 
 // sessionRef returns the session the call names: session_id, else exact
 // session_name, else "" (none named).
-func sessionRef(p params) (id tmux.SessionID, name string, err error) {
-	if s := p.str("session_id"); s != "" {
+func sessionRef(p tooldef.Args) (id tmux.SessionID, name string, err error) {
+	if s := p.Str("session_id"); s != "" {
 		if !sessionIDRe.MatchString(s) {
-			return "", "", argError("session_id", "want a session ID like $1; call list_sessions")
+			return "", "", tooldef.BadArg("session_id", "want a session ID like $1; call list_sessions")
 		}
 		return tmux.SessionID(s), "", nil
 	}
-	return "", p.str("session_name"), nil
+	return "", p.Str("session_name"), nil
 }
 
 // findSession resolves session_id > session_name > the first session.
 // session resolves the server and the session the call targets.
-func (d Deps) session(ctx context.Context, p params) (*supervisor.Server, tmux.Session, error) {
+func (d Deps) session(ctx context.Context, p tooldef.Args) (*supervisor.Server, tmux.Session, error) {
 	srv, err := d.server(ctx, p)
 	if err != nil {
 		return nil, tmux.Session{}, err
@@ -117,7 +119,7 @@ func (d Deps) session(ctx context.Context, p params) (*supervisor.Server, tmux.S
 }
 
 // window resolves the server and the window the call targets.
-func (d Deps) window(ctx context.Context, p params) (*supervisor.Server, tmux.Window, error) {
+func (d Deps) window(ctx context.Context, p tooldef.Args) (*supervisor.Server, tmux.Window, error) {
 	srv, err := d.server(ctx, p)
 	if err != nil {
 		return nil, tmux.Window{}, err
@@ -126,7 +128,7 @@ func (d Deps) window(ctx context.Context, p params) (*supervisor.Server, tmux.Wi
 	return srv, w, err
 }
 
-func findSession(ctx context.Context, srv *supervisor.Server, p params) (tmux.Session, error) {
+func findSession(ctx context.Context, srv *supervisor.Server, p tooldef.Args) (tmux.Session, error) {
 	id, name, err := sessionRef(p)
 	if err != nil {
 		return tmux.Session{}, err
@@ -151,16 +153,16 @@ func findSession(ctx context.Context, srv *supervisor.Server, p params) (tmux.Se
 
 // findWindow resolves window_id (server-wide) > window_index in the
 // resolved session > that session's first window.
-func findWindow(ctx context.Context, srv *supervisor.Server, p params) (tmux.Window, error) {
-	if id := p.str("window_id"); id != "" {
+func findWindow(ctx context.Context, srv *supervisor.Server, p tooldef.Args) (tmux.Window, error) {
+	if id := p.Str("window_id"); id != "" {
 		if !windowIDRe.MatchString(id) {
-			return tmux.Window{}, argError("window_id", "want a window ID like @1; call list_windows")
+			return tmux.Window{}, tooldef.BadArg("window_id", "want a window ID like @1; call list_windows")
 		}
 		return windowByID(ctx, srv, tmux.WindowID(id))
 	}
-	idx := p.str("window_index")
+	idx := p.Str("window_index")
 	if idx != "" && !indexRe.MatchString(idx) {
-		return tmux.Window{}, argError("window_index", "want a non-negative integer")
+		return tmux.Window{}, tooldef.BadArg("window_index", "want a non-negative integer")
 	}
 	sess, err := findSession(ctx, srv, p)
 	if err != nil {
@@ -240,7 +242,7 @@ func paneByID(ctx context.Context, srv *supervisor.Server, id tmux.PaneID) (tmux
 }
 
 // pane resolves the server and the pane the call targets (findPane).
-func (d Deps) pane(ctx context.Context, p params) (*supervisor.Server, tmux.Pane, error) {
+func (d Deps) pane(ctx context.Context, p tooldef.Args) (*supervisor.Server, tmux.Pane, error) {
 	srv, err := d.server(ctx, p)
 	if err != nil {
 		return nil, tmux.Pane{}, err
@@ -252,10 +254,10 @@ func (d Deps) pane(ctx context.Context, p params) (*supervisor.Server, tmux.Pane
 // findPane resolves pane_id (server-wide), else the active pane of the
 // window windowPanes resolves. tmux picks the active pane for a window
 // target too; libtmux-mcp picks the window's first pane instead.
-func findPane(ctx context.Context, srv *supervisor.Server, p params) (tmux.Pane, error) {
-	if id := p.str("pane_id"); id != "" {
+func findPane(ctx context.Context, srv *supervisor.Server, p tooldef.Args) (tmux.Pane, error) {
+	if id := p.Str("pane_id"); id != "" {
 		if !paneIDRe.MatchString(id) {
-			return tmux.Pane{}, argError("pane_id", "want a pane ID like %%1; call list_panes")
+			return tmux.Pane{}, tooldef.BadArg("pane_id", "want a pane ID like %%1; call list_panes")
 		}
 		return paneByID(ctx, srv, tmux.PaneID(id))
 	}
@@ -275,14 +277,14 @@ func findPane(ctx context.Context, srv *supervisor.Server, p params) (tmux.Pane,
 // panes in index order: window_id (server-wide), else window_index in the
 // session, else the session's active window; the session is session_id,
 // else session_name (exact), else the first session.
-func windowPanes(ctx context.Context, srv *supervisor.Server, p params) ([]tmux.Pane, error) {
-	wid := p.str("window_id")
+func windowPanes(ctx context.Context, srv *supervisor.Server, p tooldef.Args) ([]tmux.Pane, error) {
+	wid := p.Str("window_id")
 	if wid != "" && !windowIDRe.MatchString(wid) {
-		return nil, argError("window_id", "want a window ID like @1; call list_windows")
+		return nil, tooldef.BadArg("window_id", "want a window ID like @1; call list_windows")
 	}
-	idx := p.str("window_index")
+	idx := p.Str("window_index")
 	if idx != "" && !indexRe.MatchString(idx) {
-		return nil, argError("window_index", "want a non-negative integer")
+		return nil, tooldef.BadArg("window_index", "want a non-negative integer")
 	}
 	sid, name, err := sessionRef(p)
 	if err != nil {
@@ -338,3 +340,11 @@ func windowPanes(ctx context.Context, srv *supervisor.Server, p params) ([]tmux.
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Index < out[j].Index })
 	return out, nil
 }
+
+// The forms of tmux IDs and indexes that targets take.
+var (
+	sessionIDRe = regexp.MustCompile(`^\$[0-9]+$`)
+	windowIDRe  = regexp.MustCompile(`^@[0-9]+$`)
+	paneIDRe    = regexp.MustCompile(`^%[0-9]+$`)
+	indexRe     = regexp.MustCompile(`^[0-9]+$`)
+)

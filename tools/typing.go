@@ -5,6 +5,7 @@ import (
 
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
+	"github.com/tmux-mcp/tmux-mcp/tooldef"
 )
 
 // typing is a pane made ready for what a tool types into it.
@@ -21,7 +22,7 @@ type typing struct {
 // see drive.Panes.AwaitPrompt) and checks the if_sha256 guard. Every tool that types
 // (send_keys, paste_text, run_command) starts here, in this order. It
 // refuses the caller's own pane (checkTypingSelf).
-func (d Deps) startTyping(ctx context.Context, p params) (typing, error) {
+func (d Deps) startTyping(ctx context.Context, p tooldef.Args) (typing, error) {
 	want, err := guardArg(p)
 	if err != nil {
 		return typing{}, err

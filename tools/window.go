@@ -11,6 +11,7 @@ import (
 	"github.com/tmux-mcp/tmux-mcp/guard"
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
+	"github.com/tmux-mcp/tmux-mcp/tooldef"
 )
 
 // windowTarget is the window targeting every window tool takes.
@@ -29,9 +30,9 @@ func (d Deps) refreshed(ctx context.Context, srv *supervisor.Server, w tmux.Wind
 
 // GetWindowInfo describes one window.
 func GetWindowInfo(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
-	t := newTool("get_window_info", "Describe a window.", hintsRead, windowSchema,
+	t := tooldef.New("get_window_info", "Describe a window.", tooldef.Read, windowSchema,
 		windowTarget()...)
-	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
+	return t, handle(t, func(ctx context.Context, p tooldef.Args) (*mcp.CallToolResult, error) {
 		srv, w, err := d.window(ctx, p)
 		if err != nil {
 			return nil, err
@@ -42,12 +43,12 @@ func GetWindowInfo(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 
 // RenameWindow renames a window.
 func RenameWindow(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
-	t := newTool("rename_window", "Rename a window.", hintsMutate, windowSchema,
+	t := tooldef.New("rename_window", "Rename a window.", tooldef.Mutate, windowSchema,
 		windowTarget(mcp.WithString("new_name", mcp.Required()))...)
-	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
-		name := p.str("new_name")
+	return t, handle(t, func(ctx context.Context, p tooldef.Args) (*mcp.CallToolResult, error) {
+		name := p.Str("new_name")
 		if name == "" {
-			return nil, argError("new_name", "must not be empty")
+			return nil, tooldef.BadArg("new_name", "must not be empty")
 		}
 		if err := checkWindowName("new_name", name); err != nil {
 			return nil, err
@@ -65,12 +66,12 @@ func RenameWindow(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 
 // KillWindow kills one window, named by ID.
 func KillWindow(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
-	t := newTool("kill_window", "Kill a window.", hintsDestructive, messageSchema,
+	t := tooldef.New("kill_window", "Kill a window.", tooldef.Destructive, messageSchema,
 		mcp.WithString("window_id", mcp.Required()), pSocket)
-	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
-		id := p.str("window_id")
+	return t, handle(t, func(ctx context.Context, p tooldef.Args) (*mcp.CallToolResult, error) {
+		id := p.Str("window_id")
 		if !windowIDRe.MatchString(id) {
-			return nil, argError("window_id", "want a window ID like @1; call list_windows")
+			return nil, tooldef.BadArg("window_id", "want a window ID like @1; call list_windows")
 		}
 		srv, err := d.server(ctx, p)
 		if err != nil {
@@ -110,12 +111,12 @@ const layoutsHint = "even-horizontal, even-vertical, main-horizontal, main-horiz
 
 // SelectLayout applies a layout to a window.
 func SelectLayout(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
-	t := newTool("select_layout", "Apply a layout: tiled, even-horizontal, main-vertical, ... or a window_layout string.", hintsMutate, windowSchema,
+	t := tooldef.New("select_layout", "Apply a layout: tiled, even-horizontal, main-vertical, ... or a window_layout string.", tooldef.Mutate, windowSchema,
 		windowTarget(mcp.WithString("layout", mcp.Required()))...)
-	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
-		layout := p.str("layout")
+	return t, handle(t, func(ctx context.Context, p tooldef.Args) (*mcp.CallToolResult, error) {
+		layout := p.Str("layout")
 		if !slices.Contains(layoutPresets, layout) && !customLayoutRe.MatchString(layout) {
-			return nil, argError("layout", "want %s", layoutsHint)
+			return nil, tooldef.BadArg("layout", "want %s", layoutsHint)
 		}
 		srv, w, err := d.window(ctx, p)
 		if err != nil {
@@ -134,13 +135,13 @@ func SelectLayout(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 
 // ResizeWindow sets a window's size.
 func ResizeWindow(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
-	t := newTool("resize_window", "Resize a window (cells).", hintsMutate, windowSchema,
+	t := tooldef.New("resize_window", "Resize a window (cells).", tooldef.Mutate, windowSchema,
 		windowTarget(
 			mcp.WithInteger("height", mcp.Min(1), mcp.Max(10000)),
 			mcp.WithInteger("width", mcp.Min(1), mcp.Max(10000)))...)
-	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
-		h, hasH := p.integer("height")
-		wd, hasW := p.integer("width")
+	return t, handle(t, func(ctx context.Context, p tooldef.Args) (*mcp.CallToolResult, error) {
+		h, hasH := p.Int("height")
+		wd, hasW := p.Int("width")
 		if !hasH && !hasW {
 			return nil, &toolError{msg: "Provide height or width.", class: "argument"}
 		}
@@ -163,24 +164,24 @@ func ResizeWindow(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 
 // MoveWindow moves a window to another index or session.
 func MoveWindow(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
-	t := newTool("move_window", "Move a window to another index and/or session.", hintsMutate, windowSchema,
+	t := tooldef.New("move_window", "Move a window to another index and/or session.", tooldef.Mutate, windowSchema,
 		windowTarget(
 			mcp.WithString("destination_index"),
 			mcp.WithString("destination_session"))...)
-	return t, handle(t, func(ctx context.Context, p params) (*mcp.CallToolResult, error) {
-		idx := p.str("destination_index")
+	return t, handle(t, func(ctx context.Context, p tooldef.Args) (*mcp.CallToolResult, error) {
+		idx := p.Str("destination_index")
 		if idx != "" && !indexRe.MatchString(idx) {
-			return nil, argError("destination_index", "want a non-negative integer")
+			return nil, tooldef.BadArg("destination_index", "want a non-negative integer")
 		}
 		srv, w, err := d.window(ctx, p)
 		if err != nil {
 			return nil, err
 		}
 		dst := w.SessionID
-		if ds := p.str("destination_session"); ds != "" {
-			q := params{"session_name": ds}
+		if ds := p.Str("destination_session"); ds != "" {
+			q := tooldef.Args{"session_name": ds}
 			if sessionIDRe.MatchString(ds) {
-				q = params{"session_id": ds}
+				q = tooldef.Args{"session_id": ds}
 			}
 			s, err := findSession(ctx, srv, q)
 			if err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/tmux-mcp/tmux-mcp/mcpserver"
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
 	"github.com/tmux-mcp/tmux-mcp/tmux/tmuxtest"
@@ -67,7 +68,7 @@ func TestFixturesOnlyInTheConformanceBuild(t *testing.T) {
 	tm := tmuxtest.New(t)
 	sup := supervisor.New(supervisor.Config{DefaultSocket: tmux.Socket{Path: tm.Socket}, TmuxConfig: "/dev/null"})
 	t.Cleanup(func() { sup.Close() })
-	ts, err := tools.New(tools.Deps{Sup: sup, Tier: tools.Destructive, SocketDir: t.TempDir()}, tools.Options{Version: "test"})
+	ts, err := tools.New(tools.Deps{Sup: sup, Tier: tools.Destructive, SocketDir: t.TempDir()}, tools.Options{Settings: mcpserver.Settings{Version: "test"}})
 	if err != nil {
 		t.Fatal(err)
 	}

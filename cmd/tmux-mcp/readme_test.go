@@ -20,7 +20,7 @@ type generatedDoc struct {
 func generatedDocs(t *testing.T) []generatedDoc {
 	published := readmePublished(t)
 	return []generatedDoc{
-		{"../../docs/tools.md", "TOOLS", tools.Markdown(tools.Catalog(tools.Deps{}))},
+		{"../../docs/tools.md", "TOOLS", toolsMarkdown(tools.Catalog(tools.Deps{}))},
 		{"../../README.md", "SETTINGS", settingsMarkdown()},
 		{"../../README.md", "FIRST STEPS", firstStepsMarkdown(published)},
 		{"../../README.md", "INSTALL", installMarkdown(published)},

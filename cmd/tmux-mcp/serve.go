@@ -21,6 +21,7 @@ import (
 	"github.com/tmux-mcp/tmux-mcp/hosts"
 	"github.com/tmux-mcp/tmux-mcp/httpmcp"
 	"github.com/tmux-mcp/tmux-mcp/journal"
+	"github.com/tmux-mcp/tmux-mcp/mcpserver"
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
 	"github.com/tmux-mcp/tmux-mcp/telemetry"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
@@ -202,8 +203,8 @@ func serve(ctx context.Context, o serveOptions, e env, logger *slog.Logger, tel 
 	}
 	d.AllowSelfInput = o.AllowSelfInput
 	d.AllowOwnPane = o.AllowOwnPane
-	toolOpts := tools.Options{Version: version(), Toolsets: o.toolsets, DrainTimeout: drainTimeout, ServerOptions: mcpOpts,
-		TaskTracer: newTaskTracer(tasksTraced)}
+	toolOpts := tools.Options{Toolsets: o.toolsets, Settings: mcpserver.Settings{Version: version(), DrainTimeout: drainTimeout,
+		ServerOptions: mcpOpts, TaskTracer: newTaskTracer(tasksTraced)}}
 	router, err := startHosts(o, logger)
 	if err != nil {
 		return err

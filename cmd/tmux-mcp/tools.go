@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/tmux-mcp/tmux-mcp/tools"
 )
 
@@ -38,7 +39,7 @@ func runTools(_ context.Context, args []string, e env) int {
 	o.config = c
 	catalog := tools.Catalog(tools.Deps{})
 	if o.markdown {
-		fmt.Fprint(e.stdout, tools.Markdown(catalog))
+		fmt.Fprint(e.stdout, toolsMarkdown(catalog))
 		return exitOK
 	}
 	tier, err := tools.ParseTier(o.Safety)
@@ -75,3 +76,38 @@ func runTools(_ context.Context, args []string, e env) int {
 	}
 	return exitOK
 }
+
+// toolsMarkdown renders the tool table for the README: every tool, its group,
+// tier, annotations and description.
+func toolsMarkdown(entries []tools.Entry) string {
+	var b strings.Builder
+	b.WriteString("| Tool | Group | Tier | Hints | Description |\n|---|---|---|---|---|\n")
+	for _, e := range entries {
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", e.Tool.Name, e.Group, e.Tier, hintWords(e.Tool.Annotations),
+			strings.ReplaceAll(e.Tool.Description, "|", `\|`))
+	}
+	return b.String()
+}
+
+// hintWords names the annotations a tool states as true.
+func hintWords(a mcp.ToolAnnotation) string {
+	var h []string
+	if isTrue(a.ReadOnlyHint) {
+		h = append(h, "read-only")
+	}
+	if isTrue(a.DestructiveHint) {
+		h = append(h, "destructive")
+	}
+	if isTrue(a.IdempotentHint) {
+		h = append(h, "idempotent")
+	}
+	if isTrue(a.OpenWorldHint) {
+		h = append(h, "open-world")
+	}
+	if len(h) == 0 {
+		return "-"
+	}
+	return strings.Join(h, ", ")
+}
+
+func isTrue(b *bool) bool { return b != nil && *b }

@@ -1,4 +1,4 @@
-package tools
+package drive
 
 import (
 	"strings"
@@ -12,12 +12,12 @@ import (
 // old one scrolled away) or shows the text's start (the same prompt
 // again). For an agent whose prompts the table cannot read, the cleared
 // input is all there is to go by.
-func (s *submission) inTranscript(r agent.Reading, before string) bool {
-	if !agent.ShowsPrompts(s.name) || r.Prompt != before {
+func (s *Submission) inTranscript(r agent.Reading, before string) bool {
+	if !agent.ShowsPrompts(s.Agent) || r.Prompt != before {
 		return true
 	}
 	start := ""
-	for _, l := range strings.Split(s.text, "\n") {
+	for _, l := range strings.Split(s.Text, "\n") {
 		if start = strings.TrimSpace(l); start != "" {
 			break
 		}

@@ -1,8 +1,9 @@
-package tools
+package tooldef
 
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strconv"
@@ -23,19 +24,19 @@ type filter struct {
 // parseFilters parses the filters argument ({"field__op": "value"}) for
 // items whose fields are valid.
 func parseFilters(raw map[string]string, valid []string) ([]filter, error) {
-	keys := sortedKeys(raw)
+	keys := slices.Sorted(maps.Keys(raw))
 	out := make([]filter, 0, len(keys))
 	for _, key := range keys {
 		field, op := key, "exact"
 		if i := strings.LastIndex(key, "__"); i >= 0 {
 			field, op = key[:i], key[i+2:]
 			if !slices.Contains(filterOps, op) {
-				return nil, &toolError{class: "argument", msg: fmt.Sprintf("Invalid filter operator '%s' in '%s'. Valid operators: %s",
+				return nil, &ArgError{Msg: fmt.Sprintf("Invalid filter operator '%s' in '%s'. Valid operators: %s",
 					op, key, strings.Join(filterOps, ", "))}
 			}
 		}
 		if !slices.Contains(valid, field) {
-			return nil, &toolError{class: "argument", msg: fmt.Sprintf("Invalid filter field '%s' in '%s'. Valid fields: %s",
+			return nil, &ArgError{Msg: fmt.Sprintf("Invalid filter field '%s' in '%s'. Valid fields: %s",
 				field, key, strings.Join(valid, ", "))}
 		}
 		f := filter{field: field, op: op, value: raw[key]}
@@ -47,7 +48,7 @@ func parseFilters(raw map[string]string, valid []string) ([]filter, error) {
 			}
 			re, err := regexp.Compile(expr)
 			if err != nil {
-				return nil, &toolError{class: "argument", msg: "Invalid regex pattern: " + err.Error()}
+				return nil, &ArgError{Msg: "Invalid regex pattern: " + err.Error()}
 			}
 			f.re = re
 		case "in", "nin":
@@ -101,14 +102,14 @@ func (f filter) match(data string) bool {
 	return false
 }
 
-// applyFilters keeps the items whose fields match every filter. Fields are
+// ApplyFilters keeps the items whose fields match every filter. Fields are
 // compared in their string form ("1" for 1, "true" for true, "" for null).
-func applyFilters[T any](items []T, raw map[string]string) ([]T, error) {
+func ApplyFilters[T any](items []T, raw map[string]string) ([]T, error) {
 	if len(raw) == 0 {
 		return items, nil
 	}
 	var zero T
-	valid := sortedKeys(fieldStrings(zero))
+	valid := slices.Sorted(maps.Keys(fieldStrings(zero)))
 	fs, err := parseFilters(raw, valid)
 	if err != nil {
 		return nil, err

@@ -1,78 +1,32 @@
-package tools
+package tooldef
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
-	"regexp"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
-
-	"github.com/mark3labs/mcp-go/mcp"
-	"github.com/mark3labs/mcp-go/server"
-
-	"github.com/tmux-mcp/tmux-mcp/guard"
 )
 
-// params are a call's arguments after they were checked against the tool's
+// Args are a call's arguments after they were checked against the tool's
 // input schema: known names only, values of the declared type (coerced
 // where harmless: 3 for "3" and back), enums and ranges respected.
-type params map[string]any
+type Args map[string]any
 
-// handlerFunc is a tool handler that receives checked arguments. Errors it
-// returns go through asToolError: actionable ones become tool error
-// results, the rest stay Go errors.
-type handlerFunc func(ctx context.Context, p params) (*mcp.CallToolResult, error)
-
-// handle adapts fn to mcp-go: it checks arguments against t's input schema
-// and maps errors.
-func handle(t mcp.Tool, fn handlerFunc) server.ToolHandlerFunc {
-	return handleRequest(t, func(ctx context.Context, _ mcp.CallToolRequest, p params) (*mcp.CallToolResult, error) {
-		return fn(ctx, p)
-	})
-}
-
-// handleRequest is handle for a handler that also needs the request: a
-// long call reports progress to the request's progress token.
-func handleRequest(t mcp.Tool, fn func(ctx context.Context, req mcp.CallToolRequest, p params) (*mcp.CallToolResult, error)) server.ToolHandlerFunc {
-	props, required := inputSchema(t)
-	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		ctx, resolved := withResolutions(context.WithValue(ctx, requestKey{}, req))
-		p, err := checkArgs(props, required, req.Params.Arguments)
-		if err == nil {
-			var res *mcp.CallToolResult
-			res, err = fn(ctx, req, p)
-			if err == nil {
-				resolved.annotate(res)
-				return res, nil
-			}
-		}
-		var ask *guard.AskUser
-		if errors.As(err, &ask) {
-			return ask.Result(), nil
-		}
-		if te := asToolError(err); te != nil {
-			res := errorResult(te)
-			resolved.annotate(res)
-			return res, nil
-		}
-		return nil, fmt.Errorf("%s: %w", t.Name, err)
-	}
-}
-
-// checkArgs validates raw against a tool's input schema.
-func checkArgs(props map[string]any, required []string, raw any) (params, error) {
-	p := params{}
+// Check validates raw against a tool's input schema: its properties and
+// required names (InputSchema).
+func Check(props map[string]any, required []string, raw any) (Args, error) {
+	p := Args{}
 	if raw == nil {
 		raw = map[string]any{}
 	}
 	m, ok := raw.(map[string]any)
 	if !ok {
-		return nil, &toolError{msg: "arguments must be a JSON object", class: "argument"}
+		return nil, &ArgError{Msg: "arguments must be a JSON object"}
 	}
 	var unknown []string
 	for k := range m {
@@ -82,12 +36,12 @@ func checkArgs(props map[string]any, required []string, raw any) (params, error)
 	}
 	if len(unknown) > 0 {
 		sort.Strings(unknown)
-		return nil, &toolError{msg: "unknown argument(s): " + strings.Join(unknown, ", "), class: "argument",
-			hint: "Remove or correct the unrecognized argument(s). Accepted: " + strings.Join(sortedKeys(props), ", ") + "."}
+		return nil, &ArgError{Msg: "unknown argument(s): " + strings.Join(unknown, ", "),
+			Hint: "Remove or correct the unrecognized argument(s). Accepted: " + strings.Join(slices.Sorted(maps.Keys(props)), ", ") + "."}
 	}
 	for _, name := range required {
 		if v, ok := m[name]; !ok || v == nil {
-			return nil, argError(name, "required")
+			return nil, BadArg(name, "required")
 		}
 	}
 	for name, v := range m {
@@ -104,17 +58,8 @@ func checkArgs(props map[string]any, required []string, raw any) (params, error)
 	return p, nil
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
-
 func coerce(name string, schema map[string]any, v any) (any, error) {
-	types := schemaTypes(schema)
+	types := SchemaTypes(schema)
 	for _, typ := range types {
 		cv, ok := coerceTo(typ, v, len(types) == 1)
 		if !ok {
@@ -125,10 +70,10 @@ func coerce(name string, schema map[string]any, v any) (any, error) {
 		}
 		return cv, nil
 	}
-	return nil, argError(name, "want %s, got %s", strings.Join(types, " or "), jsonType(v))
+	return nil, BadArg(name, "want %s, got %s", strings.Join(types, " or "), JSONType(v))
 }
 
-func schemaTypes(schema map[string]any) []string {
+func SchemaTypes(schema map[string]any) []string {
 	switch t := schema["type"].(type) {
 	case string:
 		return []string{t}
@@ -202,7 +147,7 @@ func coerceTo(typ string, v any, lenient bool) (any, bool) {
 		case string:
 			// An object may also come as its JSON text (some clients,
 			// Cursor's composer among them, send only strings); the
-			// schema declares one type, and params.object decodes it.
+			// schema declares one type, and Args.Object decodes it.
 			if lenient {
 				return x, true
 			}
@@ -216,9 +161,9 @@ func coerceTo(typ string, v any, lenient bool) (any, bool) {
 }
 
 func checkConstraints(name string, schema map[string]any, v any) error {
-	if enum := schemaTypes(map[string]any{"type": schema["enum"]}); schema["enum"] != nil {
+	if enum := SchemaTypes(map[string]any{"type": schema["enum"]}); schema["enum"] != nil {
 		if s, isStr := v.(string); isStr && !slices.Contains(enum, s) {
-			return argError(name, "want one of %s", strings.Join(enum, ", "))
+			return BadArg(name, "want one of %s", strings.Join(enum, ", "))
 		}
 	}
 	if n, ok := toFloat(v); ok {
@@ -227,21 +172,21 @@ func checkConstraints(name string, schema map[string]any, v any) error {
 		if hasLo && n < lo || hasHi && n > hi {
 			switch {
 			case hasLo && hasHi:
-				return argError(name, "out of range: want %g to %g", lo, hi)
+				return BadArg(name, "out of range: want %g to %g", lo, hi)
 			case hasLo:
-				return argError(name, "out of range: want at least %g", lo)
+				return BadArg(name, "out of range: want at least %g", lo)
 			default:
-				return argError(name, "out of range: want at most %g", hi)
+				return BadArg(name, "out of range: want at most %g", hi)
 			}
 		}
 	}
 	// Arrays are checked against their items' type; handlers check what
 	// is inside arrays of objects.
-	if items, ok := v.([]any); ok && len(schemaTypes(mapOf(schema["items"]))) == 1 {
-		want := schemaTypes(mapOf(schema["items"]))[0]
+	if items, ok := v.([]any); ok && len(SchemaTypes(mapOf(schema["items"]))) == 1 {
+		want := SchemaTypes(mapOf(schema["items"]))[0]
 		for i, it := range items {
-			if jsonType(it) != want {
-				return argError(name, "want an array of %ss; item %d is of type %s", want, i, jsonType(it))
+			if JSONType(it) != want {
+				return BadArg(name, "want an array of %ss; item %d is of type %s", want, i, JSONType(it))
 			}
 		}
 	}
@@ -266,8 +211,8 @@ func toFloat(v any) (float64, bool) {
 	return 0, false
 }
 
-// jsonType names v's JSON type.
-func jsonType(v any) string {
+// JSONType names v's JSON type.
+func JSONType(v any) string {
 	switch v.(type) {
 	case nil:
 		return "null"
@@ -285,35 +230,35 @@ func jsonType(v any) string {
 	return fmt.Sprintf("%T", v)
 }
 
-func (p params) str(name string) string {
+func (p Args) Str(name string) string {
 	s, _ := p[name].(string)
 	return s
 }
 
-func (p params) integer(name string) (int, bool) {
+func (p Args) Int(name string) (int, bool) {
 	n, ok := p[name].(int)
 	return n, ok
 }
 
-// flag returns a boolean argument, or def when it is absent.
-func (p params) flag(name string, def bool) bool {
+// Flag returns a boolean argument, or def when it is absent.
+func (p Args) Flag(name string, def bool) bool {
 	if b, ok := p[name].(bool); ok {
 		return b
 	}
 	return def
 }
 
-func (p params) number(name string) (float64, bool) {
+func (p Args) Number(name string) (float64, bool) {
 	f, ok := p[name].(float64)
 	return f, ok
 }
 
-func (p params) boolean(name string) bool {
+func (p Args) Bool(name string) bool {
 	b, _ := p[name].(bool)
 	return b
 }
 
-func (p params) strings(name string) []string {
+func (p Args) Strings(name string) []string {
 	items, _ := p[name].([]any)
 	out := make([]string, 0, len(items))
 	for _, it := range items {
@@ -322,11 +267,11 @@ func (p params) strings(name string) []string {
 	return out
 }
 
-// object returns an object argument that may also arrive as a JSON string
+// Object returns an object argument that may also arrive as a JSON string
 // (a workaround some clients need; the schema says "object" only, see
 // coerceTo), with values as strings. Values are
 // never echoed in errors.
-func (p params) object(name string) (map[string]string, error) {
+func (p Args) Object(name string) (map[string]string, error) {
 	v, ok := p[name]
 	if !ok {
 		return nil, nil
@@ -337,11 +282,11 @@ func (p params) object(name string) (map[string]string, error) {
 		}
 		var decoded any
 		if err := json.Unmarshal([]byte(s), &decoded); err != nil {
-			return nil, &toolError{msg: fmt.Sprintf("Invalid %s JSON: %v", name, jsonErr(err)), class: "argument"}
+			return nil, &ArgError{Msg: fmt.Sprintf("Invalid %s JSON: %v", name, jsonErr(err))}
 		}
 		m, ok := decoded.(map[string]any)
 		if !ok {
-			return nil, &toolError{msg: fmt.Sprintf("%s must be a JSON object, got %s", name, pyType(decoded)), class: "argument"}
+			return nil, &ArgError{Msg: fmt.Sprintf("%s must be a JSON object, got %s", name, pyType(decoded))}
 		}
 		v = m
 	}
@@ -362,7 +307,7 @@ func (p params) object(name string) (map[string]string, error) {
 			}
 			out[k] = strings.Join(parts, ",")
 		default:
-			return nil, argError(name, "value of key %q: want a string, got %s", k, jsonType(x))
+			return nil, BadArg(name, "value of key %q: want a string, got %s", k, JSONType(x))
 		}
 	}
 	return out, nil
@@ -398,22 +343,15 @@ func pyType(v any) string {
 	return "dict"
 }
 
-var (
-	sessionIDRe = regexp.MustCompile(`^\$[0-9]+$`)
-	windowIDRe  = regexp.MustCompile(`^@[0-9]+$`)
-	paneIDRe    = regexp.MustCompile(`^%[0-9]+$`)
-	indexRe     = regexp.MustCompile(`^[0-9]+$`)
-)
-
-// positiveArg returns an integer argument that must be at least 1, or
+// Positive returns an integer argument that must be at least 1, or
 // def when it is absent.
-func positiveArg(p params, name string, def int) (int, error) {
-	n, ok := p.integer(name)
+func Positive(p Args, name string, def int) (int, error) {
+	n, ok := p.Int(name)
 	switch {
 	case !ok:
 		return def, nil
 	case n < 1:
-		return 0, argError(name, "must be at least 1")
+		return 0, BadArg(name, "must be at least 1")
 	}
 	return n, nil
 }

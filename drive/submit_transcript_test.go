@@ -1,4 +1,4 @@
-package tools
+package drive
 
 import (
 	"os"
@@ -43,7 +43,7 @@ func TestSubmittedOnceInTranscript(t *testing.T) {
 			if before == "" {
 				t.Fatal("gemini-done reads no prompt")
 			}
-			s := &submission{text: tc.text, name: agent.Name("gemini")}
+			s := &Submission{Text: tc.text, Agent: agent.Name("gemini")}
 			if got := s.inTranscript(agent.Read(agent.Name("gemini"), tc.screen), before); got != tc.want {
 				t.Errorf("inTranscript = %t, want %t", got, tc.want)
 			}
