@@ -68,7 +68,8 @@ fuzz:
 # Everything CI checks, side by side where it can be (scripts/ci): lint
 # and the suites (scripts/citest: the race suite and every
 # test on each tmux of CI_MATRIX_VERSIONS, as small jobs on one pool of
-# workers) at once, then the Inspector and the soak smokes. It prints the
+# workers; the agent CLIs on the PATH tmux and the matrix's oldest and
+# newest) at once, then the Inspector and the soak smokes. It prints the
 # slowest twenty tests. About a quarter of an hour on two cores.
 CI_MATRIX_VERSIONS ?= 3.2a 3.4 3.6b 3.7c next-3.8
 ci:

@@ -19,7 +19,9 @@ const CLIsEnv = "TMUX_MCP_AGENT_CLIS"
 
 // RequireEnv, set to 1, makes a missing CLI fail the test instead of
 // skipping it; so does CI set to anything (.ci/run sets it, and installs
-// npm, which scripts/agent-clis installs the CLIs with).
+// npm, which scripts/agent-clis installs the CLIs with). Set to 0, it
+// skips every test that drives an agent CLI: make ci sets it on the
+// matrix's middle releases (scripts/citest -agents).
 const RequireEnv = "CI_AGENTS"
 
 // CLI returns the executable of the CLI name (Claude, Codex or Gemini):
@@ -28,6 +30,9 @@ const RequireEnv = "CI_AGENTS"
 // test is skipped, or fails under CI_AGENTS=1.
 func CLI(t testing.TB, name string) string {
 	t.Helper()
+	if os.Getenv(RequireEnv) == "0" {
+		t.Skipf("agentstub: agent CLI %s not driven on this tmux (%s=0: make ci drives the agent CLIs on the PATH tmux and the matrix's oldest and newest releases; make matrix on every one)", name, RequireEnv)
+	}
 	clis, err := findCLIs(context.Background())
 	if err == nil {
 		if exe, ok := clis[name]; ok {

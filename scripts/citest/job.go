@@ -18,7 +18,8 @@ import (
 type suite struct {
 	name string // "race" or the tmux version
 	race bool
-	tmux string // TMUX_MCP_TEST_TMUX, "" for the PATH tmux
+	tmux string   // TMUX_MCP_TEST_TMUX, "" for the PATH tmux
+	env  []string // more environment for its jobs
 	// ready is closed when tmux is built (at once for the PATH tmux);
 	// err is set when the build failed.
 	ready chan struct{}
@@ -122,6 +123,7 @@ func runJob(ctx context.Context, cfg config, j *job, env []string, res *results)
 	if j.suite.tmux != "" {
 		cmd.Env = append(slices.Clone(env), "TMUX_MCP_TEST_TMUX="+j.suite.tmux)
 	}
+	cmd.Env = append(cmd.Env, j.suite.env...)
 	var out bytes.Buffer
 	cmd.Stdout = &out
 	var stderr bytes.Buffer

@@ -37,13 +37,16 @@ func main() {
 
 // config is a run's settings.
 type config struct {
-	jobs    int
-	matrix  []string
-	race    bool
-	perJob  int
-	out     string
-	goBin   string
-	timeout time.Duration
+	jobs   int
+	matrix []string
+	race   bool
+	// allAgents drives the agent CLIs on every tmux of the matrix, not
+	// only on its oldest and newest release.
+	allAgents bool
+	perJob    int
+	out       string
+	goBin     string
+	timeout   time.Duration
 }
 
 func realMain() int {
@@ -53,6 +56,7 @@ func realMain() int {
 	fs.IntVar(&cfg.jobs, "jobs", 4*runtime.NumCPU(), "test processes at once")
 	fs.StringVar(&matrix, "matrix", "", "tmux versions of the matrix (space-separated; built with scripts/tmux-build)")
 	fs.BoolVar(&cfg.race, "race", true, "run the race suite on the PATH tmux")
+	fs.BoolVar(&cfg.allAgents, "all-agents", false, "drive the agent CLIs on every tmux of the matrix (default: the oldest and newest)")
 	fs.IntVar(&cfg.perJob, "per-job", 8, "tests per job")
 	fs.StringVar(&cfg.out, "out", "", "directory for the jobs' JSON (default: a new temporary one)")
 	fs.DurationVar(&cfg.timeout, "timeout", 10*time.Minute, "a job's -test.timeout")
