@@ -128,28 +128,12 @@ func (p *pipeFeeds) open(ctx context.Context, pane tmux.PaneID) (*pipeFeed, erro
 		os.Remove(path)
 		return nil, fmt.Errorf("%w: %w", ErrNotWatched, errPipeBusy)
 	}
-	// The reading end opens when cat opens the writing end (a FIFO's
-	// open waits for the other side).
-	opened := make(chan *os.File, 1)
-	go func() {
-		f, err := os.OpenFile(path, os.O_RDONLY, 0)
-		if err != nil {
-			f = nil
-		}
-		opened <- f
-	}()
-	unblock := func() *os.File {
-		// A writer that opens and closes at once releases the waiting
-		// open, which then reads the end at once.
-		if w, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
-			w.Close()
-		}
-		return <-opened
-	}
+	// The reading end opens when cat opens the writing end.
+	reader := openFIFO(path)
 	// No '#', '%' or quote in the path: the door passes it as it is.
 	cmd := "exec cat >'" + path + "'"
 	if _, err := p.run(cctx, "pipe-pane", "-O", "-t", string(pane), cmd); err != nil {
-		if f := unblock(); f != nil {
+		if f := reader.release(); f != nil {
 			f.Close()
 		}
 		os.Remove(path)
@@ -157,9 +141,9 @@ func (p *pipeFeeds) open(ctx context.Context, pane tmux.PaneID) (*pipeFeed, erro
 	}
 	var file *os.File
 	select {
-	case file = <-opened:
+	case file = <-reader.opened:
 	case <-cctx.Done():
-		file = unblock()
+		file = reader.release()
 	}
 	if file == nil {
 		os.Remove(path)
