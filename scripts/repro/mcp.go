@@ -177,11 +177,30 @@ func (m *mcpProc) waitEvent(ctx context.Context, i int, timeout time.Duration, o
 	}
 }
 
+// callGrace is how long a call may take beyond its own timeout argument
+// (or, without one, at all) before the harness stops waiting: every
+// tmux call of tmux-mcp has a deadline, so a call still unanswered then
+// is a hang, and the run must fail on it rather than wait with it (the
+// soak smoke once waited 41 min on a server_health).
+const callGrace = time.Minute
+
 // tool calls a tool. A tool error result comes back as a ToolResult
-// with its class; a protocol or transport failure as an error.
+// with its class; a protocol or transport failure as an error, and so
+// does a call unanswered past its timeout and callGrace.
 func (m *mcpProc) tool(ctx context.Context, name string, args map[string]any) (loadtest.ToolResult, error) {
-	r, err := loadtest.CallTool(ctx, m.c, name, args)
+	limit := callGrace
+	if secs, ok := args["timeout"].(float64); ok && secs > 0 {
+		limit += time.Duration(secs * float64(time.Second))
+	} else if secs, ok := args["timeout"].(int); ok && secs > 0 {
+		limit += time.Duration(secs) * time.Second
+	}
+	cctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	r, err := loadtest.CallTool(cctx, m.c, name, args)
 	if err != nil {
+		if cctx.Err() != nil && ctx.Err() == nil {
+			err = fmt.Errorf("repro: %s did not answer within %s (a hang in tmux-mcp): %w", name, limit, err)
+		}
 		return loadtest.ToolResult{Class: errClass(err)}, err
 	}
 	return r, nil
