@@ -20,11 +20,17 @@ type suite struct {
 	race bool
 	tmux string   // TMUX_MCP_TEST_TMUX, "" for the PATH tmux
 	env  []string // more environment for its jobs
+	// only, when set, are the packages (import paths) it runs; the
+	// others are left to the suites that run everything.
+	only map[string]bool
 	// ready is closed when tmux is built (at once for the PATH tmux);
 	// err is set when the build failed.
 	ready chan struct{}
 	err   error
 }
+
+// runs reports whether s runs the tests of package path.
+func (s *suite) runs(path string) bool { return s.only == nil || s.only[path] }
 
 // pkg is one package with tests.
 type pkg struct {

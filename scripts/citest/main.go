@@ -40,13 +40,13 @@ type config struct {
 	jobs   int
 	matrix []string
 	race   bool
-	// allAgents drives the agent CLIs on every tmux of the matrix, not
-	// only on its oldest and newest release.
-	allAgents bool
-	perJob    int
-	out       string
-	goBin     string
-	timeout   time.Duration
+	// full runs every test on every tmux of the matrix (see matrixSuite
+	// for what runs where without it).
+	full    bool
+	perJob  int
+	out     string
+	goBin   string
+	timeout time.Duration
 }
 
 func realMain() int {
@@ -56,7 +56,7 @@ func realMain() int {
 	fs.IntVar(&cfg.jobs, "jobs", 4*runtime.NumCPU(), "test processes at once")
 	fs.StringVar(&matrix, "matrix", "", "tmux versions of the matrix (space-separated; built with scripts/tmux-build)")
 	fs.BoolVar(&cfg.race, "race", true, "run the race suite on the PATH tmux")
-	fs.BoolVar(&cfg.allAgents, "all-agents", false, "drive the agent CLIs on every tmux of the matrix (default: the oldest and newest)")
+	fs.BoolVar(&cfg.full, "full", false, "every test on every tmux of the matrix (default: the agent CLIs on the newest only, the MCP surface on the oldest and newest)")
 	fs.IntVar(&cfg.perJob, "per-job", 8, "tests per job")
 	fs.StringVar(&cfg.out, "out", "", "directory for the jobs' JSON (default: a new temporary one)")
 	fs.DurationVar(&cfg.timeout, "timeout", 10*time.Minute, "a job's -test.timeout")

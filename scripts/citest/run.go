@@ -18,6 +18,9 @@ func run(ctx context.Context, cfg config) (*results, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkBelowSurface(pkgs); err != nil {
+		return nil, err
+	}
 	var suites []*suite
 	if cfg.race {
 		s := &suite{name: "race", race: true, ready: make(chan struct{})}
@@ -25,14 +28,7 @@ func run(ctx context.Context, cfg config) (*results, error) {
 		suites = append(suites, s)
 	}
 	for i, v := range cfg.matrix {
-		s := &suite{name: v, ready: make(chan struct{})}
-		if !cfg.allAgents && i > 0 && i < len(cfg.matrix)-1 {
-			// The agent CLIs are the dearest tests (three Node.js
-			// programs drawing their screens under tmux); beside the
-			// PATH tmux they run on the oldest and the newest release.
-			s.env = []string{"CI_AGENTS=0"} // agentstub.RequireEnv
-		}
-		suites = append(suites, s)
+		suites = append(suites, matrixSuite(v, i, len(cfg.matrix), cfg.full))
 	}
 	res := &results{}
 	// The matrix's tmux builds run one after another beside everything
@@ -117,6 +113,9 @@ func run(ctx context.Context, cfg config) (*results, error) {
 			for _, shard := range deal(tests, cfg.perJob) {
 				var race *job
 				for _, s := range suites {
+					if !s.runs(p.path) {
+						continue
+					}
 					j := &job{suite: s, pkg: p, binary: bins[s.race][p.path], tests: shard, after: race}
 					if s.race {
 						race, j.done = j, make(chan struct{})
