@@ -67,9 +67,9 @@ fuzz:
 
 # Everything CI checks, side by side where it can be (scripts/ci): lint
 # and the suites (scripts/citest: the race suite on the PATH tmux and,
-# on each tmux of CI_MATRIX_VERSIONS, every test on the newest, all but
-# the agent CLIs' on the oldest, the packages below the MCP surface on
-# those between, as small jobs on one pool of workers) at once, with the
+# on each tmux of CI_MATRIX_VERSIONS, no agent CLI, every other test on
+# the newest, all but the end-to-end packages on the oldest, the packages
+# below the MCP surface on those between, as small jobs on one pool of workers) at once, with the
 # Inspector and the soak smokes. It prints each step's wall and CPU time
 # and the slowest twenty tests. Under a quarter of an hour on two cores.
 CI_MATRIX_VERSIONS ?= 3.2a 3.4 3.6b 3.7c next-3.8

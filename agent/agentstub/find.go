@@ -31,7 +31,7 @@ const RequireEnv = "CI_AGENTS"
 func CLI(t testing.TB, name string) string {
 	t.Helper()
 	if os.Getenv(RequireEnv) == "0" {
-		t.Skipf("agentstub: agent CLI %s not driven on this tmux (%s=0: make ci drives the agent CLIs on the PATH tmux and the matrix's newest release; make matrix on every one)", name, RequireEnv)
+		t.Skipf("agentstub: agent CLI %s not driven on this tmux (%s=0: make ci drives the agent CLIs in its race suite, on the PATH tmux; make matrix on every tmux)", name, RequireEnv)
 	}
 	clis, err := findCLIs(context.Background())
 	if err == nil {

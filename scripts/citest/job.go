@@ -20,9 +20,10 @@ type suite struct {
 	race bool
 	tmux string   // TMUX_MCP_TEST_TMUX, "" for the PATH tmux
 	env  []string // more environment for its jobs
-	// only, when set, are the packages (import paths) it runs; the
-	// others are left to the suites that run everything.
-	only map[string]bool
+	// only, when set, are the packages (import paths) it runs, and skip
+	// those it does not; the others are left to the suites that run
+	// everything.
+	only, skip map[string]bool
 	// ready is closed when tmux is built (at once for the PATH tmux);
 	// err is set when the build failed.
 	ready chan struct{}
@@ -30,7 +31,7 @@ type suite struct {
 }
 
 // runs reports whether s runs the tests of package path.
-func (s *suite) runs(path string) bool { return s.only == nil || s.only[path] }
+func (s *suite) runs(path string) bool { return (s.only == nil || s.only[path]) && !s.skip[path] }
 
 // pkg is one package with tests.
 type pkg struct {

@@ -56,7 +56,7 @@ func realMain() int {
 	fs.IntVar(&cfg.jobs, "jobs", 4*runtime.NumCPU(), "test processes at once")
 	fs.StringVar(&matrix, "matrix", "", "tmux versions of the matrix (space-separated; built with scripts/tmux-build)")
 	fs.BoolVar(&cfg.race, "race", true, "run the race suite on the PATH tmux")
-	fs.BoolVar(&cfg.full, "full", false, "every test on every tmux of the matrix (default: the agent CLIs on the newest only, the MCP surface on the oldest and newest)")
+	fs.BoolVar(&cfg.full, "full", false, "every test on every tmux of the matrix (default: no agent CLI on the matrix, the oldest release without the end-to-end packages, those between with the packages below the MCP surface only)")
 	fs.IntVar(&cfg.perJob, "per-job", 8, "tests per job")
 	fs.StringVar(&cfg.out, "out", "", "directory for the jobs' JSON (default: a new temporary one)")
 	fs.DurationVar(&cfg.timeout, "timeout", 10*time.Minute, "a job's -test.timeout")

@@ -18,7 +18,7 @@ func run(ctx context.Context, cfg config) (*results, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := checkBelowSurface(pkgs); err != nil {
+	if err := checkLists(pkgs); err != nil {
 		return nil, err
 	}
 	var suites []*suite
