@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"syscall"
 	"time"
@@ -70,6 +71,9 @@ func gather(ctx context.Context, o Options, sock tmux.Socket, client tmux.Versio
 	// server, and an idle server must look idle.
 	f.procs = inspectProcesses(ctx, o.Machine, live)
 	f.connectErr = proc.ProbeSocket(ctx, f.path, connectTimeout)
+	if errors.Is(f.connectErr, syscall.ECONNREFUSED) && len(f.procs) > 0 {
+		f.procs = stillListening(f.procs, proc.ListenerPIDs(f.path))
+	}
 	f.journal = readJournal(o.Journal, f.path, f.now.Add(-o.Since))
 
 	if f.connectErr == nil {
@@ -103,6 +107,25 @@ func gather(ctx context.Context, o Options, sock tmux.Socket, client tmux.Versio
 		}
 	}
 	return f
+}
+
+// stillListening keeps those of procs (seen holding the path's listening
+// socket before the connect) that hold it still (now, read after the
+// connect was refused). One that let go in between held it only in
+// passing: a fork of a server killed before the fork could exec holds
+// the server's listening socket until it does, and as the child of init
+// or a subreaper it does not look like a fork (proc.UnixListeners). Kept,
+// it would read as a server that listens while its socket file was
+// replaced, and hide the dead server's zombie and exit status (seen on a
+// loaded machine: TestGoldenKilled on next-3.8).
+func stillListening(procs []procFacts, now []int) []procFacts {
+	var out []procFacts
+	for _, p := range procs {
+		if slices.Contains(now, p.PID) {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // leftovers reads what outlives a dead server, once per run and only when
