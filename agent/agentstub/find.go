@@ -20,8 +20,8 @@ const CLIsEnv = "TMUX_MCP_AGENT_CLIS"
 // RequireEnv, set to 1, makes a missing CLI fail the test instead of
 // skipping it; so does CI set to anything (.ci/run sets it, and installs
 // npm, which scripts/agent-clis installs the CLIs with). Set to 0, it
-// skips every test that drives an agent CLI: make ci sets it on the
-// matrix's middle releases (scripts/citest -agents).
+// skips every test that drives an agent CLI: make ci sets it on every
+// release of the matrix (scripts/citest/matrix.go; -full does not).
 const RequireEnv = "CI_AGENTS"
 
 // CLI returns the executable of the CLI name (Claude, Codex or Gemini):
