@@ -26,8 +26,8 @@ type testBinary struct {
 func (b *testBinary) build(ctx context.Context, goBin string) {
 	defer close(b.ready)
 	// -ldflags=-w: no DWARF, which only a debugger reads (a panic's
-	// stack comes from the symbol table), and whose writing is a good
-	// part of each link's CPU, twice per package.
+	// stack comes from the symbol table), and whose writing took a fifth
+	// of a link's CPU (2.15 CPU s, 1.75 without, for tools' test binary).
 	args := []string{"test", "-c", "-vet=off", "-ldflags=-w", "-o", b.path}
 	if b.race {
 		args = append(args, "-race")
@@ -89,7 +89,7 @@ func testPackages(ctx context.Context, goBin string) ([]pkg, error) {
 		if len(f) != 4 || f[2] == "0" && f[3] == "0" {
 			continue
 		}
-		pkgs = append(pkgs, pkg{path: f[0], dir: f[1], name: strings.ReplaceAll(strings.TrimPrefix(f[0], "github.com/tmux-mcp/tmux-mcp/"), "/", "_")})
+		pkgs = append(pkgs, pkg{path: f[0], dir: f[1], name: strings.ReplaceAll(strings.TrimPrefix(f[0], module+"/"), "/", "_")})
 	}
 	return pkgs, nil
 }

@@ -1,6 +1,9 @@
 package main
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // module is the import path of this module, the prefix of its packages.
 const module = "github.com/tmux-mcp/tmux-mcp"
@@ -31,7 +34,7 @@ func checkLists(pkgs []pkg) error {
 	for _, p := range pkgs {
 		have[p.path] = true
 	}
-	for _, p := range append(append([]string{}, belowSurface...), endToEnd...) {
+	for _, p := range slices.Concat(belowSurface, endToEnd) {
 		if !have[module+"/"+p] {
 			return fmt.Errorf("scripts/citest/matrix.go names package %s, which has no tests", p)
 		}

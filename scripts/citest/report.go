@@ -90,7 +90,7 @@ func (r *results) print(w io.Writer, wall time.Duration, dir string) {
 	sort.Slice(slow, func(i, j int) bool { return slow[i].elapsed > slow[j].elapsed })
 	fmt.Fprintln(w, "citest: the slowest twenty tests:")
 	for _, t := range slow[:min(20, len(slow))] {
-		fmt.Fprintf(w, "  %6.1fs  %-10s %-40s %s\n", t.elapsed, t.suite, strings.TrimPrefix(t.pkg, "github.com/tmux-mcp/tmux-mcp/"), t.test)
+		fmt.Fprintf(w, "  %6.1fs  %-10s %-40s %s\n", t.elapsed, t.suite, strings.TrimPrefix(t.pkg, module+"/"), t.test)
 	}
 	// CPU is what load takes away: the jobs that spend most of it are
 	// where make ci's time on a busy machine goes.
@@ -110,7 +110,7 @@ func (r *results) print(w io.Writer, wall time.Duration, dir string) {
 	fmt.Fprintln(w, "citest: the ten jobs that used the most CPU (CPU, wall):")
 	for _, j := range costly[:min(10, len(costly))] {
 		fmt.Fprintf(w, "  %6.1fs %6.1fs  %-10s %-20s %s\n", j.cpu.Seconds(), j.wall.Seconds(), j.suite,
-			strings.TrimPrefix(j.pkg, "github.com/tmux-mcp/tmux-mcp/"), strings.Join(j.tests, " "))
+			strings.TrimPrefix(j.pkg, module+"/"), strings.Join(j.tests, " "))
 	}
 	// Failures come last: a CI log is read from its end, and what failed
 	// must not scroll away behind the statistics.
@@ -128,7 +128,7 @@ func (r *results) print(w io.Writer, wall time.Duration, dir string) {
 		fmt.Fprintln(w, "BROKEN:", b)
 	}
 	for _, t := range failed {
-		fmt.Fprintf(w, "citest: FAILED %s (%s, tmux %s)\n", t.test, strings.TrimPrefix(t.pkg, "github.com/tmux-mcp/tmux-mcp/"), t.suite)
+		fmt.Fprintf(w, "citest: FAILED %s (%s, tmux %s)\n", t.test, strings.TrimPrefix(t.pkg, module+"/"), t.suite)
 	}
 	verdict := "ok"
 	if len(failed) > 0 || len(r.broken) > 0 {
