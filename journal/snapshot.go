@@ -20,6 +20,11 @@ type Snapshot struct {
 	Digest   string    `json:"digest,omitempty"` // of the content that matters for a restore; see digest
 	Server   Server    `json:"server"`
 	Sessions []Session `json:"sessions"`
+
+	// noSession is set by readState when the server had no session at all,
+	// not even the hidden one the command connection holds while the server
+	// lives: the server is on its way out (see takeSnapshot).
+	noSession bool
 }
 
 // Server identifies the tmux server a snapshot was taken of.

@@ -15,8 +15,9 @@ import (
 
 // TakeSnapshot reads the session tree of srv and stores it, unless it
 // equals the server's latest snapshot or a restore onto this server is
-// under way (a half-built tree is no source for the next restore). It
-// reports whether a snapshot was stored.
+// under way (a half-built tree is no source for the next restore), or
+// the server has no session at all (it is exiting). It reports whether a
+// snapshot was stored.
 func (j *Journal) TakeSnapshot(ctx context.Context, srv *supervisor.Server) (bool, error) {
 	if j == nil {
 		return false, ErrOff
@@ -32,6 +33,14 @@ func (j *Journal) takeSnapshot(ctx context.Context, srv tmuxServer) (bool, error
 	snap, err := readState(ctx, srv)
 	if err != nil {
 		return false, err
+	}
+	if snap.noSession {
+		// kill-server destroys every session, the hidden one too, then
+		// answers the commands already queued before it lets its clients
+		// go; a snapshot of that would be the newest of its instance, and
+		// an explicit restore would bring back an empty tree in place of
+		// the sessions the server had.
+		return false, nil
 	}
 	snap.capFields()
 	if j.opts.CommandNamesOnly {

@@ -60,7 +60,8 @@ func readState(ctx context.Context, srv tmuxServer) (*Snapshot, error) {
 		snap.Server.Binary, _ = os.Readlink("/proc/" + f[0] + "/exe")
 	}
 	if f[5] == "" {
-		return snap, nil // no session at all
+		snap.noSession = true
+		return snap, nil
 	}
 	recs, err := srv.PaneRecords(ctx, paneFields...)
 	if err != nil {
