@@ -16,11 +16,14 @@ import (
 // classifier. Only what was seen goes in.
 func evidence(f *serverFacts) death.Evidence {
 	ev := death.Evidence{PID: f.pid(), ConnectErr: f.connectErr}
+	// A process that has begun to exit is not alive: it has closed (or is
+	// closing) its socket, and what it no longer answers is its death.
+	alive := func(pid int, start uint64) bool { return proc.PIDAlive(pid, start) && !proc.Exiting(pid, start) }
 	if p := f.mainProc(); p != nil {
-		ev.PIDAlive = proc.PIDAlive(p.PID, p.Stat.StartTime)
+		ev.PIDAlive = alive(p.PID, p.Stat.StartTime)
 		ev.FDRatio = p.Res.FDRatio()
 	} else if len(f.procs) > 0 {
-		ev.PID, ev.PIDAlive = f.procs[0].PID, proc.PIDAlive(f.procs[0].PID, f.procs[0].Stat.StartTime)
+		ev.PID, ev.PIDAlive = f.procs[0].PID, alive(f.procs[0].PID, f.procs[0].Stat.StartTime)
 	}
 	switch {
 	case f.zombie != nil:

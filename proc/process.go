@@ -22,6 +22,21 @@ func StartTime(pid int) (uint64, error) {
 	return st.StartTime, nil
 }
 
+// Exiting reports whether process pid (the one that started at startTime,
+// when that is not 0) has begun to exit and not yet been reaped: it will
+// be gone without anyone's help, and what it no longer answers says
+// nothing about a live server (ProcStat.Exiting).
+func Exiting(pid int, startTime uint64) bool {
+	if pid <= 0 {
+		return false
+	}
+	st, err := ReadProcStat(pid)
+	if err != nil {
+		return false
+	}
+	return st.Exiting && (startTime == 0 || st.StartTime == startTime)
+}
+
 // PIDAlive reports whether process pid exists, is not a zombie, and (when
 // startTime is not 0) is the process that started at startTime and not a
 // later one that reused its PID.

@@ -24,6 +24,11 @@ func TestParseProcStat(t *testing.T) {
 	if got != want {
 		t.Errorf("parseProcStat() = %+v, want %+v", got, want)
 	}
+	// The same process as it exits: PF_EXITING (0x4) in the flags.
+	exiting := "4242 (tmux: se) rv) R 1 4242 4242 0 -1 4194564 1092 0 0 0 37 12 0 0 20 0 1 0 998877 6070272 980 18446744073709551615"
+	if got, err := parseProcStat(exiting); err != nil || !got.Exiting {
+		t.Errorf("parseProcStat(exiting) = %+v, %v; want Exiting", got, err)
+	}
 	for _, bad := range []string{"", "12 (x", "12 (x) S 1 2"} {
 		if _, err := parseProcStat(bad); err == nil {
 			t.Errorf("parseProcStat(%q): no error, want one", bad)
@@ -62,6 +67,46 @@ func TestPIDAlive(t *testing.T) {
 	pid := cmd.Process.Pid
 	tmuxtest.WaitFor(t, 5*time.Second, "child to exit", func() bool { return !PIDAlive(pid, 0) })
 	cmd.Wait() //nolint:errcheck
+}
+
+// TestExiting reads the kernel's own flag: a running process is not
+// exiting, the same process killed and not yet reaped is (a zombie has
+// passed through its whole exit), and a reaped or unknown one is neither.
+func TestExiting(t *testing.T) {
+	cmd := startSleep(t)
+	pid := cmd.Process.Pid
+	st, err := StartTime(pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if Exiting(pid, st) {
+		t.Fatalf("Exiting(running sleep %d) = true, want false", pid)
+	}
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	tmuxtest.WaitFor(t, 5*time.Second, "the killed child to be a zombie", func() bool { return !PIDAlive(pid, st) })
+	tests := []struct {
+		name  string
+		pid   int
+		start uint64
+		want  bool
+	}{
+		{"killed, not reaped", pid, st, true},
+		{"killed, not reaped, any start time", pid, 0, true},
+		{"another start time (PID reused)", pid, st + 1, false},
+		{"no such pid", 1 << 30, 0, false},
+		{"zero", 0, 0, false},
+	}
+	for _, tt := range tests {
+		if got := Exiting(tt.pid, tt.start); got != tt.want {
+			t.Errorf("%s: Exiting(%d, %d) = %v, want %v", tt.name, tt.pid, tt.start, got, tt.want)
+		}
+	}
+	cmd.Wait() //nolint:errcheck // killed on purpose
+	if Exiting(pid, st) {
+		t.Errorf("Exiting(reaped %d) = true, want false", pid)
+	}
 }
 
 func startSleep(t *testing.T) *exec.Cmd {

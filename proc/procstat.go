@@ -17,7 +17,17 @@ type ProcStat struct {
 	// clock ticks after boot on Linux, microseconds since the epoch on
 	// macOS. Compare it only with values read on the same machine.
 	StartTime uint64
+	// Exiting: the process has begun to exit (Linux: PF_EXITING in the
+	// flags of /proc/<pid>/stat; macOS: P_WEXIT), zombies included. The
+	// kernel sets it before it closes the process's files, so a server
+	// whose socket refuses connections because it is dying shows it from
+	// the refusal on, however long the rest of its exit takes.
+	Exiting bool
 }
+
+// linuxPFExiting is PF_EXITING, the task flag (field 9 of /proc/<pid>/stat)
+// the kernel sets as a process starts to exit (include/linux/sched.h).
+const linuxPFExiting = 0x4
 
 // parseProcStat parses Linux's /proc/<pid>/stat.
 func parseProcStat(s string) (ProcStat, error) {
@@ -28,22 +38,25 @@ func parseProcStat(s string) (ProcStat, error) {
 		return ProcStat{}, fmt.Errorf("parse /proc stat: no command name in %q", s)
 	}
 	f := strings.Fields(s[i+1:])
-	// f[0] is field 3 (state); utime, stime and starttime are fields 14, 15, 22.
+	// f[0] is field 3 (state); flags, utime, stime and starttime are
+	// fields 9, 14, 15, 22.
 	if len(f) < 20 || len(f[0]) != 1 {
 		return ProcStat{}, fmt.Errorf("parse /proc stat: %d fields after the command name", len(f))
 	}
 	var st ProcStat
+	var flags uint64
 	st.State = f[0][0]
 	for _, x := range []struct {
 		field int
 		dst   *uint64
-	}{{14, &st.UTime}, {15, &st.STime}, {22, &st.StartTime}} {
+	}{{9, &flags}, {14, &st.UTime}, {15, &st.STime}, {22, &st.StartTime}} {
 		v, err := strconv.ParseUint(f[x.field-3], 10, 64)
 		if err != nil {
 			return ProcStat{}, fmt.Errorf("parse /proc stat field %d: %w", x.field, err)
 		}
 		*x.dst = v
 	}
+	st.Exiting = flags&linuxPFExiting != 0
 	return st, nil
 }
 
@@ -54,6 +67,8 @@ const (
 	darwinSSLEEP = 3 // sleeping on an address
 	darwinSSTOP  = 4 // stopped (SIGSTOP, a debugger)
 	darwinSZOMB  = 5 // exited, not reaped
+
+	darwinPWEXIT = 0x2000 // p_flag: working on exiting (sys/proc.h)
 )
 
 // darwinProcStat builds a ProcStat from the p_stat and p_starttime of a

@@ -31,7 +31,9 @@ func ReadProcStat(pid int) (ProcStat, error) {
 	if err != nil {
 		return ProcStat{}, err
 	}
-	return darwinProcStat(k.Proc.P_stat, int64(k.Proc.P_starttime.Sec), int64(k.Proc.P_starttime.Usec)), nil
+	st := darwinProcStat(k.Proc.P_stat, int64(k.Proc.P_starttime.Sec), int64(k.Proc.P_starttime.Usec))
+	st.Exiting = k.Proc.P_flag&darwinPWEXIT != 0 || st.State == 'Z'
+	return st, nil
 }
 
 // ZombieStatus returns the exit status of process pid if it has exited but

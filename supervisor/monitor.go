@@ -214,10 +214,16 @@ func (s *Server) hangVerdict(l death.Liveness) death.Verdict {
 // out to be exiting.
 const exitGrace = 200 * time.Millisecond
 
-// exitsSoon reports whether the server process ends within exitGrace.
+// exitsSoon reports whether the server process ends within exitGrace, or
+// has begun to exit (proc.Exiting): the kernel closes a dying process's
+// socket before it is a zombie, and on a loaded machine the rest of the
+// exit can take longer than any grace.
 func exitsSoon(ctx context.Context, id identity) bool {
 	deadline := time.Now().Add(exitGrace)
 	for proc.PIDAlive(id.pid, id.startTime) {
+		if proc.Exiting(id.pid, id.startTime) {
+			return true
+		}
 		if time.Now().After(deadline) || sleepCtx(ctx, 5*time.Millisecond) != nil {
 			return false
 		}
