@@ -22,6 +22,10 @@ var interpreters = map[string]bool{
 	"python": true, "python3": true, "env": true,
 }
 
+// pythonVersion reports whether base names a versioned Python
+// interpreter (python3.12).
+func pythonVersion(base string) bool { return strings.HasPrefix(base, "python3.") }
+
 // programs returns the names a process goes by: the base name of its
 // executable and, for an interpreter, the script it runs, and the path of
 // that script or executable (a package's files live under its name).
@@ -33,7 +37,7 @@ func programs(args []string) (names, paths []string) {
 		base := path.Base(a)
 		names = append(names, base)
 		paths = append(paths, a)
-		if !interpreters[base] && !strings.HasPrefix(base, "python3.") {
+		if !interpreters[base] && !pythonVersion(base) {
 			break
 		}
 		if i > 4 {

@@ -9,6 +9,12 @@
 // ([Read]) by the rules of one table, a row per agent (rules.go); a screen
 // no rule of its row explains is [Unknown], never a guess.
 //
+// Which conversation a running CLI writes to is read from the CLI's own
+// records that name its process ([ConversationOf]: Claude Code's session
+// file for its PID, the rollout file Codex holds open), never by taking
+// the newest file, and [Conversation.ResumeArgv] is the CLI's own resume
+// of it: what brings an agent back after its tmux server died.
+//
 // The package talks to no tmux server and starts no process: the tools
 // give it the process tree and the screen.
 package agent
