@@ -67,8 +67,6 @@ const (
 	darwinSSLEEP = 3 // sleeping on an address
 	darwinSSTOP  = 4 // stopped (SIGSTOP, a debugger)
 	darwinSZOMB  = 5 // exited, not reaped
-
-	darwinPWEXIT = 0x2000 // p_flag: working on exiting (sys/proc.h)
 )
 
 // darwinProcStat builds a ProcStat from the p_stat and p_starttime of a

@@ -24,6 +24,10 @@ func kinfoProc(pid int) (*unix.KinfoProc, error) {
 	return k, nil
 }
 
+// darwinPWEXIT is the p_flag bit of a process working on its exit
+// (sys/proc.h).
+const darwinPWEXIT = 0x2000
+
 // ReadProcStat reads pid's state and start time from its kinfo_proc
 // (darwinProcStat). It also works for a zombie.
 func ReadProcStat(pid int) (ProcStat, error) {
