@@ -23,6 +23,9 @@ type RestorePlan struct {
 	Steps   []Step            `json:"steps"`
 	// Notes say what the plan leaves out and why.
 	Notes []string `json:"notes,omitempty"`
+	// Agents says, per pane that ran an agent CLI, whether the plan
+	// resumes its conversation.
+	Agents []AgentOutcome `json:"agents,omitempty"`
 }
 
 // Step is one tmux command of a plan.
@@ -56,8 +59,12 @@ const createdFormat = "#{session_id} #{window_id} #{pane_id}"
 // PlanOptions are the choices a plan depends on besides the two states.
 type PlanOptions struct {
 	// RestoreCommands re-runs every pane's command; without it only panes
-	// whose Created record asks for it.
+	// whose Created record asks for it. A pane that ran an agent CLI gets
+	// the CLI's resume of its conversation instead, or nothing.
 	RestoreCommands bool
+	// ResumeAgents starts each pane's agent CLI again with its resume of
+	// the recorded conversation (and runs no other command).
+	ResumeAgents bool
 }
 
 // Plan returns the steps that restore snap on a server whose state is live.
@@ -378,7 +385,9 @@ func (p *planner) activeWindow(s Session) {
 // command to run when it is re-run at spawn.
 func (p *planner) paneSpawn(pn Pane) []Arg {
 	a := lit("-P", "-F", createdFormat)
-	if dir := paneDir(pn); dir != "" {
+	if dir, ok := p.agentDir(pn); ok {
+		a = append(a, lit("-c", dir)...)
+	} else if dir := paneDir(pn); dir != "" {
 		a = append(a, lit("-c", dir)...)
 	}
 	if pn.Created != nil {
@@ -401,6 +410,9 @@ func (p *planner) paneSpawn(pn Pane) []Arg {
 // restored shell, when commands are re-run and the pane's own command was
 // the shell.
 func (p *planner) paneCommand(pn Pane) {
+	if pn.Agent != nil && !pn.Dead {
+		p.agentOutcome(pn)
+	}
 	_, typed := p.command(pn)
 	if typed == "" {
 		return
@@ -412,7 +424,13 @@ func (p *planner) paneCommand(pn Pane) {
 // command returns how pn's program is re-run, if it is: an argv to spawn
 // the pane with, or a command line to type into its shell.
 func (p *planner) command(pn Pane) (argv []string, typed string) {
-	if pn.Dead || !(p.o.RestoreCommands || pn.Created != nil && pn.Created.Restore) {
+	if pn.Dead {
+		return nil, ""
+	}
+	if pn.Agent != nil {
+		return p.agentCommand(pn)
+	}
+	if !(p.o.RestoreCommands || pn.Created != nil && pn.Created.Restore) {
 		return nil, ""
 	}
 	switch {

@@ -28,6 +28,9 @@ type RestoreResult struct {
 	IDs    map[string]string `json:"ids,omitempty"`
 	Notes  []string          `json:"notes,omitempty"`
 	Errors []string          `json:"errors,omitempty"`
+	// Agents says, per pane that ran an agent CLI, whether its
+	// conversation was resumed, and why not.
+	Agents []AgentOutcome `json:"agents,omitempty"`
 }
 
 // Restore restores srv from the latest snapshot of an earlier instance of
@@ -40,24 +43,37 @@ func (j *Journal) Restore(ctx context.Context, srv *supervisor.Server) error {
 	if j == nil {
 		return nil
 	}
-	res, err := j.restore(ctx, srv, 0, false, true)
+	res, err := j.restore(ctx, srv, 0, false, true, j.planOptions())
 	if err == nil && len(res.Errors) > 0 {
 		err = fmt.Errorf("journal: restore: %d of %d steps failed: %s", len(res.Errors), len(res.Steps), res.Errors[0])
 	}
 	return err
 }
 
-// RestoreSnapshot restores snapshot seq (0: the latest snapshot of an
-// earlier instance of the server) onto srv, or only plans it (dryRun).
-// Unlike Restore it also restores after a deliberate end.
-func (j *Journal) RestoreSnapshot(ctx context.Context, srv *supervisor.Server, seq uint64, dryRun bool) (RestoreResult, error) {
+// RestoreRequest is what RestoreSnapshot is asked for.
+type RestoreRequest struct {
+	// Snapshot is the sequence of the snapshot to restore; 0: the latest
+	// snapshot of an earlier instance of the server.
+	Snapshot uint64
+	// DryRun only plans the restore.
+	DryRun bool
+	// ResumeAgents resumes the agent CLIs of the restored panes, as
+	// Options.ResumeAgents does for every restore.
+	ResumeAgents bool
+}
+
+// RestoreSnapshot restores a snapshot onto srv, or only plans it. Unlike
+// Restore it also restores after a deliberate end.
+func (j *Journal) RestoreSnapshot(ctx context.Context, srv *supervisor.Server, req RestoreRequest) (RestoreResult, error) {
 	if j == nil {
 		return RestoreResult{}, ErrOff
 	}
-	return j.restore(ctx, srv, seq, dryRun, false)
+	o := j.planOptions()
+	o.ResumeAgents = o.ResumeAgents || req.ResumeAgents
+	return j.restore(ctx, srv, req.Snapshot, req.DryRun, false, o)
 }
 
-func (j *Journal) restore(ctx context.Context, srv tmuxServer, seq uint64, dryRun, auto bool) (RestoreResult, error) {
+func (j *Journal) restore(ctx context.Context, srv tmuxServer, seq uint64, dryRun, auto bool, o PlanOptions) (RestoreResult, error) {
 	sock := srv.Socket()
 	key := socketKey(sock)
 	if !dryRun {
@@ -103,8 +119,8 @@ func (j *Journal) restore(ctx context.Context, srv tmuxServer, seq uint64, dryRu
 			Detail: fmt.Sprintf("not restored: server %d ended on purpose (%s)", src.Server.PID, info.LastDeath.Cause)})
 		return RestoreResult{}, j.clearRestoring(sock)
 	}
-	plan := Plan(src, live, ids, PlanOptions{RestoreCommands: j.opts.RestoreCommands})
-	res := RestoreResult{Snapshot: src.Seq, DryRun: dryRun, Steps: make([]string, len(plan.Steps)), Notes: plan.Notes}
+	plan := Plan(src, live, ids, o)
+	res := RestoreResult{Snapshot: src.Seq, DryRun: dryRun, Steps: make([]string, len(plan.Steps)), Notes: plan.Notes, Agents: plan.Agents}
 	for i, s := range plan.Steps {
 		res.Steps[i] = s.String()
 	}
@@ -128,7 +144,7 @@ func (j *Journal) restore(ctx context.Context, srv tmuxServer, seq uint64, dryRu
 		if err != nil {
 			break
 		}
-		again := Plan(src, now, ex.ids, PlanOptions{RestoreCommands: j.opts.RestoreCommands})
+		again := Plan(src, now, ex.ids, o)
 		res.Notes = append(res.Notes, fmt.Sprintf("%d steps failed; planned again: %d steps", failed, len(again.Steps)))
 		if len(again.Steps) == 0 {
 			break
@@ -145,9 +161,12 @@ func (j *Journal) restore(ctx context.Context, srv tmuxServer, seq uint64, dryRu
 		res.Errors = append(res.Errors, err.Error())
 	}
 	created := ex.created()
-	j.Append(supervisor.Event{Type: EventRestore, Socket: sock, PID: live.Server.PID, Duration: time.Since(started),
-		Detail: fmt.Sprintf("snapshot %d: %d steps applied, %d failed; created %d sessions, %d windows, %d panes",
-			src.Seq, ex.applied, len(ex.errors), created['$'], created['@'], created['%'])})
+	detail := fmt.Sprintf("snapshot %d: %d steps applied, %d failed; created %d sessions, %d windows, %d panes",
+		src.Seq, ex.applied, len(ex.errors), created['$'], created['@'], created['%'])
+	for _, a := range plan.Agents {
+		detail += "; " + a.String()
+	}
+	j.Append(supervisor.Event{Type: EventRestore, Socket: sock, PID: live.Server.PID, Duration: time.Since(started), Detail: detail})
 	for _, e := range ex.errors {
 		j.log.Warn("journal: restore step failed", "socket", sock.String(), "err", e)
 	}
@@ -319,4 +338,8 @@ func resolveArgs(args []Arg, ids map[string]string) ([]string, string) {
 		out[i] = id + a.Text
 	}
 	return out, ""
+}
+
+func (j *Journal) planOptions() PlanOptions {
+	return PlanOptions{RestoreCommands: j.opts.RestoreCommands, ResumeAgents: j.opts.ResumeAgents}
 }

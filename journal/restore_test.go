@@ -264,7 +264,7 @@ func TestRestoreAfterKill9(t *testing.T) {
 			}
 
 			// A second restore finds everything in place.
-			res, err := j.RestoreSnapshot(testCtx(t), srv, 0, false)
+			res, err := j.RestoreSnapshot(testCtx(t), srv, RestoreRequest{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -381,7 +381,7 @@ func TestNoRestoreAfterKillServer(t *testing.T) {
 	if got := liveTree(t, srv); len(got) != 0 {
 		t.Errorf("after kill_server, Restore made %q; want nothing", got)
 	}
-	res, err := j.RestoreSnapshot(testCtx(t), srv, 0, false)
+	res, err := j.RestoreSnapshot(testCtx(t), srv, RestoreRequest{})
 	if err != nil || res.Applied == 0 {
 		t.Fatalf("RestoreSnapshot = %+v, %v; want the session back on request", res, err)
 	}
@@ -426,7 +426,7 @@ func TestOneRestoreAtATime(t *testing.T) {
 		}
 	}
 	setMarker(os.Getppid()) // alive, and not this process
-	if _, err := j.RestoreSnapshot(testCtx(t), srv, 1, false); !errors.Is(err, ErrRestoreRunning) {
+	if _, err := j.RestoreSnapshot(testCtx(t), srv, RestoreRequest{Snapshot: 1}); !errors.Is(err, ErrRestoreRunning) {
 		t.Fatalf("restore while another process restores = %v, want ErrRestoreRunning", err)
 	}
 	gone := exec.Command("true")
@@ -434,7 +434,7 @@ func TestOneRestoreAtATime(t *testing.T) {
 		t.Fatal(err)
 	}
 	setMarker(gone.Process.Pid) // its process has exited
-	res, err := j.RestoreSnapshot(testCtx(t), srv, 1, false)
+	res, err := j.RestoreSnapshot(testCtx(t), srv, RestoreRequest{Snapshot: 1})
 	if err != nil || res.Applied == 0 {
 		t.Fatalf("restore after the marker's process died = %+v, %v; want it applied", res, err)
 	}
@@ -489,7 +489,7 @@ func TestRestorePlansAgainAfterAFailedStep(t *testing.T) {
 	}
 	mustDo(t, srv, "kill-window", "-t", "=s:w")
 	mustDo(t, srv, "set-hook", "-g", "after-new-window", "set-hook -gu after-new-window ; kill-window")
-	res, err := j.RestoreSnapshot(testCtx(t), srv, 1, false)
+	res, err := j.RestoreSnapshot(testCtx(t), srv, RestoreRequest{Snapshot: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -93,6 +93,8 @@ type Pane struct {
 	HistorySize  int         `json:"history_size,omitempty"`
 	// Created is what tmux-mcp used to create the pane, when it did.
 	Created *Created `json:"created,omitempty"`
+	// Agent is the agent CLI that ran in the pane, if one did.
+	Agent *Agent `json:"agent,omitempty"`
 	// forking: when read, the pane's process still ran the server's binary
 	// (tmux had forked it and not yet exec'd the command). Not stored.
 	forking bool

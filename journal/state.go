@@ -45,7 +45,8 @@ var paneFields = []string{
 
 // readState reads the session tree of srv: one display-message for the
 // server and one list-panes -a for everything else, plus /proc for the
-// argv of each pane's foreground process and the server's binary.
+// argv of each pane's foreground process, the agent CLI in each pane's
+// process tree and its conversation (readAgent), and the server's binary.
 func readState(ctx context.Context, srv tmuxServer) (*Snapshot, error) {
 	f, err := srv.ServerRecord(ctx, serverFields...)
 	if err != nil {
@@ -73,6 +74,9 @@ func readState(ctx context.Context, srv tmuxServer) (*Snapshot, error) {
 			for k := range snap.Sessions[i].Windows[j].Panes {
 				p := &snap.Sessions[i].Windows[j].Panes[k]
 				p.Argv, p.InShell = foreground(p.PID)
+				if !p.Dead {
+					p.Agent = readAgent(ctx, p.PID)
+				}
 				p.forking = runsBinary(p.PID, snap.Server.Binary) || readAcrossExec(p, snap.Server.Binary)
 			}
 		}

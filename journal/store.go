@@ -45,6 +45,10 @@ type Options struct {
 	// RestoreCommands re-runs every pane's command on restore. Without it
 	// only panes created with the restore flag get their command back.
 	RestoreCommands bool
+	// ResumeAgents starts each agent CLI a restored pane ran (Claude Code,
+	// Codex CLI) again with its own resume of the conversation it was
+	// writing to. Off, a restored agent pane gets a shell in its directory.
+	ResumeAgents bool
 	// EnvNamesOnly keeps the values of the environment tmux-mcp gave a
 	// pane (create_session's environment) out of the journal: only the
 	// names are stored, and a restored pane goes without those variables.

@@ -22,9 +22,8 @@ type Journal interface {
 	Events(sock tmux.Socket, since time.Time, limit int) ([]JournalEvent, error)
 	// Snapshots lists the stored snapshots of sock's server, newest first.
 	Snapshots(sock tmux.Socket, limit int) ([]SnapshotSummary, error)
-	// Restore restores srv from snapshot seq (0: the latest of an earlier
-	// server), or only plans it.
-	Restore(ctx context.Context, srv *supervisor.Server, seq uint64, dryRun bool) (RestoreSummary, error)
+	// Restore restores srv from a snapshot, or only plans it.
+	Restore(ctx context.Context, srv *supervisor.Server, req RestoreRequest) (RestoreSummary, error)
 	// RecordCreated records how a tool created pane: the exact argv
 	// (empty for the default shell), working directory and environment
 	// (KEY=VALUE) it used, and whether a restore re-runs its command. It
@@ -78,6 +77,24 @@ type RestoreSummary struct {
 	IDs      map[string]string `json:"ids,omitempty"`
 	Notes    []string          `json:"notes,omitempty"`
 	Errors   []string          `json:"errors,omitempty"`
+	Agents   []RestoredAgent   `json:"agents,omitempty"`
+}
+
+// RestoreRequest is what restore_sessions asks of the journal.
+type RestoreRequest struct {
+	Snapshot     uint64 // 0: the latest snapshot of an earlier server
+	DryRun       bool
+	ResumeAgents bool // resume the agent CLIs of the restored panes
+}
+
+// RestoredAgent says whether a restore resumed the conversation of the
+// agent CLI a pane ran, and why not. Pane is its ID in the snapshot.
+type RestoredAgent struct {
+	Pane         string `json:"pane"`
+	CLI          string `json:"cli"`
+	Conversation string `json:"conversation,omitempty"`
+	Resumed      bool   `json:"resumed"`
+	Reason       string `json:"reason,omitempty"`
 }
 
 var journalEventSchema = tooldef.Record(tString, []string{"time", "type"},
@@ -89,6 +106,8 @@ var snapshotInfoSchema = tooldef.Record(tInt, []string{"snapshot", "server_pid",
 var restoreSchema = tooldef.Object(map[string]any{
 	"snapshot": tInt, "dry_run": tBool, "steps": tStrings, "applied": tInt,
 	"ids": map[string]any{"type": "object", "additionalProperties": tString}, "notes": tStrings, "errors": tStrings,
+	"agents": map[string]any{"type": "array", "items": tooldef.Record(tString, []string{"pane", "cli"},
+		map[string]any{"resumed": tBool})},
 })
 
 var pLimit = mcp.WithInteger("limit", mcp.Min(1), mcp.Max(1000))
@@ -152,9 +171,9 @@ func ListSnapshots(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 // RestoreSessions restores sessions, windows and panes from a snapshot;
 // what exists is left alone.
 func RestoreSessions(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
-	t := tooldef.New("restore_sessions", "Recreate sessions, windows, panes from a snapshot; existing ones are kept. dry_run lists the steps.",
+	t := tooldef.New("restore_sessions", "Recreate sessions, windows, panes from a snapshot; existing ones are kept. dry_run lists the steps. resume_agents starts each pane's agent CLI again on its conversation.",
 		tooldef.Mutate, restoreSchema,
-		mcp.WithBoolean("dry_run"), mcp.WithInteger("snapshot", mcp.Min(1)), pSocket)
+		mcp.WithBoolean("dry_run"), mcp.WithInteger("snapshot", mcp.Min(1)), mcp.WithBoolean("resume_agents"), pSocket)
 	return t, handle(t, func(ctx context.Context, p tooldef.Args) (*mcp.CallToolResult, error) {
 		j, err := d.journal()
 		if err != nil {
@@ -165,7 +184,7 @@ func RestoreSessions(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 			return nil, err
 		}
 		seq, _ := p.Int("snapshot")
-		res, err := j.Restore(ctx, srv, uint64(seq), p.Bool("dry_run"))
+		res, err := j.Restore(ctx, srv, RestoreRequest{Snapshot: uint64(seq), DryRun: p.Bool("dry_run"), ResumeAgents: p.Bool("resume_agents")})
 		if err != nil {
 			if te := asToolError(err); te != nil {
 				return nil, te

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -32,6 +33,12 @@ func Run(t testing.TB, l Launch) *Pane {
 	}
 	srv.PID()
 	return p
+}
+
+// Attach is a CLI already running in pane target of srv, started by the
+// test some other way (through tmux-mcp, or restored by its journal).
+func Attach(t testing.TB, srv *tmuxtest.Server, target string) *Pane {
+	return &Pane{t: t, Server: srv, Target: target}
 }
 
 // Capture returns the pane's visible text (capture-pane -p), lines
@@ -131,4 +138,72 @@ func (p *Pane) Tree() string {
 		}
 	}
 	return strings.Join(lines, "\n")
+}
+
+// EndWithServer makes the test's end wait for the CLIs under srv: when
+// the test ends it ends srv (tmuxtest's Kill) and waits, up to 10 s, for
+// every process that ran in its panes to exit, so that none is still
+// writing to the CLI's home when the test's temporary directories are
+// removed. Call it after Launch and after the server was made: cleanups
+// run last first.
+func EndWithServer(t testing.TB, srv *tmuxtest.Server) {
+	t.Helper()
+	t.Cleanup(func() {
+		var pids []int
+		if out, err := srv.Tmux("list-panes", "-a", "-F", "#{pane_pid}"); err == nil {
+			for _, f := range strings.Fields(out) {
+				if pid, err := strconv.Atoi(f); err == nil && pid > 0 {
+					pids = append(pids, pid)
+				}
+			}
+		}
+		pids = append(pids, below(pids)...)
+		srv.Kill()
+		deadline := time.Now().Add(10 * time.Second)
+		for _, pid := range pids {
+			for running(pid) && time.Now().Before(deadline) {
+				time.Sleep(20 * time.Millisecond)
+			}
+		}
+	})
+}
+
+// below returns the descendants of pids (ps).
+func below(pids []int) []int {
+	out, err := exec.Command("ps", "-e", "-o", "pid=,ppid=").Output()
+	if err != nil {
+		return nil
+	}
+	keep := map[int]bool{}
+	for _, p := range pids {
+		keep[p] = true
+	}
+	var found []int
+	for changed := true; changed; {
+		changed = false
+		for _, line := range strings.Split(string(out), "\n") {
+			f := strings.Fields(line)
+			if len(f) != 2 {
+				continue
+			}
+			pid, _ := strconv.Atoi(f[0])
+			ppid, _ := strconv.Atoi(f[1])
+			if keep[ppid] && !keep[pid] {
+				keep[pid], changed = true, true
+				found = append(found, pid)
+			}
+		}
+	}
+	return found
+}
+
+// running reports whether pid still runs (exists and is not a zombie).
+func running(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	s := string(b)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	return len(f) > 0 && f[0] != "Z" && f[0] != "X"
 }

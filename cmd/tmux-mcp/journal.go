@@ -119,7 +119,7 @@ func journalCommand(ctx context.Context, cmd, path string, o journalOptions, e e
 		}
 	}
 	logger := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	j, err := journal.Open(path, &journal.Options{Logger: logger, RestoreCommands: o.RestoreCommands,
+	j, err := journal.Open(path, &journal.Options{Logger: logger, RestoreCommands: o.RestoreCommands, ResumeAgents: o.ResumeAgents,
 		EnvNamesOnly: o.JournalEnvNames, CommandNamesOnly: o.JournalCmdNames, MaxBytes: int64(o.JournalMaxBytes)})
 	if err != nil {
 		return err
@@ -300,7 +300,7 @@ func journalRestore(ctx context.Context, j *journal.Journal, sock tmux.Socket, o
 	if err != nil {
 		return err
 	}
-	res, err := j.RestoreSnapshot(ctx, srv, o.snapshot, o.dryRun)
+	res, err := j.RestoreSnapshot(ctx, srv, journal.RestoreRequest{Snapshot: o.snapshot, DryRun: o.dryRun})
 	if err != nil {
 		return err
 	}
@@ -309,6 +309,9 @@ func journalRestore(ctx context.Context, j *journal.Journal, sock tmux.Socket, o
 	}
 	for _, n := range res.Notes {
 		fmt.Fprintln(w, "note:", terminalSafe(n))
+	}
+	for _, a := range res.Agents {
+		fmt.Fprintln(w, "agent:", terminalSafe(a.String()))
 	}
 	if o.dryRun {
 		fmt.Fprintf(w, "dry run: %d steps from snapshot %d\n", len(res.Steps), res.Snapshot)

@@ -51,13 +51,18 @@ func (a journalTools) Snapshots(sock tmux.Socket, limit int) ([]tools.SnapshotSu
 // errRestoreOff is the error of a restore asked for with --restore off.
 var errRestoreOff = errors.New("restores are turned off (--restore off)")
 
-func (a journalTools) Restore(ctx context.Context, srv *supervisor.Server, seq uint64, dryRun bool) (tools.RestoreSummary, error) {
-	if a.restore == "off" && !dryRun {
+func (a journalTools) Restore(ctx context.Context, srv *supervisor.Server, req tools.RestoreRequest) (tools.RestoreSummary, error) {
+	if a.restore == "off" && !req.DryRun {
 		return tools.RestoreSummary{}, errRestoreOff
 	}
-	r, err := a.j.RestoreSnapshot(ctx, srv, seq, dryRun)
-	return tools.RestoreSummary{Snapshot: r.Snapshot, DryRun: r.DryRun, Steps: r.Steps, Applied: r.Applied,
-		IDs: r.IDs, Notes: r.Notes, Errors: r.Errors}, err
+	r, err := a.j.RestoreSnapshot(ctx, srv, journal.RestoreRequest{Snapshot: req.Snapshot, DryRun: req.DryRun, ResumeAgents: req.ResumeAgents})
+	out := tools.RestoreSummary{Snapshot: r.Snapshot, DryRun: r.DryRun, Steps: r.Steps, Applied: r.Applied,
+		IDs: r.IDs, Notes: r.Notes, Errors: r.Errors}
+	for _, ag := range r.Agents {
+		out.Agents = append(out.Agents, tools.RestoredAgent{Pane: string(ag.Pane), CLI: ag.CLI, Conversation: ag.Conversation,
+			Resumed: ag.Resumed, Reason: ag.Reason})
+	}
+	return out, err
 }
 
 func (a journalTools) RecordCreated(sock tmux.Socket, pane tmux.PaneID, argv []string, cwd string, env []string, restoreCommand bool) {

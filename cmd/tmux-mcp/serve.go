@@ -264,7 +264,7 @@ func openJournal(c config, getenv func(string) string, logger *slog.Logger) *jou
 	if path == "" {
 		return nil
 	}
-	j, err := journal.Open(path, &journal.Options{Logger: logger, RestoreCommands: c.RestoreCommands, EnvNamesOnly: c.JournalEnvNames,
+	j, err := journal.Open(path, &journal.Options{Logger: logger, RestoreCommands: c.RestoreCommands, ResumeAgents: c.ResumeAgents, EnvNamesOnly: c.JournalEnvNames,
 		CommandNamesOnly: c.JournalCmdNames, MaxBytes: int64(c.JournalMaxBytes)})
 	if err != nil {
 		logger.Warn("journal off: cannot open it", "path", path, "err", err)

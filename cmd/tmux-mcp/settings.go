@@ -63,6 +63,7 @@ type config struct {
 	Journal         string
 	Restore         string
 	RestoreCommands bool
+	ResumeAgents    bool
 	JournalEnvNames bool
 	JournalCmdNames bool
 	JournalMaxBytes int
@@ -301,6 +302,8 @@ func settings() []setting {
 			}},
 		{Flag: "restore-commands", Env: "TMUX_MCP_RESTORE_COMMANDS", Default: "false", Bool: true,
 			Usage: "re-run every pane's command on restore (otherwise only panes created with the restore flag); WARNING: re-types whatever ran in each pane's foreground at the crash, destructive commands included", set: boolean(func(c *config) *bool { return &c.RestoreCommands })},
+		{Flag: "resume-agents", Env: "TMUX_MCP_RESUME_AGENTS", Default: "false", Bool: true,
+			Usage: "on restore, start each agent CLI a pane ran (Claude Code, Codex CLI) again with its own resume of the conversation it was writing to; otherwise an agent's pane comes back as a shell in its directory (restore_sessions resume_agents does it on demand)", set: boolean(func(c *config) *bool { return &c.ResumeAgents })},
 		{Flag: "journal-env-names-only", Env: "TMUX_MCP_JOURNAL_ENV_NAMES_ONLY", Default: "false", Bool: true,
 			Usage: "store only the names of the environment given to create_session and friends in the journal (otherwise values are stored in plain text in the 0600 file); restored panes then go without them", set: boolean(func(c *config) *bool { return &c.JournalEnvNames })},
 		{Flag: "journal-command-names-only", Env: "TMUX_MCP_JOURNAL_COMMAND_NAMES_ONLY", Default: "false", Bool: true,
