@@ -6,8 +6,10 @@ import (
 	"os/exec"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tmux-mcp/tmux-mcp/tmux/tmuxtest"
 )
@@ -62,13 +64,20 @@ func TestParseLsofUnix(t *testing.T) {
 
 // TestLsofUnixListeners runs macOS's fallback with this machine's lsof: it
 // finds a live server by its socket path, and still finds it once the
-// socket file is deleted.
+// socket file is deleted. It looks once the pane's process has run its
+// command: until then the pane is the server's fork, which holds the
+// listening socket too (cold7 saw two PIDs), as it should be listed.
 func TestLsofUnixListeners(t *testing.T) {
 	if _, err := exec.LookPath("lsof"); err != nil {
 		t.Skip("no lsof")
 	}
 	ts := tmuxtest.New(t)
 	pid := ts.Start("one")
+	pane, err := strconv.Atoi(ts.MustTmux("display-message", "-p", "-t", "=one:", "#{pane_pid}"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmuxtest.WaitFor(t, 10*time.Second, "the pane's command to start", func() bool { return !PaneStarting(pid, pane) })
 	find := func() []int {
 		return lsofUnixListeners(context.Background(), func(p string) bool { return p == ts.Socket })[ts.Socket]
 	}
