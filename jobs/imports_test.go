@@ -12,13 +12,13 @@ import (
 // TestJobsImportsOnlyTheSupervisor keeps the arrows pointing down: outside
 // tests, the engine imports no package of this module but the supervisor,
 // its capture caps (supervisor/capture: the tail a record keeps), the
-// wire's model (tmux), the job's record (jobrecord) and pane driving
-// (drive, which reads a job's line); tools and cmd
+// wire's model (tmux), the job's record (jobrecord), pane driving
+// (drive, which reads a job's line) and the process tree (proc); tools and cmd
 // import it, never the other way. layers_test.go at the module root ranks the whole module.
 func TestJobsImportsOnlyTheSupervisor(t *testing.T) {
 	const module = "github.com/tmux-mcp/tmux-mcp"
 	allowed := map[string]bool{module + "/supervisor": true, module + "/supervisor/capture": true, module + "/tmux": true,
-		module + "/jobrecord": true, module + "/drive": true}
+		module + "/jobrecord": true, module + "/drive": true, module + "/proc": true}
 	files, err := filepath.Glob("*.go")
 	if err != nil {
 		t.Fatal(err)

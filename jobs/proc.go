@@ -11,78 +11,19 @@ import (
 	"syscall"
 
 	"github.com/shirou/gopsutil/v3/process"
+	"github.com/tmux-mcp/tmux-mcp/proc"
 	"golang.org/x/sys/unix"
 )
 
 // A job's processes are the processes below the pane's process
 // (pane_pid: the shell, or a sh -c that started it) that were not there
-// just before the job was typed. On Linux they are read from the
-// children files of procfs, a few reads for a pane's subtree
-// (childrenOf); elsewhere, or without those files, from the whole process
-// table through gopsutil (procfs on Linux, sysctl on macOS), which costs a
-// read of every process.
-
-// descendants returns the processes below pid, and whether pid exists.
-func descendants(ctx context.Context, pid int) (procs []int, alive bool, err error) {
-	if _, ok, _ := childrenOf(pid); ok {
-		var walk func(int) bool
-		walk = func(p int) bool {
-			kids, ok, err := childrenOf(p)
-			if err != nil || !ok {
-				return p != pid // gone meanwhile: only the root matters
-			}
-			for _, k := range kids {
-				procs = append(procs, k)
-				walk(k)
-			}
-			return true
-		}
-		alive = walk(pid)
-		return procs, alive, nil
-	}
-	tree, alive, err := processTree(ctx, pid)
-	if err != nil || !alive {
-		return nil, alive, err
-	}
-	return below(tree, pid), true, nil
-}
-
-// processTree returns the children of every process, and whether pid is
-// among the processes.
-func processTree(ctx context.Context, pid int) (children map[int][]int, found bool, err error) {
-	pids, err := process.PidsWithContext(ctx)
-	if err != nil {
-		return nil, false, fmt.Errorf("jobs: list processes: %w", err)
-	}
-	children = map[int][]int{}
-	for _, p := range pids {
-		if int(p) == pid {
-			found = true
-		}
-		ppid, err := (&process.Process{Pid: p}).PpidWithContext(ctx)
-		if err != nil {
-			continue // gone meanwhile
-		}
-		children[int(ppid)] = append(children[int(ppid)], int(p))
-	}
-	return children, found, nil
-}
-
-// below returns the descendants of pid in tree.
-func below(tree map[int][]int, pid int) []int {
-	var out []int
-	for _, c := range tree[pid] {
-		out = append(out, c)
-		out = append(out, below(tree, c)...)
-	}
-	return out
-}
+// just before the job was typed (proc.Descendants reads them).
 
 // PaneProcesses returns the PIDs of the processes below pane (a pane's
 // process), sorted: what [jobrecord.Record.Before] holds, read just
 // before a job is typed.
 func PaneProcesses(ctx context.Context, pane int) ([]int, error) {
-	procs, _, err := descendants(ctx, pane)
+	procs, _, err := proc.Descendants(ctx, pane)
 	slices.Sort(procs)
 	return procs, err
 }
@@ -94,7 +35,7 @@ func jobProcesses(ctx context.Context, pane int, before []int) (procs []int, ali
 	if pane <= 0 {
 		return nil, false, errors.New("jobs: no pane process")
 	}
-	all, alive, err := descendants(ctx, pane)
+	all, alive, err := proc.Descendants(ctx, pane)
 	if err != nil || !alive {
 		return nil, alive, err
 	}
@@ -172,6 +113,6 @@ func signalJob(procs []int, pane int, before []int, sig syscall.Signal) (string,
 // process), each before its own descendants: the order in which a tree
 // is read from the pane down.
 func PaneTree(ctx context.Context, pane int) ([]int, error) {
-	procs, _, err := descendants(ctx, pane)
+	procs, _, err := proc.Descendants(ctx, pane)
 	return procs, err
 }

@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"github.com/tmux-mcp/tmux-mcp/agent"
-	"github.com/tmux-mcp/tmux-mcp/jobs"
+	"github.com/tmux-mcp/tmux-mcp/proc"
 )
 
 // Agent is the agent CLI a pane ran when its snapshot was taken and, when
@@ -31,7 +31,7 @@ func readAgent(ctx context.Context, panePID int) *Agent {
 	if panePID <= 0 {
 		return nil
 	}
-	below, err := jobs.PaneTree(ctx, panePID)
+	below, _, err := proc.Descendants(ctx, panePID)
 	if err != nil {
 		return nil
 	}
@@ -47,7 +47,7 @@ func readAgent(ctx context.Context, panePID int) *Agent {
 	}
 	a := &Agent{CLI: string(name), PID: cli.PID, Own: cli.PID == panePID}
 	var under []agent.Process
-	if pids, err := jobs.PaneTree(ctx, cli.PID); err == nil {
+	if pids, _, err := proc.Descendants(ctx, cli.PID); err == nil {
 		for _, pid := range pids {
 			under = append(under, agent.Process{PID: pid, Args: cmdline(pid)})
 		}

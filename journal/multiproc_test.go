@@ -154,13 +154,13 @@ func soakDuration(t *testing.T) time.Duration {
 func TestProcessesShareTheJournal(t *testing.T) {
 	d := soakDuration(t)
 	path := filepath.Join(t.TempDir(), "journal.db")
-	procs := map[string]proc{}
+	procs := map[string]sharer{}
 	for _, id := range []string{"w1", "w2"} {
 		c, o, e := helper(t, "writer", path, id, d)
-		procs[id] = proc{c, o, e}
+		procs[id] = sharer{c, o, e}
 	}
 	c, o, e := helper(t, "reader", path, "r", d)
-	procs["r"] = proc{c, o, e}
+	procs["r"] = sharer{c, o, e}
 	checkShared(t, path, procs)
 }
 
@@ -169,24 +169,24 @@ func TestProcessesShareTheJournal(t *testing.T) {
 func TestCompactWhileOthersWrite(t *testing.T) {
 	d := 3 * time.Second
 	path := filepath.Join(t.TempDir(), "journal.db")
-	procs := map[string]proc{}
+	procs := map[string]sharer{}
 	c, o, e := helper(t, "writer", path, "w1", d)
-	procs["w1"] = proc{c, o, e}
+	procs["w1"] = sharer{c, o, e}
 	c, o, e = helper(t, "reader", path, "r", d)
-	procs["r"] = proc{c, o, e}
+	procs["r"] = sharer{c, o, e}
 	c, o, e = helper(t, "compactor", path, "c", d)
-	procs["c"] = proc{c, o, e}
+	procs["c"] = sharer{c, o, e}
 	checkShared(t, path, procs)
 }
 
-type proc struct {
+type sharer struct {
 	cmd            *exec.Cmd
 	stdout, stderr *strings.Builder
 }
 
 // checkShared waits for the helpers and checks that none failed or
 // warned, and that every event of every writer (w*) is in the file once.
-func checkShared(t *testing.T, path string, procs map[string]proc) {
+func checkShared(t *testing.T, path string, procs map[string]sharer) {
 	t.Helper()
 	appended := map[string]int{}
 	for id, p := range procs {
