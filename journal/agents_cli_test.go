@@ -47,44 +47,12 @@ func TestAgentsComeBack(t *testing.T) {
 }
 
 func agentComesBack(t *testing.T, name, mode string) {
-	exe := agentstub.CLI(t, name)
-	stub := agentstub.Start(t)
-	l := stub.Launch(t, name, exe)
-	ts := tmuxtest.New(t)
-	agentstub.EndWithServer(t, ts)
-	path := filepath.Join(t.TempDir(), "journal.db")
-	j, _ := mustOpen(t, path, &Options{ResumeAgents: mode == "crash"})
-	sup := newSup(t, ts, supervisor.Config{Restorer: j})
-	rec := record(sup)
-	stopWatch := j.Watch(sup)
-	t.Cleanup(stopWatch)
-	srv, err := sup.Default(testCtx(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	// As create_session does: the CLI as the pane's command, in its
-	// directory, with its environment, recorded in the journal.
-	cmd := []string{"new-session", "-d", "-s", "agent", "-x", "120", "-y", "40", "-c", l.Dir}
-	for _, kv := range l.Env {
-		cmd = append(cmd, "-e", kv)
-	}
-	cmd = append(append(cmd, "-P", "-F", "#{pane_id}", "--"), l.Argv...)
-	out, err := srv.Replay(testCtx(t), cmd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pane := tmux.PaneID(strings.TrimSpace(string(out)))
-	j.RecordCreated(srv.Socket(), pane, l.Argv, l.Dir, l.Env, false)
+	r := startAgent(t, name, &Options{ResumeAgents: mode == "crash"})
+	exe, stub, l, ts, j, sup, rec, srv, pane, path := r.exe, r.stub, r.l, r.ts, r.j, r.sup, r.rec, r.srv, r.pane, r.path
 	p := agentstub.Attach(t, ts, "=agent:0.0")
 	turns := []string{"first prompt alpha", "second prompt beta"}
 	for i, prompt := range turns {
-		p.WaitText(agentIdle[name], 60*time.Second)
-		p.WaitStill("idle", time.Second, 60*time.Second)
-		p.Paste(prompt)
-		p.WaitText(prompt, 10*time.Second)
-		p.Keys("Enter")
-		stub.WaitPrompt(t, i+1, 30*time.Second)
-		p.WaitText(agentstub.DefaultText(prompt), 30*time.Second)
+		turn(t, p, stub, name, prompt, i+1)
 	}
 	if _, err := j.TakeSnapshot(testCtx(t), srv); err != nil {
 		t.Fatal(err)
@@ -106,7 +74,7 @@ func agentComesBack(t *testing.T, name, mode string) {
 		syscall.Kill(pid, syscall.SIGKILL) //nolint:errcheck // the server tmuxtest started and tracks
 		tmuxtest.WaitFor(t, 30*time.Second, "the restore", func() bool { return rec.count(supervisor.EventRestored) > restores })
 	case "reboot", "on demand":
-		stopWatch()
+		r.stopWatch()
 		if err := sup.Close(); err != nil {
 			t.Fatal(err)
 		}
@@ -161,6 +129,67 @@ func agentComesBack(t *testing.T, name, mode string) {
 			t.Errorf("the request after the restore does not carry %q: the conversation was not resumed", prompt)
 		}
 	}
+}
+
+// agentRun is an agent CLI in a pane tmux-mcp created, on a server of a
+// supervisor whose journal watches it.
+type agentRun struct {
+	exe, path string // the CLI; the journal's file
+	stub      *agentstub.Stub
+	l         agentstub.Launch
+	ts        *tmuxtest.Server
+	j         *Journal
+	sup       *supervisor.Supervisor
+	rec       *events
+	srv       *supervisor.Server
+	pane      tmux.PaneID
+	stopWatch func()
+}
+
+// startAgent starts the CLI name against a stub in a pane created as
+// create_session does: the CLI as the pane's command, in its directory,
+// with its environment, recorded in the journal (opened with o).
+func startAgent(t *testing.T, name string, o *Options) *agentRun {
+	t.Helper()
+	r := &agentRun{exe: agentstub.CLI(t, name), stub: agentstub.Start(t)}
+	r.l = r.stub.Launch(t, name, r.exe)
+	r.ts = tmuxtest.New(t)
+	agentstub.EndWithServer(t, r.ts)
+	r.path = filepath.Join(t.TempDir(), "journal.db")
+	r.j, _ = mustOpen(t, r.path, o)
+	r.sup = newSup(t, r.ts, supervisor.Config{Restorer: r.j})
+	r.rec = record(r.sup)
+	r.stopWatch = r.j.Watch(r.sup)
+	t.Cleanup(r.stopWatch)
+	var err error
+	if r.srv, err = r.sup.Default(testCtx(t)); err != nil {
+		t.Fatal(err)
+	}
+	cmd := []string{"new-session", "-d", "-s", "agent", "-x", "120", "-y", "40", "-c", r.l.Dir}
+	for _, kv := range r.l.Env {
+		cmd = append(cmd, "-e", kv)
+	}
+	cmd = append(append(cmd, "-P", "-F", "#{pane_id}", "--"), r.l.Argv...)
+	out, err := r.srv.Replay(testCtx(t), cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.pane = tmux.PaneID(strings.TrimSpace(string(out)))
+	r.j.RecordCreated(r.srv.Socket(), r.pane, r.l.Argv, r.l.Dir, r.l.Env, false)
+	return r
+}
+
+// turn types prompt into the CLI of pane p at its idle input box and
+// waits for the stub's reply on screen: the n-th prompt the stub gets.
+func turn(t *testing.T, p *agentstub.Pane, stub *agentstub.Stub, name, prompt string, n int) {
+	t.Helper()
+	p.WaitText(agentIdle[name], 60*time.Second)
+	p.WaitStill("idle", time.Second, 60*time.Second)
+	p.Paste(prompt)
+	p.WaitText(prompt, 10*time.Second)
+	p.Keys("Enter")
+	stub.WaitPrompt(t, n, 30*time.Second)
+	p.WaitText(agentstub.DefaultText(prompt), 30*time.Second)
 }
 
 // snapPane returns pane id of snap.
