@@ -77,7 +77,6 @@ type RestoreSummary struct {
 	IDs      map[string]string `json:"ids,omitempty"`
 	Notes    []string          `json:"notes,omitempty"`
 	Errors   []string          `json:"errors,omitempty"`
-	Agents   []RestoredAgent   `json:"agents,omitempty"`
 }
 
 // RestoreRequest is what restore_sessions asks of the journal.
@@ -87,15 +86,6 @@ type RestoreRequest struct {
 	ResumeAgents bool // resume the agent CLIs of the restored panes
 }
 
-// RestoredAgent says whether a restore resumed the conversation of the
-// agent CLI a pane ran, and why not. Pane is its ID in the snapshot.
-type RestoredAgent struct {
-	Pane         string `json:"pane"`
-	CLI          string `json:"cli"`
-	Conversation string `json:"conversation,omitempty"`
-	Resumed      bool   `json:"resumed"`
-	Reason       string `json:"reason,omitempty"`
-}
 
 var journalEventSchema = tooldef.Record(tString, []string{"time", "type"},
 	map[string]any{"seq": tInt, "pid": tInt, "cause": tString, "detail": tString, "notification": tString})
@@ -103,11 +93,11 @@ var journalEventSchema = tooldef.Record(tString, []string{"time", "type"},
 var snapshotInfoSchema = tooldef.Record(tInt, []string{"snapshot", "server_pid", "sessions", "windows", "panes"},
 	map[string]any{"taken": tString})
 
-var restoreSchema = tooldef.Object(map[string]any{
-	"snapshot": tInt, "dry_run": tBool, "steps": tStrings, "applied": tInt,
-	"ids": map[string]any{"type": "object", "additionalProperties": tString}, "notes": tStrings, "errors": tStrings,
-	"agents": map[string]any{"type": "array", "items": tooldef.Record(tString, []string{"pane", "cli"},
-		map[string]any{"resumed": tBool})},
+// restoreSchema: steps, and notes and errors when there are any, are lists
+// of strings (the record's common type).
+var restoreSchema = tooldef.Record(tStrings, []string{"steps"}, map[string]any{
+	"snapshot": tInt, "dry_run": tBool, "applied": tInt,
+	"ids": map[string]any{"type": "object", "additionalProperties": tString},
 })
 
 var pLimit = mcp.WithInteger("limit", mcp.Min(1), mcp.Max(1000))
@@ -171,7 +161,7 @@ func ListSnapshots(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 // RestoreSessions restores sessions, windows and panes from a snapshot;
 // what exists is left alone.
 func RestoreSessions(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
-	t := tooldef.New("restore_sessions", "Recreate sessions, windows, panes from a snapshot; existing ones are kept. dry_run lists the steps. resume_agents starts each pane's agent CLI again on its conversation.",
+	t := tooldef.New("restore_sessions", "Recreate a snapshot's sessions, windows and panes; existing ones are kept.",
 		tooldef.Mutate, restoreSchema,
 		mcp.WithBoolean("dry_run"), mcp.WithInteger("snapshot", mcp.Min(1)), mcp.WithBoolean("resume_agents"), pSocket)
 	return t, handle(t, func(ctx context.Context, p tooldef.Args) (*mcp.CallToolResult, error) {

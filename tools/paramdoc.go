@@ -138,6 +138,7 @@ var paramDocs = map[string]string{
 	"limit":                    "items (default 100)",
 	"show_environment.filters": "{name__op: value}",
 	"dry_run":                  "list the steps only",
+	"resume_agents":            "resume each pane's agent CLI",
 	"snapshot":                 "seq from list_snapshots (default latest)",
 	"since":                    `"1h" or RFC 3339`,
 	"diagnose.since":           "timeline, e.g. 2h (default 24h)",

@@ -56,7 +56,7 @@ func ListSessions(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 // before anything connects to it (see probeCandidate), and a refused one
 // is listed with the reason, never probed.
 func ListServers(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
-	t := tooldef.New("list_servers", "Live tmux servers (socket dir, extra paths); sockets of other users are listed as refused, not probed.",
+	t := tooldef.New("list_servers", "Live tmux servers (socket dir, extra paths); other users' sockets are listed as refused, not probed.",
 		tooldef.Read, pageOf("result", serverInfoSchema),
 		mcp.WithArray("extra_socket_paths", mcp.WithStringItems()), pFilters)
 	return t, handle(t, func(ctx context.Context, p tooldef.Args) (*mcp.CallToolResult, error) {

@@ -56,13 +56,9 @@ func (a journalTools) Restore(ctx context.Context, srv *supervisor.Server, req t
 		return tools.RestoreSummary{}, errRestoreOff
 	}
 	r, err := a.j.RestoreSnapshot(ctx, srv, journal.RestoreRequest{Snapshot: req.Snapshot, DryRun: req.DryRun, ResumeAgents: req.ResumeAgents})
-	out := tools.RestoreSummary{Snapshot: r.Snapshot, DryRun: r.DryRun, Steps: r.Steps, Applied: r.Applied,
-		IDs: r.IDs, Notes: r.Notes, Errors: r.Errors}
-	for _, ag := range r.Agents {
-		out.Agents = append(out.Agents, tools.RestoredAgent{Pane: string(ag.Pane), CLI: ag.CLI, Conversation: ag.Conversation,
-			Resumed: ag.Resumed, Reason: ag.Reason})
-	}
-	return out, err
+	// Each agent's outcome is one of the notes (journal.planner.agentOutcome).
+	return tools.RestoreSummary{Snapshot: r.Snapshot, DryRun: r.DryRun, Steps: r.Steps, Applied: r.Applied,
+		IDs: r.IDs, Notes: r.Notes, Errors: r.Errors}, err
 }
 
 func (a journalTools) RecordCreated(sock tmux.Socket, pane tmux.PaneID, argv []string, cwd string, env []string, restoreCommand bool) {
