@@ -31,8 +31,9 @@ var ErrNotResumable = errors.New("agent: tmux-mcp cannot resume this CLI's conve
 
 // Resumable reports whether tmux-mcp can find the conversation of a
 // running name and resume it: Claude Code (its session file names the
-// process) and Codex CLI (it holds its rollout file open). Gemini CLI
-// keeps no record that names its process.
+// process) and Codex CLI (it holds its rollout file open). For Gemini CLI
+// and the others no way to tell their conversation from their process is
+// known yet.
 func Resumable(name Name) bool { return name == "claude" || name == "codex" }
 
 // ResumeArgv is the command line that resumes c: the CLI's own resume of
