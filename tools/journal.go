@@ -86,7 +86,6 @@ type RestoreRequest struct {
 	ResumeAgents bool // resume the agent CLIs of the restored panes
 }
 
-
 var journalEventSchema = tooldef.Record(tString, []string{"time", "type"},
 	map[string]any{"seq": tInt, "pid": tInt, "cause": tString, "detail": tString, "notification": tString})
 
