@@ -10,6 +10,7 @@ import (
 
 	"github.com/tmux-mcp/tmux-mcp/agent/agentstub"
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
+	"github.com/tmux-mcp/tmux-mcp/supervisor/death"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
 	"github.com/tmux-mcp/tmux-mcp/tmux/tmuxtest"
 )
@@ -47,7 +48,7 @@ func TestAgentsComeBack(t *testing.T) {
 }
 
 func agentComesBack(t *testing.T, name, mode string) {
-	r := startAgent(t, name, &Options{ResumeAgents: mode == "crash"})
+	r := startAgent(t, name, &Options{ResumeAgents: mode == "crash"}, death.RestartPolicy{})
 	exe, stub, l, ts, j, sup, rec, srv, pane, path := r.exe, r.stub, r.l, r.ts, r.j, r.sup, r.rec, r.srv, r.pane, r.path
 	p := agentstub.Attach(t, ts, "=agent:0.0")
 	turns := []string{"first prompt alpha", "second prompt beta"}
@@ -148,8 +149,9 @@ type agentRun struct {
 
 // startAgent starts the CLI name against a stub in a pane created as
 // create_session does: the CLI as the pane's command, in its directory,
-// with its environment, recorded in the journal (opened with o).
-func startAgent(t *testing.T, name string, o *Options) *agentRun {
+// with its environment, recorded in the journal (opened with o), on a
+// server supervised with restart policy rp.
+func startAgent(t *testing.T, name string, o *Options, rp death.RestartPolicy) *agentRun {
 	t.Helper()
 	r := &agentRun{exe: agentstub.CLI(t, name), stub: agentstub.Start(t)}
 	r.l = r.stub.Launch(t, name, r.exe)
@@ -157,7 +159,7 @@ func startAgent(t *testing.T, name string, o *Options) *agentRun {
 	agentstub.EndWithServer(t, r.ts)
 	r.path = filepath.Join(t.TempDir(), "journal.db")
 	r.j, _ = mustOpen(t, r.path, o)
-	r.sup = newSup(t, r.ts, supervisor.Config{Restorer: r.j})
+	r.sup = newSup(t, r.ts, supervisor.Config{Restorer: r.j, Restart: rp})
 	r.rec = record(r.sup)
 	r.stopWatch = r.j.Watch(r.sup)
 	t.Cleanup(r.stopWatch)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/tmux-mcp/tmux-mcp/agent/agentstub"
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
+	"github.com/tmux-mcp/tmux-mcp/supervisor/death"
 	"github.com/tmux-mcp/tmux-mcp/tmux/tmuxtest"
 )
 
@@ -31,7 +32,11 @@ func TestAgentsComeBackRounds(t *testing.T) {
 	}
 	for _, name := range []string{agentstub.Claude, agentstub.Codex} {
 		t.Run(name, func(t *testing.T) {
-			r := startAgent(t, name, &Options{ResumeAgents: true})
+			// Each death is one of its own, as a crash in a day of work is:
+			// the server has been up long enough (StableAfter) for the
+			// supervisor to restart it at once, not to back off as from a
+			// crash loop (5 deaths in a minute: declared down).
+			r := startAgent(t, name, &Options{ResumeAgents: true}, death.RestartPolicy{StableAfter: 2 * time.Second})
 			p := agentstub.Attach(t, r.ts, "=agent:0.0")
 			prompts := []string{"round zero"}
 			turn(t, p, r.stub, name, prompts[0], 1)
@@ -43,6 +48,10 @@ func TestAgentsComeBackRounds(t *testing.T) {
 					t.Fatal(err)
 				}
 				flush(t, r.j)
+				// Up for StableAfter since the last restart.
+				tmuxtest.WaitFor(t, 10*time.Second, "the server to be up for 2 s", func() bool {
+					return time.Since(r.srv.Health().UpSince) > 2*time.Second
+				})
 				restores := r.rec.count(supervisor.EventRestored)
 				start := time.Now()
 				syscall.Kill(r.srv.Health().PID, syscall.SIGKILL) //nolint:errcheck // the server tmuxtest started and tracks
@@ -74,10 +83,12 @@ func TestAgentsComeBackRounds(t *testing.T) {
 	}
 }
 
-// quantiles renders the p50, p95 and maximum of ds.
+// quantiles renders the p50, p95 and maximum of ds: the p-th percentile
+// is the smallest value at least p% of ds do not exceed (of 20: the 10th
+// and the 19th).
 func quantiles(ds []time.Duration) string {
 	s := slices.Clone(ds)
 	slices.Sort(s)
-	q := func(p int) time.Duration { return s[min(len(s)-1, len(s)*p/100)].Round(time.Millisecond) }
+	q := func(p int) time.Duration { return s[max(0, (len(s)*p+99)/100-1)].Round(time.Millisecond) }
 	return fmt.Sprintf("%v / %v / %v", q(50), q(95), s[len(s)-1].Round(time.Millisecond))
 }
