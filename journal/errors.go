@@ -1,6 +1,10 @@
 package journal
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/tmux-mcp/tmux-mcp/journal/filelock"
+)
 
 // Errors of opening and using the file.
 var (
@@ -9,7 +13,7 @@ var (
 	ErrOff = errors.New("journal: off")
 	// ErrLocked is returned when another process held the file's lock for
 	// longer than Options.LockTimeout.
-	ErrLocked = errors.New("journal: file locked by another process")
+	ErrLocked = filelock.ErrLocked
 	// ErrCorrupt is returned when the file cannot be read as a journal. Open
 	// moves such a file aside and starts a fresh one.
 	ErrCorrupt = errors.New("journal: file corrupt")

@@ -437,7 +437,7 @@ func (p *planner) command(pn Pane) (argv []string, typed string) {
 	case pn.Created != nil && len(pn.Created.Argv) > 0:
 		return pn.Created.Argv, ""
 	case pn.StartCommand != "":
-		if argv, err := unquoteCommand(pn.StartCommand); err == nil && len(argv) > 0 {
+		if argv, err := tmux.SplitStartCommand(pn.StartCommand); err == nil && len(argv) > 0 {
 			return argv, ""
 		}
 	case pn.InShell && len(pn.Argv) > 0:

@@ -359,29 +359,6 @@ func TestPlanGroupedSessions(t *testing.T) {
 	}
 }
 
-func TestUnquoteCommand(t *testing.T) {
-	tests := []struct {
-		in   string
-		want []string
-	}{
-		{`sleep 999`, []string{"sleep", "999"}},
-		{`"exec sleep 1000"`, []string{"exec sleep 1000"}},
-		{`'a b' c`, []string{"a b", "c"}},
-		{`"x\"y" "\$HOME" "tab\there" "\101"`, []string{`x"y`, "$HOME", "tab\there", "A"}},
-		{`\~ \;`, []string{"~", ";"}},
-		{`''`, []string{""}},
-	}
-	for _, tt := range tests {
-		got, err := unquoteCommand(tt.in)
-		if err != nil || !slices.Equal(got, tt.want) {
-			t.Errorf("unquoteCommand(%q) = %q, %v; want %q", tt.in, got, err, tt.want)
-		}
-	}
-	if _, err := unquoteCommand(`"open`); err == nil {
-		t.Errorf("unquoteCommand(unterminated) = nil error, want one")
-	}
-}
-
 // TestStepStringQuotes: a step as `journal restore --dry-run` prints it
 // quotes every argument a person could misread, and every one holding a
 // byte a terminal would act on.

@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/tmux-mcp/tmux-mcp/journal/filelock"
 	bolt "go.etcd.io/bbolt"
 	berrors "go.etcd.io/bbolt/errors"
 	"golang.org/x/sys/unix"
@@ -118,7 +119,7 @@ type Journal struct {
 	bounding sync.Mutex
 	w        *writer
 	// locks counts the lock waits this journal gave up on (flock.go).
-	locks lockWaits
+	locks filelock.Waits
 
 	mu      sync.Mutex
 	servers map[string]*serverState // by socket path
@@ -271,7 +272,7 @@ func (j *Journal) once(readOnly bool, fn func(*bolt.DB, *os.File) error) (ino ui
 		Timeout:  j.opts.LockTimeout,
 		OpenFile: func(name string, flag int, mode os.FileMode) (*os.File, error) {
 			var err error
-			f, err = j.locks.openLocked(name, flag, mode, deadline)
+			f, err = j.locks.Open(name, flag, mode, deadline)
 			if err == nil {
 				ino, err = fileInode(f)
 			}
@@ -320,57 +321,11 @@ func environmental(err error) bool {
 	return errors.Is(err, ErrLocked) || errors.Is(err, berrors.ErrTimeout) || errors.As(err, &pe) || errors.As(err, &errno)
 }
 
-// openLocked opens name and takes its flock (shared for a read-only
-// open), waiting until deadline (see flockWithin). A file replaced at
-// name while we waited (moved aside, compacted) is let go and the new one
-// opened instead.
-func (w *lockWaits) openLocked(name string, flag int, mode os.FileMode, deadline time.Time) (*os.File, error) {
-	shared := flag&(os.O_WRONLY|os.O_RDWR) == 0
-	how := unix.LOCK_EX
-	if shared {
-		how = unix.LOCK_SH
-	}
-	wait := 100 * time.Microsecond
-	pause := func() bool {
-		if time.Now().After(deadline) {
-			return false
-		}
-		time.Sleep(wait)
-		wait = min(2*wait, 5*time.Millisecond)
-		return true
-	}
-	for {
-		f, err := os.OpenFile(name, flag, mode)
-		if err != nil {
-			// A read-only open may arrive just after the file was moved
-			// aside and before the fresh one exists.
-			if shared && errors.Is(err, fs.ErrNotExist) && pause() {
-				continue
-			}
-			return nil, err
-		}
-		switch err := w.flockWithin(f, how, deadline); {
-		case errors.Is(err, errGaveUp):
-			return nil, ErrLocked // f is closed by the waiter
-		case err != nil:
-			f.Close() //nolint:errcheck // nothing written
-			return nil, err
-		}
-		if same, err := sameFile(f, name); err == nil && same {
-			return f, nil
-		}
-		f.Close() //nolint:errcheck // not ours any more
-		if !pause() {
-			return nil, ErrLocked
-		}
-	}
-}
-
 // moveAside renames the corrupt file (inode ino) to PATH.corrupt-TIME-PID,
 // holding its lock so that no other process is using it. A file that was
 // already replaced by another process is left alone.
 func (j *Journal) moveAside(ino uint64, cause error) error {
-	f, err := j.locks.openLocked(j.path, os.O_RDONLY, 0, time.Now().Add(j.opts.LockTimeout))
+	f, err := j.locks.Open(j.path, os.O_RDONLY, 0, time.Now().Add(j.opts.LockTimeout))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
@@ -388,19 +343,6 @@ func (j *Journal) moveAside(ino uint64, cause error) error {
 	j.log.Warn("journal: the file was not readable; moved it aside and started a fresh journal",
 		"path", j.path, "moved_to", dst, "cause", cause.Error())
 	return nil
-}
-
-// sameFile reports whether f is still the file at name.
-func sameFile(f *os.File, name string) (bool, error) {
-	a, err := f.Stat()
-	if err != nil {
-		return false, err
-	}
-	b, err := os.Stat(name)
-	if err != nil {
-		return false, err
-	}
-	return os.SameFile(a, b), nil
 }
 
 func fileInode(f *os.File) (uint64, error) {

@@ -1,16 +1,16 @@
-package journal
+package tmux
 
 import (
 	"errors"
 	"strings"
 )
 
-// unquoteCommand splits #{pane_start_command} back into the argv tmux
+// SplitStartCommand splits #{pane_start_command} back into the argv tmux
 // started the pane with. tmux joins the arguments with spaces and escapes
 // each one (args_escape): in double quotes with C-style and octal escapes
 // when it holds " #';${}%", in single quotes when it holds a space or a
 // double quote, bare otherwise (backslash escapes still apply).
-func unquoteCommand(s string) ([]string, error) {
+func SplitStartCommand(s string) ([]string, error) {
 	var argv []string
 	i := 0
 	for {

@@ -1,4 +1,4 @@
-package journal
+package filelock
 
 import (
 	"errors"
@@ -15,8 +15,8 @@ import (
 // lets go and gives it back at once: the next open gets it.
 func TestLockWaitGivesUpAndLetsGo(t *testing.T) {
 	path, holder := heldLock(t)
-	var w lockWaits
-	if _, err := w.openLocked(path, os.O_RDONLY, 0, time.Now().Add(50*time.Millisecond)); !errors.Is(err, ErrLocked) {
+	var w Waits
+	if _, err := w.Open(path, os.O_RDONLY, 0, time.Now().Add(50*time.Millisecond)); !errors.Is(err, ErrLocked) {
 		t.Fatalf("open while another holds the lock: %v, want ErrLocked", err)
 	}
 	if got := w.abandoned.Load(); got != 1 {
@@ -33,7 +33,7 @@ func TestLockWaitGivesUpAndLetsGo(t *testing.T) {
 		}
 		time.Sleep(time.Millisecond)
 	}
-	f, err := w.openLocked(path, os.O_RDWR, 0, time.Now().Add(5*time.Second))
+	f, err := w.Open(path, os.O_RDWR, 0, time.Now().Add(5*time.Second))
 	if err != nil {
 		t.Fatalf("open after the holder let go: %v", err)
 	}
@@ -44,10 +44,10 @@ func TestLockWaitGivesUpAndLetsGo(t *testing.T) {
 // lock when the holder lets go, long before its deadline.
 func TestLockWaitWokenAtRelease(t *testing.T) {
 	path, holder := heldLock(t)
-	var w lockWaits
+	var w Waits
 	got := make(chan error, 1)
 	go func() {
-		f, err := w.openLocked(path, os.O_RDONLY, 0, time.Now().Add(time.Minute))
+		f, err := w.Open(path, os.O_RDONLY, 0, time.Now().Add(time.Minute))
 		if err == nil {
 			f.Close()
 		}
