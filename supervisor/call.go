@@ -47,9 +47,9 @@ func (s *Server) do(ctx context.Context, args ...string) ([]byte, error) {
 		// cached captures.
 		s.fresh.Changed()
 	}
-	if args[0] == "kill-server" && err == nil {
+	if args[0] == "kill-server" && (err == nil || tmux.IsServerDown(err)) {
 		s.mu.Lock()
-		s.killRequested = true
+		s.killRequested, s.killSent = true, true
 		s.mu.Unlock()
 	}
 	return out, err

@@ -70,6 +70,9 @@ func (s *Server) AwaitRestore(ctx context.Context) error {
 
 // healthGate is gateStart without the restore gate.
 func (s *Server) healthGate(ctx context.Context, allowStart bool) error {
+	if err := s.awaitKilled(ctx); err != nil {
+		return err
+	}
 	err := s.failFast()
 	if errors.Is(err, ErrServerDown) && s.reprobeDue() {
 		// The restart policy gave up, but a server may answer again (fixed by hand,
@@ -287,7 +290,7 @@ func (s *Server) adopt(ctx context.Context, owned *tmux.StartedServer) error {
 	s.state = StateUp
 	s.fresh.SetUp(true)
 	s.startable = true
-	s.killRequested = false
+	s.killRequested, s.killSent = false, false
 	s.tracker.Up(s.now())
 	startMonitor := s.monitorStop == nil
 	if startMonitor {
@@ -343,17 +346,47 @@ func (s *Server) Kill(ctx context.Context) error {
 		s.mu.Unlock()
 		return err
 	}
-	// Wait (within ctx, at most 2s) for the monitor to see the death, so
-	// that the next call starts a fresh server instead of racing the dying
-	// one.
-	deadline := time.Now().Add(2 * time.Second)
-	for s.State() == StateUp && time.Now().Before(deadline) {
+	// Wait for the monitor to see the death, so that the caller's next
+	// call starts a fresh server instead of racing the dying one. A caller
+	// that stops waiting has still killed it: the calls after it wait.
+	s.awaitKilled(ctx) //nolint:errcheck // see above
+	return nil
+}
+
+// killExitWait bounds awaitKilled for a caller without a deadline: a
+// server that has not exited this long after kill-server is not exiting.
+const killExitWait = 30 * time.Second
+
+// awaitKilled waits, within ctx, while a server that answered our
+// kill-server has not yet been seen to die. tmux destroys its sessions one
+// by one before it exits (closing a pane's terminal took 1.6 s on a busy
+// machine), answers nothing meanwhile, and closes every new connection at
+// once: a call sent to it fails with the connection, while the same call
+// after the death starts the next server.
+func (s *Server) awaitKilled(ctx context.Context) error {
+	if !s.killPending() {
+		return nil
+	}
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, killExitWait)
+		defer cancel()
+	}
+	for s.killPending() {
 		s.nudge()
 		if err := sleepCtx(ctx, 5*time.Millisecond); err != nil {
-			return nil // killed; the caller stopped waiting for the aftermath
+			return fmt.Errorf("supervisor: the tmux server on %s was killed (kill-server) and has not exited yet: %w", s.sock, err)
 		}
 	}
 	return nil
+}
+
+// killPending reports a kill-server of ours answered by a server still
+// taken for up.
+func (s *Server) killPending() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.state == StateUp && s.killSent
 }
 
 // startedButLost adds to err, the failure to take over a server this call

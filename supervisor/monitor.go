@@ -73,6 +73,14 @@ func (s *Server) check(ctx context.Context, trigger string) {
 	id := s.identity()
 	ev := death.Evidence{PID: id.pid}
 	ev.PIDAlive = proc.PIDAlive(id.pid, id.startTime)
+	if ev.PIDAlive && s.killPending() {
+		// It answered our kill-server and is exiting: destroying its
+		// sessions (closing a pane's terminal can take seconds on a busy
+		// machine) or waiting for a job. It answers nothing meanwhile, and
+		// that is no hang to restart: its exit, which wakes the monitor,
+		// is the death.
+		return
+	}
 	path := s.sock.ResolvedPath()
 	ev.ConnectErr = proc.ProbeSocket(ctx, path, 200*time.Millisecond)
 	ctrl := s.client.Control()

@@ -83,6 +83,9 @@ type Server struct {
 	res           proc.Resources
 	warned        map[string]bool
 	killRequested bool
+	// killSent: a kill-server of ours was answered and the death is not
+	// seen yet (awaitKilled).
+	killSent      bool
 	lastStructure time.Time // last %sessions-changed seen on the command connection
 	lastReprobe   time.Time
 	// restore is the restore in progress, if any (restoregate.go).
