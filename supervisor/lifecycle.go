@@ -381,6 +381,14 @@ func (s *Server) awaitKilled(ctx context.Context) error {
 	return nil
 }
 
+// killing reports a kill-server of ours sent (or about to be) to a server
+// still taken for up.
+func (s *Server) killing() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.state == StateUp && s.killRequested
+}
+
 // killPending reports a kill-server of ours answered by a server still
 // taken for up.
 func (s *Server) killPending() bool {

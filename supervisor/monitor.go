@@ -73,7 +73,7 @@ func (s *Server) check(ctx context.Context, trigger string) {
 	id := s.identity()
 	ev := death.Evidence{PID: id.pid}
 	ev.PIDAlive = proc.PIDAlive(id.pid, id.startTime)
-	if ev.PIDAlive && s.killPending() {
+	if ev.PIDAlive && s.killing() {
 		// It answered our kill-server and is exiting: destroying its
 		// sessions (closing a pane's terminal can take seconds on a busy
 		// machine) or waiting for a job. It answers nothing meanwhile, and

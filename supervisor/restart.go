@@ -23,7 +23,10 @@ import (
 func (s *Server) died(ctx context.Context, id identity, cause death.Cause, detail string) {
 	now := s.now()
 	s.mu.Lock()
-	if s.state != StateUp {
+	if s.state != StateUp || s.killRequested && cause != death.CauseKillServer {
+		// A server we are killing that looks unwell (it stops answering
+		// and closes new connections as it exits) is not dying of that:
+		// its exit, a kill_server death, follows.
 		s.mu.Unlock()
 		return
 	}
