@@ -6,8 +6,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/shirou/gopsutil/v3/process"
-
 	"github.com/tmux-mcp/tmux-mcp/agent"
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
@@ -63,14 +61,7 @@ func (g Guard) AgentIn(ctx context.Context, srv *supervisor.Server, pn tmux.Pane
 		if err != nil {
 			return PaneAgent{}, false, err
 		}
-		procs := make([]agent.Process, 0, len(pids)+1)
-		for _, pid := range append([]int{pn.PID}, pids...) {
-			args, err := (&process.Process{Pid: int32(pid)}).CmdlineSliceWithContext(ctx)
-			if err != nil {
-				continue // gone meanwhile, or not ours to read
-			}
-			procs = append(procs, agent.Process{PID: pid, Args: args})
-		}
+		procs := agent.Processes(ctx, append([]int{pn.PID}, pids...))
 		var p agent.Process
 		var name agent.Name
 		if name, p, ok = agent.Detect(procs); ok {

@@ -6,7 +6,9 @@ package supervisor
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 
+	"github.com/tmux-mcp/tmux-mcp/agent"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
@@ -22,6 +24,28 @@ func TmuxVersion(ctx context.Context, binary string) (string, error) {
 		return "", fmt.Errorf("supervisor: tmux version: %w", err)
 	}
 	return v.Raw, nil
+}
+
+// teamLead recognises the private server of an agent team (agent.TeamLead),
+// which is its owner's to start: never started, restarted or restored here.
+func (s *Server) teamLead() (agent.Name, int, bool) {
+	return agent.TeamLead(filepath.Base(s.sock.ResolvedPath()))
+}
+
+// ProbePanes lists the panes of the server on sock as Probe looks at it:
+// without supervising it.
+func (s *Supervisor) ProbePanes(ctx context.Context, sock tmux.Socket) ([]tmux.Pane, error) {
+	s.mu.Lock()
+	srv, ok := s.servers[sock]
+	s.mu.Unlock()
+	if ok {
+		return srv.ListPanes(ctx)
+	}
+	c, err := tmux.NewClient(tmux.ClientOptions{Binary: s.cfg.Binary, Socket: sock})
+	if err != nil {
+		return nil, err
+	}
+	return c.ListPanes(ctx)
 }
 
 // Probe returns the identity of the server on sock without supervising it:

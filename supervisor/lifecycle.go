@@ -235,6 +235,9 @@ func (s *Server) ensure(ctx context.Context, allowStart bool) error {
 // none and starting is allowed, starts one (owned) and connects to it.
 func (s *Server) connectOrStart(ctx context.Context, allowStart bool) (owned *tmux.StartedServer, err error) {
 	err = s.client.Connect(ctx)
+	if _, _, team := s.teamLead(); team && (errors.Is(err, tmux.ErrNoServer) || errors.Is(err, tmux.ErrSocketMissing)) {
+		return nil, fmt.Errorf("supervisor: %s is an agent team's private server, which only its owner starts: %w", s.sock, err)
+	}
 	if err != nil && (errors.Is(err, tmux.ErrNoServer) || errors.Is(err, tmux.ErrSocketMissing)) && allowStart && !s.cfg.NoStart {
 		// Never start a server while the one we knew may be alive with its
 		// socket deleted: that orphans it.

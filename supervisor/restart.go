@@ -37,6 +37,10 @@ func (s *Server) died(ctx context.Context, id identity, cause death.Cause, detai
 		// or signalled; the next call adopts a server that answers again.
 		d = death.Decision{Action: death.ActNone, Reason: "observing only (readonly tier): tmux-mcp does not restart servers"}
 	}
+	if lead, pid, ok := s.teamLead(); ok {
+		d = death.Decision{Action: death.ActGiveUp, Reason: fmt.Sprintf(
+			"the private server of a %s agent team (its lead is PID %d): its owner starts it, tmux-mcp neither restarts nor restores it", lead, pid)}
+	}
 	s.pending = d
 	if s.id.stopPidfd != nil {
 		s.id.stopPidfd()

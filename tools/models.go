@@ -77,6 +77,11 @@ type ServerInfo struct {
 	// Refused is why tmux-mcp did not connect to the socket (list_servers:
 	// another user owns it, or a directory above it, or listens on it).
 	Refused *string `json:"refused,omitempty"`
+	// Owner is the program whose server this is (list_servers: an agent
+	// team's private server, which tmux-mcp never starts or restores).
+	Owner *string `json:"owner,omitempty"`
+	// Agents counts the panes running each known agent CLI (list_servers).
+	Agents map[string]int `json:"agents,omitempty"`
 }
 
 func flag01(b bool) string {

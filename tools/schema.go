@@ -48,3 +48,9 @@ var paneSchema = tooldef.Record(nil,
 // common type; refused says why a socket was not probed (list_servers).
 var serverInfoSchema = tooldef.Record(tStrNull, []string{"socket_name", "socket_path", "version"},
 	map[string]any{"is_alive": tBool, "session_count": tInt, "refused": tString})
+
+// serversSchema is list_servers': a server also counts the panes running
+// each agent CLI, and says whose it is (owner, an agent team's: a string,
+// typed by the record's common type).
+var serversSchema = tooldef.Record(tStrNull, []string{"socket_name", "socket_path", "version"},
+	map[string]any{"is_alive": tBool, "session_count": tInt, "refused": tString, "agents": map[string]any{"type": "object"}})

@@ -56,8 +56,8 @@ func ListSessions(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 // before anything connects to it (see probeCandidate), and a refused one
 // is listed with the reason, never probed.
 func ListServers(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
-	t := tooldef.New("list_servers", "Live tmux servers (socket dir, extra paths); other users' sockets are listed as refused, not probed.",
-		tooldef.Read, pageOf("result", serverInfoSchema),
+	t := tooldef.New("list_servers", "Live tmux servers (socket dir, extra paths), agents per CLI, a team's owner; others' sockets: refused.",
+		tooldef.Read, pageOf("result", serversSchema),
 		mcp.WithArray("extra_socket_paths", mcp.WithStringItems()), pFilters)
 	return t, handle(t, func(ctx context.Context, p tooldef.Args) (*mcp.CallToolResult, error) {
 		la, err := tooldef.ParseListArgs(p, 0) // no limit parameter: no limit

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/tmux-mcp/tmux-mcp/agent"
+	"github.com/tmux-mcp/tmux-mcp/jobs"
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
@@ -49,7 +51,36 @@ func probeCandidate(ctx context.Context, sup *supervisor.Supervisor, path string
 		return ServerInfo{}, false // gone between the connect and the query
 	}
 	info.IsAlive, info.SessionCount, info.Version = true, si.Sessions, optional(si.Version.Raw)
+	info.Owner = optional(agent.TeamOwner(ctx, name))
+	info.Agents = agentsOn(ctx, sup, tmux.Socket{Path: path})
 	return info, true
+}
+
+// agentsOn counts the panes of the server on sock that run a known agent
+// CLI, by CLI, looking without supervising it (nil: none, or the panes
+// could not be listed).
+func agentsOn(ctx context.Context, sup *supervisor.Supervisor, sock tmux.Socket) map[string]int {
+	panes, err := sup.ProbePanes(ctx, sock)
+	if err != nil {
+		return nil
+	}
+	var n map[string]int
+	for _, pn := range panes {
+		if pn.Dead || pn.PID <= 0 {
+			continue
+		}
+		below, err := jobs.PaneTree(ctx, pn.PID)
+		if err != nil {
+			continue
+		}
+		if name, _, ok := agent.Detect(agent.Processes(ctx, append([]int{pn.PID}, below...))); ok {
+			if n == nil {
+				n = map[string]int{}
+			}
+			n[string(name)]++
+		}
+	}
+	return n
 }
 
 // listening reports whether something accepts connections on the unix
