@@ -67,6 +67,9 @@ func agentComesBack(t *testing.T, name, mode string) {
 	if a == nil || a.CLI != name || a.Conversation == "" || a.Dir != l.Dir || len(a.Resume) == 0 {
 		t.Fatalf("the journal's record of the agent = %+v, want %s, its conversation, in %s", a, name, l.Dir)
 	}
+	if rs, err := j.AgentReturns(srv.Socket()); err != nil || rs[pane].Resumed != (mode == "crash") || rs[pane].Conversation != a.Conversation {
+		t.Errorf("before the death, AgentReturns = %+v, %v; want %s's conversation %s, resumed: %v", rs, err, name, a.Conversation, mode == "crash")
+	}
 
 	pid := srv.Health().PID
 	switch mode {
@@ -74,6 +77,10 @@ func agentComesBack(t *testing.T, name, mode string) {
 		restores := rec.count(supervisor.EventRestored)
 		syscall.Kill(pid, syscall.SIGKILL) //nolint:errcheck // the server tmuxtest started and tracks
 		tmuxtest.WaitFor(t, 30*time.Second, "the restore", func() bool { return rec.count(supervisor.EventRestored) > restores })
+		restored := tmux.PaneID(strings.TrimSpace(ts.MustTmux("display-message", "-p", "-t", "=agent:0.0", "#{pane_id}")))
+		if rs, err := j.AgentReturns(srv.Socket()); err != nil || rs[restored].CameBack != (mode == "crash") {
+			t.Errorf("after the restore, AgentReturns = %+v, %v; want pane %s's %s came back: %v", rs, err, restored, name, mode == "crash")
+		}
 	case "reboot", "on demand":
 		r.stopWatch()
 		if err := sup.Close(); err != nil {

@@ -44,8 +44,8 @@ func (p *planner) agentCommand(pn Pane) (argv []string, typed string) {
 	return nil, shellquote.Join(a.Resume)
 }
 
-// agentOutcome records what the plan does with pn's agent.
-func (p *planner) agentOutcome(pn Pane) {
+// outcomeOf is what a restore under p's options does with pn's agent.
+func (p *planner) outcomeOf(pn Pane) AgentOutcome {
 	a := pn.Agent
 	o := AgentOutcome{Pane: pn.ID, CLI: a.CLI, Conversation: a.Conversation}
 	switch {
@@ -56,11 +56,17 @@ func (p *planner) agentOutcome(pn Pane) {
 	default:
 		o.Resumed = true
 	}
+	return o
+}
+
+// agentOutcome records what the plan does with pn's agent.
+func (p *planner) agentOutcome(pn Pane) {
+	o := p.outcomeOf(pn)
 	p.plan.Agents = append(p.plan.Agents, o)
 	if o.Resumed {
-		p.note("pane %s: %s resumes conversation %s", pn.ID, a.CLI, a.Conversation)
+		p.note("pane %s: %s resumes conversation %s", pn.ID, o.CLI, o.Conversation)
 	} else {
-		p.note("pane %s ran %s, not started again: %s", pn.ID, a.CLI, o.Reason)
+		p.note("pane %s ran %s, not started again: %s", pn.ID, o.CLI, o.Reason)
 	}
 }
 

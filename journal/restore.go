@@ -157,6 +157,7 @@ func (j *Journal) restore(ctx context.Context, srv tmuxServer, seq uint64, dryRu
 		ex.merge(redo)
 	}
 	res.Applied, res.IDs, res.Errors = ex.applied, ex.ids, ex.errors
+	j.cameBackIn(sock, plan.Agents, ex.ids)
 	if err := j.finishRestore(sock, from, to, live.Server.PID, ex); err != nil {
 		res.Errors = append(res.Errors, err.Error())
 	}

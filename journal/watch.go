@@ -36,6 +36,9 @@ type serverState struct {
 	// server whose PID is startedPID.
 	started    map[tmux.PaneID]bool
 	startedPID int
+	// cameBack: the agents the latest restore by this process resumed,
+	// by restored pane (agentreturn.go).
+	cameBack map[tmux.PaneID]AgentOutcome
 }
 
 func (j *Journal) state(key string) *serverState {

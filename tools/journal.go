@@ -33,6 +33,17 @@ type Journal interface {
 	// oldID on sock's server, if it belongs to the server's current
 	// instance.
 	Resolve(sock tmux.Socket, oldID string) (string, bool)
+	// AgentReturns says, per pane of sock's server that runs an agent CLI
+	// (by the latest snapshot), what becomes of the agent when tmux dies:
+	// what a restore would do with it, or that a restore brought it back.
+	AgentReturns(sock tmux.Socket) (map[tmux.PaneID]AgentReturn, error)
+}
+
+// AgentReturn is what becomes of a pane's agent CLI when tmux dies, as the
+// view shows it (view.Agent's Return and ReturnWhy).
+type AgentReturn struct {
+	Return string // view.ComesBack, view.CameBack or view.NotResumed
+	Why    string // the conversation, or why it is not resumed
 }
 
 // recordCreated tells the journal, when it is on, how a tool created pane.

@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"errors"
+	"sync"
 	"time"
 
 	"github.com/tmux-mcp/tmux-mcp/drive"
@@ -20,13 +21,15 @@ func (s *Server) View() view.Source { return s.deps.viewSource() }
 
 // viewSource is the view's source over d.
 func (d Deps) viewSource() mcpserver.ViewSource {
+	returns := &returnsMemo{j: d.Journal}
 	c := mcpserver.ViewConfig{Sup: d.Sup, Events: d.events(), Jobs: d.jobs, Type: d.viewType,
 		Agent: func(ctx context.Context, srv *supervisor.Server, p tmux.Pane) (*view.Agent, error) {
 			a, _, err := d.readAgent(ctx, srv, p)
 			if err != nil || a == nil {
 				return nil, err
 			}
-			return &view.Agent{Name: a.Name, State: a.State, Question: a.Question}, nil
+			r := returns.of(srv.Socket(), p.ID)
+			return &view.Agent{Name: a.Name, State: a.State, Question: a.Question, Return: r.Return, ReturnWhy: r.Why}, nil
 		}}
 	if d.Journal != nil {
 		c.Journal = func(sock tmux.Socket, limit int) ([]view.Event, error) {
@@ -42,6 +45,34 @@ func (d Deps) viewSource() mcpserver.ViewSource {
 		}
 	}
 	return mcpserver.NewViewSource(c)
+}
+
+// returnsMemo keeps each server's Journal.AgentReturns for a second: the
+// view asks for every agent pane at every refresh, and each answer is a
+// read of the journal's latest snapshot.
+type returnsMemo struct {
+	j  Journal
+	mu sync.Mutex
+	at map[tmux.Socket]time.Time
+	rs map[tmux.Socket]map[tmux.PaneID]AgentReturn
+}
+
+// of is what becomes of pane's agent on sock's server (nothing while the
+// journal is off or cannot say).
+func (m *returnsMemo) of(sock tmux.Socket, pane tmux.PaneID) AgentReturn {
+	if m.j == nil {
+		return AgentReturn{}
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if time.Since(m.at[sock]) > time.Second {
+		if m.at == nil {
+			m.at, m.rs = map[tmux.Socket]time.Time{}, map[tmux.Socket]map[tmux.PaneID]AgentReturn{}
+		}
+		rs, _ := m.j.AgentReturns(sock) //nolint:errcheck // an unreadable journal says nothing
+		m.at[sock], m.rs[sock] = time.Now(), rs
+	}
+	return m.rs[sock][pane]
 }
 
 // viewType types text into pane (then Enter) for the view, as send_keys

@@ -71,7 +71,19 @@ type Agent struct {
 	Name     string `json:"name"`
 	State    string `json:"state"`
 	Question string `json:"question,omitempty"`
+	// Return is what becomes of the agent when tmux dies (ComesBack,
+	// CameBack or NotResumed; "" while the journal is off or has not
+	// recorded it yet), and ReturnWhy the conversation or the reason.
+	Return    string `json:"return,omitempty"`
+	ReturnWhy string `json:"return_why,omitempty"`
 }
+
+// The values of Agent.Return.
+const (
+	ComesBack  = "comes_back"  // a restore after a tmux death resumes its conversation
+	CameBack   = "came_back"   // a restore resumed it in this pane
+	NotResumed = "not_resumed" // a restore would leave the pane a shell (ReturnWhy says why)
+)
 
 // Job is a background job or MCP task as the page lists it: the job's
 // one record (jobrecord.Record, in its JSON: the journal's schema), with

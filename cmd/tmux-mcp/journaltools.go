@@ -10,6 +10,7 @@ import (
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
 	"github.com/tmux-mcp/tmux-mcp/tools"
+	"github.com/tmux-mcp/tmux-mcp/view"
 )
 
 // journalTools gives the journal tools a *journal.Journal: it converts the
@@ -67,6 +68,27 @@ func (a journalTools) RecordCreated(sock tmux.Socket, pane tmux.PaneID, argv []s
 
 func (a journalTools) Resolve(sock tmux.Socket, oldID string) (string, bool) {
 	return a.j.Resolve(sock, oldID)
+}
+
+func (a journalTools) AgentReturns(sock tmux.Socket) (map[tmux.PaneID]tools.AgentReturn, error) {
+	rs, err := a.j.AgentReturns(sock)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[tmux.PaneID]tools.AgentReturn, len(rs))
+	for id, r := range rs {
+		switch {
+		case r.CameBack:
+			out[id] = tools.AgentReturn{Return: view.CameBack, Why: "resumed conversation " + r.Conversation}
+		case r.Resumed && a.restore == "auto":
+			out[id] = tools.AgentReturn{Return: view.ComesBack, Why: "resumes conversation " + r.Conversation}
+		case r.Resumed:
+			out[id] = tools.AgentReturn{Return: view.NotResumed, Why: "restores are --restore " + a.restore + "; restore_sessions resumes conversation " + r.Conversation}
+		default:
+			out[id] = tools.AgentReturn{Return: view.NotResumed, Why: r.Reason}
+		}
+	}
+	return out, nil
 }
 
 // toolsJobs returns what tools.Deps.Jobs gets: the journal itself, which

@@ -81,7 +81,7 @@
           s.el.style.top = "calc(" + p.top + " * var(--cell-h))";
           s.el.style.width = p.width + "ch";
           s.el.style.height = "calc(" + p.height + " * var(--cell-h))";
-          s.label.textContent = p.id + " " + (p.command || "") + (p.agent ? " · " + p.agent.name + ": " + p.agent.state.replace(/_/g, " ") : "");
+          s.label.textContent = p.id + " " + (p.command || "") + (p.agent ? " · " + p.agent.name + ": " + p.agent.state.replace(/_/g, " ") + (p.agent.return ? " · " + p.agent.return.replace(/_/g, " ") : "") : "");
           box.appendChild(s.el);
         });
         sd.appendChild(box);

@@ -232,6 +232,11 @@
           var a = el("span", "badge agent-" + p.agent.state, p.agent.name + ": " + p.agent.state.replace(/_/g, " "));
           if (p.agent.question) a.title = p.agent.question;
           label.push(a);
+          if (p.agent.return) {
+            var r = el("span", "badge return-" + p.agent.return, returnLabels[p.agent.return] || p.agent.return);
+            r.title = p.agent.return_why || "";
+            label.push(r);
+          }
         }
         if (p.job) label.push(el("span", "badge job", "job " + p.job + (j && jobTool(j) ? " (" + jobTool(j) + ")" : "")));
         s.label.replaceChildren.apply(s.label, label);
@@ -244,6 +249,9 @@
     place(wd, kids);
     return wd;
   }
+
+  // What becomes of an agent when tmux dies (view.Agent's Return).
+  var returnLabels = { comes_back: "comes back", came_back: "came back", not_resumed: "not resumed" };
 
   function inputFor(sv, w) {
     var k = key(sv.key, w.id), kept = inputs.get(k);
