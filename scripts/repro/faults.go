@@ -42,10 +42,16 @@ func (r *run) inject(ctx context.Context, kind string) Fault {
 	case FaultHang:
 		return r.outage(ctx, kind, func(p loadtest.Ref) {
 			p.Signal(syscall.SIGSTOP)
-			// Resume it after the hung bound has passed, unless the
-			// supervisor has ended it by then (same() checks the PID's
-			// start time, so no other process is signalled).
-			time.AfterFunc(r.cfg.hungAfter+2*time.Second, func() { p.Signal(syscall.SIGCONT) })
+			// Resume it once the verdict's bound for detecting a hang has
+			// passed, unless the supervisor has ended it by then (same()
+			// checks the PID's start time, so no other process is
+			// signalled). Resumed any sooner, a hang that a loaded machine
+			// lets the supervisor see late, but within the bound, would
+			// end before it is seen (detection takes the hung bound plus a
+			// probe's timeout: 2 s plus 1.3 s in the smoke, and the fault
+			// lasted 4 s).
+			bound := DefaultBounds(float64(r.cfg.hungAfter.Milliseconds())).HungDetectMs
+			time.AfterFunc(time.Duration(bound)*time.Millisecond, func() { p.Signal(syscall.SIGCONT) })
 		})
 	case FaultStuck:
 		return r.stuckClient(ctx)
