@@ -5,11 +5,12 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tmux-mcp/tmux-mcp/agent/agentstub"
 )
 
 func TestTeamLead(t *testing.T) {
@@ -42,18 +43,7 @@ func TestTeamOwner(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("waits for the lead's exec in /proc")
 	}
-	sleep, err := exec.LookPath("sleep")
-	if err != nil {
-		t.Skip("no sleep binary")
-	}
-	bin := filepath.Join(t.TempDir(), "claude")
-	data, err := os.ReadFile(sleep)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(bin, data, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	bin := agentstub.Lookalike(t, "claude")
 	lead := exec.Command(bin, "60")
 	if err := lead.Start(); err != nil {
 		t.Fatal(err)

@@ -1,13 +1,11 @@
 package journal
 
 import (
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/tmux-mcp/tmux-mcp/agent/agentstub"
 	"github.com/tmux-mcp/tmux-mcp/supervisor"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
 	"github.com/tmux-mcp/tmux-mcp/tmux/tmuxtest"
@@ -19,18 +17,7 @@ import (
 // resumed, and why), and after a restore that resumed one, that it came
 // back, under the restored pane's ID.
 func TestAgentReturns(t *testing.T) {
-	sleep, err := exec.LookPath("sleep")
-	if err != nil {
-		t.Skip("no sleep binary")
-	}
-	data, err := os.ReadFile(sleep)
-	if err != nil {
-		t.Fatal(err)
-	}
-	claude := filepath.Join(t.TempDir(), "claude")
-	if err := os.WriteFile(claude, data, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	claude := agentstub.Lookalike(t, "claude")
 	ts := tmuxtest.New(t)
 	j, _ := mustOpen(t, "", &Options{ResumeAgents: true})
 	sup := newSup(t, ts, supervisor.Config{})

@@ -32,20 +32,32 @@ func (s *Server) teamLead() (agent.Name, int, bool) {
 	return agent.TeamLead(filepath.Base(s.sock.ResolvedPath()))
 }
 
-// ProbePanes lists the panes of the server on sock as Probe looks at it:
-// without supervising it.
-func (s *Supervisor) ProbePanes(ctx context.Context, sock tmux.Socket) ([]tmux.Pane, error) {
+// looker answers for a server tmux-mcp only looks at: its supervision
+// when it has one, else a client that attaches no control connection,
+// makes no hidden session and never starts a server.
+type looker interface {
+	Info(ctx context.Context) (tmux.ServerInfo, error)
+	ListPanes(ctx context.Context) ([]tmux.Pane, error)
+}
+
+func (s *Supervisor) looker(sock tmux.Socket) (looker, error) {
 	s.mu.Lock()
 	srv, ok := s.servers[sock]
 	s.mu.Unlock()
 	if ok {
-		return srv.ListPanes(ctx)
+		return srv, nil
 	}
-	c, err := tmux.NewClient(tmux.ClientOptions{Binary: s.cfg.Binary, Socket: sock})
+	return tmux.NewClient(tmux.ClientOptions{Binary: s.cfg.Binary, Socket: sock})
+}
+
+// ProbePanes lists the panes of the server on sock as Probe looks at it:
+// without supervising it.
+func (s *Supervisor) ProbePanes(ctx context.Context, sock tmux.Socket) ([]tmux.Pane, error) {
+	l, err := s.looker(sock)
 	if err != nil {
 		return nil, err
 	}
-	return c.ListPanes(ctx)
+	return l.ListPanes(ctx)
 }
 
 // Probe returns the identity of the server on sock without supervising it:
@@ -53,18 +65,9 @@ func (s *Supervisor) ProbePanes(ctx context.Context, sock tmux.Socket) ([]tmux.P
 // already supervised answers through its supervision. list_servers uses it
 // to look at servers tmux-mcp must not adopt.
 func (s *Supervisor) Probe(ctx context.Context, sock tmux.Socket) (tmux.ServerInfo, error) {
-	if err := sock.Validate(); err != nil {
-		return tmux.ServerInfo{}, err
-	}
-	s.mu.Lock()
-	srv, ok := s.servers[sock]
-	s.mu.Unlock()
-	if ok {
-		return srv.Info(ctx)
-	}
-	c, err := tmux.NewClient(tmux.ClientOptions{Binary: s.cfg.Binary, Socket: sock})
+	l, err := s.looker(sock)
 	if err != nil {
 		return tmux.ServerInfo{}, err
 	}
-	return c.Info(ctx)
+	return l.Info(ctx)
 }

@@ -11,35 +11,17 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tmux-mcp/tmux-mcp/agent/agentstub"
 	"github.com/tmux-mcp/tmux-mcp/jobs"
 	"github.com/tmux-mcp/tmux-mcp/tmux/tmuxtest"
 )
-
-// fakeCLI copies sleep to dir/name: a process that agent detection takes
-// for that CLI and that does nothing.
-func fakeCLI(t *testing.T, dir, name string) string {
-	t.Helper()
-	sleep, err := exec.LookPath("sleep")
-	if err != nil {
-		t.Skip("no sleep binary")
-	}
-	data, err := os.ReadFile(sleep)
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin := filepath.Join(dir, name)
-	if err := os.WriteFile(bin, data, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return bin
-}
 
 // TestListServersAgentTeam: an agent team's private server
 // (claude-swarm-<lead PID>) is listed with its owner and the agents in its
 // panes, and listing it neither adopts it nor adds a session to it.
 func TestListServersAgentTeam(t *testing.T) {
 	e := newEnv(t, Readonly)
-	claude := fakeCLI(t, t.TempDir(), "claude")
+	claude := agentstub.Lookalike(t, "claude")
 	lead := exec.Command(claude, "600")
 	if err := lead.Start(); err != nil {
 		t.Fatal(err)

@@ -2,14 +2,12 @@ package view_test
 
 import (
 	"net/url"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/tmux-mcp/tmux-mcp/agent/agentstub"
 	"github.com/tmux-mcp/tmux-mcp/internal/e2etest"
 	"github.com/tmux-mcp/tmux-mcp/tmux/tmuxtest"
 	"github.com/tmux-mcp/tmux-mcp/view/browsertest"
@@ -20,18 +18,7 @@ import (
 // process named claude whose conversation tmux-mcp cannot read, so with
 // --resume-agents it is "not resumed", its reason in the badge's title.
 func TestViewShowsAgentsComingBack(t *testing.T) {
-	sleep, err := exec.LookPath("sleep")
-	if err != nil {
-		t.Skip("no sleep binary")
-	}
-	data, err := os.ReadFile(sleep)
-	if err != nil {
-		t.Fatal(err)
-	}
-	claude := filepath.Join(t.TempDir(), "claude")
-	if err := os.WriteFile(claude, data, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	claude := agentstub.Lookalike(t, "claude")
 	tm := tmuxtest.New(t)
 	tm.MustTmux("new-session", "-d", "-s", "team", "-x", "120", "-y", "32", "exec "+claude+" 600")
 	tm.MustTmux("split-window", "-t", "=team:")

@@ -1,0 +1,29 @@
+package agentstub
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+// Lookalike returns a copy of sleep named name in a directory of the
+// test's: run as `<path> 600`, it is a process that agent detection takes
+// for the CLI name (by its executable's name) and that does nothing, for
+// tests of what tmux-mcp does with an agent's pane without a real CLI.
+func Lookalike(t testing.TB, name string) string {
+	t.Helper()
+	sleep, err := exec.LookPath("sleep")
+	if err != nil {
+		t.Skip("no sleep binary")
+	}
+	data, err := os.ReadFile(sleep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(bin, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return bin
+}
