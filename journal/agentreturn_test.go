@@ -1,6 +1,7 @@
 package journal
 
 import (
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -32,9 +33,12 @@ func TestAgentReturns(t *testing.T) {
 		t.Fatal(err)
 	}
 	panes := strings.Fields(ts.MustTmux("list-panes", "-t", "=team:", "-F", "#{pane_id}"))
+	// Until it has exec'd, the pane's process is tmux's fork (whose name
+	// pane_current_command may already give): wait for the command line.
 	tmuxtest.WaitFor(t, 10*time.Second, "the agent pane's program", func() bool {
-		out, _ := ts.Tmux("display-message", "-p", "-t", panes[0], "#{pane_current_command}")
-		return out == "claude"
+		pid, _ := ts.Tmux("display-message", "-p", "-t", panes[0], "#{pane_pid}")
+		argv, _ := os.ReadFile("/proc/" + pid + "/cmdline")
+		return strings.HasPrefix(string(argv), claude+"\x00")
 	})
 	if _, err := j.TakeSnapshot(testCtx(t), srv); err != nil {
 		t.Fatal(err)
