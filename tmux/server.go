@@ -154,6 +154,11 @@ func (e *Exec) startProcess(ctx context.Context, cmd *exec.Cmd, opts StartOption
 	// Wait until it answers (the socket appears a moment after start).
 	for {
 		_, err := e.Run(ctx, "list-sessions")
+		if errors.Is(err, ErrUntrustedSocket) {
+			// Not an answer: nothing of ours may connect there.
+			cmd.Process.Kill() //nolint:errcheck // our own child
+			return nil, fmt.Errorf("tmux: start server: %w", err)
+		}
 		if err == nil || errors.Is(err, ErrCommand) && !IsServerDown(err) {
 			// "no sessions" style errors mean it answers. The lock is
 			// kept until the caller releases it (see Release).

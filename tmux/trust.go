@@ -61,12 +61,15 @@ func checkSocket(path string, uid int) error {
 		return &untrustedError{path: path, why: err.Error()}
 	}
 	resolved, err := filepath.EvalSymlinks(abs)
+	var fi os.FileInfo
+	if err == nil {
+		// The path may go between the two calls: a tmux that starts a
+		// server unlinks a stale socket before it binds its own. Gone is
+		// not existing yet, not a refusal.
+		fi, err = os.Lstat(resolved)
+	}
 	switch {
 	case err == nil:
-		fi, err := os.Lstat(resolved)
-		if err != nil {
-			return &untrustedError{path: path, why: err.Error()}
-		}
 		if fi.Mode().Type() != fs.ModeSocket {
 			return &untrustedError{path: path, why: "it is not a socket"}
 		}
