@@ -53,9 +53,11 @@ func (pl *probeLog) get() (longest time.Duration, verdicts map[death.Verdict]int
 
 // TestQueuedServerNotHung: tmux-mcp's command connection carries a queue
 // of slow commands (run-shell without -b is answered at once, but holds
-// the client's queue until the shell ends), so every liveness probe
-// behind them times out, for longer
-// than HungAfter, while answers keep arriving. The server is working, not
+// the client's queue until it is done), so every liveness probe behind
+// them times out, for longer than HungAfter, while answers keep arriving.
+// The commands are delays (run-shell -d, no shell): a shell's fork and
+// exec on a starved machine took longer than HungAfter between two
+// answers (cold19, load 14-31), and then the server was rightly hung. The server is working, not
 // hung: it must not be terminated. (Before the fix, probes that timed out
 // for HungAfter in a row were enough.) CPU is ruled out as the reason it
 // is spared: BusyHungAfter is HungAfter.
@@ -74,7 +76,7 @@ func TestQueuedServerNotHung(t *testing.T) {
 
 	ctx, stop := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
-	// Six shells of 300 ms each in the queue at any time: a probe waits
+	// Six delays of 300 ms each in the queue at any time: a probe waits
 	// about 1.8 s behind them, past its 1 s timeout, and an answer (the
 	// next run-shell's) arrives every 300 ms.
 	for range 6 {
@@ -83,7 +85,7 @@ func TestQueuedServerNotHung(t *testing.T) {
 			defer wg.Done()
 			for ctx.Err() == nil {
 				rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-				ctrl.Run(rctx, "run-shell", "sleep 0.3") //nolint:errcheck // only the queue matters
+				ctrl.Run(rctx, "run-shell", "-d", "0.3") //nolint:errcheck // only the queue matters
 				cancel()
 			}
 		}()
