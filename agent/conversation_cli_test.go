@@ -13,12 +13,6 @@ import (
 	"github.com/tmux-mcp/tmux-mcp/jobs"
 )
 
-// idleMarker is a line each CLI shows with its input box empty.
-var idleMarker = map[string]string{
-	agentstub.Claude: "? for shortcuts",
-	agentstub.Codex:  "Ask Codex to do anything",
-}
-
 // TestConversationOfRealCLIs holds two turns with the real Claude Code and
 // Codex CLI against the model stub, reads each one's conversation from its
 // process, ends the tmux server under it, and starts the CLI's resume of
@@ -34,13 +28,7 @@ func TestConversationOfRealCLIs(t *testing.T) {
 			p := agentstub.Run(t, l)
 			turns := []string{"first prompt alpha", "second prompt beta"}
 			for i, prompt := range turns {
-				p.WaitText(idleMarker[name], 60*time.Second)
-				p.WaitStill("idle", time.Second, 60*time.Second)
-				p.Paste(prompt)
-				p.WaitText(prompt, 10*time.Second)
-				p.Keys("Enter")
-				s.WaitPrompt(t, i+1, 30*time.Second)
-				p.WaitText(agentstub.DefaultText(prompt), 30*time.Second)
+				p.Turn(s, name, prompt, i+1)
 			}
 			c := conversationIn(t, p)
 			if c.CLI != agent.Name(name) || c.Dir != l.Dir {
@@ -55,12 +43,7 @@ func TestConversationOfRealCLIs(t *testing.T) {
 			l.Argv = resume
 			again := agentstub.Run(t, l)
 			again.WaitText(turns[1], 60*time.Second) // the transcript is back on screen
-			again.WaitText(idleMarker[name], 60*time.Second)
-			again.WaitStill("idle", time.Second, 60*time.Second)
-			again.Paste("third prompt gamma")
-			again.WaitText("third prompt gamma", 10*time.Second)
-			again.Keys("Enter")
-			s.WaitPrompt(t, len(turns)+1, 30*time.Second)
+			again.Turn(s, name, "third prompt gamma", len(turns)+1)
 			body := lastTurn(s)
 			for _, prompt := range turns {
 				if !strings.Contains(body, prompt) {

@@ -1,7 +1,6 @@
 package journal
 
 import (
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -33,12 +32,9 @@ func TestAgentReturns(t *testing.T) {
 		t.Fatal(err)
 	}
 	panes := strings.Fields(ts.MustTmux("list-panes", "-t", "=team:", "-F", "#{pane_id}"))
-	// Until it has exec'd, the pane's process is tmux's fork (whose name
-	// pane_current_command may already give): wait for the command line.
 	tmuxtest.WaitFor(t, 10*time.Second, "the agent pane's program", func() bool {
 		pid, _ := ts.Tmux("display-message", "-p", "-t", panes[0], "#{pane_pid}")
-		argv, _ := os.ReadFile("/proc/" + pid + "/cmdline")
-		return strings.HasPrefix(string(argv), claude+"\x00")
+		return agentstub.Execed(pid, claude)
 	})
 	if _, err := j.TakeSnapshot(testCtx(t), srv); err != nil {
 		t.Fatal(err)

@@ -15,12 +15,6 @@ import (
 	"github.com/tmux-mcp/tmux-mcp/tmux/tmuxtest"
 )
 
-// agentIdle is a line each CLI shows with its input box empty.
-var agentIdle = map[string]string{
-	agentstub.Claude: "? for shortcuts",
-	agentstub.Codex:  "Ask Codex to do anything",
-}
-
 // TestAgentsComeBack holds a conversation of two turns with the real
 // Claude Code and Codex CLI (against the model stub) in a pane tmux-mcp
 // created, then ends the tmux server:
@@ -53,7 +47,7 @@ func agentComesBack(t *testing.T, name, mode string) {
 	p := agentstub.Attach(t, ts, "=agent:0.0")
 	turns := []string{"first prompt alpha", "second prompt beta"}
 	for i, prompt := range turns {
-		turn(t, p, stub, name, prompt, i+1)
+		p.Turn(stub, name, prompt, i+1)
 	}
 	if _, err := j.TakeSnapshot(testCtx(t), srv); err != nil {
 		t.Fatal(err)
@@ -124,12 +118,7 @@ func agentComesBack(t *testing.T, name, mode string) {
 		return
 	}
 	back.WaitText(turns[1], 60*time.Second) // the transcript is back on screen
-	back.WaitText(agentIdle[name], 60*time.Second)
-	back.WaitStill("idle", time.Second, 60*time.Second)
-	back.Paste("third prompt gamma")
-	back.WaitText("third prompt gamma", 10*time.Second)
-	back.Keys("Enter")
-	stub.WaitPrompt(t, len(turns)+1, 30*time.Second)
+	back.Turn(stub, name, "third prompt gamma", len(turns)+1)
 	rs := stub.Requests()
 	i := slices.IndexFunc(rs, func(r agentstub.Request) bool { return strings.Contains(r.Body, "third prompt gamma") })
 	for _, prompt := range turns {
@@ -186,19 +175,6 @@ func startAgent(t *testing.T, name string, o *Options, rp death.RestartPolicy) *
 	r.pane = tmux.PaneID(strings.TrimSpace(string(out)))
 	r.j.RecordCreated(r.srv.Socket(), r.pane, r.l.Argv, r.l.Dir, r.l.Env, false)
 	return r
-}
-
-// turn types prompt into the CLI of pane p at its idle input box and
-// waits for the stub's reply on screen: the n-th prompt the stub gets.
-func turn(t *testing.T, p *agentstub.Pane, stub *agentstub.Stub, name, prompt string, n int) {
-	t.Helper()
-	p.WaitText(agentIdle[name], 60*time.Second)
-	p.WaitStill("idle", time.Second, 60*time.Second)
-	p.Paste(prompt)
-	p.WaitText(prompt, 10*time.Second)
-	p.Keys("Enter")
-	stub.WaitPrompt(t, n, 30*time.Second)
-	p.WaitText(agentstub.DefaultText(prompt), 30*time.Second)
 }
 
 // snapPane returns pane id of snap.

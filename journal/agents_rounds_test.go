@@ -39,7 +39,7 @@ func TestAgentsComeBackRounds(t *testing.T) {
 			r := startAgent(t, name, &Options{ResumeAgents: true}, death.RestartPolicy{StableAfter: 2 * time.Second})
 			p := agentstub.Attach(t, r.ts, "=agent:0.0")
 			prompts := []string{"round zero"}
-			turn(t, p, r.stub, name, prompts[0], 1)
+			p.Turn(r.stub, name, prompts[0], 1)
 			var restored, ready, took []time.Duration
 			kept, want := 0, 0
 			for i := 1; i <= n; i++ {
@@ -60,9 +60,9 @@ func TestAgentsComeBackRounds(t *testing.T) {
 				prompt := fmt.Sprintf("round %d", i)
 				back := agentstub.Attach(t, r.ts, "=agent:0.0")
 				back.WaitText(prompts[len(prompts)-1], 60*time.Second) // the transcript
-				back.WaitText(agentIdle[name], 60*time.Second)
+				back.WaitText(agentstub.IdleText(name), 60*time.Second)
 				ready = append(ready, time.Since(start))
-				turn(t, back, r.stub, name, prompt, len(prompts)+1) // waits 1 s of a still screen before typing
+				back.Turn(r.stub, name, prompt, len(prompts)+1) // waits 1 s of a still screen before typing
 				took = append(took, time.Since(start))
 				rs := r.stub.Requests()
 				j := slices.IndexFunc(rs, func(q agentstub.Request) bool { return strings.Contains(q.Body, prompt) })

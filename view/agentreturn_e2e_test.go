@@ -23,8 +23,8 @@ func TestViewShowsAgentsComingBack(t *testing.T) {
 	tm.MustTmux("new-session", "-d", "-s", "team", "-x", "120", "-y", "32", "exec "+claude+" 600")
 	tm.MustTmux("split-window", "-t", "=team:")
 	tmuxtest.WaitFor(t, 10*time.Second, "the agent pane's program", func() bool {
-		out, _ := tm.Tmux("display-message", "-p", "-t", "=team:0.0", "#{pane_current_command}")
-		return out == "claude"
+		pid, _ := tm.Tmux("display-message", "-p", "-t", "=team:0.0", "#{pane_pid}")
+		return agentstub.Execed(pid, claude)
 	})
 	p := e2etest.StartHTTP(t, tm, "--view", "--resume-agents")
 	ctx := browsertest.New(t, 1200, 900)

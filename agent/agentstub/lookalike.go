@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -26,4 +27,13 @@ func Lookalike(t testing.TB, name string) string {
 		t.Fatal(err)
 	}
 	return bin
+}
+
+// Execed reports whether process pid (a pane's pane_pid) runs exe. Until
+// it has exec'd, the pane's process is tmux's fork, which
+// pane_current_command may already name after the program, while agent
+// detection reads the command line (Linux: /proc).
+func Execed(pid, exe string) bool {
+	argv, _ := os.ReadFile("/proc/" + strings.TrimSpace(pid) + "/cmdline")
+	return strings.HasPrefix(string(argv), exe+"\x00")
 }
