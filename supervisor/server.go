@@ -120,6 +120,12 @@ func newServer(cfg Config, sock tmux.Socket, b *bus) (*Server, error) {
 		wake:      make(chan struct{}, 1),
 		ensureSem: make(chan struct{}, 1),
 	}
+	if _, _, team := s.teamLead(); team {
+		// A guest on an agent team's server: the command connection's
+		// hidden session would keep it up after its owner ended the rest.
+		s.cfg.ExecOnly = true
+		cfg = s.cfg
+	}
 	s.life, s.endLife = context.WithCancel(context.Background())
 	s.serverRate = ratelimit.NewKeyed(cfg.ServerRate, cfg.ServerBurst, s.now)
 	s.paneRate = ratelimit.NewKeyed(cfg.ReadRate, cfg.ReadBurst, s.now)

@@ -52,3 +52,24 @@ func TestTeamServerIsItsOwners(t *testing.T) {
 		t.Errorf("health = %+v; want the team server down", h)
 	}
 }
+
+// TestTeamServerLeftToEnd: tmux-mcp makes no session of its own on a
+// team's server, so when its owner ends the last of its sessions the
+// server exits as it would without tmux-mcp (exit-empty), instead of
+// living on for tmux-mcp's hidden session.
+func TestTeamServerLeftToEnd(t *testing.T) {
+	ts := tmuxtest.New(t)
+	ts.Socket = filepath.Join(ts.Dir, fmt.Sprintf("claude-swarm-%d", os.Getpid()))
+	ts.MustTmux("new-session", "-d", "-s", "team")
+	sup := newSup(t, ts, Config{})
+	srv := mustServer(t, sup)
+	mustDo(t, srv, "display-message", "-p", "#{pid}")
+	h := srv.Health()
+	if got := ts.MustTmux("list-sessions", "-F", "#{session_name}"); got != "team" {
+		t.Errorf("sessions on the team server = %q; want only the owner's, team", got)
+	}
+	ts.MustTmux("kill-session", "-t", "=team")
+	tmuxtest.WaitFor(t, 10*time.Second, "the team server to exit with its last session", func() bool {
+		return !proc.PIDAlive(h.PID, 0)
+	})
+}
