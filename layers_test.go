@@ -139,7 +139,7 @@ func TestTelemetryHasItsPlace(t *testing.T) {
 // circle can form. A package not listed takes the rank of its nearest
 // listed parent folder.
 var layers = map[string]int{
-	"tmux": 0, "proc": 0, "journal/filelock": 0, "shellquote": 0, "httpmcp": 0, "scripts/internal/loadtest": 0,
+	"tmux": 0, "proc": 0, "supervisor/marks": 0, "journal/filelock": 0, "shellquote": 0, "httpmcp": 0, "scripts/internal/loadtest": 0,
 	"agent": 1, "supervisor/capture": 1, "supervisor/death": 1, "supervisor/ratelimit": 1, "agent/agentstub": 1, "jobrecord": 1, "internal/e2etest": 1, "hosts": 1,
 	"supervisor": 2, "taskext": 2, "view": 2,
 	"journal": 3, "telemetry": 3, "diagnostics": 3, "drive": 3, "guard": 3,

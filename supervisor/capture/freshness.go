@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/tmux-mcp/tmux-mcp/supervisor/marks"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
@@ -120,6 +121,8 @@ type Freshness struct {
 
 	// pipes feed PaneChanges where no watcher covers a pane.
 	pipes *pipeFeeds
+	// marks reads the OSC 133 marks in the output the watchers see.
+	marks *marks.Tracker
 
 	dials  Coalescer[tmux.SessionID, *watcher]
 	probes Coalescer[tmux.PaneID, Proof]
@@ -146,7 +149,7 @@ func New(opts Options, client *tmux.Client) *Freshness {
 		opts.OnStructure = func(string) {}
 	}
 	f := &Freshness{
-		cfg: opts, client: client, cache: newCaptureCache(),
+		cfg: opts, client: client, cache: newCaptureCache(), marks: marks.NewTracker(0),
 		watchers: map[tmux.SessionID]*watcher{}, paneSession: map[tmux.PaneID]tmux.SessionID{},
 	}
 	f.pipes = &pipeFeeds{run: opts.PipeRun, timeout: opts.CommandTimeout, max: maxPipeFeeds, feeds: map[tmux.PaneID]*pipeFeed{}}
@@ -317,6 +320,7 @@ func (f *Freshness) Reset() (closeAll func() []error) {
 	f.paneSession = map[tmux.PaneID]tmux.SessionID{}
 	f.mu.Unlock()
 	f.cache.touchAll()
+	f.marks.Reset()
 	return func() []error { return closeWatchers(ws) }
 }
 

@@ -83,7 +83,11 @@ func (w *watcher) barrier(ctx context.Context) (paneStates, error) {
 // command reply on this connection is handed back.
 func (w *watcher) onNotify(n tmux.Notification) {
 	switch n.Type {
-	case tmux.NotifyOutput, tmux.NotifyExtendedOutput, tmux.NotifyPaneModeChanged:
+	case tmux.NotifyOutput, tmux.NotifyExtendedOutput:
+		w.f.marks.Feed(string(n.Pane), w.epoch, n.Data, time.Now())
+		w.f.cache.touch(n.Pane)
+		w.signal(n.Pane)
+	case tmux.NotifyPaneModeChanged:
 		w.f.cache.touch(n.Pane)
 		w.signal(n.Pane)
 	case tmux.NotifyPause, tmux.NotifyContinue:
@@ -93,6 +97,7 @@ func (w *watcher) onNotify(n tmux.Notification) {
 		w.mu.Lock()
 		if n.Type == tmux.NotifyPause {
 			w.paused[n.Pane] = true
+			w.f.marks.Gap(string(n.Pane))
 		} else {
 			delete(w.paused, n.Pane)
 		}
@@ -181,6 +186,7 @@ func (w *watcher) signalAll() {
 func (w *watcher) end() {
 	w.mu.Lock()
 	w.ended = true
+	w.f.marks.Release(w.epoch)
 	subs := w.subs
 	w.subs = map[tmux.PaneID]map[*paneSub]struct{}{}
 	w.mu.Unlock()
