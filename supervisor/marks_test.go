@@ -29,7 +29,7 @@ func TestPaneMarks(t *testing.T) {
 	args := append([]string{"new-session", "-d", "-P", "-F", "#{pane_id}", "-s", "m", "-x", "80", "-y", "24"}, markingBash...)
 	pane := tmux.PaneID(mustDo(t, srv, args...))
 	if noWatchers(t, srv) {
-		_, _, _, err := srv.PaneMarks(testCtx(t), pane)
+		_, err := srv.PaneMarks(testCtx(t), pane)
 		if !errors.Is(err, capture.ErrNotWatched) {
 			t.Fatalf("PaneMarks on a tmux without watchers: %v, want ErrNotWatched", err)
 		}
@@ -37,28 +37,25 @@ func TestPaneMarks(t *testing.T) {
 	}
 	// The watcher begins with the first call: the first prompt may come
 	// before it; a command and the prompt after it are seen whole.
-	if _, _, _, err := srv.PaneMarks(testCtx(t), pane); err != nil {
+	if _, err := srv.PaneMarks(testCtx(t), pane); err != nil {
 		t.Fatal(err)
 	}
 	ended := func(n uint64) marks.State {
 		t.Helper()
 		var st marks.State
 		tmuxtest.WaitFor(t, 10*time.Second, fmt.Sprintf("command %d to end, at a prompt", n), func() bool {
-			var err error
-			st, _, _, err = srv.PaneMarks(testCtx(t), pane)
+			m, err := srv.PaneMarks(testCtx(t), pane)
 			if err != nil {
 				t.Fatal(err)
 			}
+			st = m.State
 			return st.Ended >= n && st.AtPrompt
 		})
 		return st
 	}
-	tmuxtest.WaitFor(t, 10*time.Second, "the shell to read keys", func() bool {
-		ts.MustTmux("send-keys", "-t", string(pane), "-l", ":")
-		ts.MustTmux("send-keys", "-t", string(pane), "Enter")
-		st, _, _, err := srv.PaneMarks(testCtx(t), pane)
-		return err == nil && st.Ended >= 1
-	})
+	// Typed once: a shell reads what was typed before its prompt too.
+	ts.MustTmux("send-keys", "-t", string(pane), "-l", ":")
+	ts.MustTmux("send-keys", "-t", string(pane), "Enter")
 	base := ended(1).Ended
 	for i, status := range []int{0, 7, 255, 1, 0} {
 		ts.MustTmux("send-keys", "-t", string(pane), "-l", fmt.Sprintf("(exit %d)", status))
@@ -71,10 +68,7 @@ func TestPaneMarks(t *testing.T) {
 			t.Errorf("(exit %d): state %+v", status, st)
 		}
 	}
-	_, cmds, _, err := srv.PaneMarks(testCtx(t), pane)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cmds := srv.PaneCommands(pane)
 	var got []int
 	for _, c := range cmds[len(cmds)-5:] {
 		got = append(got, c.Status)
@@ -86,8 +80,8 @@ func TestPaneMarks(t *testing.T) {
 	ts.MustTmux("send-keys", "-t", string(pane), "-l", "read line")
 	ts.MustTmux("send-keys", "-t", string(pane), "Enter")
 	tmuxtest.WaitFor(t, 10*time.Second, "read to run", func() bool {
-		st, _, _, err := srv.PaneMarks(testCtx(t), pane)
-		return err == nil && st.Running && !st.AtPrompt
+		m, err := srv.PaneMarks(testCtx(t), pane)
+		return err == nil && m.State.Running && !m.State.AtPrompt
 	})
 	ts.MustTmux("send-keys", "-t", string(pane), "Enter")
 	if st := ended(base + 6); st.Last.Status != 0 {
@@ -101,13 +95,13 @@ func TestPaneMarks(t *testing.T) {
 	ts.MustTmux("send-keys", "-t", string(plain), "-l", "true")
 	ts.MustTmux("send-keys", "-t", string(plain), "Enter")
 	tmuxtest.WaitFor(t, 10*time.Second, "the plain shell's output", func() bool {
-		st, _, ok, err := srv.PaneMarks(testCtx(t), plain)
+		m, err := srv.PaneMarks(testCtx(t), plain)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if st.Marked {
-			t.Fatalf("a shell that prints no marks: %+v", st)
+		if m.State.Marked {
+			t.Fatalf("a shell that prints no marks: %+v", m.State)
 		}
-		return ok
+		return m.Known
 	})
 }

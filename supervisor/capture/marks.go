@@ -12,29 +12,33 @@ import (
 // the call began proves every byte tmux had read from the pane before
 // then was scanned. ok is false when the pane printed nothing since the
 // watcher began: then nothing is known. A pane no watcher can cover (an
-// exec-only server, the watcher bound) fails with ErrNotWatched.
-func (f *Freshness) Marks(ctx context.Context, pane tmux.PaneID, sess tmux.SessionID) (st marks.State, ok bool, err error) {
+// exec-only server, the watcher bound) fails with ErrNotWatched. The tail
+// is what the pane printed since its last command ended.
+func (f *Freshness) Marks(ctx context.Context, pane tmux.PaneID, sess tmux.SessionID) (st marks.State, tail marks.Tail, ok bool, err error) {
 	if err := f.unwatchable(ctx); err != nil {
-		return marks.State{}, false, err
+		return st, tail, false, err
 	}
 	if sess == "" {
-		return marks.State{}, false, paneNotFound(pane)
+		return st, tail, false, paneNotFound(pane)
 	}
 	w := f.watch(ctx, sess)
 	if w == nil {
-		return marks.State{}, false, ErrNotWatched
+		return st, tail, false, ErrNotWatched
 	}
 	ps, err := w.barrier(ctx)
 	if err != nil {
-		return marks.State{}, false, err
+		return st, tail, false, err
 	}
 	if _, ok := ps[pane]; !ok {
 		f.forgetPane(pane)
 		f.marks.Forget(string(pane))
-		return marks.State{}, false, paneNotFound(pane)
+		return st, tail, false, paneNotFound(pane)
 	}
-	st, ok = f.marks.State(string(pane))
-	return st, ok, nil
+	if _, ok = f.marks.State(string(pane)); !ok {
+		return st, tail, false, nil
+	}
+	tail, st = f.marks.Tail(string(pane))
+	return st, tail, true, nil
 }
 
 // Commands returns the commands the marks say pane ran and that ended,

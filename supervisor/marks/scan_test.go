@@ -20,6 +20,8 @@ func TestScannerFeed(t *testing.T) {
 		{"D with a parameter and no status", "\x1b]133;D;aid=42\x07", []Mark{{CommandEnd, -1}}},
 		{"status past 255", "\x1b]133;D;99999999999999999999\x07", []Mark{{CommandEnd, 255}}},
 		{"A with parameters", "\x1b]133;A;cl=m;aid=7\x07", []Mark{{PromptStart, -1}}},
+		{"kitty's N and the prompt's parts", "\x1b]133;N\x07\x1b]133;P;k=i\x07\x1b]133;I\x07",
+			[]Mark{{PromptStart, -1}, {CommandStart, -1}, {CommandStart, -1}}},
 		{"not a mark: other letters", "\x1b]133;E;ls\x07\x1b]133;AB\x07\x1b]133;\x07", nil},
 		{"not a mark: other OSCs", "\x1b]0;133;A\x07\x1b]1337;A\x07\x1b]13;A\x07", nil},
 		{"text that looks like one", "]133;A\x07 133;D;0", nil},
@@ -78,4 +80,39 @@ func FuzzScanner(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestTailReckon(t *testing.T) {
+	tests := []struct {
+		name            string
+		out             string
+		width           int
+		rows, endX, cur int
+	}{
+		{"output ending in a newline, then a prompt", "x\r\nok\r\n\x1b]133;D;0\x07\x1b]133;A\x07\x1b[1;32m$\x1b[0m \x1b]133;B\x07", 80, 0, 0, 2},
+		{"output with no newline: the prompt follows it", "partial\x1b]133;D;0\x07\x1b]133;A\x07$ \x1b]133;B\x07", 80, 0, 7, 9},
+		{"a two-line prompt", "\x1b]133;D;1\x07\x1b]133;A\x07user@host ~\r\n$ \x1b]133;B\x07", 80, 1, 0, 2},
+		{"a last line that wrapped", "0123456789abc\x1b]133;D;0\x07\x1b]133;A\x07$ \x1b]133;B\x07", 10, 0, 3, 5},
+		{"a line that filled the row: the prompt wraps", "0123456789\x1b]133;D;0\x07$ ", 10, 1, 10, 2},
+		{"zsh's mark after output with no newline", "abc\x1b]133;D;0\x07%" + string(slices.Repeat([]byte(" "), 9)) + "\r \r\r\x1b[K\x1b]133;A\x07%\x1b]133;B\x07", 10, 1, 3, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var s Scanner
+			s.Feed([]byte(tt.out), nil)
+			rows, endX, cur, ok := s.tail.Reckon(tt.width)
+			if !ok || rows != tt.rows || endX != tt.endX || cur != tt.cur {
+				t.Errorf("Reckon(%d) = %d rows, end at %d, cursor at %d, %v; want %d, %d, %d", tt.width, rows, endX, cur, ok, tt.rows, tt.endX, tt.cur)
+			}
+		})
+	}
+	var s Scanner
+	s.Feed([]byte("no end yet"), nil)
+	if _, _, _, ok := s.tail.Reckon(80); ok {
+		t.Error("a tail with no D mark reckons")
+	}
+	s.Feed([]byte("\x1b]133;D;0\x07"+string(slices.Repeat([]byte("y\r\n"), 100))), nil)
+	if _, _, _, ok := s.tail.Reckon(80); ok {
+		t.Error("a tail past its bound reckons")
+	}
 }

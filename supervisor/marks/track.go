@@ -29,8 +29,20 @@ type State struct {
 	Unsure bool
 	// Prompts counts the A marks read; Ended the commands that ended.
 	Prompts, Ended uint64
+	// Ends counts the D marks read, EndStatus is the last one's status:
+	// the end the tail (Tracker.Tail) is reckoned from. A command that
+	// prints a D of its own is followed by the shell's own: the last is
+	// the shell's.
+	Ends      uint64
+	EndStatus int
+	// LastKind is the last mark read: at a prompt, B for a shell that
+	// marks where its prompt ends, A for one that marks only its start.
+	LastKind Kind
 	// Last is the running command (Running), else the last that ended.
 	Last Command
+	// Bytes counts the output read of the pane: a caller that reads the
+	// screen between two States sees whether the pane printed meanwhile.
+	Bytes uint64
 }
 
 // DefaultKeep is how many ended commands a Tracker keeps per pane.
@@ -85,6 +97,7 @@ func (t *Tracker) Feed(id string, source uint64, chunk []byte, at time.Time) boo
 	if p.source != source {
 		return false
 	}
+	p.state.Bytes += uint64(len(chunk))
 	var buf [8]Mark
 	ms := p.scan.Feed(chunk, buf[:0])
 	for _, m := range ms {
@@ -97,6 +110,7 @@ func (t *Tracker) Feed(id string, source uint64, chunk []byte, at time.Time) boo
 func (t *Tracker) apply(p *pane, m Mark, at time.Time) {
 	s := &p.state
 	s.Marked = true
+	s.LastKind = m.Kind
 	switch m.Kind {
 	case PromptStart, CommandStart:
 		if m.Kind == PromptStart {
@@ -119,6 +133,8 @@ func (t *Tracker) apply(p *pane, m Mark, at time.Time) {
 		if s.Running {
 			t.ended(p, m.Status, at)
 		}
+		s.Ends++
+		s.EndStatus = m.Status
 		s.AtPrompt = false
 	}
 }
@@ -168,6 +184,18 @@ func (t *Tracker) State(id string) (State, bool) {
 		return State{}, false
 	}
 	return p.state, true
+}
+
+// Tail returns what the pane printed since its last command ended (see
+// Tail), with the state it goes with.
+func (t *Tracker) Tail(id string) (Tail, State) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	p := t.panes[id]
+	if p == nil {
+		return Tail{}, State{}
+	}
+	return p.scan.tail.clone(), p.state
 }
 
 // Commands returns the ended commands kept for a pane, oldest first.

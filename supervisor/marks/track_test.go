@@ -17,22 +17,23 @@ func TestTrackerCommands(t *testing.T) {
 		want State
 	}{
 		{"bash-5.2$ ", State{}},
-		{"\x1b]133;A\x07$ \x1b]133;B\x07", State{Marked: true, AtPrompt: true, Prompts: 1}},
-		{"true\r\n\x1b]133;C\x07", State{Marked: true, Running: true, Prompts: 1, Last: Command{Seq: 1, Start: at(2), Status: -1}}},
-		{"\x1b]133;D;0\x07", State{Marked: true, Prompts: 1, Ended: 1, Last: Command{Seq: 1, Start: at(2), End: at(3), Status: 0}}},
-		{"\x1b]133;A\x07$ \x1b]133;B\x07\x1b]133;D\x07", State{Marked: true, Prompts: 2, Ended: 1,
+		{"\x1b]133;A\x07$ \x1b]133;B\x07", State{LastKind: CommandStart, Marked: true, AtPrompt: true, Prompts: 1}},
+		{"true\r\n\x1b]133;C\x07", State{LastKind: OutputStart, Marked: true, Running: true, Prompts: 1, Last: Command{Seq: 1, Start: at(2), Status: -1}}},
+		{"\x1b]133;D;0\x07", State{LastKind: CommandEnd, Marked: true, Prompts: 1, Ended: 1, Last: Command{Seq: 1, Start: at(2), End: at(3), Status: 0}}},
+		{"\x1b]133;A\x07$ \x1b]133;B\x07\x1b]133;D\x07", State{LastKind: CommandEnd, Marked: true, Prompts: 2, Ended: 1,
 			Last: Command{Seq: 1, Start: at(2), End: at(3), Status: 0}}},
-		{"\x1b]133;A\x07$ \x1b]133;B\x07false\r\n\x1b]133;C\x07", State{Marked: true, Running: true, Prompts: 3, Ended: 1,
+		{"\x1b]133;A\x07$ \x1b]133;B\x07false\r\n\x1b]133;C\x07", State{LastKind: OutputStart, Marked: true, Running: true, Prompts: 3, Ended: 1,
 			Last: Command{Seq: 2, Start: at(5), Status: -1}}},
 		// A prompt with no D: the command ended, status unknown.
-		{"^C\r\n\x1b]133;A\x07", State{Marked: true, AtPrompt: true, Prompts: 4, Ended: 2,
+		{"^C\r\n\x1b]133;A\x07", State{LastKind: PromptStart, Marked: true, AtPrompt: true, Prompts: 4, Ended: 2,
 			Last: Command{Seq: 2, Start: at(5), End: at(6), Status: -1}}},
-		{"\x1b]133;C\x07\x1b]133;D;1\x07", State{Marked: true, Prompts: 4, Ended: 3,
+		{"\x1b]133;C\x07\x1b]133;D;1\x07", State{LastKind: CommandEnd, Marked: true, Prompts: 4, Ended: 3,
 			Last: Command{Seq: 3, Start: at(7), End: at(7), Status: 1}}},
 	}
 	for i, s := range steps {
 		tr.Feed("%1", 1, []byte(s.out), at(i))
 		got, _ := tr.State("%1")
+		got.Bytes, got.Ends, got.EndStatus = 0, 0, 0 // TestTrackerLastEnd
 		if got != s.want {
 			t.Errorf("step %d (%q): state %+v, want %+v", i, s.out, got, s.want)
 		}
@@ -84,5 +85,21 @@ func TestTrackerGap(t *testing.T) {
 	tr.Forget("%1")
 	if _, ok := tr.State("%1"); ok {
 		t.Error("a forgotten pane has a state")
+	}
+}
+
+func TestTrackerLastEnd(t *testing.T) {
+	now := time.Now()
+	tr := NewTracker(0)
+	// A command prints an end and a prompt of its own, more output, and
+	// ends: the shell's end is the last.
+	tr.Feed("%1", 1, []byte("\x1b]133;A\x07$ \x1b]133;B\x07\x1b]133;C\x07\x1b]133;D;0\x07\x1b]133;A\x07$ \x1b]133;B\x07real\r\n"), now)
+	tr.Feed("%1", 1, []byte("\x1b]133;D;3\x07\x1b]133;A\x07$ \x1b]133;B\x07"), now)
+	tail, st := tr.Tail("%1")
+	if st.Ends != 2 || st.EndStatus != 3 || !st.AtPrompt {
+		t.Errorf("state %+v, want 2 ends, the last with status 3, at the prompt", st)
+	}
+	if rows, endX, cur, ok := tail.Reckon(80); !ok || rows != 0 || endX != 0 || cur != 2 {
+		t.Errorf("the tail from the last end: %d rows, end at %d, cursor at %d, %v; want 0, 0, 2", rows, endX, cur, ok)
 	}
 }
