@@ -73,6 +73,9 @@ type Run struct {
 	keepMark func(m sendMark, ok bool)
 	// Progress, if set, reports the wait for the end.
 	Progress Progress
+	// shell is the process of the shell at the prompt the command was
+	// typed at, where the marks are read (runmarks.go), 0 where not known.
+	shell int
 }
 
 // NewRun prepares a run_command in pane, with a fresh nonce: its
@@ -98,6 +101,13 @@ const promptGrace = time.Second
 // into files), waits up to timeout for its end and reads its result. An
 // error once the line was sent is a SentError.
 func (r *Run) Do(ctx context.Context, files *Files, tmuxBin, cmd string, noHistory bool, timeout time.Duration) (RunResult, error) {
+	if m, base, ok := r.marked(ctx, cmd); ok {
+		res, sent, err := r.doMarked(ctx, m, base, cmd, noHistory, timeout)
+		if err != nil && sent && ctx.Err() == nil {
+			return RunResult{}, &SentError{Pane: r.pane, Err: err}
+		}
+		return res, err
+	}
 	base, err := r.send(ctx, files, tmuxBin, cmd, noHistory)
 	if err != nil {
 		return RunResult{}, err
@@ -137,6 +147,33 @@ func (r *Run) send(ctx context.Context, files *Files, tmuxBin, cmd string, noHis
 	if sh := filepath.Base(strings.TrimPrefix(base.CurrentCommand, "-")); slices.Contains(nonPOSIXShells, sh) {
 		return tmux.Pane{}, &ShellError{Pane: r.pane, Shell: sh}
 	}
+	base, promptRow, mark, marked := r.anchorAt(ctx, base)
+	r.clearStale(ctx)
+	line := r.script(files, tmuxBin, cmd, noHistory, base)
+	// The prompt's row will show the prompt, then the command's first
+	// line (or the line typed, where no file could be written).
+	shown := line
+	if r.file != "" {
+		shown, _, _ = strings.Cut(display(cmd), "\n")
+	}
+	r.mark.head = rowHead(promptRow, base.CursorX, shown, base.Width)
+	if r.keepMark != nil {
+		mark.echo = r.lines - 1
+		r.keepMark(mark, marked)
+	}
+	k := Keystroke{Keys: line, Enter: true, Literal: true}
+	if err := k.Send(ctx, r.srv, r.pane); err != nil {
+		files.remove(r.file)
+		return tmux.Pane{}, err
+	}
+	return base, nil
+}
+
+// anchorAt anchors the run at the pane's screen (r.anchor, r.mark): the
+// prompt's row is found again later even after tmux freed history lines.
+// It returns the pane as anchored, the prompt's row, and the send's mark
+// for the waits that follow (marked: one was taken).
+func (r *Run) anchorAt(ctx context.Context, base tmux.Pane) (tmux.Pane, string, sendMark, bool) {
 	r.anchor = paneAnchor(base)
 	promptRow := ""
 	var mark sendMark
@@ -158,25 +195,7 @@ func (r *Run) send(ctx context.Context, files *Files, tmuxBin, cmd string, noHis
 			mark, marked = sendMarkFrom(w, s, pn)
 		}
 	}
-	r.clearStale(ctx)
-	line := r.script(files, tmuxBin, cmd, noHistory, base)
-	// The prompt's row will show the prompt, then the command's first
-	// line (or the line typed, where no file could be written).
-	shown := line
-	if r.file != "" {
-		shown, _, _ = strings.Cut(display(cmd), "\n")
-	}
-	r.mark.head = rowHead(promptRow, base.CursorX, shown, base.Width)
-	if r.keepMark != nil {
-		mark.echo = r.lines - 1
-		r.keepMark(mark, marked)
-	}
-	k := Keystroke{Keys: line, Enter: true, Literal: true}
-	if err := k.Send(ctx, r.srv, r.pane); err != nil {
-		files.remove(r.file)
-		return tmux.Pane{}, err
-	}
-	return base, nil
+	return base, promptRow, mark, marked
 }
 
 // rowHead is the row that shows text after the first x cells of prompt

@@ -92,7 +92,7 @@ func driveError(err error) *toolError {
 	case errors.As(err, &resp):
 		return &toolError{msg: resp.Error(), class: "pane_respawned"}
 	case errors.As(err, &shell):
-		return &toolError{msg: shell.Error(), class: "unsupported_shell", hint: "Use send_keys and wait_for_text, or start sh or bash in the pane."}
+		return &toolError{msg: shell.Error(), class: "unsupported_shell", hint: "Use send_keys and wait_for_text, start sh or bash in the pane, or turn on the shell's OSC 133 marks (docs/tools.md)."}
 	case errors.As(err, &rng):
 		return &toolError{msg: rng.Error(), class: "argument"}
 	case errors.As(err, &cur):

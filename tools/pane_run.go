@@ -28,7 +28,7 @@ var runSchema = tooldef.Record(tField, []string{"pane_id", "timed_out", "elapsed
 // RunCommand runs a shell command in a pane and returns its exit status and
 // output.
 func RunCommand(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
-	t := tooldef.New("run_command", "Run a command in a subshell at a pane's prompt; returns its exit status and output.",
+	t := tooldef.New("run_command", "Run a command at a pane's prompt; returns its exit status and output.",
 		tooldef.Shell, runSchema,
 		paneTarget(mcp.WithString("command", mcp.Required()), pTimeout, pMaxLines, pSuppressHist, pIfSHA256,
 			mcp.WithBoolean("background"), pAllowAttended)...)
