@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/tmux-mcp/tmux-mcp/proc"
-	"github.com/tmux-mcp/tmux-mcp/supervisor"
 	"github.com/tmux-mcp/tmux-mcp/supervisor/marks"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
@@ -36,25 +35,25 @@ func shellOf(pn tmux.Pane) string {
 // shell sits at its prompt (not in copy mode or another screen), and a
 // shell is in the pane's foreground (marks are output: a program that
 // printed a prompt's marks is not a shell at its prompt).
-func (r *Run) marked(ctx context.Context, cmd string) (supervisor.Marks, tmux.Pane, bool) {
+func (r *Run) marked(ctx context.Context, cmd string) (marks.Read, tmux.Pane, bool) {
 	if strings.ContainsFunc(cmd, isControl) {
-		return supervisor.Marks{}, tmux.Pane{}, false
+		return marks.Read{}, tmux.Pane{}, false
 	}
 	m, err := r.srv.PaneMarks(ctx, r.pane)
 	st := m.State
 	if err != nil || !m.Known || !st.Marked || !st.AtPrompt || st.Running || st.Unsure {
-		return supervisor.Marks{}, tmux.Pane{}, false
+		return marks.Read{}, tmux.Pane{}, false
 	}
 	base, err := ReadPane(ctx, r.srv, r.pane)
 	if err != nil || base.Dead || base.InMode || base.AlternateOn || shellOf(base) == "" {
-		return supervisor.Marks{}, tmux.Pane{}, false
+		return marks.Read{}, tmux.Pane{}, false
 	}
 	// The shell at its prompt reads its terminal; the end is its own when
 	// this process reads it again.
 	r.shell = 0
 	if fg, awaits, known := proc.Foreground(base.PID); known {
 		if !awaits {
-			return supervisor.Marks{}, tmux.Pane{}, false
+			return marks.Read{}, tmux.Pane{}, false
 		}
 		r.shell = fg
 	}
@@ -64,7 +63,7 @@ func (r *Run) marked(ctx context.Context, cmd string) (supervisor.Marks, tmux.Pa
 // doMarked types cmd at the prompt of a pane whose marks m0 were read
 // before base, and waits up to timeout for the command's end. sent says
 // whether the keys went.
-func (r *Run) doMarked(ctx context.Context, m0 supervisor.Marks, base tmux.Pane, cmd string, noHistory bool,
+func (r *Run) doMarked(ctx context.Context, m0 marks.Read, base tmux.Pane, cmd string, noHistory bool,
 	timeout time.Duration) (res RunResult, sent bool, err error) {
 	base, promptRow, mark, marked := r.anchorAt(ctx, base)
 	if noHistory {
@@ -140,7 +139,7 @@ func (r *Run) doMarked(ctx context.Context, m0 supervisor.Marks, base tmux.Pane,
 // command line whose own builtins print an end and a prompt and then read
 // the terminal (bash's read), or, where the process cannot be read, stay
 // busy silently past the reads.
-func (r *Run) shellBack(ctx context.Context, base tmux.Pane, m supervisor.Marks) (bool, error) {
+func (r *Run) shellBack(ctx context.Context, base tmux.Pane, m marks.Read) (bool, error) {
 	for try := 0; try < 2; try++ {
 		now, err := ReadPane(ctx, r.srv, r.pane)
 		if err != nil || now.CurrentCommand != base.CurrentCommand {
@@ -170,7 +169,7 @@ func (r *Run) shellBack(ctx context.Context, base tmux.Pane, m supervisor.Marks)
 // put the cursor where tmux has it (the prompt moved the cursor in ways
 // the tail cannot follow, or the pane printed between the reads) is tried
 // again; at the last try the output ends at the start of the cursor's row.
-func (r *Run) endMarked(ctx context.Context, base tmux.Pane, m supervisor.Marks) (RunResult, error) {
+func (r *Run) endMarked(ctx context.Context, base tmux.Pane, m marks.Read) (RunResult, error) {
 	var end runEnd
 	for try := 1; ; try++ {
 		now, err := ReadPane(ctx, r.srv, r.pane)

@@ -9,6 +9,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 
 	"github.com/tmux-mcp/tmux-mcp/supervisor/capture"
+	"github.com/tmux-mcp/tmux-mcp/supervisor/marks"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
@@ -134,6 +135,21 @@ func (s *Server) PaneChanges(ctx context.Context, pane tmux.PaneID) (changes <-c
 		return nil, nil, err
 	}
 	return s.fresh.PaneChanges(ctx, pane, s.sessionOf(ctx, pane))
+}
+
+// PaneMarks returns what the OSC 133 marks the pane's shell printed say of
+// it (package marks), read from its session's watcher after every byte
+// tmux had read from the pane before the call (capture.Freshness.Marks).
+// Where no watcher covers the pane it fails with an error matching
+// capture.ErrNotWatched.
+func (s *Server) PaneMarks(ctx context.Context, pane tmux.PaneID) (marks.Read, error) {
+	if !validPaneID(pane) {
+		return marks.Read{}, fmt.Errorf("%w: pane must be a pane ID like %%3, got %q", ErrInvalidArgument, pane)
+	}
+	if err := s.gate(ctx); err != nil {
+		return marks.Read{}, err
+	}
+	return s.fresh.Marks(ctx, pane, s.sessionOf(ctx, pane))
 }
 
 func validPaneID(p tmux.PaneID) bool {

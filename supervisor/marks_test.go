@@ -68,7 +68,7 @@ func TestPaneMarks(t *testing.T) {
 			t.Errorf("(exit %d): state %+v", status, st)
 		}
 	}
-	cmds := srv.PaneCommands(pane)
+	cmds := srv.fresh.Commands(pane)
 	var got []int
 	for _, c := range cmds[len(cmds)-5:] {
 		got = append(got, c.Status)

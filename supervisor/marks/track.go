@@ -222,3 +222,14 @@ func (t *Tracker) Forget(id string) {
 	defer t.mu.Unlock()
 	delete(t.panes, id)
 }
+
+// Read is what the marks say of a pane at one moment, as the supervisor
+// answers it.
+type Read struct {
+	// Known is false while nothing is known: the pane printed nothing
+	// since its reader began.
+	Known bool
+	State State
+	// Tail is what the pane printed since its last command ended.
+	Tail Tail
+}
